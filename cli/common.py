@@ -1,0 +1,74 @@
+"""Shared CLI plumbing: options, config loading, JSON output and the error → exit-code mapping."""
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sys
+from typing import Any, Callable, TypeVar
+
+import click
+
+from memoryd.tiers.config import Config, load_config, validate_agent_id
+from memoryd.tiers.errors import MemorydError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _check_agent(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return validate_agent_id(value)
+    except MemorydError as exc:
+        raise click.BadParameter(exc.message) from None
+
+
+agent_option = click.option(
+    "--agent-id", "agent_id", default="default", show_default=True, callback=_check_agent,
+    help="Agent whose memory to use.",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+
+
+def fail(message: str, code: int = 1) -> None:
+    click.echo(f"memoryd: {message}", err=True)
+    sys.exit(code)
+
+
+def handles_errors(fn: F) -> F:
+    """Turn memoryd errors into a one-line message on stderr and their exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MemorydError as exc:
+            fail(exc.message, exc.exit_code)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+        except OSError as exc:  # disk full, permissions: not the caller's fault
+            fail(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), 1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def get_config() -> Config:
+    ctx = click.get_current_context()
+    root = ctx.find_root()
+    if root.obj is None:
+        root.obj = {}
+    if "config" not in root.obj:
+        root.obj["config"] = load_config()
+    return root.obj["config"]
+
+
+def emit(data: Any, as_json: bool, human: Callable[[Any], str] | None = None) -> None:
+    """Print `data` as one JSON document, or in human form."""
+    if as_json:
+        click.echo(json.dumps(data, ensure_ascii=False, indent=None, default=str))
+    else:
+        click.echo(human(data) if human else json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def setup_logging(level: str = "WARNING") -> None:
+    logging.basicConfig(stream=sys.stderr, level=level.upper(),
+                        format="memoryd: %(levelname)s %(name)s: %(message)s")

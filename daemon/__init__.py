@@ -1,0 +1,1 @@
+"""memoryd.daemon: wiring only (operations, scheduler, watcher, socket server, service lifecycle)."""

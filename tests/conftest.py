@@ -1,0 +1,29 @@
+"""Shared fixtures: a private MEMORYD_HOME per test; the real sqld server lives in sqld_server.py."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["sqld_server"]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh MEMORYD_HOME (and workspace) for one test; environment points at it."""
+    h = tmp_path / "home"
+    ws = tmp_path / "workspace"
+    (ws / "memory").mkdir(parents=True)
+    monkeypatch.setenv("MEMORYD_HOME", str(h))
+    monkeypatch.setenv("MEMORYD_WORKSPACE", str(ws))
+    for var in ("MEMORYD_DB_URL", "MEMORYD_DB_TOKEN", "MEMORYD_KEY", "MEMORYD_SOCKET", "MEMORYD_LLM_ENDPOINT"):
+        monkeypatch.delenv(var, raising=False)
+    return h
+
+
+@pytest.fixture
+def config(home: Path):
+    from memoryd.tiers.config import load_config
+
+    return load_config(dict(os.environ))

@@ -1,0 +1,1 @@
+"""memoryd.tiers: the memory model (hot, warm, cold policy, tree, distillation, retrieval)."""

@@ -1,0 +1,140 @@
+"""Crash-safe local files: atomic write (temp, fsync, rename, fsync dir), per-agent lock, quarantine."""
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import logging
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from .errors import CorruptStateError, StoreError
+
+log = logging.getLogger("memoryd.tiers")
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` (and parents) with mode 0700; tighten it if it already exists."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if (path.stat().st_mode & 0o777) != 0o700:
+            os.chmod(path, 0o700)
+    except OSError as exc:
+        raise StoreError(f"cannot create directory {path}: {exc.strerror}") from None
+    return path
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write `data` so that a crash at any instant leaves the old file or the new one."""
+    ensure_private_dir(path.parent)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def dumps(obj: Any) -> bytes:
+    """The canonical JSON encoding used for every state file (and for size limits)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    atomic_write_bytes(path, dumps(obj))
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def quarantine(path: Path, reason: str) -> Path:
+    """Move a corrupt file aside as `<name>.corrupt-<time>` and warn; returns the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = path.with_name(f"{path.name}.corrupt-{stamp}-{os.getpid()}")
+    os.replace(path, target)
+    log.warning("corrupt state file %s (%s) moved aside to %s; rebuilding", path, reason, target.name)
+    return target
+
+
+def read_json(path: Path, default: Callable[[], Any], validate: Callable[[Any], None] | None = None) -> Any:
+    """Load a JSON state file; missing → default(); corrupt → quarantined, then default()."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return default()
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+        if validate is not None:
+            validate(obj)
+        return obj
+    except (ValueError, UnicodeDecodeError, TypeError, KeyError, CorruptStateError) as exc:
+        quarantine(path, type(exc).__name__)
+        return default()
+
+
+class FileLock:
+    """An exclusive advisory lock (flock) on a lock file; re-entrant within one object."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._depth = 0
+
+    def acquire(self, blocking: bool = True) -> bool:
+        if self._depth:
+            self._depth += 1
+            return True
+        ensure_private_dir(self.path.parent)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                return False
+            raise StoreError(f"cannot lock {self.path}: {exc.strerror}") from None
+        self._fd, self._depth = fd, 1
+        return True
+
+    def release(self) -> None:
+        if not self._depth:
+            return
+        self._depth -= 1
+        if self._depth == 0 and self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
