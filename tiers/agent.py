@@ -1,0 +1,231 @@
+"""AgentMemory: one agent's memory on this device — the API the CLI, daemon and sync layers use."""
+from __future__ import annotations
+
+import logging
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from . import hot as hot_tier
+from . import tree as tree_index
+from . import warm as warm_tier
+from .atomic import FileLock, atomic_write_json, ensure_private_dir, read_json
+from .config import Config, validate_agent_id
+from .errors import ArchiveError, MemorydError, RemoteError, UsageError
+from .evictions import EvictionLog
+from .limits import enforce_all
+from .model import DAY, check_category, check_importance, check_text, score
+from .ports import Archive
+from .retrieval import rank
+
+log = logging.getLogger("memoryd.tiers")
+METADATA_KEYS = ("urls", "commands", "paths", "people", "topics", "emotion", "outcome", "source", "kind",
+                 "entities", "confidence", "importance_reasons", "redactions", "date", "time")
+
+
+class AgentMemory:
+    def __init__(self, config: Config, agent_id: str, archive: Archive | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        from .state import StateFiles
+
+        self.config = config
+        self.agent_id = validate_agent_id(agent_id)
+        self.dir = config.agent_dir(agent_id)
+        self.archive = archive
+        self.clock = clock
+        self.lock = FileLock(self.dir / ".lock")
+        self.files = StateFiles(self.dir, self.agent_id)
+        self.evictions = EvictionLog(self.dir / "evictions.jsonl")
+        self.warnings: list[str] = []
+
+    # --- plumbing -------------------------------------------------------------------------
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        ensure_private_dir(self.dir)
+        with self.lock.held():
+            yield
+
+    def exists(self) -> bool:
+        return self.files.path("hot").exists() or self.files.path("warm").exists()
+
+    def init(self) -> None:
+        with self.locked():
+            state = self.files.load_all()
+            self.files.save_all(state)
+
+    def read_state(self) -> dict[str, Any]:
+        with self.locked():
+            return self.files.load_all()
+
+    def write_state(self, state: dict[str, Any], reason: str) -> list[dict]:
+        """Apply limits, write hot/warm/tree + MEMORY.md, send evicted warm entries towards cold."""
+        with self.locked():
+            now = self.clock()
+            fixed, evictions = enforce_all(state, now)
+            self._queue_cold([e["entry"] for e in evictions if "entry" in e])
+            self.files.save_all(fixed)
+            for row in evictions:
+                row.setdefault("reason", reason)
+            self.evictions.append(evictions, now)
+            return evictions
+
+    def _metrics(self) -> dict[str, Any]:
+        return read_json(self.dir / "metrics.json", lambda: {"runs": {}, "counters": {}})
+
+    def bump(self, counters: dict[str, int]) -> None:
+        """Add to the named counters in metrics.json (caller holds the lock)."""
+        metrics = self._metrics()
+        for key, n in counters.items():
+            if n:
+                metrics.setdefault("counters", {})[key] = metrics["counters"].get(key, 0) + n
+        atomic_write_json(self.dir / "metrics.json", metrics)
+
+    # --- cold queue: entries leave warm only after this file holds them ---------------------
+    def _pending_path(self):
+        return self.dir / "cold-pending.json"
+
+    def pending_cold(self) -> list[dict]:
+        return read_json(self._pending_path(), lambda: {"entries": []})["entries"]
+
+    def _queue_cold(self, entries: list[dict]) -> None:
+        if not entries:
+            return
+        pending = {e["id"]: e for e in self.pending_cold()}
+        pending.update({e["id"]: e for e in entries})
+        atomic_write_json(self._pending_path(), {"entries": sorted(pending.values(), key=lambda e: e["id"])})
+
+    def flush_cold(self) -> int:
+        """Insert queued entries into the archive, confirm, then drop them from the queue."""
+        with self.locked():
+            pending = self.pending_cold()
+            if not pending or self.archive is None:
+                return 0
+            try:
+                self.archive.put(self.agent_id, pending)
+            except (ArchiveError, RemoteError) as exc:
+                self.warnings.append(f"{len(pending)} entries wait for the cold archive: {exc.message}")
+                raise
+            atomic_write_json(self._pending_path(), {"entries": []})
+            return len(pending)
+
+    # --- store ---------------------------------------------------------------------------
+    def store(self, text: str, category: str, importance: float | None = None,
+              metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+        from .distill import distill
+        from .importance import rule_importance
+        from .redact import redact
+
+        text = check_text(text)
+        category = check_category(category)
+        importance = check_importance(importance)
+        text, redactions = redact(text)
+        meta = {k: v for k, v in distill(text).items() if k in METADATA_KEYS and v}
+        if importance is None:
+            importance, reasons = rule_importance(text, category)
+            meta["importance_reasons"] = reasons[:4]
+        if redactions:
+            meta["redactions"] = sum(redactions.values())
+        meta.update({k: v for k, v in (metadata or {}).items() if v not in (None, "", [], {})})
+        with self.locked():
+            now = self.clock()
+            state = self.files.load_all()
+            filed, note = tree_index.file_category(state["tree"], category, now)
+            entry, created = warm_tier.add_or_reinforce(
+                state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now)
+            self.write_state(state, "store")
+            self.bump({"stores": 1, "redactions": sum(redactions.values())}
+                      | {f"redactions.{k}": v for k, v in redactions.items()})
+        result = dict(entry, created=created)
+        if note:
+            result["note"] = note
+        return result
+
+    # --- retrieve ------------------------------------------------------------------------
+    def retrieve(self, query: str, limit: int = 10, url: str | None = None,
+                 paths: dict[str, float] | None = None) -> list[dict[str, Any]]:
+        """Search hot, warm and cold; `paths` (from LLM tree search) replaces keyword path scores."""
+        if limit < 1 or limit > 1000:
+            raise UsageError("limit must be in 1..1000")
+        query = (query or "").strip()
+        if not query and not url:
+            raise UsageError("query is empty")
+        with self.locked():
+            now = self.clock()
+            state = self.files.load_all()
+            cands = self._warm_candidates(state["warm"], url) + ([] if url else self._hot_candidates(state["hot"]))
+            if not url:
+                cands += self._cold_candidates(query, limit, now, {c["id"] for c in cands})
+            if url and not query:
+                results = [dict(c, relevance=1.0, rank=c["score"], reason=f"url matches {url!r} in warm")
+                           for c in cands][:limit]
+            else:
+                results = rank(query, cands, state["tree"]["nodes"], limit, paths)
+            self._reinforce(state, results, now)
+        return results
+
+    def _warm_candidates(self, warm: dict, url: str | None) -> list[dict]:
+        out = []
+        for e in warm["entries"]:
+            if url and not any(url in u for u in e.get("metadata", {}).get("urls", [])):
+                continue
+            out.append(dict(e, tier="warm", path=e["category"]))
+        return out
+
+    def _hot_candidates(self, hot: dict) -> list[dict]:
+        ctx = hot["active_context"]
+        rows = [(x["id"], x["text"], f"lessons/{x['category']}", x["importance"])
+                for x in hot["critical_lessons"]]
+        rows += [(p["id"], f"{p['name']}: {p.get('description', '')} ({p.get('status', '')})", "active_context/projects", 0.9)
+                 for p in ctx["projects"]]
+        rows += [(e["id"], e["text"], "active_context/events", 0.85) for e in ctx["events"]]
+        rows += [(t["id"], f"{t['text']} ({t['status']})", "active_context/tasks", 0.85) for t in ctx["tasks"]]
+        rows += [(f"identity:{k}", f"{k}: {v}", "identity", 1.0) for k, v in hot["identity"].items()]
+        rows += [(f"profile:{k}", f"{k}: {v}", "owner_profile", 1.0) for k, v in hot["owner_profile"].items()]
+        return [{"id": i, "text": t, "category": c, "score": s, "tier": "hot", "path": c} for i, t, c, s in rows]
+
+    def _cold_candidates(self, query: str, limit: int, now: float, seen: set[str]) -> list[dict]:
+        out = []
+        hits = [dict(e, relevance=0.0) for e in self.pending_cold()]
+        if self.archive is not None:
+            try:
+                hits += self.archive.search(self.agent_id, query, limit=max(limit * 3, 20))
+            except MemorydError as exc:
+                self.warnings.append(f"cold archive not searched: {exc.message}")
+        for e in hits:
+            if e["id"] in seen:
+                continue
+            seen.add(e["id"])
+            s = score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0))
+            out.append(dict(e, score=round(s, 4), tier="cold", path=e["category"]))
+        return out
+
+    def _reinforce(self, state: dict, results: list[dict], now: float) -> None:
+        warm_ids = {r["id"] for r in results if r["tier"] == "warm"}
+        cold_ids = [r["id"] for r in results if r["tier"] == "cold"]
+        if warm_ids:
+            warm_tier.touch(state["warm"], warm_ids, now)
+            tree_index.touch(state["tree"], [r["category"] for r in results if r["tier"] == "warm"], now)
+            self.write_state(state, "retrieve")
+        if cold_ids and self.archive is not None:
+            try:
+                self.archive.touch(self.agent_id, cold_ids)
+            except MemorydError as exc:
+                self.warnings.append(f"cold access counts not updated: {exc.message}")
+
+    # --- generic change ------------------------------------------------------------------
+    def change(self, fn: Callable[[dict[str, Any], float], Any], reason: str) -> Any:
+        """Run fn(state, now) under the lock on freshly loaded state, then write it back (limits applied)."""
+        with self.locked():
+            now = self.clock()
+            state = self.files.load_all()
+            result = fn(state, now)
+            evicted = self.write_state(state, reason)
+            if evicted:
+                self.warnings += [f"{e['tier']} {e['kind']} evicted: {e['why']}" for e in evicted]
+            return result
+
+    def used_categories(self, state: dict[str, Any]) -> set[str]:
+        used = {e["category"] for e in state["warm"]["entries"]} | {e["category"] for e in self.pending_cold()}
+        if self.archive is not None:
+            used |= set(self.archive.category_counts(self.agent_id))
+        return used

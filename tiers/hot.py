@@ -1,0 +1,202 @@
+"""HOT tier: identity, owner profile, active context and critical lessons; pruning and MEMORY.md."""
+from __future__ import annotations
+
+from typing import Any
+
+from .atomic import dumps
+from .model import (HOT_MAX_BYTES, MAX_EVENTS, MAX_LESSONS, MAX_PENDING_TASKS, check_category, check_field,
+                    check_importance, check_key, check_text, content_id, preview)
+
+Hot = dict[str, Any]
+Eviction = dict[str, Any]
+
+
+def empty_hot() -> Hot:
+    return {"identity": {}, "owner_profile": {},
+            "active_context": {"projects": [], "events": [], "tasks": []},
+            "critical_lessons": []}
+
+
+def validate_hot(obj: Any) -> None:
+    """Shape check used when loading; raises TypeError/KeyError on a malformed file."""
+    if not isinstance(obj, dict):
+        raise TypeError("hot state is not an object")
+    if not isinstance(obj["identity"], dict) or not isinstance(obj["owner_profile"], dict):
+        raise TypeError("identity/owner_profile")
+    ctx = obj["active_context"]
+    for key in ("projects", "events", "tasks"):
+        if not isinstance(ctx[key], list) or not all(isinstance(i, dict) and "id" in i for i in ctx[key]):
+            raise TypeError(key)
+    if not all(isinstance(i, dict) and "id" in i for i in obj["critical_lessons"]):
+        raise TypeError("critical_lessons")
+
+
+def hot_size(hot: Hot) -> int:
+    return len(dumps(hot))
+
+
+# --- changes (each returns the item it wrote) ---------------------------------------------
+
+def set_identity(hot: Hot, key: str, value: str) -> dict:
+    hot["identity"][check_key(key)] = check_field(value, "value")
+    return {"key": key, "value": hot["identity"][key]}
+
+
+def set_profile(hot: Hot, key: str, value: str) -> dict:
+    hot["owner_profile"][check_key(key)] = check_field(value, "value")
+    return {"key": key, "value": hot["owner_profile"][key]}
+
+
+def upsert_project(hot: Hot, name: str, description: str | None, status: str | None, now: float) -> dict:
+    name = check_field(name, "project name")
+    pid = content_id("project", name)
+    projects = hot["active_context"]["projects"]
+    item = next((p for p in projects if p["id"] == pid), None)
+    if item is None:
+        item = {"id": pid, "name": name, "description": "", "status": "active"}
+        projects.append(item)
+    if description is not None:
+        item["description"] = check_field(description, "description")
+    if status is not None:
+        item["status"] = check_field(status, "status")
+    item["updated_at"] = int(now)
+    return item
+
+
+def add_event(hot: Hot, text: str, now: float) -> dict:
+    text = check_field(text, "event")
+    item = {"id": content_id("event", text, str(int(now))), "text": text, "timestamp": int(now)}
+    hot["active_context"]["events"].append(item)
+    return item
+
+
+def upsert_task(hot: Hot, text: str, status: str | None, now: float) -> dict:
+    text = check_field(text, "task")
+    tid = content_id("task", text)
+    tasks = hot["active_context"]["tasks"]
+    item = next((t for t in tasks if t["id"] == tid), None)
+    if item is None:
+        item = {"id": tid, "text": text, "status": "pending", "timestamp": int(now)}
+        tasks.append(item)
+    if status is not None:
+        item["status"] = check_field(status, "status")
+    return item
+
+
+def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now: float) -> dict:
+    text = check_text(text, "lesson")
+    if len(text) > 300:
+        text = check_field(text[:300], "lesson")
+    category = check_category(category)
+    imp = check_importance(importance)
+    lid = content_id("lesson", text)
+    lessons = hot["critical_lessons"]
+    item = next((x for x in lessons if x["id"] == lid), None)
+    if item is None:
+        item = {"id": lid, "text": text, "category": category, "importance": 0.8 if imp is None else imp,
+                "timestamp": int(now)}
+        lessons.append(item)
+    else:
+        item["importance"] = max(item["importance"], 0.8 if imp is None else imp)
+        item["timestamp"] = int(now)
+    return item
+
+
+def remove_ids(hot: Hot, ids: set[str]) -> int:
+    """Drop hot items with these ids (forget); returns how many went."""
+    removed = 0
+    ctx = hot["active_context"]
+    for key in ("projects", "events", "tasks"):
+        keep = [i for i in ctx[key] if i["id"] not in ids]
+        removed += len(ctx[key]) - len(keep)
+        ctx[key] = keep
+    keep = [i for i in hot["critical_lessons"] if i["id"] not in ids and i.get("source_id") not in ids]
+    removed += len(hot["critical_lessons"]) - len(keep)
+    hot["critical_lessons"] = keep
+    return removed
+
+
+# --- pruning (pure, deterministic) --------------------------------------------------------
+
+def _evicted(kind: str, item: dict, why: str) -> Eviction:
+    return {"tier": "hot", "kind": kind, "id": item.get("id", item.get("key", "")),
+            "what": preview(str(item.get("text") or item.get("name") or item.get("value", ""))), "why": why}
+
+
+def prune_hot(hot: Hot) -> list[Eviction]:
+    """Apply count limits, then shrink progressively until the JSON is ≤ 5 KB."""
+    out: list[Eviction] = []
+    ctx = hot["active_context"]
+    ctx["events"].sort(key=lambda e: (e["timestamp"], e["id"]))
+    while len(ctx["events"]) > MAX_EVENTS:
+        out.append(_evicted("event", ctx["events"].pop(0), f"keeps the last {MAX_EVENTS} events"))
+    hot["critical_lessons"].sort(key=lambda x: (-x["importance"], -x["timestamp"], x["id"]))
+    while len(hot["critical_lessons"]) > MAX_LESSONS:
+        out.append(_evicted("lesson", hot["critical_lessons"].pop(), f"over {MAX_LESSONS} lessons, lowest importance"))
+    ctx["tasks"].sort(key=lambda t: (t["timestamp"], t["id"]))
+    pending = [t for t in ctx["tasks"] if t["status"] == "pending"]
+    for task in pending[: max(0, len(pending) - MAX_PENDING_TASKS)]:
+        ctx["tasks"].remove(task)
+        out.append(_evicted("task", task, f"over {MAX_PENDING_TASKS} pending tasks, oldest"))
+    ctx["projects"].sort(key=lambda p: (p.get("updated_at", 0), p["id"]))
+    if hot_size(hot) > HOT_MAX_BYTES:
+        out.extend(_shrink(hot))
+    return out
+
+
+def _shrink(hot: Hot) -> list[Eviction]:
+    out: list[Eviction] = []
+    ctx = hot["active_context"]
+    why = f"hot state over {HOT_MAX_BYTES} bytes"
+    oldest = lambda items: items[0]  # noqa: E731 - lists are kept sorted oldest first
+    order = [  # least valuable first; lessons are sorted most important first
+        ("event", ctx["events"], oldest),
+        ("task", ctx["tasks"], lambda items: next((t for t in items if t["status"] != "pending"), None)),
+        ("lesson", hot["critical_lessons"], lambda items: items[-1]),
+        ("task", ctx["tasks"], oldest),
+        ("project", ctx["projects"], oldest),
+    ]
+    for kind, items, pick in order:
+        while items and hot_size(hot) > HOT_MAX_BYTES:
+            item = pick(items)
+            if item is None:
+                break
+            items.remove(item)
+            out.append(_evicted(kind, item, why))
+    for section in ("owner_profile", "identity"):
+        for key in sorted(hot[section], reverse=True):
+            if hot_size(hot) <= HOT_MAX_BYTES:
+                break
+            out.append(_evicted(section, {"key": key, "value": hot[section].pop(key)}, why))
+    return out
+
+
+# --- MEMORY.md ------------------------------------------------------------------------------
+
+def render_markdown(hot: Hot, agent_id: str) -> str:
+    lines = [f"# MEMORY — agent {agent_id}", "", "_Generated by memoryd from hot memory; edits are overwritten._", ""]
+    lines += _kv_section("Identity", hot["identity"]) + _kv_section("Owner profile", hot["owner_profile"])
+    ctx = hot["active_context"]
+    if ctx["projects"]:
+        lines += ["## Active projects", ""]
+        for p in ctx["projects"]:
+            desc = f" — {p['description']}" if p.get("description") else ""
+            lines.append(f"- **{p['name']}**{desc} ({p.get('status', 'active')})")
+        lines.append("")
+    if ctx["tasks"]:
+        lines += ["## Tasks", ""]
+        lines += [f"- [{'x' if t['status'] == 'done' else ' '}] {t['text']}" + ("" if t["status"] in ("pending", "done") else f" ({t['status']})") for t in ctx["tasks"]]
+        lines.append("")
+    if ctx["events"]:
+        lines += ["## Recent events", ""] + [f"- {e['text']}" for e in ctx["events"]] + [""]
+    if hot["critical_lessons"]:
+        lines += ["## Critical lessons", ""]
+        lines += [f"- {x['text']} _({x['category']}, {x['importance']:.2f})_" for x in hot["critical_lessons"]]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _kv_section(title: str, data: dict) -> list[str]:
+    if not data:
+        return []
+    return [f"## {title}", ""] + [f"- {k}: {v}" for k, v in sorted(data.items())] + [""]

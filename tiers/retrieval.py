@@ -1,0 +1,102 @@
+"""Keyword retrieval through the tree: tokenising (CJK-aware), path scoring and entry ranking."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, Iterable
+
+_WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
+_STOP = frozenset("a an and are as at be by did do does for from how i in is it me my of on or our so the "
+                  "this to was we what when where which who why with you your about".split())
+
+
+def _is_cjk(ch: str) -> bool:
+    name = unicodedata.name(ch, "")
+    return name.startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL"))
+
+
+def tokens(text: str) -> set[str]:
+    """Lower-case words (minus stop words) plus CJK unigrams and bigrams (no whitespace in CJK)."""
+    out: set[str] = set()
+    for word in _WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold()):
+        run: list[str] = []
+        latin: list[str] = []
+        for ch in word + " ":
+            if ch != " " and _is_cjk(ch):
+                run.append(ch)
+                if latin:
+                    out.add("".join(latin)); latin = []
+                continue
+            if ch != " ":
+                latin.append(ch)
+            if run:
+                out.update(run)
+                out.update(a + b for a, b in zip(run, run[1:]))
+                run = []
+        if latin:
+            out.add("".join(latin))
+    return {t for t in out if t not in _STOP}
+
+
+def _overlap(query: set[str], text_tokens: set[str]) -> tuple[float, list[str]]:
+    """Share of the query's weight found in the text; bigrams weigh double (they pin CJK words)."""
+    if not query:
+        return 0.0, []
+    weight = {t: 2.0 if len(t) == 2 and all(_is_cjk(c) for c in t) else 1.0 for t in query}
+    hits = [t for t in query if t in text_tokens or (len(t) > 3 and any(x.startswith(t) for x in text_tokens))]
+    return sum(weight[t] for t in hits) / sum(weight.values()), sorted(hits)
+
+
+def score_paths(query: set[str], nodes: dict[str, list]) -> dict[str, float]:
+    """Relevance 0..1 of each tree path from its segments and description (children inherit 0.5×)."""
+    direct = {}
+    for path, (desc, _day) in nodes.items():
+        rel, _ = _overlap(query, tokens(path.replace("/", " ") + " " + desc))
+        direct[path] = rel
+    scores = {}
+    for path in nodes:
+        parts = path.split("/")
+        inherited = max((direct.get("/".join(parts[:i]), 0.0) * 0.5 for i in range(1, len(parts))), default=0.0)
+        scores[path] = max(direct[path], inherited)
+    return {p: s for p, s in scores.items() if s > 0}
+
+
+def path_boost(category: str, path_scores: dict[str, float]) -> tuple[float, str | None]:
+    """Best score among the category's own path and its ancestors."""
+    parts = category.split("/")
+    best, best_path = 0.0, None
+    for i in range(len(parts), 0, -1):
+        p = "/".join(parts[:i])
+        if path_scores.get(p, 0.0) > best:
+            best, best_path = path_scores[p], p
+    return best, best_path
+
+
+def rank(query: str, candidates: Iterable[dict[str, Any]], nodes: dict[str, list],
+         limit: int, paths: dict[str, float] | None = None) -> list[dict[str, Any]]:
+    """Rank candidates (each with text, category, tier, score) by relevance × memory score.
+
+    relevance = text overlap, lifted by a matching tree path; a path-only match still counts.
+    """
+    q = tokens(query)
+    paths = score_paths(q, nodes) if paths is None else paths
+    results = []
+    for cand in candidates:
+        rel, hits = _overlap(q, tokens(cand["text"] + " " + cand["category"].replace("/", " ")))
+        boost, via = path_boost(cand["category"], paths)
+        rel = max(rel, float(cand.get("relevance", 0.0)))
+        relevance = min(1.0, rel + 0.3 * boost) if rel else 0.5 * boost
+        if relevance <= 0:
+            continue
+        memory_score = max(float(cand.get("score", 0.0)), 0.05)
+        why = []
+        if hits:
+            why.append("matched " + ", ".join(repr(h) for h in hits[:5]))
+        elif cand.get("relevance"):
+            why.append("full-text match")
+        if via:
+            why.append(f"tree path {via} ({paths[via]:.2f})")
+        results.append(dict(cand, relevance=round(relevance, 4), rank=round(relevance * memory_score, 6),
+                            reason="; ".join(why) + f" in {cand['tier']}"))
+    results.sort(key=lambda r: (-r["rank"], -r["relevance"], r["id"]))
+    return results[:limit]

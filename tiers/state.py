@@ -1,0 +1,66 @@
+"""Per-agent local state files: load (quarantine corrupt, fall back to last good copy) and save atomically."""
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from .atomic import atomic_write_json, atomic_write_text, ensure_private_dir, read_json
+from .hot import empty_hot, render_markdown, validate_hot
+from .tree import empty_tree, validate_tree
+from .warm import empty_warm, validate_warm
+
+log = logging.getLogger("memoryd.tiers")
+
+FILES = {"hot": "hot-memory-state.json", "warm": "warm-memory.json", "tree": "memory-tree.json"}
+_SHAPES: dict[str, tuple[Callable[[], Any], Callable[[Any], None]]] = {
+    "hot": (empty_hot, validate_hot), "warm": (empty_warm, validate_warm), "tree": (empty_tree, validate_tree)}
+
+
+class StateFiles:
+    """The hot/warm/tree JSON files of one agent plus MEMORY.md; callers hold the agent lock."""
+
+    def __init__(self, agent_dir: Path, agent_id: str) -> None:
+        self.dir = agent_dir
+        self.agent_id = agent_id
+
+    def path(self, name: str) -> Path:
+        return self.dir / FILES[name]
+
+    def load(self, name: str) -> Any:
+        default, validate = _SHAPES[name]
+        path = self.path(name)
+        obj = read_json(path, lambda: None, validate)
+        if obj is not None:
+            return obj
+        backup = path.with_name(path.name + ".bak")
+        if not path.exists() and backup.exists():
+            obj = read_json(backup, lambda: None, validate)
+            if obj is not None:
+                log.warning("restored %s from its last good copy %s", path.name, backup.name)
+                return obj
+        return default()
+
+    def load_all(self) -> dict[str, Any]:
+        return {name: self.load(name) for name in FILES}
+
+    def save(self, name: str, obj: Any) -> None:
+        """Atomic replace; the previous good file is kept as <name>.bak (a hard link, no copy)."""
+        path = self.path(name)
+        if path.exists():
+            tmp = path.with_name(f".{path.name}.bak-{os.getpid()}")
+            try:
+                os.link(path, tmp)
+                os.replace(tmp, path.with_name(path.name + ".bak"))
+            except OSError:
+                tmp.unlink(missing_ok=True)
+        atomic_write_json(path, obj)
+
+    def save_all(self, state: dict[str, Any]) -> None:
+        ensure_private_dir(self.dir)
+        for name in FILES:
+            if name in state:
+                self.save(name, state[name])
+        if "hot" in state:
+            atomic_write_text(self.dir / "MEMORY.md", render_markdown(state["hot"], self.agent_id))

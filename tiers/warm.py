@@ -1,0 +1,112 @@
+"""WARM tier: scored facts on the device; reinforcement, rescoring and eviction policy (pure)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .atomic import dumps
+from .model import DAY, TIER_HOT, WARM_MAX_BYTES, WARM_RETENTION_DAYS, content_id, preview, score, tier_for
+
+Warm = dict[str, Any]
+Entry = dict[str, Any]
+
+
+def empty_warm() -> Warm:
+    return {"entries": []}
+
+
+def validate_warm(obj: Any) -> None:
+    if not isinstance(obj, dict) or not isinstance(obj["entries"], list):
+        raise TypeError("warm state is not {entries: [...]}")
+    for e in obj["entries"]:
+        if not isinstance(e, dict) or not isinstance(e["id"], str) or not isinstance(e["text"], str):
+            raise TypeError("warm entry")
+        float(e["importance"]), float(e["created_at"]), int(e["access_count"])
+
+
+def warm_size(warm: Warm) -> int:
+    return len(dumps(warm))
+
+
+def entry_id(text: str, category: str) -> str:
+    return content_id(category, text)
+
+
+def new_entry(text: str, category: str, importance: float, now: float, metadata: dict | None = None) -> Entry:
+    entry = {"id": entry_id(text, category), "text": text, "category": category, "importance": round(importance, 4),
+             "created_at": int(now), "access_count": 0, "last_access": int(now), "metadata": metadata or {}}
+    rescore(entry, now)
+    return entry
+
+
+def rescore(entry: Entry, now: float) -> float:
+    age_days = (now - entry["created_at"]) / DAY
+    entry["score"] = round(score(entry["importance"], age_days, entry["access_count"]), 4)
+    entry["tier"] = tier_for(entry["score"])
+    return entry["score"]
+
+
+def add_or_reinforce(warm: Warm, entry: Entry, now: float) -> tuple[Entry, bool]:
+    """Insert `entry`, or reinforce the existing one with the same id. Returns (entry, created)."""
+    for old in warm["entries"]:
+        if old["id"] == entry["id"]:
+            old["access_count"] += 1
+            old["last_access"] = int(now)
+            old["importance"] = max(old["importance"], entry["importance"])
+            for key, value in entry.get("metadata", {}).items():
+                old.setdefault("metadata", {}).setdefault(key, value)
+            rescore(old, now)
+            return old, False
+    warm["entries"].append(entry)
+    return entry, True
+
+
+def touch(warm: Warm, ids: set[str], now: float) -> int:
+    """Count one access (retrieval reinforcement) for each entry in ids."""
+    n = 0
+    for e in warm["entries"]:
+        if e["id"] in ids:
+            e["access_count"] += 1
+            e["last_access"] = int(now)
+            rescore(e, now)
+            n += 1
+    return n
+
+
+def _eviction(entry: Entry, why: str) -> dict:
+    return {"tier": "warm", "kind": "entry", "id": entry["id"], "what": preview(entry["text"]),
+            "why": why, "to": "cold"}
+
+
+def split_due_for_cold(warm: Warm, now: float) -> tuple[list[Entry], list[dict]]:
+    """Remove entries past retention with a low score, or frozen; return them (for cold) and log rows."""
+    keep, out, log = [], [], []
+    for e in warm["entries"]:
+        s = rescore(e, now)
+        old = (now - e["created_at"]) / DAY > WARM_RETENTION_DAYS
+        if (old and s < 0.3) or s < 0.05:
+            out.append(e)
+            log.append(_eviction(e, f"score {s:.3f}" + (f" after {WARM_RETENTION_DAYS} days" if old else " frozen")))
+        else:
+            keep.append(e)
+    warm["entries"] = keep
+    return out, log
+
+
+def enforce_size(warm: Warm, now: float) -> tuple[list[Entry], list[dict]]:
+    """Evict lowest-scored entries (ties: oldest, then id) until the JSON is ≤ 50 KB."""
+    for e in warm["entries"]:
+        rescore(e, now)
+    warm["entries"].sort(key=lambda e: (-e["score"], -e["created_at"], e["id"]))
+    out, log = [], []
+    size = warm_size(warm)
+    while warm["entries"] and size > WARM_MAX_BYTES:
+        e = warm["entries"].pop()
+        out.append(e)
+        log.append(_eviction(e, f"warm over {WARM_MAX_BYTES} bytes, lowest score {e['score']:.3f}"))
+        # cheap running estimate; re-measured exactly when it says we are under
+        size = size - len(dumps(e)) - 1 if size - len(dumps(e)) - 1 > WARM_MAX_BYTES else warm_size(warm)
+    return out, log
+
+
+def due_for_hot(warm: Warm) -> list[Entry]:
+    return [e for e in warm["entries"] if e["tier"] == TIER_HOT]
