@@ -15,7 +15,9 @@ from memoryd.tiers.errors import MemorydError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _check_agent(ctx: click.Context, param: click.Parameter, value: str) -> str:
+def _check_agent(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+    if value is None:  # `memoryd --agent-id X store …` sets it on the root; else "default"
+        value = (ctx.find_root().obj or {}).get("agent_id") or "default"
     try:
         return validate_agent_id(value)
     except MemorydError as exc:
@@ -23,8 +25,8 @@ def _check_agent(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 agent_option = click.option(
-    "--agent-id", "agent_id", default="default", show_default=True, callback=_check_agent,
-    help="Agent whose memory to use.",
+    "--agent-id", "agent_id", default=None, callback=_check_agent,
+    help="Agent whose memory to use [default: default].",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 

@@ -1,0 +1,123 @@
+"""Core commands: init, store, retrieve, urls, status, consolidate, forget."""
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .common import agent_option, emit, get_config, handles_errors, json_option
+from .main import cli
+from .proxy import run_op
+
+
+def _warn(warnings: list[str]) -> None:
+    for w in warnings or []:
+        click.echo(f"memoryd: warning: {w}", err=True)
+
+
+@cli.command()
+@agent_option
+@json_option
+@handles_errors
+def init(agent_id: str, as_json: bool) -> None:
+    """Create the agent's directories, key and cloud schema (idempotent)."""
+    from memoryd.daemon.ops import dispatch
+
+    result = dispatch(get_config(), "init", {"agent_id": agent_id})
+    emit(result, as_json, lambda r: f"initialised agent {r['agent_id']} in {r['dir']} (key {r['key_fingerprint']})")
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--category", required=True, help="Category path, e.g. projects/evoclaw (depth ≤ 4).")
+@click.option("--importance", type=float, default=None, help="0..1; derived by rules when omitted.")
+@agent_option
+@json_option
+@handles_errors
+def store(text: str, category: str, importance: float | None, agent_id: str, as_json: bool) -> None:
+    """Distil TEXT and store it in warm memory; prints its id."""
+    entry = run_op(get_config(), "store", {"agent_id": agent_id, "text": text, "category": category,
+                                           "importance": importance})
+    if entry.get("note"):
+        click.echo(f"memoryd: note: {entry['note']}", err=True)
+    emit(entry, as_json, lambda e: e["id"])
+
+
+def _human_results(data: dict[str, Any]) -> str:
+    if not data["results"]:
+        return "no memories found"
+    lines = []
+    for r in data["results"]:
+        lines.append(f"[{r['tier']}] {r['id']}  {r['category']}  score={r['score']:.3f}  rank={r['rank']:.4f}")
+        lines.append(f"    {r['text']}")
+        lines.append(f"    why: {r['reason']}")
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.argument("query", required=False, default="")
+@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--mode", type=click.Choice(["keyword", "llm"]), default="keyword", show_default=True)
+@click.option("--url", "url", default=None, help="Only warm facts whose URLs contain this fragment.")
+@click.option("--llm-prompt-file", type=click.Path(dir_okay=False), default=None,
+              help="Write the tree-search prompt for an external LLM instead of calling one.")
+@agent_option
+@json_option
+@handles_errors
+def retrieve(query: str, limit: int, mode: str, url: str | None, llm_prompt_file: str | None,
+             agent_id: str, as_json: bool) -> None:
+    """Search hot, warm and cold memory through the tree index."""
+    config = get_config()
+    params: dict[str, Any] = {"agent_id": agent_id, "query": query, "limit": limit, "url": url}
+    if mode == "llm" or llm_prompt_file:
+        from .llm_paths import llm_tree_paths
+
+        paths = llm_tree_paths(config, agent_id, query, llm_prompt_file)
+        if paths is None:  # prompt written for an external LLM
+            return
+        params["paths"] = paths
+    data = run_op(config, "retrieve", params)
+    _warn(data.get("warnings"))
+    emit(data["results"] if as_json else data, as_json, _human_results)
+
+
+@cli.command()
+@agent_option
+@json_option
+@handles_errors
+def urls(agent_id: str, as_json: bool) -> None:
+    """Every URL stored in warm memory."""
+    from memoryd.tiers.agent import AgentMemory
+
+    state = AgentMemory(get_config(), agent_id).read_state()
+    found = sorted({u for e in state["warm"]["entries"] for u in e.get("metadata", {}).get("urls", [])})
+    emit(found, as_json, lambda us: "\n".join(us) if us else "no URLs stored")
+
+
+@cli.command()
+@click.option("--mode", type=click.Choice(["quick", "daily", "monthly", "full"]), default="quick",
+              show_default=True)
+@agent_option
+@json_option
+@handles_errors
+def consolidate(mode: str, agent_id: str, as_json: bool) -> None:
+    """Rescore, evict, archive to cold and prune (quick ⊂ daily ⊂ monthly ⊂ full)."""
+    report = run_op(get_config(), "consolidate", {"agent_id": agent_id, "mode": mode})
+    _warn(report.get("warnings"))
+    emit(report, as_json, lambda r: f"{r['mode']} consolidation of {r['agent_id']}: "
+         + ", ".join(f"{k}={v}" for k, v in sorted(r["counts"].items())))
+
+
+@cli.command()
+@click.argument("memory_id", required=False)
+@click.option("--days", type=float, default=None, help="Forget everything created in the last N days.")
+@agent_option
+@json_option
+@handles_errors
+def forget(memory_id: str | None, days: float | None, agent_id: str, as_json: bool) -> None:
+    """Delete one memory (by id) or the last N days from every tier, cloud included."""
+    if (memory_id is None) == (days is None):
+        raise click.UsageError("give either a memory ID or --days N")
+    params: dict[str, Any] = {"agent_id": agent_id, "id": memory_id, "days": days}
+    result = run_op(get_config(), "forget", params)
+    emit(result, as_json, lambda r: "forgot " + ", ".join(f"{k}={v}" for k, v in r["removed"].items()))

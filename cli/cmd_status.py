@@ -1,0 +1,63 @@
+"""`memoryd status`: sizes, counts, consolidation runs, sync and daemon state (fast: no database)."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from .common import agent_option, emit, get_config, handles_errors, json_option
+from .main import cli
+from .proxy import run_op
+
+
+def _ago(ts: float | None) -> str:
+    if not ts:
+        return "never"
+    secs = max(0, int(time.time() - float(ts)))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if secs >= size:
+            return f"{secs // size}{unit} ago"
+    return f"{secs}s ago"
+
+
+def _human(data: dict[str, Any]) -> str:
+    d = data.get("daemon")
+    lines = [f"home: {data['home']}",
+             "daemon: " + (f"running (pid {d['pid']}, up {int(d.get('uptime', 0))}s)" if d else "not running")]
+    for a in data["agents"]:
+        h, w, t, c = a["hot"], a["warm"], a["tree"], a["cold"]
+        lines.append(f"agent {a['agent_id']}:")
+        lines.append(f"  hot   {h['bytes']}/{h['max_bytes']} B  lessons={h['lessons']} projects={h['projects']} "
+                     f"events={h['events']} tasks={h['tasks']}")
+        lines.append(f"  warm  {w['bytes']}/{w['max_bytes']} B  entries={w['entries']}")
+        lines.append(f"  tree  {t['nodes']}/{t['max_nodes']} nodes  {t['bytes']}/{t['max_bytes']} B")
+        cold = "unknown" if c["count"] is None else f"{c['count']} (counted {_ago(c['counted_at'])})"
+        lines.append(f"  cold  {cold}  pending={c['pending']}")
+        runs = ", ".join(f"{m}: {_ago((r or {}).get('last_end'))}" + ("" if not r or r.get("ok") else " FAILED")
+                         for m, r in a["consolidation"].items())
+        lines.append(f"  consolidation  {runs}")
+        ev = a["evictions"]
+        lines.append(f"  evictions  {ev['total']}" + (f" ({', '.join(f'{k}={v}' for k, v in ev['by_kind'].items())})"
+                                                     if ev["by_kind"] else ""))
+        if a.get("redactions"):
+            lines.append("  redactions  " + ", ".join(f"{k}={v}" for k, v in sorted(a["redactions"].items())))
+        s = a.get("sync")
+        if s:
+            lines.append(f"  sync  version={s.get('version')} last_push={_ago(s.get('last_push'))} "
+                         f"pending={s.get('pending', 0)}" + (f" last_error={s['last_error']}" if s.get("last_error") else ""))
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.option("--agent-id", "agent_id", default=None, help="Only this agent (default: every agent).")
+@json_option
+@handles_errors
+def status(agent_id: str | None, as_json: bool) -> None:
+    """Per agent: tier sizes, tree, cold, consolidation runs, sync, evictions; and the daemon."""
+    from memoryd.tiers.config import validate_agent_id
+
+    params = {"agent_id": validate_agent_id(agent_id)} if agent_id else {}
+    data = run_op(get_config(), "status", params)
+    data.setdefault("daemon", None)
+    emit(data, as_json, _human)

@@ -1,0 +1,98 @@
+"""`memoryd tree …`: the category index (≤ 50 nodes, depth ≤ 4, ≤ 10 children, ≤ 2 KB)."""
+from __future__ import annotations
+
+import click
+
+from .common import agent_option, emit, get_config, handles_errors, json_option
+from .main import cli
+
+
+def _counts(state: dict, cold: dict[str, int]) -> dict[str, tuple[int, int]]:
+    """(warm, cold) per path including descendants; '' is the root."""
+    out: dict[str, list[int]] = {}
+    warm: dict[str, int] = {}
+    for e in state["warm"]["entries"]:
+        warm[e["category"]] = warm.get(e["category"], 0) + 1
+    for slot, counts in ((0, warm), (1, cold)):
+        for cat, n in counts.items():
+            parts = cat.split("/")
+            for i in range(len(parts) + 1):
+                out.setdefault("/".join(parts[:i]), [0, 0])[slot] += n
+    return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+@cli.group()
+def tree() -> None:
+    """Show or change the tree index."""
+
+
+@tree.command("show")
+@agent_option
+@json_option
+@handles_errors
+def tree_show(agent_id: str, as_json: bool) -> None:
+    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.tree import render
+
+    config = get_config()
+    state = AgentMemory(config, agent_id).read_state()
+    cold: dict[str, int] = {}
+    if not as_json:
+        try:
+            from memoryd.sync.cold import open_archive
+
+            archive = open_archive(config)
+            try:
+                cold = archive.category_counts(agent_id)
+            finally:
+                archive.close()
+        except Exception as exc:  # the tree is still worth showing without cold counts
+            click.echo(f"memoryd: warning: cold counts unavailable: {exc}", err=True)
+    emit(state["tree"], as_json, lambda t: render(t, _counts(state, cold)))
+
+
+@tree.command("add")
+@click.argument("path")
+@click.argument("description", default="")
+@agent_option
+@json_option
+@handles_errors
+def tree_add(path: str, description: str, agent_id: str, as_json: bool) -> None:
+    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.tree import add_node
+
+    added = AgentMemory(get_config(), agent_id).change(
+        lambda s, now: add_node(s["tree"], path, description, now), "tree add")
+    emit({"added": added, "path": path}, as_json, lambda r: f"added {', '.join(r['added']) or 'nothing (updated)'}")
+
+
+@tree.command("remove")
+@click.argument("path")
+@agent_option
+@json_option
+@handles_errors
+def tree_remove(path: str, agent_id: str, as_json: bool) -> None:
+    from memoryd.daemon.ops import memory
+    from memoryd.tiers.tree import remove_node
+
+    with memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem:
+        mem.change(lambda s, now: remove_node(s["tree"], path, mem.used_categories(s)), "tree remove")
+    emit({"removed": path}, as_json, lambda r: f"removed {r['removed']}")
+
+
+@tree.command("prune")
+@agent_option
+@json_option
+@handles_errors
+def tree_prune(agent_id: str, as_json: bool) -> None:
+    from memoryd.daemon.ops import memory
+    from memoryd.tiers.tree import prune
+
+    def step(state: dict, now: float) -> list[dict]:
+        rows = prune(state["tree"], mem.used_categories(state), now)
+        mem.evictions.append(rows, now)
+        return rows
+
+    with memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem:
+        rows = mem.change(step, "tree prune")
+    emit({"pruned": [r["id"] for r in rows]}, as_json, lambda r: f"pruned {len(r['pruned'])} node(s)")

@@ -1,0 +1,139 @@
+"""Operations shared by the CLI (in-process) and the daemon (over its socket): wiring tiers to sync.
+
+`dispatch(config, op, params)` is the one entry point; results are plain JSON-able dicts/lists.
+"""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from memoryd.tiers.agent import AgentMemory
+from memoryd.tiers.config import Config, validate_agent_id
+from memoryd.tiers.errors import UsageError
+
+OPS: dict[str, Callable[[Config, dict[str, Any]], Any]] = {}
+
+
+def op(name: str) -> Callable:
+    def register(fn: Callable[[Config, dict[str, Any]], Any]) -> Callable:
+        OPS[name] = fn
+        return fn
+    return register
+
+
+def dispatch(config: Config, name: str, params: dict[str, Any]) -> Any:
+    fn = OPS.get(name)
+    if fn is None:
+        raise UsageError(f"unknown operation {name!r}")
+    return fn(config, dict(params or {}))
+
+
+def _agent(params: dict[str, Any]) -> str:
+    return validate_agent_id(params.get("agent_id", "default"))
+
+
+@contextmanager
+def memory(config: Config, params: dict[str, Any], with_archive: bool = False,
+           clock: Callable[[], float] = time.time) -> Iterator[AgentMemory]:
+    """An AgentMemory for params['agent_id'], with the cold archive opened only when asked."""
+    archive = None
+    if with_archive:
+        from memoryd.sync.cold import open_archive  # libsql/sqlite only on paths that need it
+
+        archive = open_archive(config)
+    try:
+        yield AgentMemory(config, _agent(params), archive=archive, clock=clock)
+    finally:
+        if archive is not None:
+            archive.close()
+
+
+def agent_ids(config: Config) -> list[str]:
+    root = config.agents_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+@op("ping")
+def _ping(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    return {"pong": True}
+
+
+@op("init")
+def init(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    from memoryd.sync.keys import ensure_key, fingerprint
+    from memoryd.tiers.status import record_cold_count
+
+    with memory(config, params, with_archive=True) as mem:
+        mem.init()
+        key = ensure_key(config, mem.agent_id)
+        cold = record_cold_count(mem)
+    return {"agent_id": mem.agent_id, "dir": str(mem.dir), "key_fingerprint": fingerprint(key),
+            "cold_count": cold}
+
+
+@op("store")
+def store(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    with memory(config, params) as mem:
+        return mem.store(params.get("text", ""), params.get("category", ""), params.get("importance"),
+                         params.get("metadata"))
+
+
+@op("retrieve")
+def retrieve(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    with memory(config, params, with_archive=True) as mem:
+        results = mem.retrieve(params.get("query", ""), int(params.get("limit", 10)), params.get("url"),
+                               params.get("paths"))
+        return {"results": results, "warnings": mem.warnings}
+
+
+@op("consolidate")
+def consolidate(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    from memoryd.tiers.consolidate import consolidate as run
+    from memoryd.tiers.status import record_cold_count
+
+    with memory(config, params, with_archive=True) as mem:
+        report = run(mem, params.get("mode", "quick"))
+        report["cold_count"] = record_cold_count(mem)
+        return report
+
+
+@op("status")
+def status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    from memoryd.tiers.status import agent_status
+
+    ids = [_agent(params)] if params.get("agent_id") else agent_ids(config)
+    out = []
+    for agent_id in ids:
+        with memory(config, {"agent_id": agent_id}) as mem:
+            info = agent_status(mem)
+        info["sync"] = _sync_status(config, agent_id)
+        out.append(info)
+    return {"home": str(config.home), "agents": out}
+
+
+def _sync_status(config: Config, agent_id: str) -> dict[str, Any] | None:
+    try:
+        from memoryd.sync.critical import status_info
+    except ImportError:
+        return None
+    return status_info(config, agent_id)
+
+
+@op("sync")
+def sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    from memoryd.sync.critical import push_now
+
+    return push_now(config, _agent(params), force=bool(params.get("force")))
+
+
+@op("forget")
+def forget(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    from memoryd.tiers.forget import forget_days, forget_id
+
+    with memory(config, params, with_archive=True) as mem:
+        if params.get("days") is not None:
+            return forget_days(mem, float(params["days"]))
+        return forget_id(mem, str(params.get("id", "")))

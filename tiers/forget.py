@@ -1,0 +1,70 @@
+"""Forgetting on request: one memory by id, or everything from the last N days, in every tier."""
+from __future__ import annotations
+
+from typing import Any
+
+from .agent import AgentMemory
+from .errors import UsageError
+from .hot import remove_ids
+from .model import DAY
+
+
+def _log(mem: AgentMemory, ids: list[str], now: float, why: str) -> None:
+    mem.evictions.append([{"tier": "all", "kind": "forget", "id": i, "what": "", "why": why} for i in ids], now)
+
+
+def _drop_pending(mem: AgentMemory, keep) -> list[str]:
+    from .atomic import atomic_write_json
+
+    pending = mem.pending_cold()
+    gone = [e["id"] for e in pending if not keep(e)]
+    if gone:
+        atomic_write_json(mem.dir / "cold-pending.json", {"entries": [e for e in pending if keep(e)]})
+    return gone
+
+
+def forget_id(mem: AgentMemory, memory_id: str) -> dict[str, Any]:
+    memory_id = (memory_id or "").strip()
+    if not memory_id:
+        raise UsageError("memory id is empty")
+    with mem.locked():
+        now = mem.clock()
+        state = mem.files.load_all()
+        before = len(state["warm"]["entries"])
+        state["warm"]["entries"] = [e for e in state["warm"]["entries"] if e["id"] != memory_id]
+        removed = {"warm": before - len(state["warm"]["entries"]), "hot": remove_ids(state["hot"], {memory_id})}
+        removed["pending"] = len(_drop_pending(mem, lambda e: e["id"] != memory_id))
+        removed["cold"] = mem.archive.delete_ids(mem.agent_id, [memory_id]) if mem.archive is not None else 0
+        if not any(removed.values()):
+            raise UsageError(f"no memory with id {memory_id!r}")
+        mem.write_state(state, "forget")
+        _log(mem, [memory_id], now, "forgotten by request")
+    return {"id": memory_id, "removed": removed}
+
+
+def forget_days(mem: AgentMemory, days: float) -> dict[str, Any]:
+    """Forget every memory created in the last `days` days (hot items, warm, queued and cold)."""
+    if not days or days <= 0:
+        raise UsageError("--days must be a positive number")
+    with mem.locked():
+        now = mem.clock()
+        since = now - days * DAY
+        state = mem.files.load_all()
+        warm_ids = [e["id"] for e in state["warm"]["entries"] if e["created_at"] >= since]
+        state["warm"]["entries"] = [e for e in state["warm"]["entries"] if e["created_at"] < since]
+        hot_ids = _recent_hot_ids(state["hot"], since)
+        remove_ids(state["hot"], set(hot_ids) | set(warm_ids))
+        pending_ids = _drop_pending(mem, lambda e: e["created_at"] < since)
+        cold_ids = mem.archive.delete_created_between(mem.agent_id, since, now + DAY) if mem.archive else []
+        mem.write_state(state, "forget")
+        ids = sorted(set(warm_ids) | set(hot_ids) | set(pending_ids) | set(cold_ids))
+        _log(mem, ids, now, f"forgotten: created in the last {days:g} days")
+    return {"days": days, "removed": {"warm": len(warm_ids), "hot": len(hot_ids), "pending": len(pending_ids),
+                                      "cold": len(cold_ids)}, "ids": ids}
+
+
+def _recent_hot_ids(hot: dict, since: float) -> list[str]:
+    ctx = hot["active_context"]
+    items = ctx["events"] + ctx["tasks"] + hot["critical_lessons"]
+    return [i["id"] for i in items if i.get("timestamp", 0) >= since] + [
+        p["id"] for p in ctx["projects"] if p.get("updated_at", 0) >= since]

@@ -1,0 +1,57 @@
+"""Local status of one agent (never opens the database: `memoryd status` must start fast)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .agent import AgentMemory
+from .atomic import dumps
+from .consolidate import MODES
+from .model import HOT_MAX_BYTES, TREE_MAX_BYTES, TREE_MAX_NODES, WARM_MAX_BYTES
+
+
+def agent_status(mem: AgentMemory) -> dict[str, Any]:
+    with mem.locked():
+        state = mem.files.load_all()
+        metrics = mem._metrics()
+        pending = mem.pending_cold()
+    hot, warm, tree = state["hot"], state["warm"], state["tree"]
+    ctx = hot["active_context"]
+    runs = metrics.get("runs", {})
+    counters = metrics.get("counters", {})
+    return {
+        "agent_id": mem.agent_id,
+        "hot": {"bytes": len(dumps(hot)), "max_bytes": HOT_MAX_BYTES, "lessons": len(hot["critical_lessons"]),
+                "projects": len(ctx["projects"]), "events": len(ctx["events"]), "tasks": len(ctx["tasks"]),
+                "identity_keys": len(hot["identity"]), "profile_keys": len(hot["owner_profile"])},
+        "warm": {"bytes": len(dumps(warm)), "max_bytes": WARM_MAX_BYTES, "entries": len(warm["entries"]),
+                 "by_tier": _count_by(warm["entries"], "tier")},
+        "tree": {"nodes": len(tree["nodes"]), "max_nodes": TREE_MAX_NODES, "bytes": len(dumps(tree)),
+                 "max_bytes": TREE_MAX_BYTES},
+        "cold": {"count": counters.get("cold_count"), "counted_at": counters.get("cold_counted_at"),
+                 "pending": len(pending)},
+        "consolidation": {m: runs.get(m) for m in MODES},
+        "evictions": mem.evictions.summary(),
+        "redactions": {k.split(".", 1)[1]: v for k, v in counters.items() if k.startswith("redactions.")},
+        "stores": counters.get("stores", 0),
+    }
+
+
+def _count_by(entries: list[dict], key: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for e in entries:
+        out[e.get(key, "?")] = out.get(e.get(key, "?"), 0) + 1
+    return out
+
+
+def record_cold_count(mem: AgentMemory) -> int | None:
+    """Refresh the cached cold count shown by status (call where the archive is open anyway)."""
+    if mem.archive is None:
+        return None
+    count = mem.archive.count(mem.agent_id)
+    with mem.locked():
+        metrics = mem._metrics()
+        metrics.setdefault("counters", {}).update(cold_count=count, cold_counted_at=int(mem.clock()))
+        from .atomic import atomic_write_json
+
+        atomic_write_json(mem.dir / "metrics.json", metrics)
+    return count
