@@ -1,0 +1,231 @@
+"""Rule-mode distiller: raw text → fact, emotion, people, topics, actions, outcome + verbatim urls/commands/paths."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .distill_lexicon import ACTION_EN, ACTION_ZH, EMOTIONS, FILLERS, NOT_NAMES, OUTCOME_NEG, OUTCOME_POS, TOPICS
+from .distill_lexicon import CMD_TOOLS, SUBCOMMANDS, ZH_SURNAMES
+
+FACT_MAX_BYTES = 240
+CORE_MAX_BYTES = 30
+KEYS = ("fact", "emotion", "people", "topics", "actions", "outcome", "urls", "commands", "paths")
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_URL = re.compile(r"\b(?:https?|ftp|wss?|file)://[^\s<>\"'`\]\)）」，。；！？]+|\bwww\.[a-z0-9-]+\.[^\s<>\"'`\]\)）」，。；！？]+",
+                  re.IGNORECASE)
+_TRAIL = ".,;:!?'\")]}>"
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+_TICK = re.compile(r"`([^`\n]+)`")
+_PROMPT_LINE = re.compile(r"(?m)^\s*[$#>]\s+(\S.*)$")
+_TOOL_CMD = re.compile(r"(?<![\w/.@-])((?:sudo\s+)?(?:" + "|".join(CMD_TOOLS) + r")\s+(\S+)[^\n\u3000-\u9fff\uff00-\uffef]*)")
+# Outside code spans a tool name must be followed by a subcommand, a flag or a file-like argument.
+_SUBCOMMANDS = frozenset(SUBCOMMANDS)
+_CMD_END = re.compile(r"(?:[.;,!?]\s|[.;,!?]$|\s+(?:and|then|to|so|which|because|but)\s|[。；，！？]|[\"'“”])")
+_PATH = re.compile(r"(?<![\w:/.\-\]])((?:~|\.{1,2})?/(?:[\w.@+\-]+/)*[\w.@+\-]+/?|[\w.\-]+(?:/[\w.@+\-]+)+\.[A-Za-z0-9]{1,8})(?![\w/])")
+_REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
+_MENTION = re.compile(r"(?<![\w@.])@([A-Za-z][\w\-]{0,38})")
+_EN_NAME = r"([A-Z][a-z]{1,19}(?:\s[A-Z][a-z]{1,19})?)"
+_PEOPLE_BEFORE = re.compile(r"\b(?:with|and|to|from|by|told|asked|met|called|emailed|thanked|cc)\s+" + _EN_NAME + r"\b")
+_PEOPLE_AFTER = re.compile(r"\b" + _EN_NAME + r"(?:\s+(?:said|says|told|asked|thinks|wants|prefers|mentioned|suggested|agreed|decided|likes|hates)\b|'s\b)")
+_ZH_PERSON = re.compile(r"(?:和|跟|与|同|给|告诉|问|找|约)([\u4e00-\u9fff]{2,3}?)(?=说|讨论|聊|开会|一起|确认|沟通|见面|吃饭|打电话|商量)"
+                        r"|([\u4e00-\u9fff]{2,3}?)(?=说|认为|提到|觉得|表示|建议|同意|决定)")
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|our|us|User)\b|我|咱|用户")
+_STOP = frozenset("a an the that this to of for and about was were is are be been just really very then".split())
+_SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        item = item.strip()
+        if item and item not in seen:
+            seen[item] = None
+    return list(seen)
+
+
+def extract_urls(text: str) -> list[str]:
+    return _dedupe([m.group(0).rstrip(_TRAIL) for m in _URL.finditer(text)])
+
+
+def _trim_command(cmd: str) -> str:
+    m = _CMD_END.search(cmd)
+    cmd = cmd[: m.start()] if m else cmd
+    return cmd.strip().rstrip(_TRAIL.replace(")", "").replace("]", "").replace("}", "")).strip()
+
+
+def extract_commands(text: str) -> list[str]:
+    """Shell commands kept verbatim: fenced blocks, `inline code` that starts with a tool, `$ prompt` lines."""
+    found: list[str] = []
+    for block in _FENCE.findall(text):
+        found += [ln.strip().lstrip("$# ").strip() for ln in block.splitlines() if ln.strip()]
+    rest = _FENCE.sub(" ", text)
+    for code in _TICK.findall(rest):
+        if _TOOL_CMD.match(code.strip()) or code.strip().startswith(("./", "$ ")):
+            found.append(code.strip().lstrip("$ ").strip())
+    rest = _TICK.sub(" ", rest)
+    found += [_trim_command(m) for m in _PROMPT_LINE.findall(rest)]
+    rest = _PROMPT_LINE.sub(" ", rest)
+    for m in _TOOL_CMD.finditer(rest):
+        arg = m.group(2)
+        if arg.startswith("-") or arg in _SUBCOMMANDS or re.search(r"[/.=~:]", arg):
+            found.append(_trim_command(m.group(1)))
+    return _dedupe([c for c in found if len(c.split()) >= 2 or c.startswith("./")])
+
+
+def extract_paths(text: str) -> list[str]:
+    """File paths kept verbatim (URLs, commands' flags and redaction marks are not paths)."""
+    clean = _REDACTED.sub(" ", _URL.sub(" ", text))
+    out = []
+    for m in _PATH.finditer(clean):
+        path = m.group(1).rstrip(".,;:")
+        if path.startswith("/") and path.count("/") < 2 and not path.endswith("/"):
+            continue  # "/users" is an API route more often than a file
+        if re.fullmatch(r"[\d/.\-]+", path):
+            continue  # dates and fractions like 11/27 or 1/2
+        out.append(path)
+    return _dedupe(out)
+
+
+def _people(text: str) -> list[str]:
+    found = [m.group(1) for m in _MENTION.finditer(text)]
+    for rx in (_PEOPLE_BEFORE, _PEOPLE_AFTER):
+        found += [m.group(1) for m in rx.finditer(text) if m.group(1).split()[0] not in NOT_NAMES]
+    for m in _ZH_PERSON.finditer(text):
+        name = m.group(1) or m.group(2)
+        if name and name[0] in ZH_SURNAMES:
+            found.append(name)
+    if _FIRST_PERSON.search(text):
+        found.append("User")
+    return _dedupe(found)[:8]
+
+
+def _lexicon_hits(low: str, words: tuple[str, ...]) -> int:
+    hits = 0
+    for w in words:
+        if _CJK.match(w):
+            hits += low.count(w)
+        else:
+            hits += len(re.findall(r"\b" + re.escape(w) + r"\b", low))
+    return hits
+
+
+def _topics(text: str, low: str) -> list[str]:
+    scored = []
+    for topic, words in TOPICS.items():
+        n = _lexicon_hits(low, words)
+        if n:
+            scored.append((-n, topic))
+    tags = [t.lower() for t in re.findall(r"(?<![\w&])#([A-Za-z][\w\-]{1,30})", text)]
+    return _dedupe(tags + [t for _, t in sorted(scored)])[:6]
+
+
+def _emotion(low: str) -> str:
+    best, best_n = "neutral", 0
+    for name, words in EMOTIONS.items():
+        n = _lexicon_hits(low, words)
+        if n > best_n:
+            best, best_n = name, n
+    return best
+
+
+def _outcome(low: str) -> str:
+    pos, neg = _lexicon_hits(low, OUTCOME_POS), _lexicon_hits(low, OUTCOME_NEG)
+    if pos > neg:
+        return "positive"
+    if neg > pos:
+        return "negative"
+    return "mixed" if pos else "neutral"
+
+
+_CLAUSE_END = r"(?:[,;!?()\n]|[.:](?=\s|$))"
+_VERBS_EN = re.compile(r"\b(?:" + "|".join(ACTION_EN) + r")\b(?:(?!" + _CLAUSE_END + r").)*", re.IGNORECASE)
+_VERBS_ZH = re.compile(r"(?:" + "|".join(ACTION_ZH) + r")[^，。；！？,;!?\n]*")
+
+
+def _actions(text: str) -> list[str]:
+    found: list[str] = []
+    text = _TICK.sub(lambda m: m.group(1), text)
+    for m in _VERBS_EN.finditer(text):
+        words = m.group(0).split()[:8]
+        while len(words) > 1 and words[-1].lower() in _STOP:
+            words.pop()
+        found.append(" ".join(words).rstrip(".:"))
+    for m in _VERBS_ZH.finditer(text):
+        found.append(m.group(0)[:24])
+    return _dedupe(found)[:6]
+
+
+def _fact(text: str) -> str:
+    """The text without filler, whitespace collapsed, cut at a word/char boundary near FACT_MAX_BYTES."""
+    fact = text
+    for filler in FILLERS:
+        fact = re.sub(filler, " ", fact, flags=re.IGNORECASE)
+    fact = " ".join(fact.split()).strip(" ,;:-")
+    if fact and fact[0].islower() and fact[0].isascii():
+        fact = fact[0].upper() + fact[1:]
+    return truncate_bytes(fact, FACT_MAX_BYTES, ellipsis="…")
+
+
+def truncate_bytes(text: str, limit: int, ellipsis: str = "") -> str:
+    """Cut `text` to at most `limit` UTF-8 bytes, never inside a character; prefer a word boundary."""
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    room = limit - len(ellipsis.encode("utf-8"))
+    out, used = [], 0
+    for ch in text:
+        size = len(ch.encode("utf-8"))
+        if used + size > room:
+            break
+        out.append(ch)
+        used += size
+    cut = "".join(out)
+    space = cut.rfind(" ")
+    if space >= len(cut) * 0.4 and not has_cjk(cut[space:]):
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + ellipsis
+
+
+def distill(text: str) -> dict[str, Any]:
+    """Rule-mode distillation (no LLM). Deterministic; urls/commands/paths are kept verbatim."""
+    text = text or ""
+    low = text.lower()
+    return {
+        "fact": _fact(text),
+        "emotion": _emotion(low),
+        "people": _people(text),
+        "topics": _topics(text, low),
+        "actions": _actions(text),
+        "outcome": _outcome(low),
+        "urls": extract_urls(text),
+        "commands": extract_commands(text),
+        "paths": extract_paths(text),
+    }
+
+
+_SUMMARY_DROP = re.compile(r"^(?:the user|user|i|we|they|he|she|it)\s+(?:has\s+|have\s+|had\s+)?", re.IGNORECASE)
+
+
+def core_summary(d: dict[str, Any] | str) -> str:
+    """A one-line summary of a distilled fact in at most 30 UTF-8 bytes (never cuts a character)."""
+    fact = d if isinstance(d, str) else str(d.get("fact") or "")
+    if not fact and isinstance(d, dict):
+        fact = ", ".join(d.get("topics") or []) or " ".join(d.get("actions") or [])
+    first = next((s for s in _SENT_SPLIT.split(fact) if s.strip()), fact).strip().lstrip("$#> ")
+    first = _URL.sub(lambda m: re.sub(r"^\w+://|^www\.", "", m.group(0)).split("/")[0], first)
+    if has_cjk(first):
+        first = re.sub(r"^(?:我们|我|用户)", "", first).strip("，。 ")
+        return truncate_bytes(first, CORE_MAX_BYTES)
+    first = _SUMMARY_DROP.sub("", first).strip(" .,;:")
+    clause = re.split(r"\s*[,;:(—]\s*|\s+-\s+", first)[0].strip()
+    for candidate in (first, clause):
+        if len(candidate.encode("utf-8")) <= CORE_MAX_BYTES:
+            return candidate[:1].upper() + candidate[1:]
+    words = [w for w in clause.split() if w.lower() not in _STOP] or clause.split()
+    summary = " ".join(words)
+    summary = summary[:1].upper() + summary[1:]
+    return truncate_bytes(summary, CORE_MAX_BYTES)

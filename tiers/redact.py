@@ -1,0 +1,139 @@
+"""Never-store class: replace secrets (keys, tokens, passwords, private keys) with [REDACTED:<kind>]."""
+from __future__ import annotations
+
+import re
+from typing import Callable, Match
+
+MARK = "[REDACTED:{}]"
+
+# Values that look like references or placeholders, not secrets (token=$TOKEN, password=<your-password>).
+_PLACEHOLDER = re.compile(r"^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\*+|x{3,}|\.{3,}|\[REDACTED[^\]]*\]?|\{\{.*\}\}|%\(?\w*\)?s?)$",
+                          re.IGNORECASE)
+# Words that often follow "password is"/"password:" in plain prose.
+_PROSE = frozenset("""
+wrong correct incorrect required optional invalid valid expired empty missing blank set unset stored saved
+changed reset weak strong same different long short secret hidden protected the a an not too very still
+here there below above needed ok okay fine lost forgotten encrypted hashed ignored
+""".split())
+
+_KEY_WORDS = (r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
+              r"|private[_-]?key|client[_-]?secret|secret[_-]?key|session[_-]?key|auth[_-]?token)")
+
+
+def _has_digit_or_symbol(value: str) -> bool:
+    return any(not c.isalpha() for c in value)
+
+
+Repl = Callable[[Match[str]], "tuple[str, str] | None"]
+
+
+def _sub_all(text: str, kind: str, pattern: re.Pattern[str], counts: dict[str, int],
+             repl: Repl | None = None) -> str:
+    """Replace every match; `repl` gives (kind, replacement), or None to keep a match (a near miss)."""
+
+    def one(m: Match[str]) -> str:
+        got = repl(m) if repl else (kind, MARK.format(kind))
+        if got is None:
+            return m.group(0)
+        counts[got[0]] = counts.get(got[0], 0) + 1
+        return got[1]
+
+    return pattern.sub(one, text)
+
+
+_PEM = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+                  re.DOTALL)
+_TOKENS: list[tuple[str, re.Pattern[str]]] = [
+    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}")),
+    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("slack_webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
+    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+]
+_AUTH_HEADER = re.compile(r"(?im)\b((?:proxy-)?authorization\s*:\s*)(?!\[REDACTED)([^\r\n'\"]+)")
+_BEARER = re.compile(r"(?i)\b(bearer\s+)(?!\[REDACTED)([A-Za-z0-9\-._~+/]{16,}=*)")
+_URL_PASSWORD = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:)(?!\[REDACTED)([^\s@/]+)(@)")
+_ASSIGN = re.compile(r"(?i)\b((?:[A-Za-z0-9]+[_-])*" + _KEY_WORDS + r")\b([\"']?\s*(?:=|:)\s*[\"']?)"
+                     r"(?!\[REDACTED)([^\s\"',;&]+)")
+_PROSE_IS = re.compile(r"(?i)\b((?:my|the|our|your|his|her|their)\s+(?:password|passphrase|pin|passcode)\s+is\s+)"
+                       r"([^\s,;]+?)(?=[\s,;.!?]|$)")
+_ZH_PASSWORD = re.compile(r"((?:密码|口令|密钥|令牌)\s*(?:是|为|:|：)\s*)([!-~]{4,})")
+
+
+def _assign(m: Match[str]) -> tuple[str, str] | None:
+    key, sep, value = m.group(1), m.group(2), m.group(3)
+    if _PLACEHOLDER.match(value) or len(value) < 3:
+        return None
+    if ":" in sep and "=" not in sep and not (_has_digit_or_symbol(value) or len(value) >= 8):
+        return None  # "password: reset it" is prose; "password: hunter2" is a secret
+    if value.lower() in _PROSE:
+        return None
+    kind = "password" if "pass" in key.lower() or key.lower().endswith("pwd") else "secret"
+    return kind, f"{key}{sep}{MARK.format(kind)}"
+
+
+def _prose_is(m: Match[str]) -> tuple[str, str] | None:
+    value = m.group(2)
+    if value.lower() in _PROSE or not _has_digit_or_symbol(value) or _PLACEHOLDER.match(value):
+        return None
+    return "password", m.group(1) + MARK.format("password")
+
+
+def _auth_header(m: Match[str]) -> tuple[str, str] | None:
+    value = m.group(2)
+    scheme = re.match(r"(?i)(?:basic|bearer|token|digest|negotiate|ntlm|apikey)\s+\S{6,}", value)
+    if not (scheme or any(c.isdigit() for c in value) or re.search(r"[^\s]{16,}", value)):
+        return None  # "Authorization: header required" is prose
+    return "authorization", m.group(1) + MARK.format("authorization")
+
+
+def _bearer(m: Match[str]) -> tuple[str, str] | None:
+    token = m.group(2)
+    if not (any(c.isdigit() for c in token) or len(token) >= 32):
+        return None  # "bearer authentication-scheme" is prose
+    return "bearer_token", m.group(1) + MARK.format("bearer_token")
+
+
+def redact(text: str) -> tuple[str, dict[str, int]]:
+    """Return `text` with secrets replaced by [REDACTED:<kind>], and the number replaced per kind."""
+    counts: dict[str, int] = {}
+    if not text:
+        return text, counts
+    out = _sub_all(text, "private_key", _PEM, counts)
+    out = _sub_all(out, "authorization", _AUTH_HEADER, counts, _auth_header)
+    for kind, pattern in _TOKENS:
+        out = _sub_all(out, kind, pattern, counts)
+    out = _sub_all(out, "bearer_token", _BEARER, counts, _bearer)
+    out = _sub_all(out, "url_password", _URL_PASSWORD, counts,
+                   lambda m: ("url_password", m.group(1) + MARK.format("url_password") + m.group(3)))
+    out = _sub_all(out, "secret", _ASSIGN, counts, _assign)
+    out = _sub_all(out, "password", _PROSE_IS, counts, _prose_is)
+    out = _sub_all(out, "password", _ZH_PASSWORD, counts, lambda m: ("password", m.group(1) + MARK.format("password")))
+    return out, counts
+
+
+def redact_obj(obj: object) -> tuple[object, dict[str, int]]:
+    """Redact every string inside a JSON-like value (dicts, lists); keys are kept as they are."""
+    counts: dict[str, int] = {}
+
+    def walk(value: object) -> object:
+        if isinstance(value, str):
+            clean, found = redact(value)
+            for kind, n in found.items():
+                counts[kind] = counts.get(kind, 0) + n
+            return clean
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(obj), {k: n for k, n in counts.items() if n}
+
+
+def contains_secret(text: str) -> bool:
+    return bool(redact(text)[1])
