@@ -1,0 +1,279 @@
+"""The daemon process: wires config → scheduler, watcher and socket server; `run_daemon` is the entry.
+
+Test hook (explicit, documented): when MEMORYD_CLOCK_FILE names a file holding a unix time,
+the scheduler's wall clock reads it on every call instead of time.time(), so tests drive
+"now" (catch-up after downtime, wake detection) by rewriting that file, not by sleeping.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from memoryd.tiers.atomic import atomic_write_json, read_json
+from memoryd.tiers.config import AGENT_ID_RE, Config, load_config, validate_agent_id
+from memoryd.tiers.errors import ConfigError, MemorydError, UsageError
+
+from .lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
+from .scheduler import MODES, Clock, Scheduler, ScheduleSettings
+from .server import SocketServer
+from .watcher import Watcher, WatchSettings
+
+log = logging.getLogger("memoryd.daemon")
+STOP_BUDGET = 4.5  # seconds: SIGTERM → exit well within systemd's and the promise's 5 s
+
+
+def file_clock(path: Path) -> Clock:
+    """A wall clock read from a file (tests); keeps the last good value if the file is mid-rewrite."""
+    last = [time.time()]
+
+    def now() -> float:
+        try:
+            last[0] = float(path.read_text().strip())
+        except (OSError, ValueError):
+            pass
+        return last[0]
+
+    return now
+
+
+def clock_from_env(env: dict[str, str] | None = None) -> Clock:
+    env = dict(os.environ) if env is None else env
+    path = env.get("MEMORYD_CLOCK_FILE")
+    return file_clock(Path(path)) if path else time.time
+
+
+class Daemon:
+    """Everything the daemon runs, with the per-agent serialization of writes."""
+
+    def __init__(self, config: Config, clock: Clock) -> None:
+        from .ops import dispatch  # the lead's operations; imports tiers/sync lazily itself
+
+        self.config, self.clock, self.dispatch = config, clock, dispatch
+        self.started_wall, self.started_mono = time.time(), time.monotonic()
+        self.last_error: str | None = None
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        self._state_path = config.home / "daemon-state.json"
+        self._state_guard = threading.Lock()
+        self.state = read_json(self._state_path, lambda: {"last_ok": {}, "watch_mark": 0.0})
+        self.scheduler = Scheduler(ScheduleSettings.from_section(config.section("schedule")),
+                                   self.run_mode, self.last_ok, self.run_sync, clock=clock)
+        self.watcher = Watcher(WatchSettings.from_config(config), self.ingest_daily, self.ingest_transcript)
+        self.server = SocketServer(config.socket_path, self.handle)
+
+    # -- agents and their locks ----------------------------------------------------
+    def agents(self) -> list[str]:
+        root = self.config.agents_dir()
+        if not root.is_dir():
+            return []
+        return sorted(p.name for p in root.iterdir() if p.is_dir() and AGENT_ID_RE.match(p.name))
+
+    @contextmanager
+    def agent_lock(self, agent_id: str) -> Iterator[None]:
+        validate_agent_id(agent_id)
+        with self._locks_guard:
+            lock = self._locks.setdefault(agent_id, threading.Lock())
+        with lock:
+            yield
+
+    def call(self, op: str, params: dict[str, Any]) -> Any:
+        """Run one operation; the ones naming an agent run one at a time per agent."""
+        agent = params.get("agent_id")
+        if agent is None or op == "status":
+            return self.dispatch(self.config, op, params)
+        if not isinstance(agent, str):
+            raise UsageError("agent_id must be a string")
+        with self.agent_lock(agent):
+            return self.dispatch(self.config, op, params)
+
+    # -- socket requests -------------------------------------------------------------
+    def handle(self, op: str, params: dict[str, Any]) -> Any:
+        if op == "ping":
+            return {"pong": True, "pid": os.getpid()}
+        if op == "daemon":
+            return self.info()
+        if op == "status":
+            result = self.call("status", params)
+            if isinstance(result, dict):
+                result = {**result, "daemon": self.info()}
+            return result
+        if op == "sync":
+            result = self.call("sync", {**params, "force": bool(params.get("force", True))})
+            self.scheduler.kick_sync()  # anything still queued gets its own retry schedule
+            return result
+        log.debug("request %s", op)  # op name only: params may hold memories
+        return self.call(op, params)
+
+    def info(self) -> dict[str, Any]:
+        return {"pid": os.getpid(), "started_at": self.started_wall,
+                "uptime": round(time.monotonic() - self.started_mono, 3),
+                "socket": str(self.config.socket_path), "now": self.clock(),
+                "jobs": self.scheduler.info(), "watcher": self.watcher.info(),
+                "agents": self.agents(), "last_error": self.last_error}
+
+    # -- scheduled work ----------------------------------------------------------------
+    def run_mode(self, mode: str, reason: str, agents: list[str] | None) -> bool:
+        ok = True
+        for agent in agents if agents is not None else self.agents():
+            if self.scheduler.stopping:
+                return ok
+            try:
+                self.call("consolidate", {"agent_id": agent, "mode": mode})
+                self._record_ok(agent, mode)
+            except Exception as exc:
+                ok = False
+                self._failed(f"consolidate {mode} for {agent}", exc)
+        return ok
+
+    def last_ok(self, mode: str) -> dict[str, float | None]:
+        """Per agent: the newer of tiers' metrics.json `runs.<mode>.last_ok_end` and our own record."""
+        out: dict[str, float | None] = {}
+        for agent in self.agents():
+            metrics = _read_plain(self.config.agent_dir(agent) / "metrics.json")
+            theirs = ((metrics.get("runs") or {}).get(mode) or {}).get("last_ok_end")
+            ours = self.state.get("last_ok", {}).get(agent, {}).get(mode)
+            values = [float(v) for v in (theirs, ours) if isinstance(v, (int, float))]
+            out[agent] = max(values) if values else None
+        return out
+
+    def run_sync(self) -> int:
+        pending, first_error = 0, None
+        for agent in self.agents():
+            try:
+                result = self.call("sync", {"agent_id": agent, "drain": True})
+                pending += _pending_count(result)
+            except Exception as exc:
+                first_error = first_error or exc
+                self._failed(f"outbox drain for {agent}", exc, quiet=True)
+        if first_error is not None:
+            raise first_error
+        return pending
+
+    def _record_ok(self, agent: str, mode: str) -> None:
+        with self._state_guard:
+            self.state.setdefault("last_ok", {}).setdefault(agent, {})[mode] = self.clock()
+            atomic_write_json(self._state_path, self.state)
+
+    def _failed(self, what: str, exc: BaseException, quiet: bool = False) -> None:
+        msg = exc.message if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
+        self.last_error = f"{what}: {msg}"
+        if not quiet:
+            log.error("%s failed: %s", what, msg, exc_info=None if isinstance(exc, MemorydError) else exc)
+
+    # -- watched files -------------------------------------------------------------------
+    def ingest_daily(self, agent: str, date: str) -> None:
+        self.call("ingest_daily", {"agent_id": agent, "date": date})
+        log.info("ingested daily note %s for agent %s", date, agent)
+
+    def ingest_transcript(self, agent: str, path: str) -> None:
+        result = self.call("ingest_transcript", {"agent_id": agent, "path": path})
+        log.info("distilled transcript %s for agent %s", Path(path).name, agent)
+        if _pending_count(result):
+            self.scheduler.kick_sync()
+
+    def catch_up_files(self) -> None:
+        """Notes and transcripts changed since the previous start (ingestion is idempotent)."""
+        mark = float(self.state.get("watch_mark") or 0.0)
+        with self._state_guard:
+            self.state["watch_mark"] = time.time()
+            atomic_write_json(self._state_path, self.state)
+        notes, queued = self.watcher.scan_since(mark)
+        for agent, date in notes:
+            self.watcher.call(self.ingest_daily, agent, date)
+        if notes or queued:
+            log.info("caught up %d daily note(s), %d transcript(s) waiting to go quiet", len(notes), queued)
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        self.server.start()
+        self.watcher.start()
+        threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
+        self.scheduler.start()
+
+    def reload(self) -> None:
+        try:
+            config = load_config()
+            schedule = ScheduleSettings.from_section(config.section("schedule"))
+            watch = WatchSettings.from_config(config)
+        except MemorydError as exc:
+            log.error("reload refused, keeping the old config: %s", exc.message)
+            return
+        self.config = config
+        self.scheduler.reload(schedule)
+        self.watcher.reload(watch)
+        level = config.section("daemon").get("log_level")
+        if isinstance(level, str):
+            logging.getLogger().setLevel(level.upper())
+        log.info("configuration reloaded")
+
+    def stop(self) -> None:
+        deadline = time.monotonic() + STOP_BUDGET
+        self.server.stop(timeout=2.5)  # operations in progress finish first
+        self.watcher.stop(timeout=0.5)
+        self.scheduler.stop(timeout=max(0.1, deadline - time.monotonic() - 0.5))
+        for lock in list(self._locks.values()):  # let a write in progress land (atomic anyway)
+            if lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                lock.release()
+
+
+def _read_plain(path: Path) -> dict[str, Any]:
+    """Read someone else's JSON without quarantining it (that is the owner's call)."""
+    import json
+
+    try:
+        obj = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def _pending_count(result: Any) -> int:
+    if isinstance(result, dict):
+        for key in ("pending", "outbox", "outbox_pending"):
+            value = result.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+    return 0
+
+
+def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None = None) -> int:
+    """Run in the foreground until SIGTERM/SIGINT; returns the exit code (0 on a clean stop)."""
+    level = log_level or config.section("daemon").get("log_level") or "INFO"
+    if not isinstance(level, str) or level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise ConfigError("config.toml [daemon] log_level must be DEBUG, INFO, WARNING or ERROR")
+    setup_logging(level)
+    instance = InstanceLock(config.home)
+    instance.acquire()  # raises AlreadyRunning("already running (pid N)")
+    signals = Signals()
+    signals.install()
+    try:
+        daemon = Daemon(config, clock or clock_from_env())
+        daemon.start()
+        log.info("memoryd daemon started (pid %d, socket %s)", os.getpid(), config.socket_path)
+        sd_notify(f"READY=1\nMAINPID={os.getpid()}\nSTATUS=serving {len(daemon.agents())} agent(s)")
+        _main_loop(daemon, signals)
+        sd_notify("STOPPING=1")
+        log.info("stopping")
+        daemon.stop()
+        log.info("stopped")
+        return 0
+    finally:
+        signals.restore()
+        instance.release()
+
+
+def _main_loop(daemon: Daemon, signals: Signals) -> None:
+    interval = watchdog_interval()
+    while not signals.stop.is_set():
+        signals.wake.wait(interval)
+        signals.wake.clear()
+        if interval is not None:
+            sd_notify("WATCHDOG=1")
+        if signals.reload and not signals.stop.is_set():
+            signals.reload = False
+            daemon.reload()

@@ -1,0 +1,176 @@
+"""The daemon's local API: one JSON object per line over a 0600 Unix socket."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import selectors
+import socket
+import stat
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from memoryd.tiers.errors import IPCError, MemorydError, UsageError
+
+log = logging.getLogger("memoryd.daemon")
+
+Handler = Callable[[str, dict], Any]
+_MAX_REQUEST = 16 * 1024 * 1024
+_SUN_PATH_MAX = 107  # sockaddr_un.sun_path minus the NUL
+
+
+def error_payload(exc: BaseException) -> dict[str, Any]:
+    """What a failed operation looks like on the wire (never a traceback, never secrets)."""
+    if isinstance(exc, MemorydError):
+        return {"message": exc.message, "exit_code": exc.exit_code,
+                "transient": exc.transient, "title": exc.title}
+    return {"message": f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}",
+            "exit_code": 1, "transient": False, "title": "error"}
+
+
+def parse_request(line: bytes) -> tuple[str, dict]:
+    try:
+        req = json.loads(line.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        raise UsageError("request is not a JSON object") from None
+    if not isinstance(req, dict) or not isinstance(req.get("op"), str):
+        raise UsageError("request needs a string 'op'")
+    params = req.get("params", {})
+    if not isinstance(params, dict):
+        raise UsageError("'params' must be an object")
+    return req["op"], params
+
+
+class SocketServer:
+    """Owns the listening socket: bind 0600 in a private dir, accept in a thread, clean up.
+
+    The accept loop sleeps in select() on the socket and a wake pipe: no polling.
+    """
+
+    def __init__(self, path: Path, handler: Handler) -> None:
+        self.path = path
+        self.handler = handler
+        self._sock: socket.socket | None = None
+        self._wake_r, self._wake_w = os.pipe()
+        self._thread: threading.Thread | None = None
+        self._busy = 0
+        self._idle = threading.Condition()
+
+    def start(self) -> None:
+        path = self.path
+        if len(os.fsencode(str(path))) > _SUN_PATH_MAX:
+            raise IPCError(f"socket path too long for a Unix socket: {path}; set MEMORYD_SOCKET to a shorter path")
+        if not path.parent.exists():
+            path.parent.mkdir(mode=0o700, parents=True)
+        _remove_stale(path)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        old_umask = os.umask(0o177)  # born 0600: no window in which others could connect
+        try:
+            sock.bind(str(path))
+        except OSError as exc:
+            sock.close()
+            raise IPCError(f"cannot listen on {path}: {exc.strerror or exc}") from None
+        finally:
+            os.umask(old_umask)
+        os.chmod(path, 0o600)
+        sock.listen(64)
+        self._sock = sock
+        self._thread = threading.Thread(target=self._accept_loop, name="memoryd-socket", daemon=True)
+        self._thread.start()
+
+    def _accept_loop(self) -> None:
+        assert self._sock is not None
+        with selectors.DefaultSelector() as sel:
+            sel.register(self._sock, selectors.EVENT_READ)
+            sel.register(self._wake_r, selectors.EVENT_READ)
+            while True:
+                for key, _ in sel.select():
+                    if key.fileobj == self._wake_r:
+                        return
+                    try:
+                        conn, _ = self._sock.accept()
+                    except OSError:
+                        continue
+                    threading.Thread(target=self._serve_conn, args=(conn,), name="memoryd-conn",
+                                     daemon=True).start()
+
+    def _serve_conn(self, conn: socket.socket) -> None:
+        # several requests may share one connection; each line is answered in order
+        with conn, conn.makefile("rb") as rfile:
+            while True:
+                try:
+                    line = rfile.readline(_MAX_REQUEST + 1)
+                except OSError:
+                    return
+                if not line:
+                    return
+                if len(line) > _MAX_REQUEST:
+                    self._reply(conn, {"ok": False, "error": error_payload(UsageError("request too large"))})
+                    return
+                if line.strip() and not self._reply(conn, self._answer(line)):
+                    return
+
+    def _answer(self, line: bytes) -> dict:
+        with self._idle:
+            self._busy += 1
+        try:
+            op, params = parse_request(line)
+            return {"ok": True, "result": self.handler(op, params)}
+        except Exception as exc:  # every failure becomes an answer; the server lives on
+            if not isinstance(exc, MemorydError):
+                log.error("operation failed unexpectedly", exc_info=exc)
+            return {"ok": False, "error": error_payload(exc)}
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    @staticmethod
+    def _reply(conn: socket.socket, obj: dict) -> bool:
+        data = json.dumps(obj, ensure_ascii=False, default=str).encode("utf-8") + b"\n"
+        try:
+            conn.sendall(data)
+            return True
+        except OSError:
+            return False  # the client went away
+
+    def stop(self, timeout: float = 3.0) -> None:
+        """Stop accepting, let operations in progress finish (up to `timeout`), remove the socket."""
+        os.write(self._wake_w, b"x")
+        if self._thread is not None:
+            self._thread.join(timeout)
+        with self._idle:
+            self._idle.wait_for(lambda: self._busy == 0, timeout=timeout)
+        if self._sock is not None:
+            self._sock.close()
+        try:
+            if stat.S_ISSOCK(os.lstat(self.path).st_mode):
+                os.unlink(self.path)
+        except OSError:
+            pass
+        for fd in (self._wake_r, self._wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _remove_stale(path: Path) -> None:
+    """A socket left by a killed daemon (we hold the instance lock, so it is not live)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise IPCError(f"{path} exists and is not a socket; refusing to replace it")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        os.unlink(path)  # nobody listening: stale
+        return
+    finally:
+        probe.close()
+    raise IPCError(f"another process is listening on {path}")
