@@ -80,17 +80,16 @@ class ScheduleSettings:
         return get_localzone()
 
 
-def next_fire(trigger: Any, tz: tzinfo, now: float, previous: float | None = None) -> float:
-    """Next fire time (unix) of `trigger` at or after `now` (strictly after `previous`)."""
-    prev_dt = datetime.fromtimestamp(previous, tz) if previous is not None else None
-    nxt = trigger.get_next_fire_time(prev_dt, datetime.fromtimestamp(now, tz))
+def next_fire(trigger: Any, tz: tzinfo, at: float) -> float:
+    """First fire time (unix) of `trigger` at or after `at` (never one in the past: no pile-up)."""
+    nxt = trigger.get_next_fire_time(None, datetime.fromtimestamp(at, tz))
     return nxt.timestamp() if nxt is not None else float("inf")
 
 
 def period_of(trigger: Any, tz: tzinfo, now: float) -> float:
     """A schedule's period: the gap between its next two fire times (1 h, 1 day, ~1 month)."""
     first = next_fire(trigger, tz, now)
-    return next_fire(trigger, tz, first, previous=first) - first
+    return next_fire(trigger, tz, first + 1) - first
 
 
 def stale_agents(last_ok: Mapping[str, float | None], period: float, now: float) -> list[str]:
@@ -210,7 +209,7 @@ class Scheduler:
             job, trig = self.jobs[mode], self._triggers[mode]
             if job.next_run is not None and job.next_run <= now:
                 self._run(mode, "schedule", None)
-                job.next_run = next_fire(trig, self._tz, self.clock(), previous=job.next_run)
+                job.next_run = next_fire(trig, self._tz, max(self.clock(), job.next_run + 1))
             elif catch_up:
                 agents = stale_agents(self._last_ok(mode), period_of(trig, self._tz, now), now)
                 if agents:

@@ -1,0 +1,335 @@
+"""Daemon parts on their own: schedule maths, scheduler loop, quiet timer, socket server/client, lifecycle."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from memoryd.daemon import client, lifecycle, scheduler, server, watcher
+from memoryd.tiers.config import load_config
+from memoryd.tiers.errors import ConfigError, IPCError, MemorydError, StoreError, UsageError
+
+UTC = scheduler.ScheduleSettings(timezone="UTC")
+
+
+def _ts(s: str) -> float:
+    return datetime.fromisoformat(s).replace(tzinfo=timezone.utc).timestamp()
+
+
+def wait_for(pred, timeout: float = 5.0, step: float = 0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = pred()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError("condition not reached in time")
+
+
+# -- schedule maths ------------------------------------------------------------------------
+def test_next_fire_daily_monthly_quick():
+    trig = UTC.triggers()
+    tz = UTC.tz()
+    now = _ts("2026-03-10T02:59:59")
+    assert scheduler.next_fire(trig["daily"], tz, now) == _ts("2026-03-10T03:00:00")
+    assert scheduler.next_fire(trig["quick"], tz, now) == _ts("2026-03-10T03:00:00")
+    assert scheduler.next_fire(trig["monthly"], tz, now) == _ts("2026-04-01T04:00:00")
+    fired = _ts("2026-03-10T03:00:00")
+    assert scheduler.next_fire(trig["daily"], tz, fired) == fired
+    assert scheduler.next_fire(trig["daily"], tz, fired + 1) == _ts("2026-03-11T03:00:00")
+
+
+def test_periods_and_stale_agents():
+    trig, tz, now = UTC.triggers(), UTC.tz(), _ts("2026-03-10T12:00:00")
+    assert scheduler.period_of(trig["quick"], tz, now) == 3600
+    assert scheduler.period_of(trig["daily"], tz, now) == 86400
+    assert 28 * 86400 <= scheduler.period_of(trig["monthly"], tz, now) <= 31 * 86400
+    last = {"a": now - 86400, "b": now - 100, "c": None}
+    assert scheduler.stale_agents(last, 86400, now) == ["a", "c"]
+
+
+def test_sync_backoff_grows_then_caps():
+    s = scheduler.ScheduleSettings(sync_backoff_seconds=10, sync_backoff_max_seconds=60, sync_idle_seconds=500)
+    assert [scheduler.sync_delay(s, n) for n in range(6)] == [500, 10, 20, 40, 60, 60]
+
+
+def test_schedule_settings_validation():
+    s = scheduler.ScheduleSettings.from_section({"daily": "30 2 * * *", "heartbeat_seconds": 5})
+    assert s.cron["daily"] == "30 2 * * *" and s.heartbeat_seconds == 5.0
+    for bad in ({"daily": "not cron"}, {"quick": 5}, {"heartbeat_seconds": -1},
+                {"heartbeat_seconds": True}, {"timezone": "Mars/Olympus"}):
+        with pytest.raises(ConfigError):
+            scheduler.ScheduleSettings.from_section(bad)
+
+
+# -- the scheduler loop, time driven by the test --------------------------------------------------
+class _Clocks:
+    """Wall and monotonic time set by the test (the scheduler's injectable clocks)."""
+
+    def __init__(self, wall: float) -> None:
+        self.wall, self.mono = wall, 1000.0
+
+    def advance(self, seconds: float, jump: bool = False) -> None:
+        self.wall += seconds
+        if not jump:
+            self.mono += seconds
+
+
+def _scheduler(clocks: _Clocks, last_ok: dict, runs: list, pending: list[int] | None = None):
+    settings = scheduler.ScheduleSettings(timezone="UTC", heartbeat_seconds=0.02, wake_jump_seconds=120,
+                                          sync_idle_seconds=600, sync_backoff_seconds=30)
+
+    def run_mode(mode, reason, agents):
+        runs.append((mode, reason, agents))
+        for a in agents or list(last_ok):
+            last_ok[a][mode] = clocks.wall
+        return True
+
+    def run_sync():
+        runs.append(("sync", None, None))
+        return pending.pop(0) if pending else 0
+
+    sch = scheduler.Scheduler(settings, run_mode, lambda m: {a: v.get(m) for a, v in last_ok.items()},
+                              run_sync, clock=lambda: clocks.wall, monotonic=lambda: clocks.mono)
+    return sch
+
+
+def test_catch_up_on_start_runs_each_overdue_mode_once():
+    clocks = _Clocks(_ts("2026-03-10T12:00:30"))
+    last_ok = {"a": {"quick": clocks.wall - 7200, "daily": clocks.wall - 3600,
+                     "monthly": clocks.wall - 40 * 86400},
+               "b": {"quick": clocks.wall - 60, "daily": None, "monthly": clocks.wall - 86400}}
+    runs: list = []
+    sch = _scheduler(clocks, last_ok, runs)
+    sch.start()
+    try:
+        wait_for(lambda: sch.jobs["sync"].runs >= 1 and sch.jobs["monthly"].runs >= 1)
+        time.sleep(0.1)  # several more heartbeats: nothing may run twice
+    finally:
+        sch.stop()
+    modes = [r for r in runs if r[0] != "sync"]
+    assert modes == [("quick", "catch-up", ["a"]), ("daily", "catch-up", ["b"]), ("monthly", "catch-up", ["a"])]
+    assert sch.jobs["quick"].last_reason == "catch-up"
+
+
+def test_scheduled_fire_then_wake_jump_coalesces():
+    clocks = _Clocks(_ts("2026-03-10T02:59:59"))
+    fresh = clocks.wall - 10
+    last_ok = {"a": {"quick": fresh, "daily": fresh, "monthly": fresh}}
+    runs: list = []
+    sch = _scheduler(clocks, last_ok, runs)
+    sch.start()
+    try:
+        wait_for(lambda: sch.jobs["sync"].runs >= 1)
+        assert [r for r in runs if r[0] != "sync"] == []  # nothing overdue at start
+        clocks.advance(2)  # 03:00:01, no jump: quick and daily fire on schedule
+        wait_for(lambda: sch.jobs["daily"].runs == 1)
+        assert sch.jobs["daily"].next_run == _ts("2026-03-11T03:00:00")
+        runs.clear()
+        clocks.advance(3 * 86400, jump=True)  # the laptop slept three days
+        wait_for(lambda: sch.jobs["daily"].runs == 2)
+        time.sleep(0.1)
+    finally:
+        sch.stop()
+    modes = [r[0] for r in runs if r[0] != "sync"]
+    assert modes.count("daily") == 1 and modes.count("quick") == 1  # once each, no pile-up
+    assert "monthly" not in modes
+
+
+def test_sync_drain_backs_off_while_pending():
+    clocks = _Clocks(_ts("2026-03-10T12:00:30"))
+    last_ok = {"a": {m: clocks.wall for m in scheduler.MODES}}
+    runs: list = []
+    sch = _scheduler(clocks, last_ok, runs, pending=[3, 3])
+    sch.start()
+    try:
+        wait_for(lambda: sch.jobs["sync"].runs == 1)
+        assert sch.jobs["sync"].next_run == pytest.approx(clocks.wall + 30)
+        clocks.advance(31)
+        wait_for(lambda: sch.jobs["sync"].runs == 2)
+        assert sch.jobs["sync"].next_run == pytest.approx(clocks.wall + 60)  # doubled
+        clocks.advance(61)
+        wait_for(lambda: sch.jobs["sync"].runs == 3)
+        assert sch.jobs["sync"].next_run == pytest.approx(clocks.wall + 600)  # drained: idle interval
+    finally:
+        sch.stop()
+
+
+# -- watcher pieces ----------------------------------------------------------------------
+def test_classify_paths(config, tmp_path):
+    s = watcher.WatchSettings.from_config(config, env={"MEMORYD_SESSIONS_DIR": str(tmp_path / "agents")})
+    notes = config.workspace / "memory"
+    assert watcher.classify(notes / "2026-03-10.md", s) == ("daily", "default", "2026-03-10")
+    assert watcher.classify(notes / "notes.md", s) is None
+    t = tmp_path / "agents" / "bot-1" / "sessions" / "abc.jsonl"
+    assert watcher.classify(t, s) == ("transcript", "bot-1", str(t))
+    assert watcher.classify(tmp_path / "agents" / "bot-1" / "x.jsonl", s) is None
+    assert watcher.classify(tmp_path / "agents" / ".." / "sessions" / "a.jsonl", s) is None
+
+
+def test_watch_settings_from_config_toml(home, config):
+    (home).mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[watch]\nsessions_dir = "/x/agents"\nquiet_seconds = 7\nnotes_agent = "bot"\n')
+    s = watcher.WatchSettings.from_config(load_config(dict(os.environ)), env={})
+    assert (s.sessions_dir, s.quiet_seconds, s.notes_agent) == (Path("/x/agents"), 7.0, "bot")
+    (home / "config.toml").write_text('[watch]\nquiet_seconds = 0\n')
+    with pytest.raises(ConfigError):
+        watcher.WatchSettings.from_config(load_config(dict(os.environ)), env={})
+
+
+def test_quiet_timer_fires_once_after_quiet():
+    fired: list[tuple[str, float]] = []
+    t0 = time.monotonic()
+    timer = watcher.QuietTimer(0.3, lambda key: fired.append((key, time.monotonic() - t0)))
+    timer.start()
+    try:
+        timer.touch("a")
+        time.sleep(0.2)
+        timer.touch("a")  # still talking: the deadline moves
+        timer.touch("b", delay=0.05)
+        wait_for(lambda: len(fired) == 2, timeout=3)
+        time.sleep(0.3)
+    finally:
+        timer.stop()
+    assert [k for k, _ in fired] == ["b", "a"]
+    assert fired[1][1] >= 0.45  # 0.2 + 0.3
+    assert timer.pending() == 0
+
+
+# -- socket server and client -----------------------------------------------------------------
+@pytest.fixture
+def sock_path():
+    d = Path(tempfile.mkdtemp(prefix="mdu-", dir="/tmp"))
+    yield d / "s.sock"
+    for p in d.iterdir():
+        p.unlink()
+    d.rmdir()
+
+
+def _handler(op, params):
+    if op == "echo":
+        return params
+    if op == "usage":
+        raise UsageError("bad thing\nsecond line")
+    if op == "store":
+        raise StoreError("disk gone", transient=True)
+    raise RuntimeError("boom")
+
+
+def test_server_roundtrip_errors_and_cleanup(sock_path, home):
+    srv = server.SocketServer(sock_path, _handler)
+    srv.start()
+    cfg = load_config({"MEMORYD_HOME": str(home), "MEMORYD_SOCKET": str(sock_path)})
+    try:
+        assert (sock_path.stat().st_mode & 0o777) == 0o600
+        assert client.try_daemon(cfg, "echo", {"x": "日本"}) == {"x": "日本"}
+        with pytest.raises(UsageError) as err:
+            client.try_daemon(cfg, "usage", {})
+        assert err.value.exit_code == 2 and err.value.message == "bad thing second line"
+        with pytest.raises(StoreError) as err2:
+            client.try_daemon(cfg, "store", {})
+        assert err2.value.transient and err2.value.exit_code == 1
+        with pytest.raises(MemorydError, match="internal error: RuntimeError: boom"):
+            client.try_daemon(cfg, "other", {})
+        # raw protocol: several lines on one connection, bad JSON answered with exit 2
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(str(sock_path))
+            s.sendall(b'{"op":"echo","params":{"n":1}}\nnot json\n{"op":"echo"}\n')
+            s.shutdown(socket.SHUT_WR)  # the server answers all three, then sees EOF
+            lines = s.makefile("rb").read().split(b"\n")
+        replies = [json.loads(x) for x in lines if x]
+        assert replies[0] == {"ok": True, "result": {"n": 1}}
+        assert replies[1]["ok"] is False and replies[1]["error"]["exit_code"] == 2
+        assert replies[2] == {"ok": True, "result": {}}
+    finally:
+        srv.stop()
+    assert not sock_path.exists()
+    assert client.try_daemon(cfg, "echo", {}) is None  # nobody listening → in-process
+
+
+def test_client_none_for_stale_socket_and_ipcerror_for_broken_exchange(sock_path, home):
+    cfg = load_config({"MEMORYD_HOME": str(home), "MEMORYD_SOCKET": str(sock_path)})
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(str(sock_path))
+    stale.close()  # a socket file left by a killed daemon
+    assert client.try_daemon(cfg, "ping") is None
+    sock_path.unlink()
+    # a listener that hangs up without answering
+    lst = socket.socket(socket.AF_UNIX)
+    lst.bind(str(sock_path))
+    lst.listen(1)
+    t = threading.Thread(target=lambda: lst.accept()[0].close())
+    t.start()
+    with pytest.raises(IPCError):
+        client.try_daemon(cfg, "ping", timeout=2)
+    t.join()
+    # a listener that never answers → timeout
+    with pytest.raises(IPCError, match="did not answer"):
+        client.try_daemon(cfg, "ping", timeout=0.3)
+    lst.close()
+
+
+def test_server_refuses_non_socket_and_long_paths(sock_path, home):
+    sock_path.write_text("not a socket")
+    with pytest.raises(IPCError, match="not a socket"):
+        server.SocketServer(sock_path, _handler).start()
+    sock_path.unlink()
+    with pytest.raises(IPCError, match="too long"):
+        server.SocketServer(sock_path.parent / ("x" * 120 + ".sock"), _handler).start()
+
+
+# -- lifecycle ------------------------------------------------------------------------
+def test_instance_lock_refuses_second_and_cleans_pid(tmp_path):
+    first = lifecycle.InstanceLock(tmp_path)
+    first.acquire()
+    assert lifecycle.read_pid(tmp_path) == os.getpid()
+    with pytest.raises(lifecycle.AlreadyRunning, match=f"already running \\(pid {os.getpid()}\\)"):
+        lifecycle.InstanceLock(tmp_path).acquire()
+    first.release()
+    assert lifecycle.read_pid(tmp_path) is None
+    again = lifecycle.InstanceLock(tmp_path)
+    again.acquire()
+    again.release()
+
+
+@pytest.mark.parametrize("abstract", [False, True])
+def test_sd_notify_reaches_notify_socket(tmp_path, monkeypatch, abstract):
+    recv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    if abstract:
+        name = f"memoryd-test-{os.getpid()}-{time.monotonic_ns()}"
+        recv.bind("\0" + name)
+        monkeypatch.setenv("NOTIFY_SOCKET", "@" + name)
+    else:
+        recv.bind(str(tmp_path / "n.sock"))
+        monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "n.sock"))
+    recv.settimeout(2)
+    with recv:
+        assert lifecycle.sd_notify("READY=1")
+        assert recv.recv(100) == b"READY=1"
+    monkeypatch.delenv("NOTIFY_SOCKET")
+    assert lifecycle.sd_notify("READY=1") is False
+
+
+def test_watchdog_interval(monkeypatch):
+    monkeypatch.delenv("WATCHDOG_USEC", raising=False)
+    assert lifecycle.watchdog_interval() is None
+    monkeypatch.setenv("WATCHDOG_USEC", "120000000")
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    assert lifecycle.watchdog_interval() == 60.0
+    monkeypatch.setenv("WATCHDOG_PID", "1")  # meant for another process
+    assert lifecycle.watchdog_interval() is None
+
+
+def test_log_lines_are_one_line_and_journald_prefixed():
+    rec = logging.LogRecord("memoryd.daemon", logging.WARNING, __file__, 1, "two\nlines", None, None)
+    assert lifecycle._JournalFormatter(journald=True).format(rec) == "<4>two lines"
+    plain = lifecycle._JournalFormatter(journald=False).format(rec)
+    assert plain.endswith("WARNING two lines") and "\n" not in plain
