@@ -1,0 +1,226 @@
+"""Daily notes: timed sections and `## Retain` lines become typed, sourced facts; re-ingest is a no-op."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memoryd.tiers.dailynotes import LEDGER, NoteFact, ingest, note_files, parse_note
+from memoryd.tiers.errors import UsageError
+
+EN_NOTE = """# 2026-02-18
+
+## 10:30 AM - API discussion
+Discussed REST vs GraphQL. Decision: use REST to keep it simple.
+Key endpoints: /users, /auth, /projects.
+
+## 2:15 PM - Deploy
+Deployed v2.3.0 to https://prod.example.com with `make deploy`. No issues reported.
+
+## 5:00 PM - Call with Bob about pricing
+
+## Retain
+- W @Peter: Currently in Marrakech (Nov 27–Dec 1, 2025) for Andy's birthday.
+- B @warelay: I fixed the Baileys WS crash by wrapping connection.update handlers in try/catch.
+- O(c=0.95) @Peter: Prefers concise replies (<1500 chars) on WhatsApp; long content goes into files.
+- S The week was mostly about deployment.
+"""
+
+ZH_NOTE = """# 2026-02-19
+
+## 上午 10:30 - API 讨论
+讨论了 REST vs GraphQL。决策：使用 REST 保持简单。
+关键端点：/users, /auth, /projects。
+
+## 下午 4:00 - 用户偏好
+用户提到更喜欢 TypeScript 而非 JavaScript。
+
+## Retain
+- O(c=0.8) @用户: 更喜欢 TypeScript。
+- W @王伟: 负责部署，文档在 https://docs.example.cn/deploy。
+"""
+
+
+def facts_by_line(text: str, date: str = "2026-02-18") -> dict[int, NoteFact]:
+    facts, _ = parse_note(text, date)
+    return {f.line: f for f in facts}
+
+
+def test_timed_sections_become_facts_with_time() -> None:
+    facts = facts_by_line(EN_NOTE)
+    api = facts[4]
+    assert api.text == ("API discussion: Discussed REST vs GraphQL. Decision: use REST to keep it simple. "
+                        "Key endpoints: /users, /auth, /projects.")
+    assert (api.time, api.kind, api.category) == ("10:30", "fact", "daily/2026")
+    assert api.source == "memory/2026-02-18.md#L4"
+    assert facts[8].time == "14:15" and "https://prod.example.com" in facts[8].text
+    assert facts[10].text == "Call with Bob about pricing" and facts[10].time == "17:00"
+
+
+def test_retain_lines_are_typed_with_entities_and_sources() -> None:
+    facts = facts_by_line(EN_NOTE)
+    w, b, o, s = facts[13], facts[14], facts[15], facts[16]
+    assert (w.kind, w.entities, w.category) == ("world", ["Peter"], "bank/world")
+    assert w.text.startswith("@Peter: Currently in Marrakech") and w.time is None
+    assert (b.kind, b.entities) == ("experience", ["warelay"])
+    assert (o.kind, o.confidence, o.entities) == ("opinion", 0.95, ["Peter"])
+    assert (s.kind, s.entities, s.text) == ("observation", [], "The week was mostly about deployment.")
+    assert o.source == "memory/2026-02-18.md#L15"
+    assert o.metadata() == {"source": "memory/2026-02-18.md#L15", "kind": "opinion", "entities": ["Peter"],
+                            "date": "2026-02-18", "confidence": 0.95}
+
+
+def test_chinese_note() -> None:
+    facts, warnings = parse_note(ZH_NOTE, "2026-02-19")
+    assert warnings == []
+    by_line = {f.line: f for f in facts}
+    assert by_line[4].time == "10:30" and by_line[4].text.startswith("API 讨论: 讨论了 REST vs GraphQL。")
+    assert by_line[8].time == "16:00"
+    assert (by_line[11].kind, by_line[11].entities, by_line[11].confidence) == ("opinion", ["用户"], 0.8)
+    assert by_line[12].entities == ["王伟"] and "https://docs.example.cn/deploy" in by_line[12].text
+
+
+@pytest.mark.parametrize("line,kind,entities,confidence", [
+    ("- S Quiet day, mostly reading.", "observation", [], None),
+    ("- W @Peter @Castle, @warelay: all three are linked.", "world", ["Peter", "Castle", "warelay"], None),
+    ("- B: wrote the release notes for @memoryd", "experience", ["memoryd"], None),
+    ("- O(c=0) @Peter: dislikes meetings", "opinion", ["Peter"], 0.0),
+    ("- O(c=1.0) @Peter: likes tea", "opinion", ["Peter"], 1.0),
+    ("- O @Peter: likes coffee", "opinion", ["Peter"], None),
+    ("- plain retained line without a type", "fact", [], None),
+    ("- Wednesday was long", "fact", [], None),  # a word starting with W is not a type prefix
+])
+def test_retain_edge_cases(line: str, kind: str, entities: list[str], confidence: float | None) -> None:
+    facts, warnings = parse_note(f"## Retain\n{line}\n", "2026-02-18")
+    assert warnings == []
+    assert len(facts) == 1
+    f = facts[0]
+    assert (f.kind, f.entities, f.confidence) == (kind, entities, confidence)
+    assert f.source == "memory/2026-02-18.md#L2"
+
+
+@pytest.mark.parametrize("args", ["c=1.7", "c=-0.1", "conf", "c=abc", "c="])
+def test_bad_confidence_warns_and_keeps_a_plain_fact(args: str) -> None:
+    facts, warnings = parse_note(f"## Retain\n- O({args}) @Peter: likes tea\n", "2026-02-18")
+    assert [(f.kind, f.confidence, f.text, f.entities) for f in facts] == [("fact", None, "@Peter: likes tea", ["Peter"])]
+    assert len(warnings) == 1 and "memory/2026-02-18.md#L2" in warnings[0] and "bad confidence" in warnings[0]
+
+
+def test_retain_line_without_text_is_skipped_with_warning() -> None:
+    facts, warnings = parse_note("## Retain\n- W @Peter:\n", "2026-02-18")
+    assert facts == [] and "no text" in warnings[0]
+
+
+def test_bullets_code_blocks_and_continuations() -> None:
+    note = ("## 9:00 - Setup\n- installed the CLI\n- second item\n  continued here\n\n"
+            "```bash\npip install memoryd\n\nmemoryd init\n```\n")
+    facts, _ = parse_note(note, "2026-03-01")
+    assert [f.text for f in facts] == ["Setup: installed the CLI", "Setup: second item continued here",
+                                       "Setup: ```bash\npip install memoryd\n\nmemoryd init\n```"]
+    assert [f.line for f in facts] == [2, 3, 6]
+
+
+def test_headings_inside_code_are_text_and_bad_times_warn() -> None:
+    note = "## 25:99 - Odd\ntext\n```\n## not a heading\n```\n"
+    facts, warnings = parse_note(note, "2026-03-01")
+    assert facts[0].time is None and "unreadable time" in warnings[0]
+    assert len(facts) == 1 and "```\n## not a heading\n```" in facts[0].text
+
+
+def test_keys_are_stable_and_distinct() -> None:
+    a, _ = parse_note(EN_NOTE, "2026-02-18")
+    b, _ = parse_note("\n\n" + EN_NOTE, "2026-02-18")  # lines moved: same facts, same keys
+    assert [f.key for f in a] == [f.key for f in b]
+    assert len({f.key for f in a}) == len(a)
+    c, _ = parse_note(EN_NOTE, "2026-02-20")
+    assert not {f.key for f in a} & {f.key for f in c}
+
+
+def test_long_paragraph_is_split_not_refused() -> None:
+    facts, _ = parse_note("## Notes\n" + "This is one sentence of a long note. " * 300, "2026-03-01")
+    assert len(facts) > 1 and all(len(f.text.encode()) <= 4000 for f in facts)
+
+
+def test_bad_date_and_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        parse_note("x", "2026-02-30")
+    with pytest.raises(UsageError):
+        parse_note("x", "yesterday")
+    bad = tmp_path / "2026-01-01.md"
+    bad.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(UsageError):
+        parse_note(bad, "2026-01-01")
+
+
+# --- ingest into the real AgentMemory --------------------------------------------------------------
+
+@pytest.fixture
+def mem(config):
+    from memoryd.tiers.agent import AgentMemory
+
+    m = AgentMemory(config, "default", clock=lambda: 1771416000.0)  # 2026-02-18
+    m.init()
+    return m
+
+
+def write_note(config, date: str, text: str) -> Path:
+    path = config.workspace / "memory" / f"{date}.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_ingest_stores_facts_and_reingest_is_a_noop(config, mem) -> None:
+    write_note(config, "2026-02-18", EN_NOTE)
+    report = ingest(mem, config.workspace, "2026-02-18")
+    assert report["stored"] == 7 and report["skipped"] == 0 and report["files"] == 1
+    assert report["by_kind"] == {"fact": 3, "world": 1, "experience": 1, "opinion": 1, "observation": 1}
+    warm_before = (mem.dir / "warm-memory.json").read_bytes()
+    again = ingest(mem, config.workspace, "2026-02-18")
+    assert again["stored"] == 0 and again["skipped"] == 7
+    assert (mem.dir / "warm-memory.json").read_bytes() == warm_before
+    entries = {e["metadata"].get("source"): e for e in mem.read_state()["warm"]["entries"]}
+    o = entries["memory/2026-02-18.md#L15"]
+    assert o["category"] == "bank/opinion"
+    assert o["metadata"]["confidence"] == 0.95 and o["metadata"]["entities"] == ["Peter"]
+    assert o["metadata"]["date"] == "2026-02-18" and o["metadata"]["kind"] == "opinion"
+    assert entries["memory/2026-02-18.md#L4"]["metadata"]["time"] == "10:30"
+    ledger = json.loads((mem.dir / LEDGER).read_text())
+    assert len(ledger["keys"]) == 7 and set(ledger["keys"].values()) == {"2026-02-18"}
+    assert (mem.dir / LEDGER).stat().st_mode & 0o777 == 0o600
+
+
+def test_appended_lines_only_are_stored(config, mem) -> None:
+    path = write_note(config, "2026-02-18", EN_NOTE)
+    ingest(mem, config.workspace, "2026-02-18")
+    path.write_text(EN_NOTE + "- W @Anna: Joined the team as designer.\n", encoding="utf-8")
+    report = ingest(mem, config.workspace, "2026-02-18")
+    assert (report["stored"], report["skipped"]) == (1, 7)
+
+
+def test_ingest_all_and_secrets_are_redacted(config, mem) -> None:
+    write_note(config, "2026-02-18", EN_NOTE)
+    write_note(config, "2026-02-19", ZH_NOTE + "\n## 9:00 PM - creds\nserver password=hunter2xyz\n")
+    (config.workspace / "memory" / "notes.md").write_text("not a daily note")
+    (config.workspace / "memory" / "2026-13-45.md").write_text("not a date")
+    report = ingest(mem, config.workspace, all_=True)
+    assert report["dates"] == ["2026-02-18", "2026-02-19"] and report["files"] == 2
+    warm = (mem.dir / "warm-memory.json").read_text(encoding="utf-8")
+    assert "hunter2xyz" not in warm and "[REDACTED:password]" in warm
+    assert "hunter2xyz" not in (mem.dir / LEDGER).read_text()
+    assert ingest(mem, config.workspace, all_=True)["stored"] == 0
+
+
+def test_missing_note(config, mem) -> None:
+    with pytest.raises(UsageError):
+        ingest(mem, config.workspace, "2026-01-01")
+    report = ingest(mem, config.workspace)  # today (from the clock): nothing there is not an error
+    assert report["stored"] == 0 and "no daily note for 2026-02-18" in report["warnings"][0]
+
+
+def test_note_files_orders_by_date(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    for d in ("2026-03-01", "2025-12-31", "2026-01-15"):
+        (tmp_path / "memory" / f"{d}.md").write_text("x")
+    assert [d for d, _ in note_files(tmp_path, all_=True)] == ["2025-12-31", "2026-01-15", "2026-03-01"]
+    assert note_files(tmp_path / "nope", all_=True) == []

@@ -1,0 +1,348 @@
+"""Daily notes (memory/YYYY-MM-DD.md): timed sections and `## Retain` lines → typed, sourced facts."""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MAX_FACT_BYTES = 4000  # below the store limit (4096) so a long paragraph is split, never refused
+KINDS = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_TIMED = re.compile(r"^(?:(上午|下午|晚上|凌晨)\s*)?(\d{1,2})[:：](\d{2})\s*([AaPp]\.?[Mm]\.?)?\s*(?:[-–—:|]\s*)?(.*)$")
+_RETAIN = re.compile(r"^(?:retain|retained|保留|记住)\b\s*(?:\(.*\))?$", re.IGNORECASE)
+_BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
+_TYPED = re.compile(r"^([WBOS])(?:\(([^)]*)\))?(?=[\s:@]|$)\s*(.*)$", re.DOTALL)
+_LEAD_ENTITIES = re.compile(r"^((?:@[\w][\w.\-]*[,\s]*)+)[:：]\s*(.*)$", re.DOTALL)
+_ENTITY = re.compile(r"(?<![\w@.])@([\w][\w\-]*(?:\.[\w\-]+)*)")
+_CONF = re.compile(r"^\s*c\s*=\s*([^\s,;]+)\s*$", re.IGNORECASE)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass
+class NoteFact:
+    """One fact from a daily note, ready for AgentMemory.store()."""
+
+    text: str
+    category: str
+    kind: str                      # world | experience | opinion | observation | fact
+    source: str                    # memory/YYYY-MM-DD.md#L12
+    date: str
+    line: int
+    time: str | None = None        # HH:MM (24 h) of the timed section
+    entities: list[str] = field(default_factory=list)
+    confidence: float | None = None
+    section: str | None = None
+    key: str = ""                  # content hash: the same fact on the same day → the same key
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            raw = "\x1f".join((self.date, self.kind, " ".join(self.text.split())))
+            self.key = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+
+    def metadata(self) -> dict[str, Any]:
+        meta = {"source": self.source, "kind": self.kind, "entities": self.entities, "date": self.date,
+                "time": self.time, "confidence": self.confidence}
+        return {k: v for k, v in meta.items() if v not in (None, [], "")}
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def check_date(date: str) -> str:
+    import datetime as _dt
+
+    if not isinstance(date, str) or not DATE_RE.match(date):
+        raise UsageError(f"invalid date {date!r}: use YYYY-MM-DD")
+    try:
+        _dt.date.fromisoformat(date)
+    except ValueError:
+        raise UsageError(f"invalid date {date!r}: no such day") from None
+    return date
+
+
+def _clock_time(prefix: str | None, hour: int, minute: int, ampm: str | None) -> str | None:
+    if minute > 59:
+        return None
+    marker = (ampm or "").lower().replace(".", "")
+    if marker or prefix:
+        if not 1 <= hour <= 12:
+            return None if marker else (f"{hour:02d}:{minute:02d}" if hour < 24 else None)
+        pm = marker == "pm" or prefix in ("下午", "晚上")
+        hour = (hour % 12) + (12 if pm else 0)
+    elif hour > 23:
+        return None
+    return f"{hour:02d}:{minute:02d}"
+
+
+def _split_long(text: str) -> list[str]:
+    """Split text over MAX_FACT_BYTES at sentence/line ends (hard cut on characters as a last resort)."""
+    if len(text.encode("utf-8")) <= MAX_FACT_BYTES:
+        return [text]
+    parts, cur = [], ""
+    for piece in re.split(r"(?<=[.!?。！？\n])", text):
+        while len(piece.encode("utf-8")) > MAX_FACT_BYTES:  # one enormous sentence
+            cut = piece.encode("utf-8")[:MAX_FACT_BYTES].decode("utf-8", "ignore")
+            parts.append(cut)
+            piece = piece[len(cut):]
+        if len((cur + piece).encode("utf-8")) > MAX_FACT_BYTES and cur:
+            parts.append(cur)
+            cur = ""
+        cur += piece
+    if cur.strip():
+        parts.append(cur)
+    return [p.strip() for p in parts if p.strip()]
+
+
+class _Parser:
+    def __init__(self, date: str) -> None:
+        self.date = date
+        self.rel = f"memory/{date}.md"
+        self.facts: list[NoteFact] = []
+        self.warnings: list[str] = []
+        self.section: str | None = None
+        self.time: str | None = None
+        self.retain = False
+        self.block: list[str] = []
+        self.block_line = 0
+        self.heading_line = 0
+        self.emitted = True  # whether the current section produced a fact
+
+    def category(self, kind: str) -> str:
+        if kind in KINDS.values():
+            return f"bank/{kind}"
+        return f"daily/{self.date[:4]}"
+
+    def add(self, text: str, line: int, kind: str = "fact", entities: list[str] | None = None,
+            confidence: float | None = None) -> None:
+        text = text.strip()
+        if not text:
+            return
+        found = entities if entities is not None else []
+        found = list(dict.fromkeys(found + _ENTITY.findall(text)))
+        for chunk in _split_long(text):
+            self.facts.append(NoteFact(text=chunk, category=self.category(kind), kind=kind,
+                                       source=f"{self.rel}#L{line}", date=self.date, line=line,
+                                       time=self.time, entities=found, confidence=confidence,
+                                       section=self.section))
+
+    def flush(self) -> None:
+        """Emit the paragraph or bullet being collected (outside Retain)."""
+        lines, start = self.block, self.block_line
+        self.block = []
+        if any(_FENCE.match(ln) for ln in lines):
+            body = "\n".join(lines).strip()  # code stays verbatim, line by line
+        else:
+            body = " ".join(ln.strip() for ln in lines).strip()
+        if not body:
+            return
+        prefix = f"{self.section}: " if self.section else ""
+        self.add(prefix + body, start)
+        self.emitted = True
+
+    def end_section(self) -> None:
+        """A timed heading with no body is still a fact ("## 3:00 PM - Call with Bob about pricing")."""
+        self.flush()
+        if not self.emitted and self.section and not self.retain:
+            self.add(self.section, self.heading_line)
+        self.emitted = True
+
+    def heading(self, level: int, title: str, lineno: int) -> None:
+        self.end_section()
+        self.retain, self.time = False, None
+        self.heading_line, self.emitted = lineno, False
+        if level == 1 and (DATE_RE.match(title) or title == self.date):
+            self.section = None
+            return
+        if _RETAIN.match(title):
+            self.retain, self.section = True, None
+            return
+        m = _TIMED.match(title)
+        if m:
+            prefix, hour, minute, ampm, rest = m.groups()
+            self.time = _clock_time(prefix, int(hour), int(minute), ampm)
+            if self.time is None:
+                self.warnings.append(f"{self.rel}#L{lineno}: unreadable time in heading; kept without a time")
+            self.section = rest.strip() or None
+            return
+        self.section = title or None
+        self.emitted = True  # an untimed heading alone ("## Notes") is not a fact
+
+    def retain_line(self, content: str, lineno: int) -> None:
+        m = _TYPED.match(content)
+        if not m:
+            self.add(content, lineno)
+            return
+        code, args, rest = m.groups()
+        kind, confidence = KINDS[code], None
+        if args is not None:
+            cm = _CONF.match(args)
+            try:
+                confidence = float(cm.group(1)) if cm else None
+            except ValueError:
+                confidence = None
+            if confidence is None or not 0.0 <= confidence <= 1.0:
+                shown = args.strip()[:20]
+                self.warnings.append(f"{self.rel}#L{lineno}: bad confidence ({shown!r}); expected c=0.0..1.0, "
+                                     "kept as a plain fact")
+                kind, confidence = "fact", None
+        lead = _LEAD_ENTITIES.match(rest.strip())
+        entities = _ENTITY.findall(lead.group(1)) if lead else []
+        text = rest.strip().lstrip(":：").strip()
+        if not text or (lead and not lead.group(2).strip()):
+            self.warnings.append(f"{self.rel}#L{lineno}: Retain line has no text; skipped")
+            return
+        self.add(text, lineno, kind, entities, confidence)
+
+
+def _retain_body(p: _Parser, line: str, lineno: int) -> None:
+    b = _BULLET.match(line)
+    if b:
+        p.retain_line(b.group(1), lineno)
+    elif line.strip() and p.facts and p.facts[-1].line < lineno and line.startswith((" ", "\t")):
+        p.facts[-1].text += " " + line.strip()  # continuation of the previous Retain bullet
+    elif line.strip():
+        p.add(line, lineno)
+
+
+def parse_note(source: str | Path, date: str) -> tuple[list[NoteFact], list[str]]:
+    """Parse one daily note (a path or its text) into facts and warnings. Pure apart from reading a path."""
+    check_date(date)
+    if isinstance(source, Path):
+        try:
+            text = source.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {source}: {getattr(exc, 'strerror', None) or exc}") from None
+    else:
+        text = source
+    p = _Parser(date)
+    fence = False
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        marker = bool(_FENCE.match(line))
+        code = fence or marker  # the fence lines themselves belong to the code block
+        fence = fence != marker
+        h = None if code else _HEADING.match(line)
+        if h:
+            p.heading(len(h.group(1)), h.group(2).strip(), lineno)
+        elif p.retain and not code:
+            _retain_body(p, line, lineno)
+        elif not line.strip() and not code:
+            p.flush()
+        else:
+            bullet = None if code else _BULLET.match(line)
+            if bullet and p.block:
+                p.flush()  # each bullet is its own fact
+            if not p.block:
+                p.block_line = lineno
+            p.block.append(bullet.group(1) if bullet else line)
+    p.end_section()
+    for fact in p.facts:  # continuation lines changed the text: refresh keys
+        fact.key = ""
+        fact.__post_init__()
+    return p.facts, p.warnings
+
+
+# --- ingestion into an agent's memory ---------------------------------------------------------
+LEDGER = "ingested.json"
+RETAIN_BONUS = 0.1  # a `## Retain` line is one the author chose to keep (seed 003's quality lever)
+
+
+def note_files(workspace: Path, date: str | None = None, all_: bool = False) -> list[tuple[str, Path]]:
+    """The daily notes to read: one date, or every memory/YYYY-MM-DD.md in date order."""
+    folder = Path(workspace) / "memory"
+    if not all_:
+        assert date is not None
+        return [(check_date(date), folder / f"{date}.md")]
+    if not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.glob("*.md")):
+        stem = path.stem
+        if DATE_RE.match(stem):
+            try:
+                out.append((check_date(stem), path))
+            except UsageError:
+                continue  # 2026-13-40.md is not a daily note
+    return out
+
+
+def _load_ledger(path: Path) -> dict[str, str]:
+    from .atomic import read_json
+
+    def valid(obj: Any) -> None:
+        if not isinstance(obj, dict) or not isinstance(obj.get("keys"), dict):
+            raise ValueError("not a ledger")
+
+    return dict(read_json(path, lambda: {"keys": {}}, valid)["keys"])
+
+
+def _importance(fact: NoteFact) -> tuple[float, list[str]]:
+    from .importance import rule_importance
+
+    value, reasons = rule_importance(fact.text, fact.category)
+    if fact.kind in KINDS.values():
+        value = round(min(1.0, value + RETAIN_BONUS), 3)
+        reasons = reasons + [f"retain+{RETAIN_BONUS:g}"]
+    return value, reasons
+
+
+def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = False) -> dict[str, Any]:
+    """Store the facts of daily notes into `mem` (an AgentMemory); re-ingesting a fact is a no-op.
+
+    The ledger `ingested.json` (content keys → note date) is written after each file, under the agent
+    lock, so a crash repeats at most one file's stores (which reinforce rather than duplicate).
+    """
+    import time as _time
+
+    from .atomic import atomic_write_json
+
+    if date is None and not all_:
+        date = _time.strftime("%Y-%m-%d", _time.localtime(mem.clock()))
+        explicit = False
+    else:
+        explicit = not all_
+    report: dict[str, Any] = {"files": 0, "facts": 0, "stored": 0, "skipped": 0, "by_kind": {}, "warnings": []}
+    files = note_files(workspace, date, all_)
+    ledger_path = Path(mem.dir) / LEDGER
+    with mem.locked():
+        ledger = _load_ledger(ledger_path)
+        for day, path in files:
+            if not path.is_file():
+                if explicit:
+                    raise UsageError(f"no daily note for {day}: {path} does not exist")
+                report["warnings"].append(f"no daily note for {day} ({path})")
+                continue
+            facts, warnings = parse_note(path, day)
+            report["files"] += 1
+            report["facts"] += len(facts)
+            report["warnings"] += warnings
+            try:
+                _ingest_facts(mem, facts, ledger, report)
+            finally:
+                atomic_write_json(ledger_path, {"keys": dict(sorted(ledger.items()))})
+    report["dates"] = [d for d, p in files if p.is_file()]
+    return report
+
+
+def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], report: dict[str, Any]) -> None:
+    from .errors import LimitError
+
+    for fact in facts:
+        if fact.key in ledger:
+            report["skipped"] += 1
+            continue
+        importance, reasons = _importance(fact)
+        meta = fact.metadata() | {"importance_reasons": reasons[:4]}
+        try:
+            mem.store(fact.text, fact.category, importance, metadata=meta)
+        except LimitError as exc:
+            report["warnings"].append(f"{fact.source}: not stored: {exc.message}")
+            continue
+        ledger[fact.key] = fact.date
+        report["stored"] += 1
+        report["by_kind"][fact.kind] = report["by_kind"].get(fact.kind, 0) + 1
