@@ -14,6 +14,7 @@ MAX_QUERY_CHARS = 1000
 MAX_TOKENS = 24
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 # Words so common they would make an OR query scan most of the index (kept if they are all there is).
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have how i if in is it its me my of on "
@@ -72,7 +73,9 @@ def _dedupe(items: list[str]) -> list[str]:
 
 def plan(query: str) -> Plan:
     """Turn free text into a safe search plan; a query with no searchable text gives an empty plan."""
-    text = unicodedata.normalize("NFKC", str(query))[:MAX_QUERY_CHARS]
+    # Control characters (NUL ends an FTS5 string early) become spaces; no other normalisation,
+    # since the index stores the text as written.
+    text = _CONTROL.sub(" ", str(query)[:MAX_QUERY_CHARS])
     latin: list[str] = []
     cjk_runs: list[str] = []
     for word in _WORD.findall(text):
