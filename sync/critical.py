@@ -1,0 +1,303 @@
+"""Push and pull of the encrypted critical state: compare-and-swap on version, merge on conflict.
+
+push_now() stamps local changes (sync/base.json) before any network I/O, then sends one atomic
+batch: a conditional upsert of critical_state (applies only if the cloud is still at the version
+we merged), a copy into critical_versions, trimming to the last 30 versions, and a probe that
+returns the cloud's row unless it is ours. No conflict → one round trip. Conflict → the probe
+already carries the newer ciphertext: decrypt, merge, write local files, retry (bounded).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from memoryd.tiers.agent import AgentMemory
+from memoryd.tiers.atomic import dumps
+from memoryd.tiers.config import Config
+from memoryd.tiers.errors import ArchiveError, CryptoError, MemorydError, RemoteError, StoreError, UsageError
+
+from .crypto import open_text, seal_text
+from .hlc import stamp_seconds
+from .keys import load_key, read_key_file
+from .merge import Replica, compact, empty_replica, join, materialize, max_stamp, replica_hash, restamp, valid_replica
+from .outbox import record_failure
+from .syncstate import KIND, SyncFiles
+
+log = logging.getLogger("memoryd.sync")
+KEEP_VERSIONS = 30
+MAX_ATTEMPTS = 8
+MARKER_CHARS = 24  # base64 of MAGIC + the random nonce: identifies one envelope
+
+_UPSERT = ("INSERT INTO critical_state (agent_id, data, version, device_id, updated_at) VALUES (?, ?, ?, ?, ?) "
+           "ON CONFLICT (agent_id) DO UPDATE SET data = excluded.data, version = excluded.version, "
+           "device_id = excluded.device_id, updated_at = excluded.updated_at WHERE critical_state.version = ?")
+_COPY = ("INSERT OR REPLACE INTO critical_versions (agent_id, version, data, device_id, updated_at) "
+         "SELECT agent_id, version, data, device_id, updated_at FROM critical_state "
+         "WHERE agent_id = ? AND version = ? AND substr(data, 1, ?) = ?")
+_TRIM = "DELETE FROM critical_versions WHERE agent_id = ? AND version <= ?"
+_PROBE = ("SELECT version, CASE WHEN version = ? AND substr(data, 1, ?) = ? THEN NULL ELSE data END "
+          "FROM critical_state WHERE agent_id = ?")
+
+
+def normal(rep: Replica) -> Replica:
+    """The canonical form of a replica (what join produces), so equal content hashes equal."""
+    return join(rep, empty_replica())
+
+
+def agent_key(config: Config, agent_id: str) -> bytes:
+    """The key file if present, else MEMORYD_KEY; neither → UsageError."""
+    return read_key_file(config.key_path(agent_id)) or load_key(config, agent_id)
+
+
+class Session:
+    """One sync operation of one agent: memory, sync files, key and a (lazily opened) database."""
+
+    def __init__(self, config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None) -> None:
+        self.config = config
+        self.agent_id = agent_id
+        self.mem = AgentMemory(config, agent_id)
+        self.files = SyncFiles(config, agent_id)
+        self._key = key
+        self._db = db
+        self._own_db = db is None
+        self.round_trips = 0
+        self.bytes_sent = 0
+        self.conflicts = 0
+
+    @property
+    def key(self) -> bytes:
+        if self._key is None:
+            self._key = agent_key(self.config, self.agent_id)
+        return self._key
+
+    @property
+    def db(self) -> Any:
+        if self._db is None:
+            from .db import connect
+
+            self._db = connect(self.config)
+        return self._db
+
+    def close(self) -> None:
+        if self._own_db and self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _call(self, fn: Any, *args: Any) -> Any:
+        try:
+            self.round_trips += 1
+            return fn(*args)
+        except ArchiveError as exc:
+            if "no such table" not in exc.message:
+                raise
+        from .schema import ensure_schema  # first use of a fresh database
+
+        ensure_schema(self.db)
+        self.round_trips += 1
+        return fn(*args)
+
+    def execute(self, sql: str, args: list[Any]) -> Any:
+        return self._call(self.db.execute, sql, args)
+
+    def batch(self, stmts: list[tuple[str, list[Any]]]) -> Any:
+        return self._call(self.db.batch, stmts)
+
+    def seal(self, rep: Replica, version: int) -> str:
+        return seal_text(self.key, dumps(rep), agent_id=self.agent_id, kind=KIND, version=version)
+
+    def open(self, version: int, data: str) -> Replica:
+        plain = open_text(self.key, data, agent_id=self.agent_id, kind=KIND, version=version)
+        try:
+            return valid_replica(json.loads(plain.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CryptoError(f"critical state v{version} of agent {self.agent_id} is malformed: {exc}") from None
+
+
+def write_local(mem: AgentMemory, state: dict[str, Any], now: float, reason: str) -> list[dict]:
+    """Write a merged state through the tiers (limits, MEMORY.md, evictions to cold) at a data-derived time."""
+    saved = mem.clock
+    mem.clock = lambda: now  # limits applied at the same instant on every device → same result
+    try:
+        return mem.write_state(state, reason)
+    finally:
+        mem.clock = saved
+
+
+def _local_state(s: Session, base: Replica) -> dict[str, Any]:
+    """The agent's files; a file that vanished is rebuilt from base, not read as "forget everything"."""
+    state = s.mem.read_state()
+    lost = [name for name in ("hot", "warm", "tree") if not s.mem.files.path(name).exists()]
+    if lost and base["stamps"]:
+        known = materialize(base)
+        lost = [name for name in lost if known[name] != state[name]]
+        if lost:
+            log.warning("agent %s: %s missing; rebuilt from the last synced state", s.agent_id, ", ".join(lost))
+            state.update({name: known[name] for name in lost})
+            s.mem.write_state(state, "sync-rebuild")
+            state = s.mem.read_state()
+    return state
+
+
+def stamp_local(s: Session) -> dict[str, Any]:
+    """Stamp what changed locally since base.json and save it; returns the (updated) base."""
+    with s.mem.locked():
+        base = s.files.base()
+        hlc = s.files.hlc()
+        hlc.observe(max_stamp(base["replica"]))
+        rep = restamp(base["replica"], _local_state(s, base["replica"]), hlc.now())
+        if rep is not base["replica"]:
+            rep = compact(normal(rep))
+            s.files.save_base(base["version"], rep, base["pushed"], hlc)
+            base = dict(base, replica=rep)
+    return base
+
+
+def absorb(s: Session, version: int, data: str) -> tuple[Replica, bool]:
+    """Merge the cloud's version into local files and base; returns (merged, whether we hold more)."""
+    remote = s.open(version, data)  # CryptoError before anything local changes
+    remote_hash = replica_hash(normal(remote))
+    with s.mem.locked():
+        base = s.files.base()
+        hlc = s.files.hlc()
+        hlc.observe(max(max_stamp(base["replica"]), max_stamp(remote)))
+        local = restamp(base["replica"], s.mem.read_state(), hlc.now())
+        merged = join(local, remote)
+        view = materialize(merged)
+        if view != materialize(local):
+            top = max_stamp(merged)
+            write_local(s.mem, view, stamp_seconds(top) if top else time.time(), "sync-merge")
+        # Limits may have evicted items: stamp that (tombstones) so every device agrees.
+        final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
+        s.files.save_base(version, final, remote_hash, hlc)
+    return final, replica_hash(final) != remote_hash
+
+
+def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]:
+    """One atomic batch: write version expected+1 if the cloud is at `expected`. (applied, version, data)."""
+    new = expected + 1
+    data = s.seal(rep, new)
+    marker = data[:MARKER_CHARS]
+    s.bytes_sent += len(data)
+    results = s.batch([
+        (_UPSERT, [s.agent_id, data, new, s.files.device_id(), int(time.time()), expected]),
+        (_COPY, [s.agent_id, new, MARKER_CHARS, marker]),
+        (_TRIM, [s.agent_id, new - KEEP_VERSIONS]),
+        (_PROBE, [new, MARKER_CHARS, marker, s.agent_id]),
+    ])
+    rows = results[3].rows
+    if not rows:
+        raise RemoteError(f"critical state of agent {s.agent_id} vanished during the push", transient=True)
+    version, other = int(rows[0][0]), rows[0][1]
+    return (version == new and other is None), version, other
+
+
+def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
+    return {"agent_id": s.agent_id, "status": status, "version": version, "round_trips": s.round_trips,
+            "bytes_sent": s.bytes_sent, "conflicts": s.conflicts, **extra}
+
+
+def _push_loop(s: Session, base: dict[str, Any], force: bool) -> dict[str, Any]:
+    version, rep = base["version"], base["replica"]
+    for _ in range(MAX_ATTEMPTS):
+        applied, remote_version, remote_data = cas(s, version, rep)
+        if applied:
+            now = time.time()
+            s.files.save_base(remote_version, rep, replica_hash(rep))
+            s.files.clear_outbox()
+            s.files.update_state(version=remote_version, last_push=now, last_error=None)
+            log.info("agent %s: pushed critical state v%d", s.agent_id, remote_version)
+            return _result(s, "pushed", remote_version)
+        s.conflicts += 1
+        if remote_data is None:
+            raise RemoteError(f"critical state of agent {s.agent_id} changed under us; retrying", transient=True)
+        rep, ahead = absorb(s, remote_version, remote_data)
+        version = remote_version
+        if not ahead and not force:
+            return _synced(s, "merged", version)
+        force = False
+    raise RemoteError(f"gave up pushing agent {s.agent_id} after {MAX_ATTEMPTS} conflicting writes", transient=True)
+
+
+def _synced(s: Session, status: str, version: int) -> dict[str, Any]:
+    s.files.clear_outbox()
+    s.files.update_state(version=version, last_pull=time.time(), last_error=None)
+    return _result(s, status, version)
+
+
+def _guarded(s: Session, body: Any) -> dict[str, Any]:
+    """Run a sync body under the agent's sync lock; transient failures go to the outbox."""
+    with s.files.lock.held():
+        if s.files.restoring():
+            raise StoreError(f"agent {s.agent_id}: a restore was interrupted; run 'memoryd restore' again")
+        try:
+            return body()
+        except MemorydError as exc:
+            if exc.transient:
+                record = record_failure(s.files, exc.message)
+                log.warning("agent %s: push queued (%s); retry in %.0fs", s.agent_id, exc.message,
+                            record["next_try"] - time.time())
+                return _result(s, "queued", s.files.base()["version"], error=exc.message,
+                               attempts=record["attempts"], next_try=record["next_try"])
+            s.files.update_state(last_error=exc.message, last_error_at=time.time())
+            raise
+
+
+def _check_agent(s: Session) -> None:
+    if not s.mem.exists():
+        raise UsageError(f"agent {s.agent_id} has no memory on this device: run 'memoryd init' or 'memoryd restore'")
+
+
+def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = None,
+             key: bytes | None = None) -> dict[str, Any]:
+    """Push local changes now. An unchanged state costs no round trip unless `force`.
+
+    Returns {"status": pushed|unchanged|merged|queued, "version", "round_trips", "bytes_sent", ...};
+    "queued" means a transient failure was recorded in the outbox (the caller exits 1).
+    """
+    s = Session(config, agent_id, db=db, key=key)
+    _check_agent(s)
+
+    def body() -> dict[str, Any]:
+        base = stamp_local(s)
+        if not force and replica_hash(base["replica"]) == base["pushed"]:
+            s.files.clear_outbox()
+            return _result(s, "unchanged", base["version"])
+        s.key  # noqa: B018 - a missing key is a usage error before any network I/O
+        return _push_loop(s, base, force)
+
+    try:
+        return _guarded(s, body)
+    finally:
+        s.close()
+
+
+def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None) -> dict[str, Any]:
+    """Fetch a newer cloud version if any (one round trip), merge it, and push what only we hold."""
+    s = Session(config, agent_id, db=db, key=key)
+    _check_agent(s)
+
+    def body() -> dict[str, Any]:
+        base = stamp_local(s)
+        rows = s.execute("SELECT version, data FROM critical_state WHERE agent_id = ? AND version <> ?",
+                         [agent_id, base["version"]]).rows
+        if rows:
+            s.conflicts = 0
+            _, ahead = absorb(s, int(rows[0][0]), rows[0][1])
+            base = s.files.base()
+            if not ahead:
+                return _synced(s, "pulled", base["version"])
+        elif replica_hash(base["replica"]) == base["pushed"]:
+            return _synced(s, "current", base["version"])
+        return _push_loop(s, base, False)
+
+    try:
+        return _guarded(s, body)
+    finally:
+        s.close()
+
+
+def sync_now(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
+    """Pull then push: what the daemon runs periodically so every device converges."""
+    return pull_now(config, agent_id, **kw)

@@ -1,0 +1,73 @@
+"""The durable outbox: a failed push is recorded on disk and retried with exponential backoff and jitter.
+
+The pending changes themselves are never at risk: they live in the agent's state files and in
+sync/base.json (stamped before any network I/O). The outbox records that a push is owed, how often
+it failed, the last error and when to try next, so a restart picks up where it left off.
+"""
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from memoryd.tiers.config import Config
+
+from .syncstate import SyncFiles
+
+BACKOFF_BASE = 5.0       # seconds before the first retry
+BACKOFF_CAP = 900.0      # never wait more than 15 minutes between tries
+
+
+def backoff(attempts: int, rng: random.Random | None = None) -> float:
+    """Delay before the next try after `attempts` failures: base·2^(n-1), capped, with ±50% jitter."""
+    rng = rng or random.Random()
+    delay = min(BACKOFF_CAP, BACKOFF_BASE * (2 ** max(attempts - 1, 0)))
+    return delay * (0.5 + rng.random())
+
+
+def record_failure(files: SyncFiles, message: str, now: float | None = None) -> dict[str, Any]:
+    """Persist (atomically) that a push failed; returns the outbox record."""
+    now = time.time() if now is None else now
+    old = files.outbox() or {}
+    attempts = int(old.get("attempts", 0)) + 1
+    pending = {"since": old.get("since", now), "attempts": attempts, "last_error": message,
+               "last_try": now, "next_try": now + backoff(attempts)}
+    files.save_outbox(pending)
+    files.update_state(last_error=message, last_error_at=now)
+    return pending
+
+
+def pending(config: Config, agent_id: str) -> dict[str, Any] | None:
+    return SyncFiles(config, agent_id).outbox()
+
+
+def pending_agents(config: Config) -> list[str]:
+    """Agents of this home with a push waiting in their outbox."""
+    root = config.agents_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.parent.parent.parent.name for p in root.glob("*/sync/outbox/pending.json"))
+
+
+def is_due(record: dict[str, Any] | None, now: float | None = None) -> bool:
+    now = time.time() if now is None else now
+    return record is not None and float(record.get("next_try", 0)) <= now
+
+
+def drain(config: Config, agent_id: str, now: float | None = None, **kw: Any) -> dict[str, Any] | None:
+    """Retry the agent's pending push if it is due; None when nothing was due."""
+    from .critical import push_now
+
+    if not is_due(pending(config, agent_id), now):
+        return None
+    return push_now(config, agent_id, **kw)
+
+
+def drain_all(config: Config, now: float | None = None, **kw: Any) -> dict[str, dict[str, Any]]:
+    """drain() every agent with a due push (what the daemon's retry job calls)."""
+    results = {}
+    for agent_id in pending_agents(config):
+        result = drain(config, agent_id, now, **kw)
+        if result is not None:
+            results[agent_id] = result
+    return results

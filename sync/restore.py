@@ -1,0 +1,171 @@
+"""Restore an agent on a new device from the cloud (latest or an older version), and sync status."""
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from memoryd.tiers.config import Config
+from memoryd.tiers.errors import MemorydError, RemoteError, UsageError
+
+from .critical import Session, normal, write_local
+from .hlc import stamp_seconds
+from .keys import fingerprint, import_key, load_key, read_key_file
+from .merge import Replica, compact, explode, materialize, max_stamp, replica_hash, restamp
+from .syncstate import SyncFiles
+
+_ROW = "SELECT version, data, device_id, updated_at FROM critical_state WHERE agent_id = ?"
+_AT_VERSION = "SELECT version, data, device_id, updated_at FROM critical_versions WHERE agent_id = ? AND version = ?"
+_AT_TIME = ("SELECT version, data, device_id, updated_at FROM critical_versions WHERE agent_id = ? "
+            "AND updated_at <= ? ORDER BY version DESC LIMIT 1")
+
+
+def parse_at(at: str | int | None) -> tuple[str, float] | None:
+    """`--at`: a version number or an ISO-8601 time (naive = UTC) → ("version", n) | ("time", unix s)."""
+    if at is None or at == "":
+        return None
+    text = str(at).strip()
+    if text.isdigit():
+        return "version", int(text)
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"--at {text!r} is neither a version number nor an ISO time (2026-01-31T12:00:00Z)") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return "time", when.timestamp()
+
+
+def _row(s: Session, sql: str, args: list[Any]) -> dict[str, Any] | None:
+    rows = s.execute(sql, args).rows
+    if not rows:
+        return None
+    version, data, device, updated = rows[0]
+    return {"version": int(version), "data": data, "device_id": device, "updated_at": int(updated)}
+
+
+def _fetch(s: Session, at: tuple[str, float] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the row to restore, the latest row)."""
+    latest = _row(s, _ROW, [s.agent_id])
+    if latest is None:
+        raise RemoteError(f"no critical state for agent {s.agent_id} in {s.db.display_url}", transient=False)
+    if at is None:
+        return latest, latest
+    if at[0] == "version":
+        row = _row(s, _AT_VERSION, [s.agent_id, int(at[1])])
+        what = f"version {int(at[1])}"
+    else:
+        row = _row(s, _AT_TIME, [s.agent_id, int(at[1])])
+        what = f"a version at or before {datetime.fromtimestamp(at[1], timezone.utc).isoformat()}"
+    if row is None:
+        raise UsageError(f"agent {s.agent_id} has no stored {what} (the cloud keeps the last 30)")
+    return row, latest
+
+
+def _has_memory(s: Session) -> bool:
+    return s.mem.exists() and bool(explode(s.mem.read_state()))
+
+
+def _install_key(config: Config, agent_id: str, key: bytes, force: bool) -> None:
+    current = read_key_file(config.key_path(agent_id))
+    if current is not None and current != key and not force:
+        raise UsageError(f"agent {agent_id} already has a different key ({fingerprint(current)}); use --force")
+
+
+def _target(s: Session, row: dict[str, Any], latest: dict[str, Any]) -> tuple[Replica, Replica]:
+    """Decrypt (nothing is written before this succeeds); an older version becomes a new change on top."""
+    chosen = s.open(row["version"], row["data"])
+    newest = chosen if row["version"] == latest["version"] else s.open(latest["version"], latest["data"])
+    if chosen is newest:
+        return normal(chosen), normal(newest)
+    hlc = s.files.hlc()
+    hlc.observe(max(max_stamp(chosen), max_stamp(newest)))
+    s.files.update_state(hlc=hlc.last)
+    return normal(restamp(normal(newest), materialize(chosen), hlc.now())), normal(newest)
+
+
+def restore(config: Config, agent_id: str, key: bytes | None = None, force: bool = False,
+            at: str | int | None = None, *, db: Any = None) -> dict[str, Any]:
+    """Pull, verify, decrypt and write hot, warm, tree and MEMORY.md; refuses to overwrite without force."""
+    when = parse_at(at)
+    key = key if key is not None else load_key(config, agent_id)
+    s = Session(config, agent_id, db=db, key=key)
+    try:
+        with s.files.lock.held():
+            resuming = s.files.restoring() is not None
+            if not force and not resuming and _has_memory(s):
+                raise UsageError(f"agent {agent_id} already has memory on this device; use --force to overwrite it")
+            _install_key(config, agent_id, key, force)
+            row, latest = _fetch(s, when)
+            target, newest = _target(s, row, latest)
+            s.files.mark_restoring(row["version"])  # a crash from here on is resumed by the next restore
+            import_key(config, agent_id, key, force=True)
+            _write(s, target, newest, latest["version"])
+            s.files.update_state(version=latest["version"], last_pull=time.time(), last_error=None,
+                                 restored_from=row["version"])
+            s.files.clear_outbox()
+            s.files.clear_restoring()
+        return _report(s, row, latest)
+    finally:
+        s.close()
+
+
+def _write(s: Session, target: Replica, newest: Replica, version: int) -> None:
+    with s.mem.locked():
+        top = max_stamp(target)
+        write_local(s.mem, materialize(target), stamp_seconds(top) if top else time.time(), "restore")
+        hlc = s.files.hlc()
+        hlc.observe(top)
+        final = compact(normal(restamp(target, s.mem.read_state(), hlc.now())))
+        s.files.save_base(version, final, replica_hash(newest), hlc)
+
+
+def _report(s: Session, row: dict[str, Any], latest: dict[str, Any]) -> dict[str, Any]:
+    state = s.mem.read_state()
+    out: dict[str, Any] = {
+        "agent_id": s.agent_id, "restored_version": row["version"], "version": latest["version"],
+        "from_device": row["device_id"], "updated_at": row["updated_at"],
+        "key_fingerprint": fingerprint(s.key),
+        "hot_items": sum(1 for k in explode({"hot": state["hot"]})),
+        "warm_entries": len(state["warm"]["entries"]), "tree_nodes": len(state["tree"]["nodes"]),
+    }
+    try:
+        from .cold import LibsqlArchive
+
+        out["cold_count"] = LibsqlArchive(s.db).count(s.agent_id)
+        out["cold_reachable"] = True
+    except MemorydError as exc:
+        out["cold_reachable"] = False
+        out["cold_error"] = exc.message
+    return out
+
+
+def list_versions(config: Config, agent_id: str, *, db: Any = None, limit: int = 30) -> list[dict[str, Any]]:
+    """The newest stored versions (no decryption): version, device_id, updated_at, bytes."""
+    s = Session(config, agent_id, db=db)
+    try:
+        rows = s.execute("SELECT version, device_id, updated_at, length(data) FROM critical_versions "
+                         "WHERE agent_id = ? ORDER BY version DESC LIMIT ?", [agent_id, int(limit)]).rows
+    finally:
+        s.close()
+    return [{"version": int(v), "device_id": d, "updated_at": int(u), "bytes": int(n)} for v, d, u, n in rows]
+
+
+def status_info(config: Config, agent_id: str, *, db: Any = None, remote: bool = False) -> dict[str, Any]:
+    """Sync status for `memoryd status`: local files only unless `remote` (then one round trip more)."""
+    files = SyncFiles(config, agent_id)
+    state = files.state()
+    base = files.base() if files.path("base.json").exists() else None
+    info: dict[str, Any] = {
+        "device_id": state.get("device_id"), "version": state.get("version", 0),
+        "last_push": state.get("last_push"), "last_pull": state.get("last_pull"),
+        "last_error": state.get("last_error"), "pending": files.outbox(),
+        "restoring": files.restoring() is not None,
+        "unpushed_changes": bool(base and replica_hash(base["replica"]) != base["pushed"]),
+    }
+    if remote:
+        try:
+            info["versions"] = list_versions(config, agent_id, db=db)
+        except MemorydError as exc:
+            info["remote_error"] = exc.message
+    return info

@@ -1,0 +1,102 @@
+"""The sync layer's local files in agents/<id>/sync/: state.json, base.json, outbox/, restore marker."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from memoryd.tiers.atomic import FileLock, atomic_write_json, ensure_private_dir, read_json
+from memoryd.tiers.config import Config, validate_agent_id
+
+from .hlc import HLC
+from .merge import Replica, empty_replica, valid_replica
+
+KIND = "critical"  # associated-data kind of the critical-state envelope
+
+
+def _is_dict(obj: Any) -> None:
+    if not isinstance(obj, dict):
+        raise TypeError("not an object")
+
+
+def _valid_base(obj: Any) -> None:
+    if not isinstance(obj, dict) or not isinstance(obj.get("version"), int):
+        raise TypeError("sync base")
+    valid_replica(obj.get("replica"))
+
+
+class SyncFiles:
+    """One agent's sync metadata on this device. Callers hold `lock` around read-modify-write."""
+
+    def __init__(self, config: Config, agent_id: str) -> None:
+        self.agent_id = validate_agent_id(agent_id)
+        self.dir = config.agent_dir(agent_id) / "sync"
+        self.lock = FileLock(self.dir / ".lock")  # serialises push/pull/restore of this agent
+        self._state: dict[str, Any] | None = None
+
+    def path(self, name: str) -> Path:
+        return self.dir / name
+
+    # --- state.json: device id, HLC, last push/pull/error ---------------------------------
+    def state(self) -> dict[str, Any]:
+        if self._state is None:
+            self._state = read_json(self.path("state.json"), dict, _is_dict)
+        return self._state
+
+    def update_state(self, **changes: Any) -> dict[str, Any]:
+        state = dict(self.state(), **changes)
+        atomic_write_json(self.path("state.json"), state)
+        self._state = state
+        return state
+
+    def device_id(self) -> str:
+        device = self.state().get("device_id")
+        if not isinstance(device, str) or not device or "." in device:
+            device = os.urandom(4).hex()
+            self.update_state(device_id=device)
+        return device
+
+    def hlc(self) -> HLC:
+        return HLC(self.device_id(), self.state().get("hlc"))
+
+    # --- base.json: the replica last agreed with the cloud plus local stamped changes --------
+    def base(self) -> dict[str, Any]:
+        return read_json(self.path("base.json"),
+                         lambda: {"version": 0, "pushed": "", "replica": empty_replica()}, _valid_base)
+
+    def save_base(self, version: int, replica: Replica, pushed: str, hlc: HLC | None = None) -> None:
+        ensure_private_dir(self.dir)
+        atomic_write_json(self.path("base.json"), {"version": version, "pushed": pushed, "replica": replica})
+        if hlc is not None:
+            self.update_state(hlc=hlc.last)
+
+    # --- outbox: a durable "push pending" record with backoff ------------------------------
+    def outbox(self) -> dict[str, Any] | None:
+        pending = read_json(self.path("outbox/pending.json"), lambda: None)
+        return pending if isinstance(pending, dict) else None
+
+    def save_outbox(self, pending: dict[str, Any]) -> None:
+        ensure_private_dir(self.path("outbox"))
+        atomic_write_json(self.path("outbox/pending.json"), pending)
+
+    def clear_outbox(self) -> None:
+        try:
+            self.path("outbox/pending.json").unlink()
+        except FileNotFoundError:
+            pass
+
+    # --- restore marker: local files are being replaced; pushes wait until it completes ------
+    def restoring(self) -> dict[str, Any] | None:
+        marker = read_json(self.path("restoring.json"), lambda: None)
+        return marker if isinstance(marker, dict) else None
+
+    def mark_restoring(self, version: int) -> None:
+        ensure_private_dir(self.dir)
+        atomic_write_json(self.path("restoring.json"), {"version": version, "since": time.time()})
+
+    def clear_restoring(self) -> None:
+        try:
+            self.path("restoring.json").unlink()
+        except FileNotFoundError:
+            pass
