@@ -97,6 +97,10 @@ class RemoteBackend:
         shown = self.url.display
         if isinstance(exc, aiohttp.WSServerHandshakeError) and exc.status in (401, 403):
             return _auth_error(shown, exc.status)
+        websocket = self.url.scheme in ("ws", "wss")
+        if websocket and isinstance(exc, aiohttp.ClientConnectionError) and not isinstance(
+                exc, aiohttp.ClientConnectorError):
+            return self._diagnose_closed()  # sqld drops the socket on auth failure: find out why
         if isinstance(exc, (aiohttp.ClientConnectionError, ConnectionError, OSError)):
             return RemoteError(f"cannot reach {shown}: {_reason(exc)}")
         if isinstance(exc, aiohttp.ClientResponseError):
