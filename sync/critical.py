@@ -195,7 +195,7 @@ def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]
 
 def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
     return {"agent_id": s.agent_id, "status": status, "version": version, "round_trips": s.round_trips,
-            "bytes_sent": s.bytes_sent, "conflicts": s.conflicts, **extra}
+            "bytes_sent": s.bytes_sent, "conflicts": s.conflicts, "pending": int(status == "queued"), **extra}
 
 
 def _push_loop(s: Session, base: dict[str, Any], force: bool) -> dict[str, Any]:
@@ -301,3 +301,10 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
 def sync_now(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
     """Pull then push: what the daemon runs periodically so every device converges."""
     return pull_now(config, agent_id, **kw)
+
+
+def status_info(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
+    """Sync status for `memoryd status` (see memoryd.sync.restore.status_info)."""
+    from .restore import status_info as info
+
+    return info(config, agent_id, **kw)

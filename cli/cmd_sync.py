@@ -1,0 +1,139 @@
+"""`memoryd sync`, `memoryd restore` and `memoryd key …`: the encrypted critical state and its key."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import click
+
+from .common import agent_option, emit, fail, get_config, handles_errors, json_option
+from .main import cli
+
+
+def _human_sync(r: dict[str, Any]) -> str:
+    trips = f"{r.get('round_trips', 0)} round trip{'s' if r.get('round_trips') != 1 else ''}"
+    if r["status"] == "pushed":
+        extra = f", merged {r['conflicts']} concurrent change(s)" if r.get("conflicts") else ""
+        return f"pushed critical state v{r['version']} ({r.get('bytes_sent', 0)} bytes, {trips}{extra})"
+    if r["status"] == "unchanged":
+        return f"nothing to push: v{r['version']} is current"
+    return f"{r['status']}: now at v{r['version']} ({trips})"
+
+
+@cli.command()
+@click.option("--force", is_flag=True, help="Push even if nothing changed since the last push.")
+@agent_option
+@json_option
+@handles_errors
+def sync(force: bool, agent_id: str, as_json: bool) -> None:
+    """Push the critical state now (through the daemon when it runs)."""
+    from .proxy import run_op
+
+    result = run_op(get_config(), "sync", {"agent_id": agent_id, "force": force})
+    if result.get("status") == "queued":
+        if as_json:
+            emit(result, True)
+        fail(f"queued: {result.get('error', 'push failed')} (will retry)", 1)
+    emit(result, as_json, _human_sync)
+
+
+def _read_key_file(path: str) -> bytes:
+    from memoryd.sync.keys import parse_key_material
+    from memoryd.tiers.errors import UsageError
+
+    try:
+        with open(path, "rb") as fh:
+            return parse_key_material(fh.read())
+    except OSError as exc:
+        raise UsageError(f"cannot read key file {path}: {exc.strerror}") from None
+
+
+def _human_restore(r: dict[str, Any]) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(r["updated_at"]))
+    cold = f"{r['cold_count']} cold memories" if r.get("cold_reachable") else f"cold archive unreachable: {r.get('cold_error')}"
+    return (f"restored agent {r['agent_id']} from v{r['restored_version']} ({when} UTC, device {r['from_device']}): "
+            f"{r['hot_items']} hot items, {r['warm_entries']} warm entries, {r['tree_nodes']} tree nodes; {cold}")
+
+
+@cli.command()
+@click.option("--key-file", type=click.Path(dir_okay=False), default=None,
+              help="File holding the recovery key (default: MEMORYD_KEY, then the key file).")
+@click.option("--at", "at", default=None, metavar="VERSION|ISO", help="Restore an older version (or the newest at that time).")
+@click.option("--force", is_flag=True, help="Overwrite this device's existing memory of the agent.")
+@agent_option
+@json_option
+@handles_errors
+def restore(key_file: str | None, at: str | None, force: bool, agent_id: str, as_json: bool) -> None:
+    """Pull, verify and decrypt the agent's state; rebuild hot, warm, tree and MEMORY.md."""
+    from memoryd.sync.restore import restore as do_restore
+
+    key = _read_key_file(key_file) if key_file else None
+    result = do_restore(get_config(), agent_id, key=key, force=force, at=at)
+    if not result.get("cold_reachable") and not as_json:
+        click.echo(f"memoryd: warning: cold archive unreachable: {result.get('cold_error')}", err=True)
+    emit(result, as_json, _human_restore)
+
+
+@cli.group()
+def key() -> None:
+    """Show, export or import the agent's encryption key."""
+
+
+def _existing_key(agent_id: str) -> bytes:
+    from memoryd.sync.keys import read_key_file
+    from memoryd.tiers.errors import UsageError
+
+    config = get_config()
+    found = read_key_file(config.key_path(agent_id))
+    if found is None:
+        raise UsageError(f"agent {agent_id} has no key on this device: run 'memoryd init' or 'memoryd key import'")
+    return found
+
+
+@key.command("show")
+@agent_option
+@json_option
+@handles_errors
+def key_show(agent_id: str, as_json: bool) -> None:
+    """Print the key's fingerprint (never the key)."""
+    from memoryd.sync.keys import fingerprint
+
+    data = {"agent_id": agent_id, "fingerprint": fingerprint(_existing_key(agent_id)),
+            "path": str(get_config().key_path(agent_id))}
+    emit(data, as_json, lambda d: f"{d['fingerprint']}  {d['path']}")
+
+
+@key.command("export")
+@agent_option
+@json_option
+@handles_errors
+def key_export(agent_id: str, as_json: bool) -> None:
+    """Print the recovery string; keep it somewhere safe (it decrypts this agent's memory)."""
+    from memoryd.sync.keys import export_recovery, fingerprint
+
+    secret = _existing_key(agent_id)
+    data = {"agent_id": agent_id, "fingerprint": fingerprint(secret), "recovery": export_recovery(secret)}
+    if not as_json:
+        click.echo("memoryd: this string decrypts the agent's memory: store it offline, never share it", err=True)
+    emit(data, as_json, lambda d: d["recovery"])
+
+
+@key.command("import")
+@click.argument("recovery", required=False)
+@click.option("--force", is_flag=True, help="Replace an existing, different key.")
+@agent_option
+@json_option
+@handles_errors
+def key_import(recovery: str | None, force: bool, agent_id: str, as_json: bool) -> None:
+    """Install a key from its recovery string (argument, or stdin when omitted)."""
+    from memoryd.sync.keys import fingerprint, import_key, import_recovery
+    from memoryd.tiers.errors import UsageError
+
+    text = recovery if recovery is not None else sys.stdin.read()
+    if not text.strip():
+        raise UsageError("no recovery string given (argument or stdin)")
+    secret = import_recovery(text)
+    written = import_key(get_config(), agent_id, secret, force=force)
+    data = {"agent_id": agent_id, "fingerprint": fingerprint(secret), "changed": written}
+    emit(data, as_json, lambda d: f"{'installed' if d['changed'] else 'already installed'}: key {d['fingerprint']}")
