@@ -69,13 +69,14 @@ def retrieve(query: str, limit: int, mode: str, url: str | None, llm_prompt_file
     """Search hot, warm and cold memory through the tree index."""
     config = get_config()
     params: dict[str, Any] = {"agent_id": agent_id, "query": query, "limit": limit, "url": url}
-    if mode == "llm" or llm_prompt_file:
+    if llm_prompt_file:  # an external LLM will answer; nothing is searched now
+        from .llm_paths import write_prompt
+
+        return write_prompt(config, agent_id, query, llm_prompt_file)
+    if mode == "llm":
         from .llm_paths import llm_tree_paths
 
-        paths = llm_tree_paths(config, agent_id, query, llm_prompt_file)
-        if paths is None:  # prompt written for an external LLM
-            return
-        params["paths"] = paths
+        params["paths"] = llm_tree_paths(config, agent_id, query)
     data = run_op(config, "retrieve", params)
     _warn(data.get("warnings"))
     emit(data["results"] if as_json else data, as_json, _human_results)

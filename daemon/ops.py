@@ -137,3 +137,29 @@ def forget(config: Config, params: dict[str, Any]) -> dict[str, Any]:
         if params.get("days") is not None:
             return forget_days(mem, float(params["days"]))
         return forget_id(mem, str(params.get("id", "")))
+
+
+@op("ingest_daily")
+def ingest_daily(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    from memoryd.tiers.dailynotes import ingest
+
+    with memory(config, params) as mem:
+        return ingest(mem, config.workspace, date=params.get("date"), all_=bool(params.get("all")))
+
+
+@op("ingest_transcript")
+def ingest_transcript(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    """A conversation went quiet: distil its new messages into warm, then push the critical state."""
+    from pathlib import Path
+
+    from memoryd.tiers.errors import MemorydError
+    from memoryd.tiers.transcripts import ingest_transcript as ingest
+
+    with memory(config, params) as mem:
+        report = ingest(mem, Path(str(params.get("path", ""))))
+    if report["stored"]:
+        try:
+            report["sync"] = sync(config, {"agent_id": mem.agent_id})
+        except MemorydError as exc:  # queued in the outbox; the daemon retries it
+            report["sync"] = {"queued": True, "error": exc.message}
+    return report

@@ -9,7 +9,7 @@ from . import warm as warm_tier
 from .agent import AgentMemory
 from .atomic import atomic_write_json
 from .errors import MemorydError, UsageError
-from .model import DAY, TIER_HOT
+from .model import DAY
 
 MODES = ("quick", "daily", "monthly", "full")
 PERIODS = {"quick": 3600.0, "daily": DAY, "monthly": 31 * DAY, "full": None}
@@ -50,7 +50,7 @@ def _quick(mem: AgentMemory, full: bool) -> dict[str, int]:
         for entry in warm_tier.due_for_hot(state["warm"]):
             if entry.get("metadata", {}).get("promoted"):
                 continue
-            lesson = hot_tier.add_lesson(state["hot"], entry["text"][:300], entry["category"], entry["importance"], now)
+            lesson = hot_tier.add_lesson(state["hot"], entry["text"], entry["category"], entry["importance"], now)
             lesson["source_id"] = entry["id"]
             entry.setdefault("metadata", {})["promoted"] = True
             promoted += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from .atomic import dumps
-from .model import (HOT_MAX_BYTES, MAX_EVENTS, MAX_LESSONS, MAX_PENDING_TASKS, check_category, check_field,
+from .model import (HOT_MAX_BYTES, MAX_EVENTS, MAX_LESSON_CHARS, MAX_LESSONS, MAX_PENDING_TASKS, check_category, check_field,
                     check_importance, check_key, check_text, content_id, preview)
 
 Hot = dict[str, Any]
@@ -84,9 +84,9 @@ def upsert_task(hot: Hot, text: str, status: str | None, now: float) -> dict:
 
 
 def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now: float) -> dict:
-    text = check_text(text, "lesson")
-    if len(text) > 300:
-        text = check_field(text[:300], "lesson")
+    text = " ".join(check_text(text, "lesson").split())
+    if len(text) > MAX_LESSON_CHARS:  # promoted facts can be long; hot keeps their head
+        text = text[: MAX_LESSON_CHARS - 1] + "…"
     category = check_category(category)
     imp = check_importance(importance)
     lid = content_id("lesson", text)

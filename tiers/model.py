@@ -19,6 +19,7 @@ MAX_EVENTS = 10
 MAX_PENDING_TASKS = 10
 MAX_TEXT_BYTES = 4096          # one fact; warm holds 50 KB in all
 MAX_FIELD_CHARS = 200          # identity/profile values, project fields
+MAX_LESSON_CHARS = 300
 MAX_SEGMENT_CHARS = 32         # one category path segment
 WARM_RETENTION_DAYS = 30
 TREE_DEAD_DAYS = 60
