@@ -233,7 +233,12 @@ def _read_plain(path: Path) -> dict[str, Any]:
 
 
 def _pending_count(result: Any) -> int:
+    """Pushes still owed after a sync call: an explicit count, or a push queued in the outbox."""
     if isinstance(result, dict):
+        if result.get("status") == "queued" or result.get("queued") is True:
+            return 1
+        if isinstance(result.get("sync"), dict):  # ingest_transcript nests its push report
+            return _pending_count(result["sync"])
         for key in ("pending", "outbox", "outbox_pending"):
             value = result.get(key)
             if isinstance(value, int) and not isinstance(value, bool):

@@ -53,9 +53,11 @@ def unit_path(kind: str, env: Mapping[str, str] | None = None) -> Path:
     return base / "systemd" / "user" / UNIT_NAME
 
 
-def _sd_quote(value: str) -> str:
-    """One systemd word: specifiers (%) and variables ($) taken literally, quotes escaped."""
-    value = value.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%").replace("$", "$$")
+def _sd_quote(value: str, exec_line: bool = False) -> str:
+    """One quoted systemd word: specifiers (%) literal; `$` too on Exec lines, where it expands."""
+    value = value.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+    if exec_line:
+        value = value.replace("$", "$$")
     return f'"{value}"'
 
 
@@ -86,7 +88,7 @@ def render_systemd(config: Config, command: list[str], env: Mapping[str, str] | 
     text = template(UNIT_NAME)
     extra_env = _env_pairs(config, env)
     env_line = " ".join(_sd_quote(f"{k}={v}") for k, v in extra_env)
-    return (text.replace("@EXEC_START@", " ".join(_sd_quote(a) for a in command))
+    return (text.replace("@EXEC_START@", " ".join(_sd_quote(a, exec_line=True) for a in command))
                 .replace("@ENV_HOME@", env_line)
                 .replace("@DATA_DIR@", " ".join(_sd_quote(d) for d in writable_dirs(config))))
 
