@@ -11,7 +11,7 @@ from .atomic import atomic_write_json, read_json
 from .errors import MemorydError
 from .model import MAX_TEXT_BYTES
 
-MIN_CHARS = 20          # greetings and one-word replies are not memories
+MIN_BYTES = 20          # greetings and one-word replies are not memories (bytes: CJK says more per char)
 LEDGER = "transcripts.json"
 
 
@@ -41,7 +41,7 @@ def parse_messages(lines: list[bytes]) -> list[dict[str, str]]:
         if obj.get("type") not in ("message", None) or msg.get("role") not in ("user", "assistant"):
             continue
         text = " ".join(_text_of(msg.get("content")).split())
-        if len(text) >= MIN_CHARS:
+        if len(text.encode("utf-8")) >= MIN_BYTES:
             out.append({"role": msg["role"], "text": text, "timestamp": str(obj.get("timestamp", ""))})
     return out
 
