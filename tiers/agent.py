@@ -23,6 +23,14 @@ METADATA_KEYS = ("urls", "commands", "paths", "people", "topics", "emotion", "ou
                  "entities", "confidence", "importance_reasons", "redactions", "date", "time")
 
 
+def _validate_metrics(obj: Any) -> None:
+    if not isinstance(obj, dict) or not isinstance(obj.get("runs", {}), dict) or not isinstance(
+            obj.get("counters", {}), dict):
+        raise TypeError("metrics is not {runs: {...}, counters: {...}}")
+    obj.setdefault("runs", {})
+    obj.setdefault("counters", {})
+
+
 class AgentMemory:
     def __init__(self, config: Config, agent_id: str, archive: Archive | None = None,
                  clock: Callable[[], float] = time.time) -> None:
@@ -70,7 +78,7 @@ class AgentMemory:
             return evictions
 
     def _metrics(self) -> dict[str, Any]:
-        return read_json(self.dir / "metrics.json", lambda: {"runs": {}, "counters": {}})
+        return read_json(self.dir / "metrics.json", lambda: {"runs": {}, "counters": {}}, _validate_metrics)
 
     def bump(self, counters: dict[str, int]) -> None:
         """Add to the named counters in metrics.json (caller holds the lock)."""
@@ -85,7 +93,8 @@ class AgentMemory:
         return self.dir / "cold-pending.json"
 
     def pending_cold(self) -> list[dict]:
-        return read_json(self._pending_path(), lambda: {"entries": []})["entries"]
+        return read_json(self._pending_path(), lambda: {"entries": []},
+                         lambda obj: warm_tier.validate_entries(obj["entries"]))["entries"]
 
     def _queue_cold(self, entries: list[dict]) -> None:
         if not entries:

@@ -19,7 +19,8 @@ log = logging.getLogger("memoryd.tiers")
 def ensure_private_dir(path: Path) -> Path:
     """Create `path` (and parents) with mode 0700; tighten it if it already exists."""
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for missing in [p for p in reversed(path.parents) if not p.exists()] + [path]:
+            missing.mkdir(mode=0o700, exist_ok=True)  # parents too: mkdir(parents=True) would use the umask
         if (path.stat().st_mode & 0o777) != 0o700:
             os.chmod(path, 0o700)
     except OSError as exc:

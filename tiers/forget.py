@@ -1,6 +1,7 @@
 """Forgetting on request: one memory by id, or everything from the last N days, in every tier."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .agent import AgentMemory
@@ -44,7 +45,7 @@ def forget_id(mem: AgentMemory, memory_id: str) -> dict[str, Any]:
 
 def forget_days(mem: AgentMemory, days: float) -> dict[str, Any]:
     """Forget every memory created in the last `days` days (hot items, warm, queued and cold)."""
-    if not days or days <= 0:
+    if not isinstance(days, (int, float)) or not math.isfinite(days) or days <= 0:
         raise UsageError("--days must be a positive number")
     with mem.locked():
         now = mem.clock()

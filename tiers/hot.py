@@ -17,18 +17,33 @@ def empty_hot() -> Hot:
             "critical_lessons": []}
 
 
+_ITEM_FIELDS = {  # field → accepted types, for every item the code reads
+    "projects": {"id": str, "name": str, "description": str, "status": str},
+    "events": {"id": str, "text": str, "timestamp": (int, float)},
+    "tasks": {"id": str, "text": str, "status": str, "timestamp": (int, float)},
+    "critical_lessons": {"id": str, "text": str, "category": str, "importance": (int, float),
+                         "timestamp": (int, float)},
+}
+
+
+def _check_items(items: Any, name: str) -> None:
+    if not isinstance(items, list):
+        raise TypeError(f"{name} is not a list")
+    for item in items:
+        if not isinstance(item, dict) or any(not isinstance(item.get(k), t) for k, t in _ITEM_FIELDS[name].items()):
+            raise TypeError(f"malformed item in {name}")
+
+
 def validate_hot(obj: Any) -> None:
     """Shape check used when loading; raises TypeError/KeyError on a malformed file."""
     if not isinstance(obj, dict):
         raise TypeError("hot state is not an object")
-    if not isinstance(obj["identity"], dict) or not isinstance(obj["owner_profile"], dict):
-        raise TypeError("identity/owner_profile")
-    ctx = obj["active_context"]
+    for section in ("identity", "owner_profile"):
+        if not isinstance(obj[section], dict) or not all(isinstance(v, (str, int, float, list)) for v in obj[section].values()):
+            raise TypeError(section)
     for key in ("projects", "events", "tasks"):
-        if not isinstance(ctx[key], list) or not all(isinstance(i, dict) and "id" in i for i in ctx[key]):
-            raise TypeError(key)
-    if not all(isinstance(i, dict) and "id" in i for i in obj["critical_lessons"]):
-        raise TypeError("critical_lessons")
+        _check_items(obj["active_context"][key], key)
+    _check_items(obj["critical_lessons"], "critical_lessons")
 
 
 def hot_size(hot: Hot) -> int:

@@ -14,13 +14,23 @@ def empty_warm() -> Warm:
     return {"entries": []}
 
 
+_ENTRY_FIELDS = {"id": str, "text": str, "category": str, "importance": (int, float), "created_at": (int, float),
+                 "access_count": int, "metadata": dict}
+
+
+def validate_entries(entries: Any) -> None:
+    """Every field the tiers read, with its type; raises TypeError on a malformed list."""
+    if not isinstance(entries, list):
+        raise TypeError("entries is not a list")
+    for e in entries:
+        if not isinstance(e, dict) or any(not isinstance(e.get(k), t) for k, t in _ENTRY_FIELDS.items()):
+            raise TypeError("malformed warm entry")
+
+
 def validate_warm(obj: Any) -> None:
-    if not isinstance(obj, dict) or not isinstance(obj["entries"], list):
-        raise TypeError("warm state is not {entries: [...]}")
-    for e in obj["entries"]:
-        if not isinstance(e, dict) or not isinstance(e["id"], str) or not isinstance(e["text"], str):
-            raise TypeError("warm entry")
-        float(e["importance"]), float(e["created_at"]), int(e["access_count"])
+    if not isinstance(obj, dict):
+        raise TypeError("warm state is not an object")
+    validate_entries(obj["entries"])
 
 
 def warm_size(warm: Warm) -> int:
