@@ -223,9 +223,12 @@ class Scheduler:
         job.last_run, job.last_reason = self.clock(), reason
         job.runs += 1
         log.info("consolidation %s (%s) starting", mode, reason)
+        started = self.monotonic()
         try:
             ok = self._run_mode(mode, reason, agents)
             job.last_error = None if ok else "see the daemon log"
+            log.info("consolidation %s (%s) %s in %.0f ms", mode, reason, "done" if ok else "had failures",
+                     (self.monotonic() - started) * 1000)
         except Exception as exc:
             job.last_error = exc.message if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
             log.error("consolidation %s failed: %s", mode, job.last_error)

@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -37,8 +38,11 @@ def wait_for(pred, timeout: float = 10.0, step: float = 0.05) -> Any:
     raise AssertionError("condition not reached in time")
 
 
+MEMORYD = str(Path(sys.executable).parent / "memoryd")  # the console script the service units start
+
+
 class DaemonProc:
-    """`python -m memoryd.daemon` (what `memoryd daemon` runs) with its own env; stderr kept in a file."""
+    """`memoryd daemon` with its own env; stderr kept in a file."""
 
     def __init__(self, env: dict[str, str], log: Path) -> None:
         self.env, self.log = env, log
@@ -50,7 +54,7 @@ class DaemonProc:
 
     def start(self, wait: bool = True) -> "DaemonProc":
         with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "memoryd.daemon"], env=self.env,
+            self.proc = subprocess.Popen([MEMORYD, "daemon"], env=self.env,
                                          stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL)
         if wait:
             wait_for(lambda: self.proc.poll() is not None or self.ping(), timeout=15)
@@ -123,8 +127,7 @@ def test_status_through_socket_and_second_daemon_refused(env, daemon):
     assert [a["agent_id"] for a in status["agents"]] == ["default"]
     sock = Path(env["MEMORYD_SOCKET"])
     assert (sock.stat().st_mode & 0o777) == 0o600
-    second = subprocess.run([sys.executable, "-m", "memoryd.daemon"], env=env, capture_output=True,
-                            text=True, timeout=20)
+    second = subprocess.run([MEMORYD, "daemon"], env=env, capture_output=True, text=True, timeout=20)
     assert second.returncode == 1
     assert f"already running (pid {d.proc.pid})" in second.stderr
     assert d.ping()  # the first one is untouched
@@ -159,6 +162,8 @@ def test_kill9_then_restart_no_stale_lock_nothing_lost(env, daemon):
     hits = d2.op("retrieve", {"agent_id": "default", "query": "staging database port"})["results"]
     assert any(h["id"] == stored["id"] for h in hits)
     assert d2.stop() == 0
+    logs = d.log.read_text() + d2.log.read_text()
+    assert "staging database" not in logs  # DEBUG logs name operations, never memories
 
 
 def test_daily_note_ingested_within_seconds(env, daemon):
@@ -285,3 +290,19 @@ def test_sighup_reloads_config(env, daemon):
     wait_for(lambda: "reload refused" in d.log.read_text(), timeout=5)
     assert d.info()["watcher"]["quiet_seconds"] == 7  # a bad file keeps the old config
     assert d.stop() == 0
+
+
+def test_sd_notify_ready_watchdog_stopping(env, daemon, tmp_path):
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify.sock"))
+    notify.settimeout(10)
+    env.update({"NOTIFY_SOCKET": str(tmp_path / "notify.sock"), "WATCHDOG_USEC": "1000000"})
+    with notify:
+        d = daemon().start()
+        seen = [notify.recv(4096).decode()]
+        while not any("WATCHDOG=1" in m for m in seen):
+            seen.append(notify.recv(4096).decode())
+        assert seen[0].startswith("READY=1") and f"MAINPID={d.proc.pid}" in seen[0]
+        assert d.stop() == 0
+        while "STOPPING=1" not in seen[-1]:
+            seen.append(notify.recv(4096).decode())
