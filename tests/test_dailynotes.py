@@ -224,3 +224,27 @@ def test_note_files_orders_by_date(tmp_path: Path) -> None:
         (tmp_path / "memory" / f"{d}.md").write_text("x")
     assert [d for d, _ in note_files(tmp_path, all_=True)] == ["2025-12-31", "2026-01-15", "2026-03-01"]
     assert note_files(tmp_path / "nope", all_=True) == []
+
+
+# --- the ingest-daily command -------------------------------------------------------------------
+
+def test_cli_ingest_daily(config) -> None:
+    from click.testing import CliRunner
+
+    from memoryd.cli.main import cli
+
+    write_note(config, "2026-02-18", EN_NOTE + "- O(c=2) @Peter: likes tea\n")
+    write_note(config, "2026-02-19", ZH_NOTE)
+    res = CliRunner().invoke(cli, ["ingest-daily", "--date", "2026-02-18", "--json"])
+    assert res.exit_code == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert report["stored"] == 8 and report["dates"] == ["2026-02-18"]
+    assert "bad confidence" in res.stderr
+    res = CliRunner().invoke(cli, ["ingest-daily", "--all"])
+    assert res.exit_code == 0 and "4 stored, 8 already known" in res.stdout
+    res = CliRunner().invoke(cli, ["ingest-daily", "--all", "--agent-id", "other", "--json"])
+    assert json.loads(res.stdout)["stored"] == 12
+    for args in (["ingest-daily", "--date", "2026-02-30"], ["ingest-daily", "--date", "2026-02-18", "--all"],
+                 ["ingest-daily", "--date", "2020-01-01"], ["ingest-daily", "--all", "--agent-id", "../x"]):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 2 and res.stdout == "", args

@@ -112,3 +112,36 @@ def test_core_summary_fits_30_bytes_for_any_text(text: str) -> None:
     assert set(d) == set(KEYS)
     assert all(u in text for u in d["urls"])
     assert all(p in text for p in d["paths"])
+
+
+# --- the distill command (rule mode; llm mode is in test_llm.py) ---------------------------------
+
+def test_cli_distill_rule_mode(home) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from memoryd.cli.main import cli
+
+    text = "User decided to use raw JSON-RPC; see https://x.io/a. password=hunter22"
+    res = CliRunner().invoke(cli, ["distill", "--text", text, "--json"])
+    assert res.exit_code == 0
+    out = json.loads(res.stdout)
+    assert tuple(out) == KEYS and out["urls"] == ["https://x.io/a"]
+    assert "hunter22" not in res.stdout and "[REDACTED:password]" in out["fact"]
+    res = CliRunner().invoke(cli, ["distill", "--text", text, "--core-summary"])
+    assert res.exit_code == 0 and res.stdout.strip() == core_summary(distill(text.replace("hunter22", "[REDACTED:password]")))
+    res = CliRunner().invoke(cli, ["distill", "--text", "我们决定使用 REST", "--core-summary", "--json"])
+    assert json.loads(res.stdout)["core_summary"] == "决定使用 REST"
+    res = CliRunner().invoke(cli, ["distill", "--text", "-"], input="Fixed the bug in src/app.py\n")
+    assert res.exit_code == 0 and json.loads(res.stdout)["paths"] == ["src/app.py"]
+
+
+def test_cli_distill_bad_input(home) -> None:
+    from click.testing import CliRunner
+
+    from memoryd.cli.main import cli
+
+    for args in (["distill", "--text", "   "], ["distill", "--text", "x" * 70000], ["distill", "--text", "x", "--mode", "nope"]):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 2 and res.stdout == ""

@@ -17,8 +17,8 @@ _LINK = re.compile(r"\b(?:links?|urls?|website|web ?page|docs|documentation|dash
                    re.IGNORECASE)
 _COMMAND = re.compile(r"\b(?:ran|run(?:ning)?|executed?|command|script|installed|reinstalled|restarted|migrated|"
                       r"invoked|cli|terminal|shell)\b|执行|运行|命令|脚本|安装|重启|迁移", re.IGNORECASE)
-_NEXT = re.compile(r"\b(?:next steps?|todo|to-do|to do|follow[- ]?ups?|action items?|next:|tomorrow|plan(?:ned)? to|"
-                   r"will|need to|should)\b|- \[ \]|下一步|待办|后续|计划|明天|需要|跟进", re.IGNORECASE)
+_NEXT = re.compile(r"\b(?:next steps?|todo|to-do|to do|follow[- ]?ups?|action items?|tomorrow|plan(?:ned)? to|"
+                   r"will|need to|should)\b|\bnext\s*:|- \[ \]|下一步|待办|后续|计划|明天|需要|跟进", re.IGNORECASE)
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _CODE = re.compile(r"`[^`\n]+`")
