@@ -12,14 +12,14 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from memoryd.tiers.atomic import atomic_write_json, read_json
 from memoryd.tiers.config import AGENT_ID_RE, Config, load_config, validate_agent_id
 from memoryd.tiers.errors import ConfigError, MemorydError, UsageError
 
 from .lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
-from .scheduler import MODES, Clock, Scheduler, ScheduleSettings
+from .scheduler import Clock, Scheduler, ScheduleSettings
 from .server import SocketServer
 from .watcher import Watcher, WatchSettings
 
