@@ -95,11 +95,18 @@ def test_enforce_size_evicts_lowest_score_first() -> None:
 def test_store_at_cap_sends_evicted_to_cold_pending_and_log(config) -> None:
     clock = Clock()
     mem = AgentMemory(config, "capped", clock=clock)
-    acked = []
-    for i in range(110):  # ~535 B each: ~59 KB offered
+    warm = W.empty_warm()
+    for i in range(90):  # ~48 KB of well-scored facts, written in one go
+        warm["entries"].append(W.new_entry(f"kept fact {i:03d} " + "k" * 380, "notes", 0.9, clock.t))
+    state = mem.read_state()
+    state["warm"] = warm
+    assert mem.write_state(state, "setup") == []
+    acked = [e["id"] for e in warm["entries"]]
+    low = []
+    for i in range(12):
         clock.t += 1
-        imp = 0.2 if i < 20 else 0.9
-        acked.append(mem.store(f"note {i:03d} about topic {i} " + "q" * 280, "notes", importance=imp)["id"])
+        low.append(mem.store(f"minor note {i:03d} about topic {i} " + "q" * 280, "notes", importance=0.2)["id"])
+    acked += low
     warm = mem.read_state()["warm"]
     size = len((mem.dir / "warm-memory.json").read_bytes())
     assert size == len(dumps(warm)) and size <= WARM_MAX_BYTES
@@ -109,8 +116,7 @@ def test_store_at_cap_sends_evicted_to_cold_pending_and_log(config) -> None:
     assert set(acked) == in_warm | pending and not (in_warm & pending)
     logged = {r["id"] for r in mem.evictions.rows() if r["tier"] == "warm"}
     assert pending <= logged
-    low = set(acked[:20])
-    assert pending <= low  # the low-importance ones went first
+    assert pending <= set(low)  # the low-scored ones went first
 
 
 def test_retention_eviction_via_consolidation(config) -> None:
