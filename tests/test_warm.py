@@ -96,7 +96,7 @@ def test_store_at_cap_sends_evicted_to_cold_pending_and_log(config) -> None:
     clock = Clock()
     mem = AgentMemory(config, "capped", clock=clock)
     warm = W.empty_warm()
-    for i in range(90):  # ~48 KB of well-scored facts, written in one go
+    for i in range(85):  # ~48 KB of well-scored facts, written in one go
         warm["entries"].append(W.new_entry(f"kept fact {i:03d} " + "k" * 380, "notes", 0.9, clock.t))
     state = mem.read_state()
     state["warm"] = warm
