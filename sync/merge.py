@@ -16,7 +16,6 @@ see, and re-creating the item after the forget revives it whole.
 """
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from typing import Any, Callable
@@ -116,7 +115,10 @@ def _rebuild(key: str, fields: dict[str, Any], maxf: dict[str, Any]) -> Any:
 
 
 def materialize(rep: Replica) -> dict:
-    """The {hot, warm, tree} state a replica stands for (alive items only, deterministic order)."""
+    """The {hot, warm, tree} state a replica stands for (alive items only, deterministic order).
+
+    Nested values are shared with the replica: treat the result as read-only (or copy it).
+    """
     hot: dict[str, Any] = {"identity": {}, "owner_profile": {},
                            "active_context": {"projects": [], "events": [], "tasks": []},
                            "critical_lessons": []}
@@ -169,8 +171,8 @@ def restamp(rep: Replica, state: dict, stamp: str) -> Replica:
 
     def mut() -> Replica:
         nonlocal out
-        if out is None:
-            out = copy.deepcopy(rep)
+        if out is None:  # copy on write: per-item dicts are replaced, never changed in place
+            out = {"fmt": FMT, **{part: dict(rep[part]) for part in ("items", "stamps", "tombs", "maxf")}}
         return out
 
     for key, (fields, maxf) in current.items():
@@ -187,7 +189,7 @@ def restamp(rep: Replica, state: dict, stamp: str) -> Replica:
         changed = [f for f in set(old) | set(fields) if old.get(f, _MISSING) != fields.get(f, _MISSING)]
         if changed:
             r = mut()
-            r["stamps"][key].update({f: stamp for f in changed})
+            r["stamps"][key] = {**r["stamps"][key], **{f: stamp for f in changed}}
             r["items"][key] = dict(fields)
     for key in alive - set(current):
         r = mut()
@@ -255,7 +257,7 @@ def compact(rep: Replica, max_tombs: int = 5000) -> Replica:
     dead = sorted((s, k) for k, s in rep["tombs"].items() if CREATED not in rep["stamps"].get(k, {}))
     if len(rep["tombs"]) <= max_tombs or not dead:
         return rep
-    out = copy.deepcopy(rep)
+    out = {"fmt": FMT, **{part: dict(rep[part]) for part in ("items", "stamps", "tombs", "maxf")}}
     for _, key in dead[: len(rep["tombs"]) - max_tombs]:
         for part in ("tombs", "stamps", "items", "maxf"):
             out[part].pop(key, None)

@@ -34,6 +34,7 @@ class SyncFiles:
         self.dir = config.agent_dir(agent_id) / "sync"
         self.lock = FileLock(self.dir / ".lock")  # serialises push/pull/restore of this agent
         self._state: dict[str, Any] | None = None
+        self._base: dict[str, Any] | None = None
 
     def path(self, name: str) -> Path:
         return self.dir / name
@@ -58,18 +59,24 @@ class SyncFiles:
         return device
 
     def hlc(self) -> HLC:
-        return HLC(self.device_id(), self.state().get("hlc"))
+        """The device clock, resumed past every stamp this device has issued (kept in base.json)."""
+        last, stored = self.state().get("hlc"), self.base().get("hlc")
+        return HLC(self.device_id(), max(filter(None, (last, stored)), default=None))
 
     # --- base.json: the replica last agreed with the cloud plus local stamped changes --------
     def base(self) -> dict[str, Any]:
-        return read_json(self.path("base.json"),
-                         lambda: {"version": 0, "pushed": "", "replica": empty_replica()}, _valid_base)
+        if self._base is None:
+            self._base = read_json(self.path("base.json"),
+                                   lambda: {"version": 0, "pushed": "", "replica": empty_replica()}, _valid_base)
+        return self._base
 
     def save_base(self, version: int, replica: Replica, pushed: str, hlc: HLC | None = None) -> None:
         ensure_private_dir(self.dir)
-        atomic_write_json(self.path("base.json"), {"version": version, "pushed": pushed, "replica": replica})
-        if hlc is not None:
-            self.update_state(hlc=hlc.last)
+        old = self.base().get("hlc")
+        base = {"version": version, "pushed": pushed, "replica": replica,
+                "hlc": max(filter(None, (old, hlc.last if hlc else None)), default=None)}
+        atomic_write_json(self.path("base.json"), base)
+        self._base = base
 
     # --- outbox: a durable "push pending" record with backoff ------------------------------
     def outbox(self) -> dict[str, Any] | None:
