@@ -66,9 +66,11 @@ def _has_memory(s: Session) -> bool:
     return s.mem.exists() and bool(explode(s.mem.read_state()))
 
 
-def _install_key(config: Config, agent_id: str, key: bytes, force: bool) -> None:
+def _check_key(config: Config, agent_id: str, key: bytes, force: bool) -> None:
+    """A different local key may be replaced only if it never encrypted anything (no sync history) or force."""
     current = read_key_file(config.key_path(agent_id))
-    if current is not None and current != key and not force:
+    never_synced = not SyncFiles(config, agent_id).path("base.json").exists()
+    if current is not None and current != key and not force and not never_synced:
         raise UsageError(f"agent {agent_id} already has a different key ({fingerprint(current)}); use --force")
 
 
@@ -95,7 +97,7 @@ def restore(config: Config, agent_id: str, key: bytes | None = None, force: bool
             resuming = s.files.restoring() is not None
             if not force and not resuming and _has_memory(s):
                 raise UsageError(f"agent {agent_id} already has memory on this device; use --force to overwrite it")
-            _install_key(config, agent_id, key, force)
+            _check_key(config, agent_id, key, force)
             row, latest = _fetch(s, when)
             target, newest = _target(s, row, latest)
             s.files.mark_restoring(row["version"])  # a crash from here on is resumed by the next restore

@@ -82,3 +82,38 @@ def test_import_refuses_to_replace_a_different_key(config):
     assert import_key(config, "ag", second, force=True) is True
     assert load_key(config, "ag", env={}) == second
     assert stat.S_IMODE(config.key_path("ag").stat().st_mode) == 0o600
+
+
+def _invoke(args, home_env, input=None):
+    from click.testing import CliRunner
+
+    from memoryd.cli.main import cli
+
+    return CliRunner().invoke(cli, args, env=home_env, input=input)
+
+
+def test_cli_key_show_export_import(config, home):
+    env = {"MEMORYD_HOME": str(home)}
+    missing = _invoke(["key", "show", "--agent-id", "ag"], env)
+    assert missing.exit_code == 2 and "memoryd init" in missing.stderr
+    key = ensure_key(config, "ag")
+    shown = _invoke(["key", "show", "--agent-id", "ag", "--json"], env)
+    assert shown.exit_code == 0 and key.hex() not in shown.stdout
+    assert '"fingerprint": "%s"' % fingerprint(key) in shown.stdout
+    exported = _invoke(["key", "export", "--agent-id", "ag"], env)
+    assert exported.exit_code == 0 and "never share" in exported.stderr
+    recovery = exported.stdout.strip()
+    assert import_recovery(recovery) == key
+    # On another agent (or device): from stdin, idempotent, and refuses to replace without --force.
+    first = _invoke(["key", "import", "--agent-id", "other"], env, input=recovery + "\n")
+    assert first.exit_code == 0 and "installed" in first.stdout
+    assert load_key(config, "other", env={}) == key
+    again = _invoke(["key", "import", recovery, "--agent-id", "other"], env)
+    assert again.exit_code == 0 and "already installed" in again.stdout
+    different = export_recovery(os.urandom(32))
+    refused = _invoke(["key", "import", different, "--agent-id", "other"], env)
+    assert refused.exit_code == 2 and "--force" in refused.stderr
+    typo = _invoke(["key", "import", recovery[:-1] + ("a" if recovery[-1] != "a" else "b"), "--agent-id", "x"], env)
+    assert typo.exit_code == 2 and "typo" in typo.stderr and not config.key_path("x").exists()
+    forced = _invoke(["key", "import", different, "--force", "--agent-id", "other"], env)
+    assert forced.exit_code == 0 and load_key(config, "other", env={}) == import_recovery(different)

@@ -176,3 +176,27 @@ def test_kill_9_during_restore_leaves_no_torn_file_and_next_restore_completes(tm
         assert result.exit_code == 0, result.output
     assert state_of(b) == state_of(a)
     assert SyncFiles(b, AGENT).restoring() is None
+
+
+def test_restore_after_init_replaces_the_unused_new_key(tmp_path, sqld, cloud):
+    a, key = cloud
+    b = device(tmp_path, "b", sqld.http_url)
+    from memoryd.sync.keys import ensure_key
+
+    ensure_key(b, AGENT)  # `memoryd init` on the new device made a key that never encrypted anything
+    AgentMemory(b, AGENT).init()
+    report = restore(b, AGENT, key=key)
+    assert report["key_fingerprint"] == fingerprint(key) and b.key_path(AGENT).read_bytes() == key
+    assert state_of(b) == state_of(a)
+
+
+def test_cli_sync_json_and_human(tmp_path, sqld, cloud):
+    a, _ = cloud
+    AgentMemory(a, AGENT).store("one more thing", "misc")
+    out = CliRunner().invoke(_cli(), ["sync", "--agent-id", AGENT, "--json"], env=env_for(a))
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["status"] == "pushed"
+    out = CliRunner().invoke(_cli(), ["sync", "--agent-id", AGENT], env=env_for(a))
+    assert out.exit_code == 0 and "nothing to push" in out.stdout
+    out = CliRunner().invoke(_cli(), ["sync", "--force", "--agent-id", AGENT], env=env_for(a))
+    assert out.exit_code == 0 and "pushed critical state v3" in out.stdout
