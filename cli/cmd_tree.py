@@ -73,8 +73,13 @@ def tree_add(path: str, description: str, agent_id: str, as_json: bool) -> None:
 @handles_errors
 def tree_remove(path: str, agent_id: str, as_json: bool) -> None:
     from memoryd.daemon.ops import memory
+    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.errors import UsageError
+    from memoryd.tiers.model import check_category
     from memoryd.tiers.tree import remove_node
 
+    if check_category(path) not in AgentMemory(get_config(), agent_id).read_state()["tree"]["nodes"]:
+        raise UsageError(f"no tree node {path!r}")  # before the archive is opened (or created)
     with memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem:
         mem.change(lambda s, now: remove_node(s["tree"], path, mem.used_categories(s)), "tree remove")
     emit({"removed": path}, as_json, lambda r: f"removed {r['removed']}")

@@ -83,6 +83,9 @@ def store(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
 @op("retrieve")
 def retrieve(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    from memoryd.tiers.agent import check_query
+
+    check_query(params.get("query"), int(params.get("limit", 10)), params.get("url"))  # before opening anything
     with memory(config, params, with_archive=True) as mem:
         results = mem.retrieve(params.get("query", ""), int(params.get("limit", 10)), params.get("url"),
                                params.get("paths"))
@@ -126,13 +129,24 @@ def _sync_status(config: Config, agent_id: str) -> dict[str, Any] | None:
 def sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     from memoryd.sync.critical import push_now
 
+    if params.get("drain"):  # the daemon's retry job: only a push whose backoff has expired
+        from memoryd.sync.outbox import drain, pending
+
+        result = drain(config, _agent(params))
+        return result if result is not None else {"status": "idle", "pending": 1 if pending(config, _agent(params)) else 0}
     return push_now(config, _agent(params), force=bool(params.get("force")))
 
 
 @op("forget")
 def forget(config: Config, params: dict[str, Any]) -> dict[str, Any]:
-    from memoryd.tiers.forget import forget_days, forget_id
+    from memoryd.tiers.forget import check_days, forget_days, forget_id
 
+    if params.get("days") is not None:
+        check_days(params["days"])
+    elif not str(params.get("id") or "").strip():
+        raise UsageError("memory id is empty")
+    if not config.agent_dir(_agent(params)).exists():
+        raise UsageError(f"agent {_agent(params)!r} has no memories on this device")
     with memory(config, params, with_archive=True) as mem:
         if params.get("days") is not None:
             return forget_days(mem, float(params["days"]))

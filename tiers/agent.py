@@ -23,6 +23,15 @@ METADATA_KEYS = ("urls", "commands", "paths", "people", "topics", "emotion", "ou
                  "entities", "confidence", "importance_reasons", "redactions", "date", "time")
 
 
+def check_query(query: str | None, limit: int, url: str | None) -> str:
+    if limit < 1 or limit > 1000:
+        raise UsageError("limit must be in 1..1000")
+    query = (query or "").strip()
+    if not query and not url:
+        raise UsageError("query is empty")
+    return query
+
+
 def _validate_metrics(obj: Any) -> None:
     if not isinstance(obj, dict) or not isinstance(obj.get("runs", {}), dict) or not isinstance(
             obj.get("counters", {}), dict):
@@ -62,6 +71,8 @@ class AgentMemory:
             self.files.save_all(state)
 
     def read_state(self) -> dict[str, Any]:
+        if not self.dir.exists():  # reading an unknown agent creates nothing
+            return self.files.load_all()
         with self.locked():
             return self.files.load_all()
 
@@ -153,11 +164,7 @@ class AgentMemory:
     def retrieve(self, query: str, limit: int = 10, url: str | None = None,
                  paths: dict[str, float] | None = None) -> list[dict[str, Any]]:
         """Search hot, warm and cold; `paths` (from LLM tree search) replaces keyword path scores."""
-        if limit < 1 or limit > 1000:
-            raise UsageError("limit must be in 1..1000")
-        query = (query or "").strip()
-        if not query and not url:
-            raise UsageError("query is empty")
+        query = check_query(query, limit, url)
         with self.locked():
             now = self.clock()
             state = self.files.load_all()

@@ -43,10 +43,15 @@ def forget_id(mem: AgentMemory, memory_id: str) -> dict[str, Any]:
     return {"id": memory_id, "removed": removed}
 
 
+def check_days(days: Any) -> float:
+    if isinstance(days, bool) or not isinstance(days, (int, float)) or not math.isfinite(days) or days <= 0:
+        raise UsageError("--days must be a positive number")
+    return float(days)
+
+
 def forget_days(mem: AgentMemory, days: float) -> dict[str, Any]:
     """Forget every memory created in the last `days` days (hot items, warm, queued and cold)."""
-    if not isinstance(days, (int, float)) or not math.isfinite(days) or days <= 0:
-        raise UsageError("--days must be a positive number")
+    days = check_days(days)
     with mem.locked():
         now = mem.clock()
         since = now - days * DAY
