@@ -18,20 +18,29 @@ def _check_agent_root(ctx: click.Context, param: click.Parameter, value: str | N
     except UsageError as exc:
         raise click.BadParameter(exc.message) from None
 
-# Command modules register on `cli` at import; each keeps heavy imports inside its commands.
-COMMAND_MODULES = (
-    "cmd_core",
-    "cmd_hot",
-    "cmd_tree",
-    "cmd_status",
-    "cmd_notes",
-    "cmd_sync",
-    "cmd_daemon",
-    "cmd_transfer",
-)
+# Command name → the module that registers it; only the invoked command's module is imported,
+# so `memoryd status` does not pay for the others (they load all at once for --help).
+COMMANDS = {
+    "init": "cmd_core", "store": "cmd_core", "retrieve": "cmd_core", "urls": "cmd_core",
+    "consolidate": "cmd_core", "forget": "cmd_core", "hot": "cmd_hot", "tree": "cmd_tree",
+    "status": "cmd_status", "distill": "cmd_notes", "ingest-daily": "cmd_notes", "validate": "cmd_notes",
+    "sync": "cmd_sync", "restore": "cmd_sync", "key": "cmd_sync", "daemon": "cmd_daemon",
+    "service": "cmd_daemon", "export": "cmd_transfer", "import": "cmd_transfer",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is not None and cmd_name not in self.commands:
+            importlib.import_module(f"{__package__}.{module}")  # registers itself on `cli`
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--log-level", default="WARNING", envvar="MEMORYD_LOG_LEVEL", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False))
 @click.option("--agent-id", "agent_id", default=None, callback=_check_agent_root,
@@ -42,14 +51,6 @@ def cli(ctx: click.Context, log_level: str, agent_id: str | None) -> None:
     """memoryd: tiered, encrypted, multi-device memory for AI agents."""
     setup_logging(log_level)
     ctx.ensure_object(dict)["agent_id"] = agent_id
-
-
-for _name in COMMAND_MODULES:
-    try:
-        importlib.import_module(f"{__package__}.{_name}")
-    except ModuleNotFoundError as _exc:  # a module not written yet must not break the others
-        if _exc.name != f"{__package__}.{_name}":
-            raise
 
 
 def main() -> None:
