@@ -176,7 +176,9 @@ def test_ingest_stores_facts_and_reingest_is_a_noop(config, mem) -> None:
     assert report["stored"] == 7 and report["skipped"] == 0 and report["files"] == 1
     assert report["by_kind"] == {"fact": 3, "world": 1, "experience": 1, "opinion": 1, "observation": 1}
     warm_before = (mem.dir / "warm-memory.json").read_bytes()
+    ledger_inode = (mem.dir / LEDGER).stat().st_ino
     again = ingest(mem, config.workspace, "2026-02-18")
+    assert (mem.dir / LEDGER).stat().st_ino == ledger_inode  # a no-op writes nothing
     assert again["stored"] == 0 and again["skipped"] == 7
     assert (mem.dir / "warm-memory.json").read_bytes() == warm_before
     entries = {e["metadata"].get("source"): e for e in mem.read_state()["warm"]["entries"]}
@@ -248,3 +250,36 @@ def test_cli_ingest_daily(config) -> None:
                  ["ingest-daily", "--date", "2020-01-01"], ["ingest-daily", "--all", "--agent-id", "../x"]):
         res = CliRunner().invoke(cli, args)
         assert res.exit_code == 2 and res.stdout == "", args
+
+
+class BatchMemory:
+    """A minimal memory with the batch API ingest prefers (AgentMemory gains store_many later)."""
+
+    def __init__(self, path: Path) -> None:
+        from memoryd.tiers.atomic import FileLock
+
+        self.dir = path
+        self.lock = FileLock(path / ".lock")
+        self.batches: list[list[tuple]] = []
+
+    def clock(self) -> float:
+        return 1771416000.0
+
+    def locked(self):
+        return self.lock.held()
+
+    def store_many(self, items: list[tuple]) -> list[dict]:
+        self.batches.append(items)
+        return [{"text": t} for t, *_ in items]
+
+
+def test_ingest_uses_one_batch_per_note(config, tmp_path: Path) -> None:
+    write_note(config, "2026-02-18", EN_NOTE)
+    write_note(config, "2026-02-19", ZH_NOTE)
+    m = BatchMemory(tmp_path)
+    report = ingest(m, config.workspace, all_=True)
+    assert [len(b) for b in m.batches] == [7, 4] and report["stored"] == 11
+    text, category, importance, meta = m.batches[0][-1]
+    assert (text, category) == ("The week was mostly about deployment.", "bank/observation")
+    assert 0 < importance <= 1 and meta["importance_reasons"][-1] == "retain+0.1"
+    assert ingest(m, config.workspace, all_=True)["stored"] == 0 and len(m.batches) == 2

@@ -67,7 +67,7 @@ def fake() -> Iterator[tuple[FakeLLM, str]]:
     state = FakeLLM()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield state, f"http://127.0.0.1:{server.server_address[1]}"

@@ -321,28 +321,42 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
             report["files"] += 1
             report["facts"] += len(facts)
             report["warnings"] += warnings
+            before = len(ledger)
             try:
                 _ingest_facts(mem, facts, ledger, report)
             finally:
-                atomic_write_json(ledger_path, {"keys": dict(sorted(ledger.items()))})
+                if len(ledger) != before:  # a no-op re-ingest writes nothing
+                    atomic_write_json(ledger_path, {"keys": dict(sorted(ledger.items()))})
     report["dates"] = [d for d, p in files if p.is_file()]
     return report
 
 
 def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], report: dict[str, Any]) -> None:
+    """Store the new facts of one note: in one batch when `mem` has store_many, else one by one."""
     from .errors import LimitError
 
-    for fact in facts:
-        if fact.key in ledger:
-            report["skipped"] += 1
-            continue
+    new = [f for f in facts if f.key not in ledger]
+    report["skipped"] += len(facts) - len(new)
+    items = []
+    for fact in new:
         importance, reasons = _importance(fact)
-        meta = fact.metadata() | {"importance_reasons": reasons[:4]}
-        try:
-            mem.store(fact.text, fact.category, importance, metadata=meta)
-        except LimitError as exc:
-            report["warnings"].append(f"{fact.source}: not stored: {exc.message}")
-            continue
+        items.append((fact.text, fact.category, importance, fact.metadata() | {"importance_reasons": reasons[:4]}))
+    if not items:
+        return
+    store_many = getattr(mem, "store_many", None)
+    if callable(store_many):
+        store_many(items)  # one load/write for the whole note
+        done = new
+    else:
+        done = []
+        for fact, (text, category, importance, meta) in zip(new, items):
+            try:
+                mem.store(text, category, importance, metadata=meta)
+            except LimitError as exc:
+                report["warnings"].append(f"{fact.source}: not stored: {exc.message}")
+                continue
+            done.append(fact)
+    for fact in done:
         ledger[fact.key] = fact.date
         report["stored"] += 1
         report["by_kind"][fact.kind] = report["by_kind"].get(fact.kind, 0) + 1

@@ -104,37 +104,54 @@ def _people(text: str) -> list[str]:
     return _dedupe(found)[:8]
 
 
-def _lexicon_hits(low: str, words: tuple[str, ...]) -> int:
-    hits = 0
-    for w in words:
-        if _CJK.match(w):
-            hits += low.count(w)
-        else:
-            hits += len(re.findall(r"\b" + re.escape(w) + r"\b", low))
-    return hits
+_WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
 
 
-def _topics(text: str, low: str) -> list[str]:
+class Lexicon:
+    """A word list counted against text fast: single words by lookup, phrases and CJK by substring."""
+
+    def __init__(self, words: tuple[str, ...]) -> None:
+        self.single = frozenset(w for w in words if not _CJK.search(w) and _WORD.fullmatch(w))
+        self.phrases = tuple(w for w in words if w not in self.single)
+
+    def hits(self, low: str, counts: dict[str, int]) -> int:
+        n = sum(counts.get(w, 0) for w in self.single)
+        return n + sum(low.count(p) for p in self.phrases if p in low)
+
+
+def word_counts(low: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for w in _WORD.findall(low):
+        counts[w] = counts.get(w, 0) + 1
+    return counts
+
+
+_TOPIC_LEX = {topic: Lexicon(words) for topic, words in TOPICS.items()}
+_EMOTION_LEX = {name: Lexicon(words) for name, words in EMOTIONS.items()}
+_POS_LEX, _NEG_LEX = Lexicon(OUTCOME_POS), Lexicon(OUTCOME_NEG)
+
+
+def _topics(text: str, low: str, counts: dict[str, int]) -> list[str]:
     scored = []
-    for topic, words in TOPICS.items():
-        n = _lexicon_hits(low, words)
+    for topic, lex in _TOPIC_LEX.items():
+        n = lex.hits(low, counts)
         if n:
             scored.append((-n, topic))
     tags = [t.lower() for t in re.findall(r"(?<![\w&])#([A-Za-z][\w\-]{1,30})", text)]
     return _dedupe(tags + [t for _, t in sorted(scored)])[:6]
 
 
-def _emotion(low: str) -> str:
+def _emotion(low: str, counts: dict[str, int]) -> str:
     best, best_n = "neutral", 0
-    for name, words in EMOTIONS.items():
-        n = _lexicon_hits(low, words)
+    for name, lex in _EMOTION_LEX.items():
+        n = lex.hits(low, counts)
         if n > best_n:
             best, best_n = name, n
     return best
 
 
-def _outcome(low: str) -> str:
-    pos, neg = _lexicon_hits(low, OUTCOME_POS), _lexicon_hits(low, OUTCOME_NEG)
+def _outcome(low: str, counts: dict[str, int]) -> str:
+    pos, neg = _POS_LEX.hits(low, counts), _NEG_LEX.hits(low, counts)
     if pos > neg:
         return "positive"
     if neg > pos:
@@ -194,13 +211,14 @@ def distill(text: str) -> dict[str, Any]:
     """Rule-mode distillation (no LLM). Deterministic; urls/commands/paths are kept verbatim."""
     text = text or ""
     low = text.lower()
+    counts = word_counts(low)
     return {
         "fact": _fact(text),
-        "emotion": _emotion(low),
+        "emotion": _emotion(low, counts),
         "people": _people(text),
-        "topics": _topics(text, low),
+        "topics": _topics(text, low, counts),
         "actions": _actions(text),
-        "outcome": _outcome(low),
+        "outcome": _outcome(low, counts),
         "urls": extract_urls(text),
         "commands": extract_commands(text),
         "paths": extract_paths(text),

@@ -52,9 +52,11 @@ FLOOR = 0.05  # nothing a user chose to store starts out frozen
 
 
 def _compile(words: tuple[str, ...]) -> re.Pattern[str]:
-    # English words get boundaries; CJK phrases match as substrings (no spaces between words).
-    parts = [w if re.search(r"[\u4e00-\u9fff]", w) else rf"(?<![\w]){w}(?![\w])" for w in words]
-    return re.compile("|".join(parts), re.IGNORECASE)
+    """One alternation for lowercased text: English words get boundaries, CJK phrases match as substrings."""
+    en = [w for w in words if not re.search(r"[\u4e00-\u9fff]", w)]
+    zh = [w for w in words if re.search(r"[\u4e00-\u9fff]", w)]
+    parts = ([r"(?<![\w])(?:" + "|".join(en) + r")(?![\w])"] if en else []) + (["|".join(zh)] if zh else [])
+    return re.compile("|".join(parts))
 
 
 _INTRINSIC_RX = [(n, v, _compile(w)) for n, v, w in _INTRINSIC]
@@ -82,7 +84,7 @@ def _intrinsic(text: str, category: str) -> tuple[float, str]:
 
 def rule_importance(text: str, category: str = "") -> tuple[float, list[str]]:
     """Importance in 0..1 and the reasons for it (kept in the entry's metadata)."""
-    text = text or ""
+    text = (text or "").lower()
     base, kind = _intrinsic(text, category)
     reasons = [f"intrinsic:{kind}={base:g}"]
     score = base
