@@ -1,10 +1,12 @@
 """The cold archive on libSQL: memoryd.tiers.ports.Archive implemented over sync.db.Database.
 
-Every statement is scoped by agent_id and takes user text only as parameters. Search runs the
-word index (unicode61), the trigram index (CJK, substrings) and, for 1–2 character CJK terms,
-an agent-scoped LIKE, in one statement (one round trip), then ranks in Python:
+Every statement is scoped by agent_id and takes user text only as parameters. Search asks the
+word index (unicode61 words, plus CJK unigrams/bigrams for 1–2 character queries) and the trigram
+index (longer CJK runs, punctuated chunks) for each term's newest matches and its document
+frequency, in one statement (one round trip); only if that finds fewer than `limit` hits, a
+second statement tries Latin words as substrings. Ranking (see sync.fts.bm25):
 
-    text      = best of the normalised BM25 scores of the indexes that matched
+    text      = BM25 over the candidates, 1.0 = every query term present once (× 0.8 for substrings)
     memory    = importance × exp(-age_days/30) × (1 + 0.1 × access_count)
     relevance = text × (0.75 + 0.25 × min(1, memory / 0.3))       (0..1, best first)
 """
@@ -25,20 +27,24 @@ from .schema import ensure_schema
 
 DAY = 86400.0
 PAGE = 500  # rows per page in iter_entries
-ROWS_PER_INSERT = 100  # 9 parameters each: stays under SQLite's classic 999-variable limit
+ROWS_PER_INSERT = 90  # 10 parameters each: stays under SQLite's classic 999-variable limit
 IDS_PER_STMT = 500
+MAX_PER_TERM = 100  # candidates fetched per query term (newest first)
+DF_CAP = 1000  # document frequencies are counted up to this (IDF of common terms is ~flat anyway)
+N_CAP = 10 * DF_CAP
+PARTIAL_WEIGHT = 0.8  # a substring hit counts less than a whole word
 WARM_FLOOR = 0.3  # a memory score at the warm threshold counts as "fully alive" in ranking
 
 _COLS = "m.id, m.text, m.category, m.importance, m.created_at, m.access_count, m.last_access, m.metadata"
 _UPSERT_HEAD = ("INSERT INTO cold_memories (agent_id, id, text, category, importance, created_at, "
-                "access_count, last_access, metadata) VALUES ")
+                "access_count, last_access, metadata, grams) VALUES ")
 # Replace by id; counts only grow, and an identical row is left alone (no index churn).
 _UPSERT_TAIL = (
     " ON CONFLICT (agent_id, id) DO UPDATE SET text = excluded.text, category = excluded.category, "
     "importance = excluded.importance, created_at = excluded.created_at, "
     "access_count = MAX(cold_memories.access_count, excluded.access_count), "
     "last_access = MAX(COALESCE(cold_memories.last_access, 0), COALESCE(excluded.last_access, 0)), "
-    "metadata = excluded.metadata "
+    "metadata = excluded.metadata, grams = excluded.grams "
     "WHERE cold_memories.text IS NOT excluded.text OR cold_memories.category IS NOT excluded.category "
     "OR cold_memories.importance IS NOT excluded.importance OR cold_memories.created_at IS NOT excluded.created_at "
     "OR cold_memories.access_count < excluded.access_count "
@@ -57,7 +63,7 @@ def _marks(n: int) -> str:
 
 
 def _row(entry: ColdEntry, n: int) -> list[Any]:
-    """Validate one entry and turn it into the 8 column values after agent_id."""
+    """Validate one entry and turn it into the 9 column values after agent_id."""
     try:
         mid, text, category = entry["id"], entry["text"], entry["category"]
         created = float(entry["created_at"])
@@ -76,7 +82,8 @@ def _row(entry: ColdEntry, n: int) -> list[Any]:
     if not isinstance(meta, dict):
         raise UsageError(f"cold entry #{n}: metadata must be an object")
     meta_text = json.dumps(meta, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return [mid, text, category, importance, int(created), access, last, meta_text]
+    return [mid, text, category, importance, int(created), access, last, meta_text,
+            fts.cjk_grams(f"{text} {category}")]
 
 
 def _entry(row: Sequence[Any]) -> dict[str, Any]:
@@ -117,7 +124,7 @@ class LibsqlArchive:
             return
         stmts: list[Stmt] = []
         for chunk in _chunks(rows, ROWS_PER_INSERT):
-            sql = _UPSERT_HEAD + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)) + _UPSERT_TAIL
+            sql = _UPSERT_HEAD + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)) + _UPSERT_TAIL
             stmts.append((sql, [v for r in chunk for v in r]))
         self.db.batch(stmts)
 
@@ -195,60 +202,72 @@ class LibsqlArchive:
         """Full-text search; hostile text returns hits or nothing, never an error."""
         validate_agent_id(agent_id)
         limit = max(1, min(int(limit), 1000))
-        p = fts.plan(query)
-        if p.empty:
-            return []
-        parts, args = _search_sql(p, agent_id, max(limit * 4, 40))
-        res = self.db.execute(" UNION ALL ".join(parts), args)
-        return _rank(res.rows, self.clock(), len(p.likes))[:limit]
+        per_term = min(MAX_PER_TERM, max(2 * limit, 30))
+        found = self._search_pass(agent_id, fts.plan(query), per_term, 1.0)
+        if len(found) < limit:
+            # Too few whole-word hits: a second round trip tries Latin words as substrings.
+            for mid, (entry, t) in self._search_pass(agent_id, fts.plan(query, partial=True), per_term,
+                                                     PARTIAL_WEIGHT).items():
+                if t > found.get(mid, (entry, 0.0))[1]:
+                    found[mid] = (entry, t)
+        now = self.clock()
+        out = []
+        for entry, t in found.values():
+            alive = min(1.0, memory_score(entry, now) / WARM_FLOOR)
+            out.append(dict(entry, relevance=round(max(0.0001, min(1.0, t * (0.75 + 0.25 * alive))), 4)))
+        out.sort(key=lambda e: (-e["relevance"], e["id"]))
+        return out[:limit]
+
+    def _search_pass(self, agent_id: str, terms: list[fts.Term], per_term: int,
+                     weight: float) -> dict[str, tuple[dict[str, Any], float]]:
+        """One round trip: candidates and capped document frequencies of every term, BM25 here."""
+        if not terms:
+            return {}
+        sql, args = _search_sql(terms, agent_id, per_term)
+        entries: dict[str, dict[str, Any]] = {}
+        hits: dict[str, set[int]] = {}
+        dfs = [0] * len(terms)
+        n_docs = 1
+        for row in self.db.execute(sql, args).rows:
+            term, value = row[8], row[9]
+            if value is not None:  # a statistics row
+                if term < 0:
+                    n_docs = int(value)
+                else:
+                    dfs[term] = int(value)
+                continue
+            entries.setdefault(row[0], _entry(row))
+            hits.setdefault(row[0], set()).add(term)
+        docs = {mid: f"{e['text']} {e['category']}" for mid, e in entries.items()}
+        scores = fts.bm25(docs, hits, terms, dfs, n_docs)
+        return {mid: (entries[mid], weight * scores[mid]) for mid in entries}
 
     def close(self) -> None:
         self.db.close()
 
 
-def _search_sql(p: fts.Plan, agent_id: str, n: int) -> tuple[list[str], list[Any]]:
-    """One SELECT per index, UNION ALL'ed so the whole search is one round trip."""
-    parts: list[str] = []
-    args: list[Any] = []
-    for src, table, match in (("w", "cold_fts", p.words), ("t", "cold_trigram", p.trigram)):
-        if match:
-            # bm25 is lower-is-better; weight text above category.
-            parts.append(
-                f"SELECT * FROM (SELECT {_COLS}, '{src}' AS src, -bm25({table}, 1.0, 0.4) AS s FROM {table} "
-                f"JOIN cold_memories m ON m.rowid = {table}.rowid WHERE {table} MATCH ? AND m.agent_id = ? "
-                f"ORDER BY s DESC LIMIT ?)")
-            args += [match, agent_id, n]
-    if p.likes:
-        hit = " + ".join(["((m.text LIKE ? ESCAPE '\\') OR (m.category LIKE ? ESCAPE '\\'))"] * len(p.likes))
-        parts.append(
-            f"SELECT * FROM (SELECT {_COLS}, 'l' AS src, ({hit}) AS s FROM cold_memories m "
-            f"WHERE m.agent_id = ? AND ({hit}) > 0 ORDER BY m.created_at DESC LIMIT ?)")
-        pats = [x for pat in p.likes for x in (pat, pat)]
-        args += pats + [agent_id] + pats + [n]
-    return parts, args
+_TABLES = {"w": "cold_fts", "t": "cold_trigram"}
 
 
-def _rank(rows: list[tuple[Any, ...]], now: float, n_likes: int) -> list[dict[str, Any]]:
-    best: dict[str, float] = {"w": 0.0, "t": 0.0, "l": float(max(n_likes, 1))}
-    for row in rows:
-        best[row[8]] = max(best[row[8]], float(row[9] or 0.0))
-    weight = {"w": 1.0, "t": 0.9, "l": 0.8}  # exact words beat substrings beat short-CJK scans
-    text: dict[str, float] = {}
-    entries: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        src, s = row[8], float(row[9] or 0.0)
-        norm = weight[src] * (s / best[src] if best[src] > 0 else 0.0)
-        prev = text.get(row[0], 0.0)
-        # Matching in several indexes adds a little on top of the best one.
-        text[row[0]] = min(1.0, max(prev, norm) + 0.1 * min(prev, norm))
-        entries.setdefault(row[0], _entry(row))
-    out = []
-    for mid, t in text.items():
-        e = entries[mid]
-        alive = min(1.0, memory_score(e, now) / WARM_FLOOR)
-        out.append(dict(e, relevance=round(max(0.0, min(1.0, t * (0.75 + 0.25 * alive))), 4)))
-    out.sort(key=lambda e: (-e["relevance"], e["id"]))
-    return out
+def _search_sql(terms: list[fts.Term], agent_id: str, per_term: int) -> tuple[str, list[Any]]:
+    """Per term: its newest `per_term` matches of this agent and its document frequency (capped).
+
+    Walking an FTS index in rowid order stops after LIMIT rows, so a term found in most rows costs
+    no more than a rare one. Everything is UNION ALL'ed into one statement: one round trip.
+    """
+    stats = ", ".join(["NULL"] * 8)
+    parts = [f"SELECT {stats}, -1, (SELECT COUNT(*) FROM (SELECT 1 FROM cold_memories "
+             f"WHERE agent_id = ? LIMIT {N_CAP}))"]
+    args: list[Any] = [agent_id]
+    for i, term in enumerate(terms):
+        table = _TABLES[term.src]
+        parts.append(f"SELECT * FROM (SELECT {_COLS}, {i}, NULL FROM {table} JOIN cold_memories m "
+                     f"ON m.rowid = {table}.rowid WHERE {table} MATCH ? AND m.agent_id = ? "
+                     f"ORDER BY {table}.rowid DESC LIMIT {int(per_term)})")
+        parts.append(f"SELECT {stats}, {i}, (SELECT COUNT(*) FROM (SELECT 1 FROM {table} "
+                     f"WHERE {table} MATCH ? LIMIT {DF_CAP}))")
+        args += [term.match, agent_id, term.match]
+    return " UNION ALL ".join(parts), args
 
 
 def open_archive(config: Config, **kw: Any) -> LibsqlArchive:

@@ -31,30 +31,35 @@ _V1: tuple[str, ...] = (
         access_count INTEGER NOT NULL DEFAULT 0,
         last_access INTEGER,
         metadata TEXT,
+        grams TEXT NOT NULL DEFAULT '',
         PRIMARY KEY (agent_id, id)
     )""",
     "CREATE INDEX IF NOT EXISTS cold_agent_created ON cold_memories(agent_id, created_at)",
     "CREATE INDEX IF NOT EXISTS cold_agent_category ON cold_memories(agent_id, category)",
-    # External-content FTS5: a word index (unicode61) and a trigram index for CJK and substrings.
-    "CREATE VIRTUAL TABLE IF NOT EXISTS cold_fts USING fts5(text, category, content='cold_memories', "
+    # External-content FTS5: a word index (unicode61) and a trigram index for CJK substrings.
+    # `grams` holds the CJK unigrams and bigrams of text+category (written by the archive), so the
+    # word index also answers 1-2 character Chinese/Japanese queries, which trigrams cannot.
+    "CREATE VIRTUAL TABLE IF NOT EXISTS cold_fts USING fts5(text, category, grams, content='cold_memories', "
     "content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS cold_trigram USING fts5(text, category, content='cold_memories', "
     "content_rowid='rowid', tokenize='trigram')",
     """CREATE TRIGGER IF NOT EXISTS cold_ai AFTER INSERT ON cold_memories BEGIN
-        INSERT INTO cold_fts(rowid, text, category) VALUES (new.rowid, new.text, new.category);
+        INSERT INTO cold_fts(rowid, text, category, grams) VALUES (new.rowid, new.text, new.category, new.grams);
         INSERT INTO cold_trigram(rowid, text, category) VALUES (new.rowid, new.text, new.category);
     END""",
     """CREATE TRIGGER IF NOT EXISTS cold_ad AFTER DELETE ON cold_memories BEGIN
-        INSERT INTO cold_fts(cold_fts, rowid, text, category) VALUES ('delete', old.rowid, old.text, old.category);
+        INSERT INTO cold_fts(cold_fts, rowid, text, category, grams)
+            VALUES ('delete', old.rowid, old.text, old.category, old.grams);
         INSERT INTO cold_trigram(cold_trigram, rowid, text, category)
             VALUES ('delete', old.rowid, old.text, old.category);
     END""",
     # Only text/category changes touch the indexes (touch() updates access counts often).
-    """CREATE TRIGGER IF NOT EXISTS cold_au AFTER UPDATE OF text, category ON cold_memories BEGIN
-        INSERT INTO cold_fts(cold_fts, rowid, text, category) VALUES ('delete', old.rowid, old.text, old.category);
+    """CREATE TRIGGER IF NOT EXISTS cold_au AFTER UPDATE OF text, category, grams ON cold_memories BEGIN
+        INSERT INTO cold_fts(cold_fts, rowid, text, category, grams)
+            VALUES ('delete', old.rowid, old.text, old.category, old.grams);
         INSERT INTO cold_trigram(cold_trigram, rowid, text, category)
             VALUES ('delete', old.rowid, old.text, old.category);
-        INSERT INTO cold_fts(rowid, text, category) VALUES (new.rowid, new.text, new.category);
+        INSERT INTO cold_fts(rowid, text, category, grams) VALUES (new.rowid, new.text, new.category, new.grams);
         INSERT INTO cold_trigram(rowid, text, category) VALUES (new.rowid, new.text, new.category);
     END""",
     # Critical state: ciphertext only (owned by the sync engine).

@@ -92,7 +92,7 @@ def test_bad_entries_write_nothing(archive: LibsqlArchive) -> None:
 @pytest.mark.parametrize("query, expected", [
     ("apples", "e1"), ("APPLES morning", "e1"), ("苹果", "e2"), ("香蕉", "e2"), ("喜欢吃苹果", "e2"),
     ("我很喜欢吃苹果", "e2"), ("天気", "e4"), ("東京の天気", "e4"), ("migra", "e3"), ("trigram", "e3"),
-    ("libsql", "e3"), ("memoryd", "e3"), ("pip install", "e6"), ("fruit", "e1"), ("水果", "e2"),
+    ("libsql", "e3"), ("howto", "e6"), ("pip install", "e6"), ("fruit", "e1"), ("水果", "e2"),
 ])
 def test_search_words_cjk_substrings_categories(archive: LibsqlArchive, query: str, expected: str) -> None:
     archive.put("a1", SAMPLE)
@@ -227,7 +227,7 @@ def test_stored_text_is_found_by_itself(query: str) -> None:
             arc.put("p", [entry("t", f"prefix {query} suffix")])
             from memoryd.sync import fts
 
-            if fts.plan(query).empty:
+            if not fts.plan(query):
                 assert arc.search("p", query) == []
             else:
                 assert [h["id"] for h in arc.search("p", query)] == ["t"]
