@@ -49,6 +49,22 @@ def main() -> None:
     bench("redact", redact, messages, 5)
     bench("rule_importance", rule_importance, messages, 5)
     bench("store pipeline", lambda m: (lambda t: (distill(t), rule_importance(t)))(redact(m)[0]), messages, 3)
+    worst_case(distill, redact, rule_importance)
+
+
+def worst_case(*fns) -> None:
+    """Adversarial 4 KB inputs (the store limit): the slowest call, to catch regex blow-ups."""
+    cases = ["sk-" * 1300, "x-" * 2000, "/" * 4000, "a/" * 2000, "`" * 4000, "@" * 4000, "和王" * 1300,
+             "password=" * 400, "bearer " * 500, "Aa " * 1300, "http://" + "a:" * 1500 + "@"]
+    slowest, which = 0.0, ""
+    for text in cases:
+        for fn in fns:
+            start = time.perf_counter()
+            fn(text)
+            took = time.perf_counter() - start
+            if took > slowest:
+                slowest, which = took, f"{fn.__name__}({text[:12]!r}…)"
+    print(f"worst case 4 KB input  {slowest * 1000:8.1f} ms   ({which})")
 
 
 if __name__ == "__main__":

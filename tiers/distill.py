@@ -15,7 +15,7 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _URL = re.compile(r"\b(?:https?|ftp|wss?|file)://[^\s<>\"'`\]\)）」，。；！？]+|\bwww\.[a-z0-9-]+\.[^\s<>\"'`\]\)）」，。；！？]+",
                   re.IGNORECASE)
 _TRAIL = ".,;:!?'\")]}>"
-_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
 _TICK = re.compile(r"`([^`\n]+)`")
 _PROMPT_LINE = re.compile(r"(?m)^\s*[$#>]\s+(\S.*)$")
 _TOOL_CMD = re.compile(r"(?<![\w/.@-])((?:sudo\s+)?(?:" + "|".join(CMD_TOOLS) + r")\s+(\S+)[^\n\u3000-\u9fff\uff00-\uffef]*)")

@@ -45,7 +45,7 @@ _PEM = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:.*?-
                   re.DOTALL)
 _TOKENS: list[tuple[str, re.Pattern[str]]] = [
     ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}")),
+    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]{0,300}\d)[A-Za-z0-9_-]{20,}")),
     ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
     ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
     ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
@@ -60,7 +60,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
 _AUTH_HEADER = re.compile(r"(?im)\b((?:proxy-)?authorization\s*:\s*)(?!\[REDACTED)([^\r\n'\"]+)")
 _BEARER = re.compile(r"(?i)\b(bearer\s+)(?!\[REDACTED)([A-Za-z0-9\-._~+/]{16,}=*)")
 _URL_PASSWORD = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:)(?!\[REDACTED)([^\s@/]+)(@)")
-_ASSIGN = re.compile(r"(?i)\b((?:[A-Za-z0-9]+[_-])*" + _KEY_WORDS + r")\b([\"']?\s*(?:=|:)\s*[\"']?)"
+_ASSIGN = re.compile(r"(?i)\b((?:[A-Za-z0-9]{1,40}[_-]){0,6}" + _KEY_WORDS + r")\b([\"']?\s*(?:=|:)\s*[\"']?)"
                      r"(?!\[REDACTED)([^\s\"',;&]+)")
 _PROSE_IS = re.compile(r"(?i)\b((?:my|the|our|your|his|her|their)\s+(?:password|passphrase|pin|passcode)\s+is\s+)"
                        r"([^\s,;]+?)(?=[\s,;.!?]|$)")
