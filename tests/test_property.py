@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -158,6 +158,12 @@ class TieredMemory(RuleBasedStateMachine):
             kids[T.parent_of(p)] = kids.get(T.parent_of(p), 0) + 1
         assert max(kids.values(), default=0) <= 10
         assert not [p.name for p in d.iterdir() if ".tmp-" in p.name]
+        warm_ids = [e["id"] for e in json.loads(warm)["entries"]]
+        assert len(warm_ids) == len(set(warm_ids)), "duplicate warm ids"
+        hot_obj = json.loads(hot)
+        for items in (hot_obj["critical_lessons"], *hot_obj["active_context"].values()):
+            ids = [x["id"] for x in items]
+            assert len(ids) == len(set(ids)), f"duplicate hot ids {ids}"
         event(f"warm near cap: {len(warm) > 45000}")
         event(f"hot near cap: {len(hot) > 4500}")
 
@@ -179,3 +185,75 @@ class TieredMemory(RuleBasedStateMachine):
 TieredMemory.TestCase.settings = settings(max_examples=20, stateful_step_count=15, deadline=None,
                                           suppress_health_check=[HealthCheck.too_slow])
 test_tiered_memory = TieredMemory.TestCase
+
+
+# --- the pure limit step on arbitrary states ----------------------------------------------------
+
+def hid(*parts: object) -> str:
+    from memoryd.tiers.model import content_id
+
+    return content_id(*map(str, parts))
+
+
+lesson = st.builds(lambda t, imp, ts: {"id": hid(t, ts), "text": t, "category": "l",
+                                       "importance": imp, "timestamp": ts},
+                   st.text(min_size=1, max_size=300), st.floats(0, 1), st.integers(0, 10**6))
+event_item = st.builds(lambda t, ts: {"id": hid(t, ts, "e"), "text": t, "timestamp": ts},
+                       st.text(min_size=1, max_size=200), st.integers(0, 10**6))
+task_item = st.builds(lambda t, s, ts: {"id": hid(t, "t"), "text": t, "status": s,
+                                        "timestamp": ts},
+                      st.text(min_size=1, max_size=200), st.sampled_from(["pending", "done", "blocked"]),
+                      st.integers(0, 10**6))
+warm_item = st.builds(lambda t, c, imp, age, acc: W_new(t, c, imp, age, acc), st.text(min_size=1, max_size=900),
+                      categories, st.floats(0, 1), st.integers(0, 400), st.integers(0, 50))
+states = st.fixed_dictionaries({
+    "hot": st.fixed_dictionaries({
+        "identity": st.dictionaries(st.sampled_from(["name", "role", "home", "lang"]), st.text(max_size=200)),
+        "owner_profile": st.dictionaries(st.sampled_from(["city", "tz", "food"]), st.text(max_size=200)),
+        "active_context": st.fixed_dictionaries({"projects": st.just([]),
+                                                 "events": st.lists(event_item, max_size=30, unique_by=lambda x: x["id"]),
+                                                 "tasks": st.lists(task_item, max_size=30, unique_by=lambda x: x["id"])}),
+        "critical_lessons": st.lists(lesson, max_size=40, unique_by=lambda x: x["id"])}),
+    "warm": st.builds(lambda es: {"entries": es}, st.lists(warm_item, max_size=150, unique_by=lambda e: e["id"])),
+    "tree": st.builds(lambda ps: {"nodes": {p: ["", i] for i, p in enumerate(ps)}},
+                      st.lists(categories, max_size=80, unique=True)),
+})
+NOW = 1_700_000_000.0
+
+
+def W_new(text: str, category: str, importance: float, age_days: int, access: int) -> dict:
+    from memoryd.tiers import warm as W
+
+    e = W.new_entry(text, category, importance, NOW - age_days * DAY)
+    e["access_count"] = access
+    return e
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(state=states)
+def test_enforce_all_limits_determinism_and_accounting(state: dict) -> None:
+    import copy
+
+    from memoryd.tiers.limits import enforce_all
+
+    before = copy.deepcopy(state)
+    out, evictions = enforce_all(state, NOW)
+    assert state == before
+    assert len(dumps(out["hot"])) <= 5120 and len(dumps(out["warm"])) <= 51200
+    nodes = out["tree"]["nodes"]
+    assert len(nodes) <= 50 and len(dumps(out["tree"])) <= 2048
+    assert all(p.count("/") < 4 and all(a in nodes for a in T.ancestors(p)[:-1]) for p in nodes)
+    again, ev2 = enforce_all(copy.deepcopy(before), NOW)
+    assert dumps(again) == dumps(out) and dumps([{k: v for k, v in e.items()} for e in ev2]) == dumps(evictions)
+    # nothing vanishes without a row: kept ∪ evicted = input, for warm entries and hot items
+    kept = {e["id"] for e in out["warm"]["entries"]}
+    gone = {e["id"] for e in evictions if e["tier"] == "warm"}
+    assert kept | gone == {e["id"] for e in before["warm"]["entries"]} and not kept & gone
+    assert all("entry" in e for e in evictions if e["tier"] == "warm")
+    for key in ("events", "tasks"):
+        kept_h = {x["id"] for x in out["hot"]["active_context"][key]}
+        gone_h = {e["id"] for e in evictions if e["tier"] == "hot" and e["kind"] == key[:-1]}
+        assert kept_h | gone_h == {x["id"] for x in before["hot"]["active_context"][key]}
+    kept_l = {x["id"] for x in out["hot"]["critical_lessons"]}
+    gone_l = {e["id"] for e in evictions if e["tier"] == "hot" and e["kind"] == "lesson"}
+    assert kept_l | gone_l == {x["id"] for x in before["hot"]["critical_lessons"]}
