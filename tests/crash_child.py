@@ -3,6 +3,7 @@
   crash_child.py zygote HOME   import memoryd once, then for each "go N ARCHIVE" line on stdin fork a
                                worker, print "pid P", reap it, print "done P STATUS" (cheap kills)
   crash_child.py run HOME N A  one worker in this process (the real start-up path)
+  crash_child.py stores HOME P K  store K facts prefixed P (concurrency test), acking each, then exit
 
 A worker prints "ready" when set up, then "ack <id>" lines (one os.write each) forever, until killed.
 """
@@ -81,9 +82,20 @@ def zygote(home: str) -> None:
         say(f"done {pid} {status}")
 
 
+def stores(home: str, prefix: str, count: int) -> None:
+    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.config import load_config
+
+    mem = AgentMemory(load_config({"MEMORYD_HOME": home}), AGENT)
+    for i in range(count):
+        say(f"ack {mem.store(f'{prefix} parallel fact {i}', 'notes/' + prefix, 0.5)['id']}")
+
+
 def main() -> None:
     if sys.argv[1] == "zygote":
         zygote(sys.argv[2])
+    elif sys.argv[1] == "stores":
+        stores(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:
         worker(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1")
 

@@ -127,3 +127,19 @@ def test_leftovers_of_killed_writers_are_cleaned_up(tmp_path: Path) -> None:
     mem.store("a clean store after the crashes", "notes", importance=0.5)
     leftovers = [p.name for p in mem.dir.iterdir() if ".tmp-" in p.name or ".bak-" in p.name]
     assert not leftovers, f"{len(leftovers)} leftovers, e.g. {leftovers[:3]}"
+
+
+def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
+    """Four processes storing into one agent at once: the per-agent lock serialises them."""
+    home = tmp_path / "home"
+    procs = [subprocess.Popen([sys.executable, str(CHILD), "stores", str(home), f"w{k}", "12"],
+                              stdout=subprocess.PIPE, env=_env(home)) for k in range(4)]
+    acked: set[str] = set()
+    for proc in procs:
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0
+        acked.update(line.split()[1] for line in out.decode().splitlines() if line.startswith("ack "))
+    assert len(acked) == 48
+    state = AgentMemory(load_config({"MEMORYD_HOME": str(home)}), AGENT).read_state()
+    assert {e["id"] for e in state["warm"]["entries"]} == acked
+    assert {f"notes/w{k}" for k in range(4)} <= set(state["tree"]["nodes"])
