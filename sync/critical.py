@@ -174,8 +174,20 @@ def absorb(s: Session, version: int, data: str) -> tuple[Replica, bool]:
     return final, replica_hash(final) != remote_hash
 
 
+def flush_cold(s: Session) -> int:
+    """Entries evicted towards cold reach the archive before a push announces their removal from warm,
+    so losing this device right after the push loses nothing."""
+    if not s.mem.pending_cold():
+        return 0
+    from .cold import LibsqlArchive
+
+    s.mem.archive = LibsqlArchive(s.db)
+    return int(s._call(s.mem.flush_cold))
+
+
 def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]:
     """One atomic batch: write version expected+1 if the cloud is at `expected`. (applied, version, data)."""
+    flush_cold(s)
     new = expected + 1
     data = s.seal(rep, new)
     marker = data[:MARKER_CHARS]

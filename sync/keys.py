@@ -51,7 +51,8 @@ def import_recovery(text: str) -> bytes:
     if len(raw) != KEY_BYTES + _CHECK_BYTES:
         raise UsageError("recovery key has the wrong length (missing or extra characters?)")
     key, check = raw[:KEY_BYTES], raw[KEY_BYTES:]
-    if not hmac.compare_digest(check, _checksum(key)):
+    canonical = export_recovery(key).replace("-", "").upper()[len(RECOVERY_PREFIX):]
+    if not hmac.compare_digest(check, _checksum(key)) or canonical != compact[len(RECOVERY_PREFIX):]:
         raise UsageError("recovery key checksum does not match (typo?)")
     return key
 

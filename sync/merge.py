@@ -145,7 +145,9 @@ def materialize(rep: Replica) -> dict:
 def _maxkey(value: Any) -> tuple:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (1, float(value), "")
-    return (0 if value is None else 2, 0.0, _dumps(value))
+    if isinstance(value, str):
+        return (2, 0.0, value)
+    return (0 if value is None else 3, 0.0, _dumps(value))
 
 
 def _max_value(a: Any, b: Any) -> Any:
@@ -199,22 +201,31 @@ def restamp(rep: Replica, state: dict, stamp: str) -> Replica:
     return rep if out is None else out
 
 
+def _wins(new: tuple[str, Any], old: tuple[str, Any]) -> bool:
+    """Register order: stamp, then present over deleted, then the value's canonical JSON (exact ties only)."""
+    if new[0] != old[0]:
+        return new[0] > old[0]
+    a, b = new[1], old[1]
+    if (a is _MISSING) != (b is _MISSING):
+        return b is _MISSING
+    return a is not _MISSING and a != b and _dumps(a) > _dumps(b)
+
+
 def _join_item(key: str, a: Replica, b: Replica, out: Replica) -> None:
     tomb = max(a["tombs"].get(key, ""), b["tombs"].get(key, ""))
-    regs: dict[str, tuple[tuple, Any]] = {}
+    regs: dict[str, tuple[str, Any]] = {}
     for side in (a, b):
         values = side["items"].get(key, {})
         for f, s in side["stamps"].get(key, {}).items():
             if s <= tomb:
                 continue
-            value = values.get(f, _MISSING)
-            rank = (s, value is not _MISSING, "" if value is _MISSING else _dumps(value))
-            if f not in regs or rank > regs[f][0]:
-                regs[f] = (rank, value)
+            reg = (s, values.get(f, _MISSING))
+            if f not in regs or _wins(reg, regs[f]):
+                regs[f] = reg
     if tomb:
         out["tombs"][key] = tomb
     if regs:
-        out["stamps"][key] = {f: r[0][0] for f, r in regs.items()}
+        out["stamps"][key] = {f: r[0] for f, r in regs.items()}
         vals = {f: r[1] for f, r in regs.items() if r[1] is not _MISSING}
         if vals:
             out["items"][key] = vals

@@ -46,6 +46,10 @@ def test_recovery_round_trip_and_typos_are_caught():
         import_recovery("".join(body))
     with pytest.raises(UsageError, match="length"):
         import_recovery(text[:-4])
+    for c in "abcdefghijklmnopqrstuvwxyz234567":  # even the last character's spare bits are checked
+        if c != text[-1]:
+            with pytest.raises(UsageError, match="typo"):
+                import_recovery(text[:-1] + c)
     with pytest.raises(UsageError, match="character"):
         import_recovery(text[:8] + "1" + text[9:])
     with pytest.raises(UsageError, match="mdk1"):
