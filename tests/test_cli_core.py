@@ -287,3 +287,34 @@ def test_store_over_tree_limit_notes_fallback(home: Path, tmp_path: Path) -> Non
     r = run("store", "fact for a new child", "--category", "p/new", "--json", env=env)
     assert r.returncode == 0 and one_json(r.stdout)["category"] == "p"
     assert "note: filed under 'p'" in r.stderr
+
+
+def test_consolidate_archives_and_status_reports_cold_and_evictions(home: Path, config) -> None:
+    import time
+
+    from memoryd.tiers.agent import AgentMemory
+
+    past = time.time() - 40 * 86400  # stored 40 days ago (injected clock), consolidated now by the CLI
+    old = AgentMemory(config, "default", clock=lambda: past).store("An old minor note", "notes", importance=0.4)
+    r = invoke("consolidate", "--mode", "daily", "--json")
+    assert r.exit_code == 0, r.output
+    report = one_json(r.stdout)
+    assert report["counts"]["to_cold"] == 1 and report["counts"]["archived"] == 1 and report["cold_count"] == 1
+    agent = one_json(invoke("status", "--json").stdout)["agents"][0]
+    assert agent["cold"]["count"] == 1 and agent["cold"]["pending"] == 0 and agent["warm"]["entries"] == 0
+    assert agent["evictions"]["total"] >= 1 and agent["evictions"]["by_kind"].get("warm/entry") == 1
+    assert agent["consolidation"]["daily"]["ok"] is True
+    hits = one_json(invoke("retrieve", "old minor note", "--json").stdout)
+    assert [(h["id"], h["tier"]) for h in hits] == [(old["id"], "cold")]
+
+
+def test_retrieve_reinforces_and_filters_by_url(home: Path) -> None:
+    a = one_json(invoke("store", "Read https://docs.python.org/3/library/json.html for JSON", "--category",
+                        "dev/python", "--json").stdout)
+    invoke("store", "Unrelated fact about tea", "--category", "misc")
+    hits = one_json(invoke("retrieve", "--url", "docs.python.org", "--json").stdout)
+    assert [h["id"] for h in hits] == [a["id"]]
+    invoke("retrieve", "json", "--json")
+    entries = json.loads((home / "agents" / "default" / "warm-memory.json").read_text("utf-8"))["entries"]
+    warm = {e["id"]: e for e in entries}
+    assert warm[a["id"]]["access_count"] == 2
