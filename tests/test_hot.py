@@ -162,3 +162,27 @@ def test_markdown_sections(config) -> None:
     for needle in ("## Identity", "- name: Claw", "- city: 北京", "**EvoClaw** — agent framework",
                    "- [x] ship v1", "Always run tests _(dev, 0.95)_"):
         assert needle in md
+
+
+def test_hot_over_5kb_through_agent_logs_every_pruned_item(config) -> None:
+    clock = Clock()
+    mem = AgentMemory(config, "hotcap", clock=clock)
+
+    def fill(s: dict, now: float) -> None:
+        for i in range(10):
+            H.upsert_project(s["hot"], f"project {i}", "d" * 190, "active", now + i)
+            H.add_event(s["hot"], f"event {i} " + "e" * 180, now + i)
+            H.upsert_task(s["hot"], f"task {i} " + "t" * 180, None, now + i)
+        for i in range(20):
+            H.add_lesson(s["hot"], f"lesson {i} " + "l" * 180, "lessons", 0.5 + i / 50, now + i)
+
+    mem.change(fill, "fill")
+    raw = (mem.dir / "hot-memory-state.json").read_bytes()
+    assert len(raw) <= HOT_MAX_BYTES and raw == dumps(json.loads(raw))
+    hot = json.loads(raw)
+    rows = [r for r in mem.evictions.rows() if r["tier"] == "hot"]
+    assert rows and all("over 5120 bytes" in r["why"] and r["reason"] == "fill" for r in rows)
+    kept = ({x["id"] for x in hot["critical_lessons"]}
+            | {x["id"] for k in ("projects", "events", "tasks") for x in hot["active_context"][k]})
+    assert len(kept) + len(rows) == 70  # every item is either kept or logged
+    assert any("warning" not in w for w in mem.warnings) and len(mem.warnings) == len(rows)
