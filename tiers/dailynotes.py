@@ -294,8 +294,8 @@ def _importance(fact: NoteFact) -> tuple[float, list[str]]:
 def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = False) -> dict[str, Any]:
     """Store the facts of daily notes into `mem` (an AgentMemory); re-ingesting a fact is a no-op.
 
-    The ledger `ingested.json` (content keys → note date) is written after each file, under the agent
-    lock, so a crash repeats at most one file's stores (which reinforce rather than duplicate).
+    The ledger `ingested.json` (content keys → note date) is read and written per note under the agent
+    lock, so a crash repeats at most one note's stores (which reinforce rather than duplicate).
     """
     import time as _time
 
@@ -309,18 +309,18 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
     report: dict[str, Any] = {"files": 0, "facts": 0, "stored": 0, "skipped": 0, "by_kind": {}, "warnings": []}
     files = note_files(workspace, date, all_)
     ledger_path = Path(mem.dir) / LEDGER
-    with mem.locked():
-        ledger = _load_ledger(ledger_path)
-        for day, path in files:
-            if not path.is_file():
-                if explicit:
-                    raise UsageError(f"no daily note for {day}: {path} does not exist")
-                report["warnings"].append(f"no daily note for {day} ({path})")
-                continue
-            facts, warnings = parse_note(path, day)
-            report["files"] += 1
-            report["facts"] += len(facts)
-            report["warnings"] += warnings
+    for day, path in files:
+        if not path.is_file():
+            if explicit:
+                raise UsageError(f"no daily note for {day}: {path} does not exist")
+            report["warnings"].append(f"no daily note for {day} ({path})")
+            continue
+        facts, warnings = parse_note(path, day)
+        report["files"] += 1
+        report["facts"] += len(facts)
+        report["warnings"] += warnings
+        with mem.locked():  # per note, so a year of notes does not block the daemon's other work
+            ledger = _load_ledger(ledger_path)
             before = len(ledger)
             try:
                 _ingest_facts(mem, facts, ledger, report)
