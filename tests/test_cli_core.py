@@ -318,3 +318,12 @@ def test_retrieve_reinforces_and_filters_by_url(home: Path) -> None:
     entries = json.loads((home / "agents" / "default" / "warm-memory.json").read_text("utf-8"))["entries"]
     warm = {e["id"]: e for e in entries}
     assert warm[a["id"]]["access_count"] == 2
+
+
+def test_hot_identity_key_with_spaces(home: Path) -> None:
+    r = run_main("hot", "identity", " name", "Clawd", env={"MEMORYD_HOME": str(home)})
+    assert r.returncode in (0, 2), r.stderr
+    if r.returncode == 2:
+        one_line_error(r.stderr)
+    else:
+        assert one_json(invoke("hot", "show", "--json").stdout)["identity"] == {"name": "Clawd"}

@@ -186,3 +186,11 @@ def test_hot_over_5kb_through_agent_logs_every_pruned_item(config) -> None:
             | {x["id"] for k in ("projects", "events", "tasks") for x in hot["active_context"][k]})
     assert len(kept) + len(rows) == 50  # every item is either kept or logged
     assert len(mem.warnings) == len(rows)  # the caller is told, too
+
+
+@pytest.mark.parametrize("setter,section", [(H.set_identity, "identity"), (H.set_profile, "owner_profile")])
+def test_identity_key_is_trimmed(setter, section: str) -> None:
+    hot = H.empty_hot()
+    item = setter(hot, "  name ", "Clawd")
+    assert item == {"key": "name", "value": "Clawd"}
+    assert hot[section] == {"name": "Clawd"}
