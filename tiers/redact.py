@@ -59,7 +59,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
 ]
 _AUTH_HEADER = re.compile(r"(?im)\b((?:proxy-)?authorization\s*:\s*)(?!\[REDACTED)([^\r\n'\"]+)")
 _BEARER = re.compile(r"(?i)\b(bearer\s+)(?!\[REDACTED)([A-Za-z0-9\-._~+/]{16,}=*)")
-_URL_PASSWORD = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:)(?!\[REDACTED)([^\s@/]+)(@)")
+_URL_PASSWORD = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]{0,30}://[^\s:/@]{1,256}:)(?!\[REDACTED)([^\s@/]{1,256})(@)")
 _ASSIGN = re.compile(r"(?i)\b((?:[A-Za-z0-9]{1,40}[_-]){0,6}" + _KEY_WORDS + r")\b([\"']?\s*(?:=|:)\s*[\"']?)"
                      r"(?!\[REDACTED)([^\s\"',;&]+)")
 _PROSE_IS = re.compile(r"(?i)\b((?:my|the|our|your|his|her|their)\s+(?:password|passphrase|pin|passcode)\s+is\s+)"
