@@ -149,3 +149,36 @@ def test_daily_consolidation_prunes_dead_nodes_but_not_used_ones(config) -> None
     nodes = mem.read_state()["tree"]["nodes"]
     assert "empty" not in nodes and "kept/node" in nodes  # still holds (pending-cold) memories
     assert {r["id"] for r in mem.evictions.rows() if r["tier"] == "tree"} == {"empty", "empty/node"}
+
+
+def _near_2kb() -> dict:
+    tree = T.empty_tree()
+    i = 0
+    try:
+        while True:
+            T.add_node(tree, f"segment_number_{i // 9:02d}_long/node_{i % 9}_long_name", "", T0)
+            i += 1
+    except LimitError:
+        pass
+    assert T.tree_size(tree) > TREE_MAX_BYTES - 60
+    return tree
+
+
+def test_description_update_respects_byte_limit() -> None:
+    tree = _near_2kb()
+    before = dumps(tree)
+    with pytest.raises(LimitError, match="bytes"):
+        T.add_node(tree, "segment_number_00_long", "x" * 60, T0)
+    assert dumps(tree) == before
+
+
+def test_tree_add_never_evicts_other_nodes(config) -> None:
+    mem = AgentMemory(config, "treebytes", clock=Clock())
+    mem.change(lambda s, now: s["tree"].update(_near_2kb()), "setup")
+    nodes_before = set(mem.read_state()["tree"]["nodes"])
+    try:
+        mem.change(lambda s, now: T.add_node(s["tree"], "segment_number_00_long", "y" * 60, now), "tree add")
+    except LimitError:
+        pass
+    assert set(mem.read_state()["tree"]["nodes"]) == nodes_before
+    assert not [r for r in mem.evictions.rows() if r["tier"] == "tree"]
