@@ -194,3 +194,13 @@ def test_identity_key_is_trimmed(setter, section: str) -> None:
     item = setter(hot, "  name ", "Clawd")
     assert item == {"key": "name", "value": "Clawd"}
     assert hot[section] == {"name": "Clawd"}
+
+
+def test_event_ids_unique() -> None:
+    hot = H.empty_hot()
+    a = H.add_event(hot, "deployed v2", T0)
+    b = H.add_event(hot, "deployed  v2", T0 + 0.4)  # same content, same second
+    ids = [e["id"] for e in hot["active_context"]["events"]]
+    assert a["id"] == b["id"] and len(ids) == len(set(ids)) == 1
+    H.add_event(hot, "deployed v2", T0 + 60)  # a minute later it is a new event
+    assert len(hot["active_context"]["events"]) == 2
