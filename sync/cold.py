@@ -272,7 +272,7 @@ def _search_sql(terms: list[fts.Term], agent_id: str, per_term: int) -> tuple[st
 
 def open_archive(config: Config, **kw: Any) -> LibsqlArchive:
     """Connect to the configured database and migrate its schema forward."""
-    db = connect(config)
+    db = connect(config, check=False)  # ensure_schema's read is the first round trip
     try:
         ensure_schema(db)
     except BaseException:

@@ -191,8 +191,9 @@ def _timeouts(config: Config) -> tuple[float, float]:
     return timeout, connect_timeout
 
 
-def connect(config: Config, *, url: str | None = None, token: str | None = None) -> Database:
-    """Open the configured database (or `url`); remote URLs are checked with one round trip."""
+def connect(config: Config, *, url: str | None = None, token: str | None = None, check: bool = True) -> Database:
+    """Open the configured database (or `url`); remote URLs are checked with one round trip unless
+    `check` is False (when the caller's first statement will do that anyway)."""
     parsed = parse_db_url(url or config.db_url, token if url else (token or config.db_token))
     timeout, connect_timeout = _timeouts(config)
     if parsed.is_file:
@@ -200,11 +201,12 @@ def connect(config: Config, *, url: str | None = None, token: str | None = None)
     from .db_remote import RemoteBackend  # pulls in libsql_client + aiohttp (~250 ms)
 
     backend = RemoteBackend(parsed, timeout=timeout, connect_timeout=connect_timeout)
-    try:
-        backend.ping()
-    except BaseException:
-        backend.close()
-        raise
+    if check:
+        try:
+            backend.ping()
+        except BaseException:
+            backend.close()
+            raise
     return Database(parsed, backend)
 
 

@@ -153,7 +153,8 @@ class SqldServer:
         return self.proc is not None and self.proc.poll() is None
 
     def wipe(self, token: str | None = None) -> None:
-        """Drop every table, view and trigger: a fresh, empty database."""
+        """Drop every table, view and trigger: a fresh, empty database (restarting a stopped server)."""
+        self.start()
         rows = self._pipeline(["SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') "
                                "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'libsql\\_%' ESCAPE '\\'"],
                               token)[0]

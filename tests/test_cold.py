@@ -247,3 +247,40 @@ def test_search_speed_sanity(tmp_path: Path) -> None:
         assert arc.search("s", "record 4242")
     assert (time.perf_counter() - t0) / 20 < 0.25
     arc.close()
+
+
+@pytest.fixture(scope="module")
+def flaky_sqld(tmp_path_factory: pytest.TempPathFactory):
+    from sqld_server import SqldServer, sqld_binary
+
+    server = SqldServer(sqld_binary(), tmp_path_factory.mktemp("flaky-sqld"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("kind", ["http", "ws"])
+def test_outage_then_retry_loses_nothing_and_duplicates_nothing(flaky_sqld: Any, tmp_path: Path, kind: str) -> None:
+    from memoryd.tiers.errors import RemoteError
+
+    flaky_sqld.start()
+    flaky_sqld.wipe()
+    url = flaky_sqld.http_url if kind == "http" else flaky_sqld.ws_url
+    arc = open_archive(Config(home=tmp_path, db_url=url, sections={"db": {"timeout": 3, "connect_timeout": 2}}))
+    try:
+        first = [entry(f"o{i}", f"outage fact {i}") for i in range(50)]
+        arc.put("a1", first)
+        flaky_sqld.kill()  # the server dies between two archive runs
+        second = [entry(f"o{i}", f"outage fact {i}") for i in range(40, 120)]
+        with pytest.raises(RemoteError) as err:
+            arc.put("a1", second)
+        assert err.value.transient
+        with pytest.raises(RemoteError):
+            arc.search("a1", "outage")
+        flaky_sqld.start()
+        arc.put("a1", second)  # the retry, overlapping what was already stored
+        assert arc.count("a1") == 120
+        assert sorted(e["id"] for e in arc.iter_entries("a1")) == sorted(f"o{i}" for i in range(120))
+        assert len(arc.search("a1", "fact 77", limit=200)) >= 1
+    finally:
+        arc.close()
