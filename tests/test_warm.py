@@ -151,3 +151,22 @@ def test_warm_file_is_canonical_json(config) -> None:
     mem.store("北京烤鸭 is the best duck", "food", importance=0.7)
     raw = (mem.dir / "warm-memory.json").read_bytes()
     assert raw == dumps(json.loads(raw))
+
+
+def test_retention_boundary_is_strictly_over_30_days() -> None:
+    warm = W.empty_warm()
+    e = W.new_entry("boundary fact", "c", 0.5, T0)  # 0.5·e^-1 ≈ 0.18 < 0.3 at 30 days
+    warm["entries"] = [e]
+    out, _ = W.split_due_for_cold(warm, T0 + 30 * DAY)
+    assert out == [] and len(warm["entries"]) == 1
+    out, _ = W.split_due_for_cold(warm, T0 + 30 * DAY + 1)
+    assert [x["id"] for x in out] == [e["id"]] and warm["entries"] == []
+
+
+def test_score_at_threshold_keeps_old_entry() -> None:
+    warm = W.empty_warm()
+    imp = 0.3 / math.exp(-31 / 30)  # exactly 0.3 after 31 days
+    e = W.new_entry("exactly warm", "c", round(imp + 0.0001, 4), T0)
+    warm["entries"] = [e]
+    out, _ = W.split_due_for_cold(warm, T0 + 31 * DAY)
+    assert out == [] and e["tier"] == "warm"
