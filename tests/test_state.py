@@ -227,3 +227,27 @@ def test_lock_serialises_two_agent_objects(config) -> None:
     assert b.lock.acquire(blocking=False) is True
     b.lock.release()
     assert os.path.exists(a.dir / ".lock")
+
+
+def test_every_file_private_after_full_cycle(config) -> None:
+    from memoryd.sync.cold import open_archive
+    from memoryd.tiers.consolidate import consolidate
+
+    clock = Clock()
+    archive = open_archive(config)
+    try:
+        mem = AgentMemory(config, "cycle", archive=archive, clock=clock)
+        mem.store("fact that will age", "c", importance=0.4)
+        clock.t += 31 * 86400
+        AgentMemory(config, "cycle", clock=clock).store("queued later", "c", importance=0.01)
+        consolidate(AgentMemory(config, "cycle", clock=clock), "quick")  # leaves a cold-pending.json
+        consolidate(mem, "daily")
+    finally:
+        archive.close()
+    names = {p.name for p in mem.dir.iterdir()}
+    assert {"metrics.json", "evictions.jsonl", "cold-pending.json", "MEMORY.md"} <= names
+    for p in config.home.rglob("*"):
+        if p.is_dir():
+            assert _mode(p) == 0o700, p
+        else:
+            assert _mode(p) & 0o077 == 0, f"{p} is {oct(_mode(p))}"
