@@ -108,9 +108,16 @@ def memory_score(entry: dict[str, Any], now: float) -> float:
 class LibsqlArchive:
     """Cold storage in one libSQL database (file: or server), shared by all agents."""
 
-    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time, *, check_schema: bool = False) -> None:
         self.db = db
         self.clock = clock
+        self._schema_pending = check_schema  # lazy archives migrate on first use
+
+    def _check(self, agent_id: str) -> None:
+        validate_agent_id(agent_id)
+        if self._schema_pending:
+            ensure_schema(self.db)
+            self._schema_pending = False
 
     def __repr__(self) -> str:
         return f"LibsqlArchive({self.db.display_url!r})"
@@ -118,7 +125,7 @@ class LibsqlArchive:
     # -- writes --------------------------------------------------------------------------------
     def put(self, agent_id: str, entries: Sequence[ColdEntry]) -> None:
         """Insert or replace entries by id, all in one atomic batch (durable when this returns)."""
-        validate_agent_id(agent_id)
+        self._check(agent_id)
         rows = [[agent_id, *_row(e, n)] for n, e in enumerate(entries)]
         if not rows:
             return
@@ -129,7 +136,7 @@ class LibsqlArchive:
         self.db.batch(stmts)
 
     def touch(self, agent_id: str, ids: Sequence[str]) -> None:
-        validate_agent_id(agent_id)
+        self._check(agent_id)
         unique = sorted(set(ids))
         if not unique:
             return
@@ -141,7 +148,7 @@ class LibsqlArchive:
         ])
 
     def delete_ids(self, agent_id: str, ids: Sequence[str]) -> int:
-        validate_agent_id(agent_id)
+        self._check(agent_id)
         unique = sorted(set(ids))
         if not unique:
             return 0
@@ -152,7 +159,7 @@ class LibsqlArchive:
         return sum(r.rows_affected for r in results)
 
     def delete_created_between(self, agent_id: str, start: float, end: float) -> list[str]:
-        validate_agent_id(agent_id)
+        self._check(agent_id)
         where = "WHERE agent_id = ? AND created_at >= ? AND created_at < ?"
         args = [agent_id, float(start), float(end)]
         found, _ = self.db.batch([
@@ -163,7 +170,7 @@ class LibsqlArchive:
 
     # -- reads ---------------------------------------------------------------------------------
     def get(self, agent_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
-        validate_agent_id(agent_id)
+        self._check(agent_id)
         wanted = list(dict.fromkeys(ids))
         found: dict[str, dict[str, Any]] = {}
         for c in _chunks(wanted, IDS_PER_STMT):
@@ -174,11 +181,11 @@ class LibsqlArchive:
         return [found[i] for i in wanted if i in found]
 
     def count(self, agent_id: str) -> int:
-        validate_agent_id(agent_id)
+        self._check(agent_id)
         return int(self.db.execute("SELECT COUNT(*) FROM cold_memories WHERE agent_id = ?", [agent_id]).scalar(0))
 
     def category_counts(self, agent_id: str) -> dict[str, int]:
-        validate_agent_id(agent_id)
+        self._check(agent_id)
         res = self.db.execute(
             "SELECT category, COUNT(*) FROM cold_memories WHERE agent_id = ? GROUP BY category ORDER BY category",
             [agent_id])
@@ -186,7 +193,7 @@ class LibsqlArchive:
 
     def iter_entries(self, agent_id: str) -> Iterator[dict[str, Any]]:
         """Every entry in id order, PAGE rows per round trip (keyset paging: stable under inserts)."""
-        validate_agent_id(agent_id)
+        self._check(agent_id)
         after = ""
         while True:
             res = self.db.execute(
@@ -200,7 +207,7 @@ class LibsqlArchive:
 
     def search(self, agent_id: str, query: str, limit: int = 10) -> list[dict[str, Any]]:
         """Full-text search; hostile text returns hits or nothing, never an error."""
-        validate_agent_id(agent_id)
+        self._check(agent_id)
         limit = max(1, min(int(limit), 1000))
         per_term = min(MAX_PER_TERM, max(2 * limit, 30))
         found = self._search_pass(agent_id, fts.plan(query), per_term, 1.0)
@@ -270,9 +277,15 @@ def _search_sql(terms: list[fts.Term], agent_id: str, per_term: int) -> tuple[st
     return " UNION ALL ".join(parts), args
 
 
-def open_archive(config: Config, **kw: Any) -> LibsqlArchive:
-    """Connect to the configured database and migrate its schema forward."""
+def open_archive(config: Config, *, lazy: bool = False, **kw: Any) -> LibsqlArchive:
+    """Connect to the configured database and migrate its schema forward.
+
+    lazy=True touches no network here: the first archive call connects and migrates (and raises
+    RemoteError if the server is down), so callers can work locally through an outage.
+    """
     db = connect(config, check=False)  # ensure_schema's read is the first round trip
+    if lazy:
+        return LibsqlArchive(db, check_schema=True, **kw)
     try:
         ensure_schema(db)
     except BaseException:

@@ -284,3 +284,25 @@ def test_outage_then_retry_loses_nothing_and_duplicates_nothing(flaky_sqld: Any,
         assert len(arc.search("a1", "fact 77", limit=200)) >= 1
     finally:
         arc.close()
+
+
+def test_lazy_archive_opens_while_server_is_down(flaky_sqld: Any, tmp_path: Path) -> None:
+    from memoryd.tiers.errors import RemoteError
+
+    flaky_sqld.start()
+    flaky_sqld.wipe()
+    flaky_sqld.kill()
+    for url in (flaky_sqld.http_url, flaky_sqld.ws_url):
+        arc = open_archive(Config(home=tmp_path, db_url=url, sections={"db": {"timeout": 2, "connect_timeout": 1}}),
+                           lazy=True)
+        try:
+            with pytest.raises(RemoteError):
+                arc.count("a1")
+            flaky_sqld.start()
+            arc.put("a1", [entry("lz", "lazy entry")])  # migrates on first successful use
+            assert arc.count("a1") == 1
+            flaky_sqld.wipe()
+            flaky_sqld.kill()
+        finally:
+            arc.close()
+    flaky_sqld.start()
