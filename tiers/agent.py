@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator
 from . import hot as hot_tier
 from . import tree as tree_index
 from . import warm as warm_tier
-from .atomic import FileLock, atomic_write_json, ensure_private_dir, read_json
+from .atomic import FileLock, atomic_write_json, ensure_private_dir, read_json, remove_leftovers
 from .config import Config, validate_agent_id
 from .errors import ArchiveError, MemorydError, RemoteError, UsageError
 from .evictions import EvictionLog
@@ -54,12 +54,16 @@ class AgentMemory:
         self.files = StateFiles(self.dir, self.agent_id)
         self.evictions = EvictionLog(self.dir / "evictions.jsonl")
         self.warnings: list[str] = []
+        self._swept = False
 
     # --- plumbing -------------------------------------------------------------------------
     @contextmanager
     def locked(self) -> Iterator[None]:
         ensure_private_dir(self.dir)
         with self.lock.held():
+            if not self._swept:
+                self._swept = True
+                remove_leftovers(self.dir)
             yield
 
     def exists(self) -> bool:
@@ -82,10 +86,11 @@ class AgentMemory:
             now = self.clock()
             fixed, evictions = enforce_all(state, now)
             self._queue_cold([e["entry"] for e in evictions if "entry" in e])
-            self.files.save_all(fixed)
             for row in evictions:
                 row.setdefault("reason", reason)
+            # logged before the state changes: a crash in between leaves a row too many, never one missing
             self.evictions.append(evictions, now)
+            self.files.save_all(fixed)
             return evictions
 
     def _metrics(self) -> dict[str, Any]:

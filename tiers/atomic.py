@@ -59,6 +59,19 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
         raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def remove_leftovers(directory: Path) -> int:
+    """Delete temp files of writers that died mid-write; call only while holding the dir's lock."""
+    removed = 0
+    for path in directory.glob(".*"):
+        if ".tmp-" in path.name or ".bak-" in path.name:
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
 def dumps(obj: Any) -> bytes:
     """The canonical JSON encoding used for every state file (and for size limits)."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")

@@ -53,12 +53,14 @@ def hot_size(hot: Hot) -> int:
 # --- changes (each returns the item it wrote) ---------------------------------------------
 
 def set_identity(hot: Hot, key: str, value: str) -> dict:
-    hot["identity"][check_key(key)] = check_field(value, "value")
+    key = check_key(key)
+    hot["identity"][key] = check_field(value, "value")
     return {"key": key, "value": hot["identity"][key]}
 
 
 def set_profile(hot: Hot, key: str, value: str) -> dict:
-    hot["owner_profile"][check_key(key)] = check_field(value, "value")
+    key = check_key(key)
+    hot["owner_profile"][key] = check_field(value, "value")
     return {"key": key, "value": hot["owner_profile"][key]}
 
 

@@ -1,6 +1,7 @@
 """Keyword retrieval through the tree: tokenising (CJK-aware), path scoring and entry ranking."""
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Any, Iterable
@@ -10,15 +11,23 @@ _STOP = frozenset("a an and are as at be by did do does for from how i in is it 
                   "this to was we what when where which who why with you your about".split())
 
 
+# Hiragana, katakana, CJK symbols/ideographs (+ext A, compatibility), Hangul syllables and jamo.
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+                     r"\uac00-\ud7af\u1100-\u11ff\U00020000-\U0002ffff]")
+
+
 def _is_cjk(ch: str) -> bool:
-    name = unicodedata.name(ch, "")
-    return name.startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL"))
+    return _CJK_RE.match(ch) is not None
 
 
-def tokens(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def tokens(text: str) -> frozenset[str]:
     """Lower-case words (minus stop words) plus CJK unigrams and bigrams (no whitespace in CJK)."""
     out: set[str] = set()
-    for word in _WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold()):
+    text = text.casefold() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    if text.isascii():  # fast path: no CJK possible
+        return frozenset(w for w in _WORD_RE.findall(text) if w not in _STOP)
+    for word in _WORD_RE.findall(text):
         run: list[str] = []
         latin: list[str] = []
         for ch in word + " ":
@@ -35,10 +44,10 @@ def tokens(text: str) -> set[str]:
                 run = []
         if latin:
             out.add("".join(latin))
-    return {t for t in out if t not in _STOP}
+    return frozenset(t for t in out if t not in _STOP)
 
 
-def _overlap(query: set[str], text_tokens: set[str]) -> tuple[float, list[str]]:
+def _overlap(query: frozenset[str], text_tokens: frozenset[str]) -> tuple[float, list[str]]:
     """Share of the query's weight found in the text; bigrams weigh double (they pin CJK words)."""
     if not query:
         return 0.0, []
@@ -47,7 +56,7 @@ def _overlap(query: set[str], text_tokens: set[str]) -> tuple[float, list[str]]:
     return sum(weight[t] for t in hits) / sum(weight.values()), sorted(hits)
 
 
-def score_paths(query: set[str], nodes: dict[str, list]) -> dict[str, float]:
+def score_paths(query: frozenset[str], nodes: dict[str, list]) -> dict[str, float]:
     """Relevance 0..1 of each tree path from its segments and description (children inherit 0.5×)."""
     direct = {}
     for path, (desc, _day) in nodes.items():
