@@ -17,7 +17,7 @@ import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from memoryd.tiers.atomic import ensure_private_dir
 from memoryd.tiers.config import Config
@@ -25,7 +25,7 @@ from memoryd.tiers.errors import ArchiveError, ConfigError, MemorydError, StoreE
 
 log = logging.getLogger("memoryd.sync")
 
-Args = Sequence[Any] | None
+Args = Sequence[Any] | Mapping[str, Any] | None
 Stmt = tuple[str, Args]
 
 DEFAULT_TIMEOUT = 15.0  # seconds per statement/batch (incl. connecting)
@@ -159,11 +159,12 @@ class Database:
         return self.url.is_file
 
     def execute(self, sql: str, args: Args = None) -> Result:
-        return self._backend.execute(sql, list(args or ()))
+        """One statement; `args` positional (?) or named (:name)."""
+        return self._backend.execute(sql, _args(args))
 
     def batch(self, stmts: Iterable[Stmt]) -> list[Result]:
         """Run the statements in one transaction: all of them or none."""
-        items = [(sql, list(args or ())) for sql, args in stmts]
+        items = [(sql, _args(args)) for sql, args in stmts]
         return self._backend.batch(items) if items else []
 
     def close(self) -> None:
@@ -177,6 +178,12 @@ class Database:
 
     def __repr__(self) -> str:
         return f"Database({self.url.display!r})"
+
+
+def _args(args: Args) -> Any:
+    if isinstance(args, Mapping):
+        return {str(k).lstrip(":$@"): v for k, v in args.items()}
+    return list(args or ())
 
 
 def _timeouts(config: Config) -> tuple[float, float]:
@@ -272,7 +279,7 @@ class _FileBackend:
             conn.close()
 
 
-def _run(conn: sqlite3.Connection, sql: str, args: list[Any]) -> Result:
+def _run(conn: sqlite3.Connection, sql: str, args: Any) -> Result:
     cur = conn.execute(sql, args)
     try:
         rows = cur.fetchall()

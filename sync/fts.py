@@ -68,6 +68,8 @@ def tokens(text: str) -> tuple[list[str], list[str]]:
 
 def cjk_grams(text: str) -> str:
     """Space-separated CJK unigrams and bigrams of `text`, for the word index's `grams` column."""
+    if text.isascii():
+        return ""
     grams: list[str] = []
     for run in tokens(text)[1]:
         grams += list(run)

@@ -70,8 +70,10 @@ def test_file_db_created_private_and_batch_is_atomic(tmp_path: Path) -> None:
         with pytest.raises(ArchiveError):
             db.batch([("INSERT INTO t VALUES (?)", [1]), ("INSERT INTO t VALUES (?)", [1])])
         assert db.execute("SELECT COUNT(*) FROM t").scalar() == 0
-        db.batch([("INSERT INTO t VALUES (?)", [1]), ("INSERT INTO t VALUES (?)", [2])])
-        assert db.execute("SELECT a FROM t ORDER BY a").rows == [(1,), (2,)]
+        db.batch([("INSERT INTO t VALUES (?)", [1]), ("INSERT INTO t VALUES (:a)", {"a": 2})])
+        assert db.execute("SELECT a FROM t WHERE a >= :low ORDER BY a", {"low": 1}).rows == [(1,), (2,)]
+        # The WAL and shared-memory files hold memories too: same private mode.
+        assert {stat.S_IMODE(p.stat().st_mode) for p in path.parent.iterdir()} == {0o600}
     finally:
         db.close()
     with pytest.raises(ArchiveError, match="closed"):
@@ -119,6 +121,8 @@ def test_remote_batch_is_atomic(sqld: SqldServer, tmp_path: Path, kind: str) -> 
             db.batch([("INSERT INTO t VALUES (?)", [1]), ("INSERT INTO t VALUES (?)", [1])])
         assert "127.0.0.1" in str(err.value)
         assert db.execute("SELECT COUNT(*) FROM t").scalar() == 0
+        db.batch([("INSERT INTO t VALUES (:a)", {"a": 5})])
+        assert db.execute("SELECT a FROM t WHERE a = :a", {":a": 5}).rows == [(5,)]
         assert "Database(" in repr(db)
     finally:
         db.close()
