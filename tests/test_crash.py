@@ -16,8 +16,8 @@ from memoryd.tiers.config import load_config
 
 CHILD = Path(__file__).with_name("crash_child.py")
 AGENT = "crash"
-FORKED_KILLS = 220   # cheap kills of forked workers
-SPAWNED_KILLS = 12   # kills of freshly started processes (the real start-up path)
+FORKED_KILLS = 200   # cheap kills of forked workers
+SPAWNED_KILLS = 10   # kills of freshly started processes (the real start-up path)
 JSON_FILES = ("hot-memory-state.json", "warm-memory.json", "memory-tree.json", "metrics.json", "cold-pending.json")
 
 

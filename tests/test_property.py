@@ -182,7 +182,7 @@ class TieredMemory(RuleBasedStateMachine):
             assert not (missing - logged), f"lost without a trace: {sorted(missing - logged)}"
 
 
-TieredMemory.TestCase.settings = settings(max_examples=20, stateful_step_count=15, deadline=None,
+TieredMemory.TestCase.settings = settings(max_examples=16, stateful_step_count=15, deadline=None,
                                           suppress_health_check=[HealthCheck.too_slow])
 test_tiered_memory = TieredMemory.TestCase
 
@@ -229,7 +229,7 @@ def W_new(text: str, category: str, importance: float, age_days: int, access: in
     return e
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(state=states)
 def test_enforce_all_limits_determinism_and_accounting(state: dict) -> None:
     import copy
