@@ -59,16 +59,20 @@ def _human_results(data: dict[str, Any]) -> str:
 @click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--mode", type=click.Choice(["keyword", "llm"]), default="keyword", show_default=True)
 @click.option("--url", "url", default=None, help="Only warm facts whose URLs contain this fragment.")
+@click.option("--entity", default=None, help="Only facts about this @entity (from daily notes' Retain lines).")
+@click.option("--since", default=None, metavar="YYYY-MM-DD", help="Only facts dated on or after this day.")
+@click.option("--until", default=None, metavar="YYYY-MM-DD", help="Only facts dated on or before this day.")
 @click.option("--llm-prompt-file", type=click.Path(dir_okay=False), default=None,
               help="Write the tree-search prompt for an external LLM instead of calling one.")
 @agent_option
 @json_option
 @handles_errors
-def retrieve(query: str, limit: int, mode: str, url: str | None, llm_prompt_file: str | None,
-             agent_id: str, as_json: bool) -> None:
+def retrieve(query: str, limit: int, mode: str, url: str | None, entity: str | None, since: str | None,
+             until: str | None, llm_prompt_file: str | None, agent_id: str, as_json: bool) -> None:
     """Search hot, warm and cold memory through the tree index."""
     config = get_config()
-    params: dict[str, Any] = {"agent_id": agent_id, "query": query, "limit": limit, "url": url}
+    params: dict[str, Any] = {"agent_id": agent_id, "query": query, "limit": limit, "url": url,
+                              "entity": entity, "since": since, "until": until}
     if llm_prompt_file:  # an external LLM will answer; nothing is searched now
         from .llm_paths import write_prompt
 

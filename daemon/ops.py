@@ -84,11 +84,13 @@ def store(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 @op("retrieve")
 def retrieve(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     from memoryd.tiers.agent import check_query
+    from memoryd.tiers.retrieval import Filters
 
-    check_query(params.get("query"), int(params.get("limit", 10)), params.get("url"))  # before opening anything
+    filters = Filters.from_params(params)
+    check_query(params.get("query"), int(params.get("limit", 10)), filters)  # before opening anything
     with memory(config, params, with_archive=True) as mem:
-        results = mem.retrieve(params.get("query", ""), int(params.get("limit", 10)), params.get("url"),
-                               params.get("paths"))
+        results = mem.retrieve(params.get("query", ""), int(params.get("limit", 10)), paths=params.get("paths"),
+                               filters=filters)
         return {"results": results, "warnings": mem.warnings}
 
 

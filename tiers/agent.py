@@ -16,18 +16,42 @@ from .evictions import EvictionLog
 from .limits import enforce_all
 from .model import DAY, check_category, check_importance, check_text, score
 from .ports import Archive
-from .retrieval import rank
+from .retrieval import Filters, rank
 
 log = logging.getLogger("memoryd.tiers")
 METADATA_KEYS = ("urls", "commands", "paths", "people", "topics", "emotion", "outcome", "source", "kind",
                  "entities", "confidence", "importance_reasons", "redactions", "date", "time")
 
 
-def check_query(query: str | None, limit: int, url: str | None) -> str:
+def _prepare(text: str, category: str, importance: float | None, metadata: dict[str, Any] | None
+             ) -> tuple[str, str, float, dict[str, Any], dict[str, int]]:
+    """Validate one fact, replace secrets (text and caller metadata), distil it and rate it."""
+    from .distill import distill
+    from .importance import rule_importance
+    from .redact import redact, redact_obj
+
+    text = check_text(text)
+    category = check_category(category)
+    importance = check_importance(importance)
+    text, redactions = redact(text)
+    meta = {k: v for k, v in distill(text).items() if k in METADATA_KEYS and v}
+    if importance is None:
+        importance, reasons = rule_importance(text, category)
+        meta["importance_reasons"] = reasons[:4]
+    extra, more = redact_obj({k: v for k, v in (metadata or {}).items() if v not in (None, "", [], {})})
+    for kind, n in more.items():
+        redactions[kind] = redactions.get(kind, 0) + n
+    if redactions:
+        meta["redactions"] = sum(redactions.values())
+    meta.update(extra)
+    return text, category, importance, meta, redactions
+
+
+def check_query(query: str | None, limit: int, filters: Filters) -> str:
     if limit < 1 or limit > 1000:
         raise UsageError("limit must be in 1..1000")
     query = (query or "").strip()
-    if not query and not url:
+    if not query and not filters:
         raise UsageError("query is empty")
     return query
 
@@ -136,61 +160,54 @@ class AgentMemory:
     # --- store ---------------------------------------------------------------------------
     def store(self, text: str, category: str, importance: float | None = None,
               metadata: dict[str, Any] | None = None) -> dict[str, Any]:
-        from .distill import distill
-        from .importance import rule_importance
-        from .redact import redact
+        return self.store_many([(text, category, importance, metadata)])[0]
 
-        text = check_text(text)
-        category = check_category(category)
-        importance = check_importance(importance)
-        text, redactions = redact(text)
-        meta = {k: v for k, v in distill(text).items() if k in METADATA_KEYS and v}
-        if importance is None:
-            importance, reasons = rule_importance(text, category)
-            meta["importance_reasons"] = reasons[:4]
-        if redactions:
-            meta["redactions"] = sum(redactions.values())
-        meta.update({k: v for k, v in (metadata or {}).items() if v not in (None, "", [], {})})
+    def store_many(self, items: list[tuple[str, str, float | None, dict[str, Any] | None]]) -> list[dict[str, Any]]:
+        """Validate, redact and distil every item first (any bad one → nothing stored), then write once."""
+        prepared = [_prepare(*item) for item in items]
+        results = []
         with self.locked():
             now = self.clock()
             state = self.files.load_all()
-            filed, note = tree_index.file_category(state["tree"], category, now)
-            entry, created = warm_tier.add_or_reinforce(
-                state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now)
+            counts: dict[str, int] = {"stores": len(prepared)}
+            for text, category, importance, meta, redactions in prepared:
+                filed, note = tree_index.file_category(state["tree"], category, now)
+                entry, created = warm_tier.add_or_reinforce(
+                    state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now)
+                results.append(dict(entry, created=created, **({"note": note} if note else {})))
+                for kind, n in redactions.items():
+                    counts["redactions"] = counts.get("redactions", 0) + n
+                    counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n
             self.write_state(state, "store")
-            self.bump({"stores": 1, "redactions": sum(redactions.values())}
-                      | {f"redactions.{k}": v for k, v in redactions.items()})
-        result = dict(entry, created=created)
-        if note:
-            result["note"] = note
-        return result
+            self.bump(counts)
+        return results
 
     # --- retrieve ------------------------------------------------------------------------
     def retrieve(self, query: str, limit: int = 10, url: str | None = None,
-                 paths: dict[str, float] | None = None) -> list[dict[str, Any]]:
-        """Search hot, warm and cold; `paths` (from LLM tree search) replaces keyword path scores."""
-        query = check_query(query, limit, url)
+                 paths: dict[str, float] | None = None, filters: Filters | None = None) -> list[dict[str, Any]]:
+        """Search hot, warm and cold; `paths` (from LLM tree search) replaces keyword path scores.
+
+        With filters (url, entity, date range) only warm and cold facts that pass are considered,
+        and the query may be empty (then the best-scored matches come first).
+        """
+        filters = filters or Filters(url=url)
+        query = check_query(query, limit, filters)
         with self.locked():
             now = self.clock()
             state = self.files.load_all()
-            cands = self._warm_candidates(state["warm"], url) + ([] if url else self._hot_candidates(state["hot"]))
-            if not url:
-                cands += self._cold_candidates(query, limit, now, {c["id"] for c in cands})
-            if url and not query:
-                results = [dict(c, relevance=1.0, rank=c["score"], reason=f"url matches {url!r} in warm")
-                           for c in cands][:limit]
-            else:
+            cands = [dict(e, tier="warm", path=e["category"]) for e in state["warm"]["entries"]]
+            if not filters:
+                cands += self._hot_candidates(state["hot"])
+            cands += self._cold_candidates(query, limit, now, {c["id"] for c in cands})
+            cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
+            if query:
                 results = rank(query, cands, state["tree"]["nodes"], limit, paths)
+            else:
+                cands.sort(key=lambda c: (-c["score"], c["id"]))
+                results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
+                           for c in cands[:limit]]
             self._reinforce(state, results, now)
         return results
-
-    def _warm_candidates(self, warm: dict, url: str | None) -> list[dict]:
-        out = []
-        for e in warm["entries"]:
-            if url and not any(url in u for u in e.get("metadata", {}).get("urls", [])):
-                continue
-            out.append(dict(e, tier="warm", path=e["category"]))
-        return out
 
     def _hot_candidates(self, hot: dict) -> list[dict]:
         ctx = hot["active_context"]
@@ -207,7 +224,7 @@ class AgentMemory:
     def _cold_candidates(self, query: str, limit: int, now: float, seen: set[str]) -> list[dict]:
         out = []
         hits = [dict(e, relevance=0.0) for e in self.pending_cold()]
-        if self.archive is not None:
+        if self.archive is not None and query:
             try:
                 hits += self.archive.search(self.agent_id, query, limit=max(limit * 3, 20))
             except MemorydError as exc:

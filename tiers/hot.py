@@ -52,20 +52,27 @@ def hot_size(hot: Hot) -> int:
 
 # --- changes (each returns the item it wrote) ---------------------------------------------
 
+def _field(value: str, what: str) -> str:
+    """A checked one-line field with secrets replaced: hot is synced and always in context."""
+    from .redact import redact
+
+    return redact(check_field(value, what))[0]
+
+
 def set_identity(hot: Hot, key: str, value: str) -> dict:
     key = check_key(key)
-    hot["identity"][key] = check_field(value, "value")
+    hot["identity"][key] = _field(value, "value")
     return {"key": key, "value": hot["identity"][key]}
 
 
 def set_profile(hot: Hot, key: str, value: str) -> dict:
     key = check_key(key)
-    hot["owner_profile"][key] = check_field(value, "value")
+    hot["owner_profile"][key] = _field(value, "value")
     return {"key": key, "value": hot["owner_profile"][key]}
 
 
 def upsert_project(hot: Hot, name: str, description: str | None, status: str | None, now: float) -> dict:
-    name = check_field(name, "project name")
+    name = _field(name, "project name")
     pid = content_id("project", name)
     projects = hot["active_context"]["projects"]
     item = next((p for p in projects if p["id"] == pid), None)
@@ -73,22 +80,26 @@ def upsert_project(hot: Hot, name: str, description: str | None, status: str | N
         item = {"id": pid, "name": name, "description": "", "status": "active"}
         projects.append(item)
     if description is not None:
-        item["description"] = check_field(description, "description")
+        item["description"] = _field(description, "description")
     if status is not None:
-        item["status"] = check_field(status, "status")
+        item["status"] = _field(status, "status")
     item["updated_at"] = int(now)
     return item
 
 
 def add_event(hot: Hot, text: str, now: float) -> dict:
-    text = check_field(text, "event")
-    item = {"id": content_id("event", text, str(int(now))), "text": text, "timestamp": int(now)}
+    text = _field(text, "event")
+    eid = content_id("event", text, str(int(now)))
+    existing = next((e for e in hot["active_context"]["events"] if e["id"] == eid), None)
+    if existing is not None:  # the same event twice in one second is one event
+        return existing
+    item = {"id": eid, "text": text, "timestamp": int(now)}
     hot["active_context"]["events"].append(item)
     return item
 
 
 def upsert_task(hot: Hot, text: str, status: str | None, now: float) -> dict:
-    text = check_field(text, "task")
+    text = _field(text, "task")
     tid = content_id("task", text)
     tasks = hot["active_context"]["tasks"]
     item = next((t for t in tasks if t["id"] == tid), None)
@@ -96,12 +107,14 @@ def upsert_task(hot: Hot, text: str, status: str | None, now: float) -> dict:
         item = {"id": tid, "text": text, "status": "pending", "timestamp": int(now)}
         tasks.append(item)
     if status is not None:
-        item["status"] = check_field(status, "status")
+        item["status"] = _field(status, "status")
     return item
 
 
 def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now: float) -> dict:
-    text = " ".join(check_text(text, "lesson").split())
+    from .redact import redact
+
+    text = " ".join(redact(check_text(text, "lesson"))[0].split())
     if len(text) > MAX_LESSON_CHARS:  # promoted facts can be long; hot keeps their head
         text = text[: MAX_LESSON_CHARS - 1] + "…"
     category = check_category(category)

@@ -1,7 +1,7 @@
 """Every size and count limit applied in one pure, deterministic step (same input → same output)."""
 from __future__ import annotations
 
-import copy
+import json
 from typing import Any
 
 from .hot import prune_hot
@@ -14,7 +14,7 @@ def enforce_all(state: dict[str, Any], now: float) -> tuple[dict[str, Any], list
 
     Warm evictions carry the full entry under "entry": the caller must send it to cold, not drop it.
     """
-    out = copy.deepcopy(state)
+    out = json.loads(json.dumps(state))  # a deep copy, several times faster than copy.deepcopy
     evictions = prune_hot(out["hot"])
     moved, log = enforce_size(out["warm"], now)
     for row, entry in zip(log, moved):

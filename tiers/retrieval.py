@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
+from datetime import datetime, timezone
 import re
 import unicodedata
 from typing import Any, Iterable
+
+from .errors import UsageError
 
 _WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
 _STOP = frozenset("a an and are as at be by did do does for from how i in is it me my of on or our so the "
@@ -109,3 +113,61 @@ def rank(query: str, candidates: Iterable[dict[str, Any]], nodes: dict[str, list
                             reason="; ".join(why) + f" in {cand['tier']}"))
     results.sort(key=lambda r: (-r["rank"], -r["relevance"], r["id"]))
     return results[:limit]
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Optional restrictions on what retrieve returns (warm and cold facts only when any is set)."""
+
+    url: str | None = None
+    entity: str | None = None
+    since: float | None = None   # unix time, inclusive
+    until: float | None = None   # unix time, exclusive
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> "Filters":
+        entity = (params.get("entity") or "").strip().lstrip("@") or None
+        since = _day_start(params["since"], "since") if params.get("since") else None
+        until = _day_start(params["until"], "until") + 86400 if params.get("until") else None
+        if since is not None and until is not None and since >= until:
+            raise UsageError("--since must not be after --until")
+        return cls(url=params.get("url") or None, entity=entity, since=since, until=until)
+
+    def __bool__(self) -> bool:
+        return any(v is not None for v in (self.url, self.entity, self.since, self.until))
+
+    def describe(self) -> str:
+        parts = [f"url matches {self.url!r}" if self.url else "", f"about @{self.entity}" if self.entity else ""]
+        if self.since is not None or self.until is not None:
+            parts.append("in the date range")
+        return ", ".join(p for p in parts if p)
+
+    def matches(self, entry: dict[str, Any]) -> bool:
+        meta = entry.get("metadata") or {}
+        if self.url and not any(self.url in u for u in meta.get("urls", [])):
+            return False
+        if self.entity:
+            names = {str(n).casefold().lstrip("@") for n in list(meta.get("entities", [])) + list(meta.get("people", []))}
+            if self.entity.casefold().lstrip("@") not in names:
+                return False
+        when = _entry_time(entry)
+        return not ((self.since is not None and when < self.since) or (self.until is not None and when >= self.until))
+
+
+def _day_start(value: str, what: str) -> float:
+    try:
+        day = datetime.strptime(str(value), "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    except ValueError:
+        raise UsageError(f"--{what} must be a date YYYY-MM-DD, got {value!r}") from None
+    return day.timestamp()
+
+
+def _entry_time(entry: dict[str, Any]) -> float:
+    """A note's own date when it has one (ingested facts), else when it was stored."""
+    date = (entry.get("metadata") or {}).get("date")
+    if isinstance(date, str):
+        try:
+            return _day_start(date, "date")
+        except UsageError:
+            pass
+    return float(entry.get("created_at", 0))

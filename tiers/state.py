@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .atomic import atomic_write_json, atomic_write_text, ensure_private_dir, read_json
+from .atomic import atomic_write_bytes, atomic_write_text, dumps, ensure_private_dir, read_json
 from .hot import empty_hot, render_markdown, validate_hot
 from .tree import empty_tree, validate_tree
 from .warm import empty_warm, validate_warm
@@ -24,6 +24,7 @@ class StateFiles:
     def __init__(self, agent_dir: Path, agent_id: str) -> None:
         self.dir = agent_dir
         self.agent_id = agent_id
+        self._written: dict[str, bytes] = {}  # canonical bytes last loaded/saved, to skip no-op writes
 
     def path(self, name: str) -> Path:
         return self.dir / FILES[name]
@@ -33,6 +34,7 @@ class StateFiles:
         path = self.path(name)
         obj = read_json(path, lambda: None, validate)
         if obj is not None:
+            self._written[name] = dumps(obj)
             return obj
         backup = path.with_name(path.name + ".bak")
         if not path.exists() and backup.exists():
@@ -45,9 +47,12 @@ class StateFiles:
     def load_all(self) -> dict[str, Any]:
         return {name: self.load(name) for name in FILES}
 
-    def save(self, name: str, obj: Any) -> None:
-        """Atomic replace; the previous good file is kept as <name>.bak (a hard link, no copy)."""
+    def save(self, name: str, obj: Any) -> bool:
+        """Atomic replace (skipped when nothing changed); the previous good file is kept as <name>.bak."""
+        data = dumps(obj)
         path = self.path(name)
+        if self._written.get(name) == data and path.exists():
+            return False
         if path.exists():
             tmp = path.with_name(f".{path.name}.bak-{os.getpid()}")
             try:
@@ -55,12 +60,12 @@ class StateFiles:
                 os.replace(tmp, path.with_name(path.name + ".bak"))
             except OSError:
                 tmp.unlink(missing_ok=True)
-        atomic_write_json(path, obj)
+        atomic_write_bytes(path, data)
+        self._written[name] = data
+        return True
 
     def save_all(self, state: dict[str, Any]) -> None:
         ensure_private_dir(self.dir)
-        for name in FILES:
-            if name in state:
-                self.save(name, state[name])
-        if "hot" in state:
+        changed = {name: self.save(name, state[name]) for name in FILES if name in state}
+        if changed.get("hot") or ("hot" in state and not (self.dir / "MEMORY.md").exists()):
             atomic_write_text(self.dir / "MEMORY.md", render_markdown(state["hot"], self.agent_id))

@@ -109,7 +109,9 @@ def parse_export(fh: IO[str]) -> dict[str, Any]:
 
 def import_from(mem: AgentMemory, fh: IO[str]) -> dict[str, int]:
     """Apply a validated export: cold first (idempotent upserts), then one local state write."""
-    data = parse_export(fh)
+    from .redact import redact_obj
+
+    data, _counts = redact_obj(parse_export(fh))  # an export from elsewhere may hold secrets
     if data["cold"] and mem.archive is None:
         raise StoreError("the export holds cold memories but no cold archive is open")
     for i in range(0, len(data["cold"]), COLD_BATCH):

@@ -71,8 +71,11 @@ def add_node(tree: Tree, path: str, desc: str, now: float) -> list[str]:
         raise UsageError(f"description is {len(desc)} characters; the maximum is {MAX_DESC_CHARS}")
     new = [p for p in ancestors(path) if p not in tree["nodes"]]
     if not new:
-        tree["nodes"][path][0] = desc or tree["nodes"][path][0]
-        tree["nodes"][path][1] = day_of(now)
+        node = tree["nodes"][path]
+        trial = {"nodes": dict(tree["nodes"], **{path: [desc or node[0], day_of(now)]})}
+        if tree_size(trial) > TREE_MAX_BYTES:
+            raise LimitError(f"cannot update {path!r}: the tree would be {tree_size(trial)} bytes (max {TREE_MAX_BYTES})")
+        node[0], node[1] = desc or node[0], day_of(now)
         return []
     problem = _limit_problem(tree, new, desc)
     if problem:
