@@ -261,3 +261,35 @@ def test_stamps_sort_in_time_order():
     assert s1 < s2
     clock.observe(make_stamp(5000, 3, "y"))
     assert clock.now() > make_stamp(5000, 3, "y")
+
+
+_stamps = st.sampled_from([make_stamp(w, c, d) for w in (1, 2, 3) for c in (0, 1) for d in "xy"])
+_fields = st.sampled_from(["@", "v", "text", "status"])
+_keys = st.sampled_from(["id:a", "id:b", "tk:T1", "wm:W1", "tr:p"])
+
+
+@st.composite
+def raw_replicas(draw):
+    """Arbitrary (not history-generated) replicas: the laws must hold for any of them."""
+    rep = empty_replica()
+    for key in draw(st.sets(_keys, max_size=4)):
+        regs = draw(st.dictionaries(_fields, st.tuples(_stamps, st.one_of(st.none(), st.integers(0, 3))), max_size=3))
+        if regs:
+            rep["stamps"][key] = {f: s for f, (s, _) in regs.items()}
+            rep["items"][key] = {f: v for f, (_, v) in regs.items() if v is not None and f != "@"}
+        if draw(st.booleans()):
+            rep["tombs"][key] = draw(_stamps)
+        if draw(st.booleans()):
+            rep["maxf"][key] = {"access_count": draw(st.integers(0, 5)), "tier": draw(st.sampled_from(["hot", "warm"]))}
+    return join(rep, empty_replica())
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw_replicas(), raw_replicas(), raw_replicas())
+def test_lattice_laws_hold_for_arbitrary_replicas(a, b, c):
+    assert join(a, b) == join(b, a)
+    assert join(join(a, b), c) == join(a, join(b, c))
+    assert join(a, a) == a
+    ab = join(a, b)
+    assert join(ab, a) == ab  # absorbing what one already has changes nothing
+    assert materialize(join(a, b)) == materialize(join(b, a))
