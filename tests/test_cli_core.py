@@ -187,6 +187,9 @@ BAD_INPUT = [
     ["forget", "0000000000000000"],
     ["status", "--agent-id", "../x"],
     ["no-such-command"],
+    ["store", "", "--category", "a", "--json"],
+    ["tree", "add", "a/b/c/d/e", "--json"],
+    ["forget", "--days", "-3", "--json"],
 ]
 
 
