@@ -210,21 +210,21 @@ def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, An
             "bytes_sent": s.bytes_sent, "conflicts": s.conflicts, "pending": int(status == "queued"), **extra}
 
 
-def _push_loop(s: Session, base: dict[str, Any], force: bool) -> dict[str, Any]:
+def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | None = None) -> dict[str, Any]:
     version, rep = base["version"], base["replica"]
     for _ in range(MAX_ATTEMPTS):
         applied, remote_version, remote_data = cas(s, version, rep)
         if applied:
             now = time.time()
-            s.files.save_base(remote_version, rep, replica_hash(rep))
+            s.files.save_base(remote_version, rep, rep_hash or replica_hash(rep), last_push=now, last_error=None)
             s.files.clear_outbox()
-            s.files.update_state(version=remote_version, last_push=now, last_error=None)
             log.info("agent %s: pushed critical state v%d", s.agent_id, remote_version)
             return _result(s, "pushed", remote_version)
         s.conflicts += 1
         if remote_data is None:
             raise RemoteError(f"critical state of agent {s.agent_id} changed under us; retrying", transient=True)
         rep, ahead = absorb(s, remote_version, remote_data)
+        rep_hash = None
         version = remote_version
         if not ahead and not force:
             return _synced(s, "merged", version)
@@ -273,11 +273,12 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
 
     def body() -> dict[str, Any]:
         base = stamp_local(s)
-        if not force and replica_hash(base["replica"]) == base["pushed"]:
+        rep_hash = replica_hash(base["replica"])
+        if not force and rep_hash == base["pushed"]:
             s.files.clear_outbox()
             return _result(s, "unchanged", base["version"])
         s.key  # noqa: B018 - a missing key is a usage error before any network I/O
-        return _push_loop(s, base, force)
+        return _push_loop(s, base, force, rep_hash)
 
     try:
         return _guarded(s, body)

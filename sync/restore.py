@@ -103,8 +103,7 @@ def restore(config: Config, agent_id: str, key: bytes | None = None, force: bool
             s.files.mark_restoring(row["version"])  # a crash from here on is resumed by the next restore
             import_key(config, agent_id, key, force=True)
             _write(s, target, newest, latest["version"])
-            s.files.update_state(version=latest["version"], last_pull=time.time(), last_error=None,
-                                 restored_from=row["version"])
+            s.files.update_state(last_pull=time.time(), last_error=None, restored_from=row["version"])
             s.files.clear_outbox()
             s.files.clear_restoring()
         return _report(s, row, latest)

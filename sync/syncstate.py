@@ -21,7 +21,7 @@ def _is_dict(obj: Any) -> None:
 
 
 def _valid_base(obj: Any) -> None:
-    if not isinstance(obj, dict) or not isinstance(obj.get("version"), int):
+    if not isinstance(obj, dict):
         raise TypeError("sync base")
     valid_replica(obj.get("replica"))
 
@@ -64,19 +64,27 @@ class SyncFiles:
         return HLC(self.device_id(), max(filter(None, (last, stored)), default=None))
 
     # --- base.json: the replica last agreed with the cloud plus local stamped changes --------
+    # The replica (large) lives in base.json; the cloud version it includes and the hash of what
+    # the cloud holds (small) live in state.json, so a successful push rewrites only state.json.
+    # Writes go replica first: a crash between the two leaves an older version → a harmless re-merge.
     def base(self) -> dict[str, Any]:
         if self._base is None:
-            self._base = read_json(self.path("base.json"),
-                                   lambda: {"version": 0, "pushed": "", "replica": empty_replica()}, _valid_base)
-        return self._base
+            self._base = read_json(self.path("base.json"), lambda: {"replica": empty_replica()}, _valid_base)
+        state = self.state()
+        return {"version": int(state.get("version", 0) or 0), "pushed": state.get("pushed", ""),
+                "replica": self._base["replica"], "hlc": self._base.get("hlc")}
 
-    def save_base(self, version: int, replica: Replica, pushed: str, hlc: HLC | None = None) -> None:
+    def save_base(self, version: int, replica: Replica, pushed: str, hlc: HLC | None = None,
+                  **state_changes: Any) -> None:
         ensure_private_dir(self.dir)
-        old = self.base().get("hlc")
-        base = {"version": version, "pushed": pushed, "replica": replica,
-                "hlc": max(filter(None, (old, hlc.last if hlc else None)), default=None)}
-        atomic_write_json(self.path("base.json"), base)
-        self._base = base
+        old = self.base()
+        stamp = max(filter(None, (old["hlc"], hlc.last if hlc else None)), default=None)
+        if replica is not old["replica"] or stamp != old["hlc"]:
+            doc = {"replica": replica, "hlc": stamp}
+            atomic_write_json(self.path("base.json"), doc)
+            self._base = doc
+        if version != old["version"] or pushed != old["pushed"] or state_changes:
+            self.update_state(version=version, pushed=pushed, **state_changes)
 
     # --- outbox: a durable "push pending" record with backoff ------------------------------
     def outbox(self) -> dict[str, Any] | None:
