@@ -61,18 +61,31 @@ def _human_restore(r: dict[str, Any]) -> str:
               help="File holding the recovery key (default: MEMORYD_KEY, then the key file).")
 @click.option("--at", "at", default=None, metavar="VERSION|ISO", help="Restore an older version (or the newest at that time).")
 @click.option("--force", is_flag=True, help="Overwrite this device's existing memory of the agent.")
+@click.option("--list", "list_only", is_flag=True, help="Only list the stored versions (for --at); restore nothing.")
 @agent_option
 @json_option
 @handles_errors
-def restore(key_file: str | None, at: str | None, force: bool, agent_id: str, as_json: bool) -> None:
+def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, agent_id: str, as_json: bool) -> None:
     """Pull, verify and decrypt the agent's state; rebuild hot, warm, tree and MEMORY.md."""
+    from memoryd.sync.restore import list_versions
     from memoryd.sync.restore import restore as do_restore
+
+    if list_only:
+        emit(list_versions(get_config(), agent_id), as_json, _human_versions)
+        return
 
     key = _read_key_file(key_file) if key_file else None
     result = do_restore(get_config(), agent_id, key=key, force=force, at=at)
     if not result.get("cold_reachable") and not as_json:
         click.echo(f"memoryd: warning: cold archive unreachable: {result.get('cold_error')}", err=True)
     emit(result, as_json, _human_restore)
+
+
+def _human_versions(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no stored versions"
+    return "\n".join(f"v{r['version']:<6} {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(r['updated_at']))}  "
+                     f"device {r['device_id']}  {r['bytes']} bytes" for r in rows)
 
 
 @cli.group()

@@ -200,3 +200,15 @@ def test_cli_sync_json_and_human(tmp_path, sqld, cloud):
     assert out.exit_code == 0 and "nothing to push" in out.stdout
     out = CliRunner().invoke(_cli(), ["sync", "--force", "--agent-id", AGENT], env=env_for(a))
     assert out.exit_code == 0 and "pushed critical state v3" in out.stdout
+
+
+def test_cli_restore_list_shows_versions_without_restoring(tmp_path, sqld, cloud):
+    a, _ = cloud
+    push_now(a, AGENT, force=True)
+    b = device(tmp_path, "b", sqld.http_url)
+    out = CliRunner().invoke(_cli(), ["restore", "--list", "--agent-id", AGENT, "--json"], env=env_for(b))
+    assert out.exit_code == 0, out.output
+    assert [v["version"] for v in json.loads(out.stdout)] == [2, 1]
+    human = CliRunner().invoke(_cli(), ["restore", "--list", "--agent-id", AGENT], env=env_for(b))
+    assert human.stdout.startswith("v2") and "device" in human.stdout
+    assert not (b.agent_dir(AGENT) / "hot-memory-state.json").exists()
