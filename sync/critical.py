@@ -162,7 +162,7 @@ def absorb(s: Session, version: int, data: str) -> tuple[Replica, bool]:
         base = s.files.base()
         hlc = s.files.hlc()
         hlc.observe(max(max_stamp(base["replica"]), max_stamp(remote)))
-        local = restamp(base["replica"], s.mem.read_state(), hlc.now())
+        local = restamp(base["replica"], _local_state(s, base["replica"]), hlc.now())
         merged = join(local, remote)
         view = materialize(merged)
         if view != materialize(local):
