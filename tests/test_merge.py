@@ -284,7 +284,7 @@ def raw_replicas(draw):
     return join(rep, empty_replica())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(raw_replicas(), raw_replicas(), raw_replicas())
 def test_lattice_laws_hold_for_arbitrary_replicas(a, b, c):
     assert join(a, b) == join(b, a)
