@@ -65,6 +65,7 @@ class Session:
         self.round_trips = 0
         self.bytes_sent = 0
         self.conflicts = 0
+        self.purge_history = False  # after a forget: older versions (which still hold it) go too
 
     @property
     def key(self) -> bytes:
@@ -195,7 +196,7 @@ def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]
     results = s.batch([
         (_UPSERT, [s.agent_id, data, new, s.files.device_id(), int(time.time()), expected]),
         (_COPY, [s.agent_id, new, MARKER_CHARS, marker]),
-        (_TRIM, [s.agent_id, new - KEEP_VERSIONS]),
+        (_TRIM, [s.agent_id, new - (1 if s.purge_history else KEEP_VERSIONS)]),
         (_PROBE, [new, MARKER_CHARS, marker, s.agent_id]),
     ])
     rows = results[3].rows
@@ -262,13 +263,17 @@ def _check_agent(s: Session) -> None:
 
 
 def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = None,
-             key: bytes | None = None) -> dict[str, Any]:
-    """Push local changes now. An unchanged state costs no round trip unless `force`.
+             key: bytes | None = None, purge_history: bool = False) -> dict[str, Any]:
+    """Push local changes now. An unchanged state costs no round trip unless `force` (or `purge_history`).
 
-    Returns {"status": pushed|unchanged|merged|queued, "version", "round_trips", "bytes_sent", ...};
-    "queued" means a transient failure was recorded in the outbox (the caller exits 1).
+    purge_history=True (after `forget`): the same batch deletes every older stored version, since
+    those still hold what was forgotten. Returns {"status": pushed|unchanged|merged|queued,
+    "version", "round_trips", "bytes_sent", ...}; "queued" means a transient failure was recorded
+    in the outbox (the caller exits 1).
     """
     s = Session(config, agent_id, db=db, key=key)
+    s.purge_history = purge_history
+    force = force or purge_history
     _check_agent(s)
 
     def body() -> dict[str, Any]:

@@ -173,3 +173,16 @@ def test_push_needs_an_initialised_agent(tmp_path, sqld):
     c = device(tmp_path, "c", sqld.http_url)
     with pytest.raises(UsageError, match="init"):
         push_now(c, AGENT)
+
+
+def test_purge_history_after_forget_drops_older_versions(tmp_path, sqld):
+    a, _ = _shared(tmp_path, sqld)
+    for i in range(3):
+        AgentMemory(a, AGENT).store(f"secret number {i}", "misc")
+        push_now(a, AGENT)
+    AgentMemory(a, AGENT).change(lambda s, now: s["warm"]["entries"].clear(), "forget")
+    result = push_now(a, AGENT, purge_history=True)
+    assert result["status"] == "pushed" and result["version"] == 5
+    with _db(a) as db:
+        rows = db.execute("SELECT version FROM critical_versions WHERE agent_id = ?", [AGENT]).rows
+    assert [r[0] for r in rows] == [5]
