@@ -249,7 +249,7 @@ def _guarded(s: Session, body: Any) -> dict[str, Any]:
         except MemorydError as exc:
             if exc.transient:
                 record = record_failure(s.files, exc.message)
-                log.warning("agent %s: push queued (%s); retry in %.0fs", s.agent_id, exc.message,
+                log.info("agent %s: push queued (%s); retry in %.0fs", s.agent_id, exc.message,
                             record["next_try"] - time.time())
                 return _result(s, "queued", s.files.base()["version"], error=exc.message,
                                attempts=record["attempts"], next_try=record["next_try"])
