@@ -215,7 +215,7 @@ def test_transcript_going_quiet_is_distilled_and_pushed(env, daemon, sqld, tmp_p
         fh.flush()
         time.sleep(0.5)  # still talking: the quiet timer restarts
         fh.write(_transcript_line("assistant", "Noted: the dentist appointment is Friday at 9am, I will remind you"))
-    wait_for(lambda: d.info()["watcher"]["transcripts_waiting"] == 1, timeout=5)
+    wait_for(lambda: d.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)
     hits = wait_for(lambda: [h for h in d.op("retrieve", {"agent_id": "bot1", "query": "dentist appointment"})["results"]
                              if "dentist" in h["text"]], timeout=10)
     assert hits
@@ -284,10 +284,10 @@ def test_sighup_reloads_config(env, daemon):
     assert d.info()["watcher"]["quiet_seconds"] == 1
     (Path(env["MEMORYD_HOME"]) / "config.toml").write_text(CONFIG_TOML.format(quiet=7))
     d.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: d.info()["watcher"]["quiet_seconds"] == 7, timeout=5)
+    wait_for(lambda: d.info()["watcher"]["quiet_seconds"] == 7, timeout=20)
     (Path(env["MEMORYD_HOME"]) / "config.toml").write_text("[schedule]\ndaily = 'nonsense'\n")
     d.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: "reload refused" in d.log.read_text(), timeout=5)
+    wait_for(lambda: "reload refused" in d.log.read_text(), timeout=20)
     assert d.info()["watcher"]["quiet_seconds"] == 7  # a bad file keeps the old config
     assert d.stop() == 0
 

@@ -262,11 +262,17 @@ def test_client_none_for_stale_socket_and_ipcerror_for_broken_exchange(sock_path
     stale.close()  # a socket file left by a killed daemon
     assert client.try_daemon(cfg, "ping") is None
     sock_path.unlink()
-    # a listener that hangs up without answering
+    # a listener that reads the request, then hangs up without answering
     lst = socket.socket(socket.AF_UNIX)
     lst.bind(str(sock_path))
     lst.listen(1)
-    t = threading.Thread(target=lambda: lst.accept()[0].close())
+
+    def hang_up() -> None:
+        conn = lst.accept()[0]
+        conn.recv(65536)
+        conn.close()
+
+    t = threading.Thread(target=hang_up)
     t.start()
     with pytest.raises(IPCError):
         client.try_daemon(cfg, "ping", timeout=2)
