@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from . import hot as hot_tier
 from . import tree as tree_index
@@ -16,7 +16,9 @@ from .evictions import EvictionLog
 from .limits import enforce_all
 from .model import DAY, check_category, check_importance, check_text, score
 from .ports import Archive
-from .retrieval import Filters, rank
+
+if TYPE_CHECKING:  # retrieval loads only when something is retrieved (CLI start-up)
+    from .retrieval import Filters
 
 log = logging.getLogger("memoryd.tiers")
 METADATA_KEYS = ("urls", "commands", "paths", "people", "topics", "emotion", "outcome", "source", "kind",
@@ -190,6 +192,8 @@ class AgentMemory:
         With filters (url, entity, date range) only warm and cold facts that pass are considered,
         and the query may be empty (then the best-scored matches come first).
         """
+        from .retrieval import Filters, rank
+
         filters = filters or Filters(url=url)
         query = check_query(query, limit, filters)
         with self.locked():

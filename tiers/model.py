@@ -1,7 +1,6 @@
 """Shared vocabulary of the tiers: limits, ids, input validation and the score formula."""
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 import unicodedata
@@ -32,6 +31,8 @@ _KEY_RE = re.compile(r"^[\w][\w .-]{0,39}$", re.UNICODE)
 
 def content_id(*parts: str) -> str:
     """A 16-hex id from content, so the same fact on two devices gets the same id."""
+    import hashlib  # loads OpenSSL: only paid when an id is made
+
     joined = "\x1f".join(normalize_text(p) for p in parts)
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
 
