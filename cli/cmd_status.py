@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from .common import agent_option, emit, get_config, handles_errors, json_option
+from .common import emit, get_config, handles_errors, json_option
 from .main import cli
 from .proxy import run_op
 

@@ -11,16 +11,7 @@ from memoryd.tiers.consolidate import MODES, consolidate, is_due
 from memoryd.tiers.errors import MemorydError, UsageError
 from memoryd.tiers.model import DAY
 from memoryd.tiers import tree as T
-
-T0 = 1_700_000_000.0
-
-
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+from clock import T0, Clock
 
 
 def metrics(mem: AgentMemory) -> dict:

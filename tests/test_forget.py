@@ -11,16 +11,7 @@ from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.errors import UsageError
 from memoryd.tiers.forget import forget_days, forget_id
 from memoryd.tiers.model import DAY
-
-T0 = 1_700_000_000.0
-
-
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+from clock import Clock
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

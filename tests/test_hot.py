@@ -10,16 +10,7 @@ from memoryd.tiers.agent import AgentMemory
 from memoryd.tiers.atomic import dumps
 from memoryd.tiers.errors import UsageError
 from memoryd.tiers.model import HOT_MAX_BYTES
-
-T0 = 1_700_000_000.0
-
-
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+from clock import T0, Clock
 
 
 def log_rows(mem: AgentMemory) -> list[dict]:

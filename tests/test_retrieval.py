@@ -9,16 +9,7 @@ from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.errors import UsageError
 from memoryd.tiers.model import DAY
 from memoryd.tiers.retrieval import rank, score_paths, tokens
-
-T0 = 1_700_000_000.0
-
-
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+from clock import Clock
 
 
 def test_tokens_english_and_cjk() -> None:

@@ -20,17 +20,9 @@ from memoryd.tiers.errors import MemorydError, StoreError, UsageError
 from memoryd.tiers.limits import enforce_all
 from memoryd.tiers.model import HOT_MAX_BYTES, WARM_MAX_BYTES
 from memoryd.tiers.state import FILES
+from clock import T0, Clock
 
-T0 = 1_700_000_000.0
 STATE_NAMES = ("hot-memory-state.json", "warm-memory.json", "memory-tree.json")
-
-
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def _mode(p: Path) -> int:

@@ -9,16 +9,7 @@ from memoryd.tiers.atomic import dumps
 from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.errors import LimitError, UsageError
 from memoryd.tiers.model import DAY, TREE_MAX_BYTES
-
-T0 = 1_700_000_000.0
-
-
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+from clock import T0, Clock
 
 
 def test_add_creates_ancestors() -> None:

@@ -11,19 +11,7 @@ from memoryd.tiers.agent import AgentMemory
 from memoryd.tiers.atomic import dumps
 from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.model import DAY, WARM_MAX_BYTES
-
-T0 = 1_700_000_000.0
-
-
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-    def days(self, n: float) -> None:
-        self.t += n * DAY
+from clock import T0, Clock
 
 
 def test_new_entry_fields_and_score() -> None:

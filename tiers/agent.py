@@ -6,7 +6,6 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from . import hot as hot_tier
 from . import tree as tree_index
 from . import warm as warm_tier
 from .atomic import FileLock, atomic_write_json, ensure_private_dir, read_json, remove_leftovers
