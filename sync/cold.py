@@ -30,7 +30,7 @@ PAGE = 500  # rows per page in iter_entries
 ROWS_PER_INSERT = 90  # 10 parameters each: stays under SQLite's classic 999-variable limit
 IDS_PER_STMT = 500
 MAX_PER_TERM = 100  # candidates fetched per query term (newest first)
-DF_CAP = 1000  # document frequencies are counted up to this (IDF of common terms is ~flat anyway)
+DF_CAP = 500  # document frequencies are counted up to this (IDF of common terms is ~flat anyway)
 N_CAP = 10 * DF_CAP
 PARTIAL_WEIGHT = 0.8  # a substring hit counts less than a whole word
 WARM_FLOOR = 0.3  # a memory score at the warm threshold counts as "fully alive" in ranking
@@ -257,10 +257,12 @@ _TABLES = {"w": "cold_fts", "t": "cold_trigram"}
 
 
 def _search_sql(terms: list[fts.Term], agent_id: str, per_term: int) -> tuple[str, list[Any]]:
-    """Per term: its newest `per_term` matches of this agent and its document frequency (capped).
+    """Per term: its newest `per_term` matches and its document frequency (capped), both among this
+    agent's rows; plus the agent's row count (capped) for the IDF.
 
     Walking an FTS index in rowid order stops after LIMIT rows, so a term found in most rows costs
-    no more than a rare one. Everything is UNION ALL'ed into one statement: one round trip.
+    no more than a rare one; CROSS JOIN pins that plan (the FTS index drives, rows are looked up by
+    rowid). Everything is UNION ALL'ed into one statement: one round trip.
     """
     stats = ", ".join(["NULL"] * 8)
     parts = [f"SELECT {stats}, -1, (SELECT COUNT(*) FROM (SELECT 1 FROM cold_memories "
@@ -268,12 +270,12 @@ def _search_sql(terms: list[fts.Term], agent_id: str, per_term: int) -> tuple[st
     args: list[Any] = [agent_id]
     for i, term in enumerate(terms):
         table = _TABLES[term.src]
-        parts.append(f"SELECT * FROM (SELECT {_COLS}, {i}, NULL FROM {table} JOIN cold_memories m "
+        parts.append(f"SELECT * FROM (SELECT {_COLS}, {i}, NULL FROM {table} CROSS JOIN cold_memories m "
                      f"ON m.rowid = {table}.rowid WHERE {table} MATCH ? AND m.agent_id = ? "
                      f"ORDER BY {table}.rowid DESC LIMIT {int(per_term)})")
-        parts.append(f"SELECT {stats}, {i}, (SELECT COUNT(*) FROM (SELECT 1 FROM {table} "
-                     f"WHERE {table} MATCH ? LIMIT {DF_CAP}))")
-        args += [term.match, agent_id, term.match]
+        parts.append(f"SELECT {stats}, {i}, (SELECT COUNT(*) FROM (SELECT 1 FROM {table} CROSS JOIN cold_memories m "
+                     f"ON m.rowid = {table}.rowid WHERE {table} MATCH ? AND m.agent_id = ? LIMIT {DF_CAP}))")
+        args += [term.match, agent_id, term.match, agent_id]
     return " UNION ALL ".join(parts), args
 
 
