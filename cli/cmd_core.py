@@ -125,4 +125,7 @@ def forget(memory_id: str | None, days: float | None, agent_id: str, as_json: bo
         raise click.UsageError("give either a memory ID or --days N")
     params: dict[str, Any] = {"agent_id": agent_id, "id": memory_id, "days": days}
     result = run_op(get_config(), "forget", params)
+    sync = result.get("sync") or {}
+    if sync.get("status") not in ("pushed", "unchanged", "merged", None):
+        _warn([f"cloud copy not updated yet ({sync['status']}): {sync.get('error')}"])
     emit(result, as_json, lambda r: "forgot " + ", ".join(f"{k}={v}" for k, v in r["removed"].items()))

@@ -46,18 +46,25 @@ def _human(data: dict[str, Any]) -> str:
         if s:
             lines.append(f"  sync  version={s.get('version')} last_push={_ago(s.get('last_push'))} "
                          f"pending={s.get('pending', 0)}" + (f" last_error={s['last_error']}" if s.get("last_error") else ""))
+            for v in s.get("versions") or []:
+                lines.append(f"    v{v['version']}  {_ago(v['updated_at'])}  device {v['device_id']}  {v['bytes']} B")
+            if s.get("remote_error"):
+                lines.append(f"    cloud: {s['remote_error']}")
     return "\n".join(lines)
 
 
 @cli.command()
 @click.option("--agent-id", "agent_id", default=None, help="Only this agent (default: every agent).")
+@click.option("--remote", is_flag=True, help="Also list the latest encrypted versions in the cloud (one round trip).")
 @json_option
 @handles_errors
-def status(agent_id: str | None, as_json: bool) -> None:
+def status(agent_id: str | None, remote: bool, as_json: bool) -> None:
     """Per agent: tier sizes, tree, cold, consolidation runs, sync, evictions; and the daemon."""
     from memoryd.tiers.config import validate_agent_id
 
-    params = {"agent_id": validate_agent_id(agent_id)} if agent_id else {}
+    params: dict[str, Any] = {"agent_id": validate_agent_id(agent_id)} if agent_id else {}
+    if remote:
+        params["remote"] = True
     data = run_op(get_config(), "status", params)
     data.setdefault("daemon", None)
     emit(data, as_json, _human)

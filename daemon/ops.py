@@ -114,28 +114,29 @@ def status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     for agent_id in ids:
         with memory(config, {"agent_id": agent_id}) as mem:
             info = agent_status(mem)
-        info["sync"] = _sync_status(config, agent_id)
+        info["sync"] = _sync_status(config, agent_id, bool(params.get("remote")))
         out.append(info)
     return {"home": str(config.home), "agents": out}
 
 
-def _sync_status(config: Config, agent_id: str) -> dict[str, Any] | None:
-    try:
-        from memoryd.sync.critical import status_info
-    except ImportError:
-        return None
-    return status_info(config, agent_id)
+def _sync_status(config: Config, agent_id: str, remote: bool) -> dict[str, Any]:
+    from memoryd.sync.restore import status_info
+
+    return status_info(config, agent_id, remote=remote)
 
 
 @op("sync")
 def sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     from memoryd.sync.critical import push_now
 
-    if params.get("drain"):  # the daemon's retry job: only a push whose backoff has expired
+    if params.get("drain"):  # the daemon's periodic job: a due retry, else pull what other devices pushed
+        from memoryd.sync.critical import sync_now
         from memoryd.sync.outbox import drain, pending
 
         result = drain(config, _agent(params))
-        return result if result is not None else {"status": "idle", "pending": 1 if pending(config, _agent(params)) else 0}
+        if result is None and not pending(config, _agent(params)):
+            result = sync_now(config, _agent(params))
+        return result if result is not None else {"status": "idle", "pending": 1}
     return push_now(config, _agent(params), force=bool(params.get("force")))
 
 
@@ -151,8 +152,22 @@ def forget(config: Config, params: dict[str, Any]) -> dict[str, Any]:
         raise UsageError(f"agent {_agent(params)!r} has no memories on this device")
     with memory(config, params, with_archive=True) as mem:
         if params.get("days") is not None:
-            return forget_days(mem, float(params["days"]))
-        return forget_id(mem, str(params.get("id", "")))
+            result = forget_days(mem, float(params["days"]))
+        else:
+            result = forget_id(mem, str(params.get("id", "")))
+    result["sync"] = _push_forgotten(config, mem.agent_id)
+    return result
+
+
+def _push_forgotten(config: Config, agent_id: str) -> dict[str, Any]:
+    """The cloud copy forgets too: push the tombstones and drop older encrypted versions holding the item."""
+    from memoryd.sync.critical import push_now
+    from memoryd.tiers.errors import MemorydError
+
+    try:
+        return push_now(config, agent_id, purge_history=True)
+    except MemorydError as exc:  # local and cold are already clean; a transient failure waits in the outbox
+        return {"status": "queued" if exc.transient else "not pushed", "error": exc.message}
 
 
 @op("ingest_daily")
