@@ -1,0 +1,40 @@
+"""The operations layer wires tiers to sync: forget reaches the cloud, the periodic sync job pulls."""
+from __future__ import annotations
+
+from memoryd.daemon.ops import dispatch
+from memoryd.sync.critical import push_now
+from memoryd.sync.db import connect
+
+from synchelp import AGENT, device, first_device, texts
+
+
+def test_forget_by_id_purges_the_cloud_copy(tmp_path, sqld) -> None:
+    sqld.wipe()
+    a, key = first_device(tmp_path, sqld.http_url)
+    keep = dispatch(a, "store", {"agent_id": AGENT, "text": "the boiler code is 4711", "category": "home"})
+    gone = dispatch(a, "store", {"agent_id": AGENT, "text": "the old safe combination is 1234", "category": "home"})
+    assert dispatch(a, "sync", {"agent_id": AGENT})["status"] == "pushed"
+    dispatch(a, "store", {"agent_id": AGENT, "text": "another version in history", "category": "home"})
+    push_now(a, AGENT)
+
+    result = dispatch(a, "forget", {"agent_id": AGENT, "id": gone["id"]})
+    assert result["removed"]["warm"] == 1 and result["sync"]["status"] == "pushed"
+    with connect(a) as db:
+        versions = db.execute("SELECT version FROM critical_versions WHERE agent_id = ?", [AGENT]).rows
+    assert len(versions) == 1  # older ciphertexts that still held the fact are gone
+
+    b = device(tmp_path, "b", sqld.http_url, key)
+    dispatch(b, "sync", {"agent_id": AGENT, "drain": True})  # the daemon's periodic job pulls
+    assert keep["text"] in texts(b) and gone["text"] not in texts(b)
+
+
+def test_periodic_sync_job_brings_other_devices_changes(tmp_path, sqld) -> None:
+    sqld.wipe()
+    a, key = first_device(tmp_path, sqld.ws_url)
+    b = device(tmp_path, "b", sqld.ws_url, key)
+    dispatch(a, "store", {"agent_id": AGENT, "text": "device A learned that the VPN moved to port 51820",
+                          "category": "infra"})
+    dispatch(a, "sync", {"agent_id": AGENT})
+    assert not any("51820" in t for t in texts(b))
+    dispatch(b, "sync", {"agent_id": AGENT, "drain": True})
+    assert any("51820" in t for t in texts(b))
