@@ -35,13 +35,17 @@ def _agent(params: dict[str, Any]) -> str:
 
 @contextmanager
 def memory(config: Config, params: dict[str, Any], with_archive: bool = False,
-           clock: Callable[[], float] = time.time) -> Iterator[AgentMemory]:
-    """An AgentMemory for params['agent_id'], with the cold archive opened only when asked."""
+           clock: Callable[[], float] = time.time, lazy: bool = False) -> Iterator[AgentMemory]:
+    """An AgentMemory for params['agent_id'], with the cold archive opened only when asked.
+
+    lazy: connect on first use, so local work (rescoring, eviction to the cold queue) runs during
+    a server outage and only the cold step fails.
+    """
     archive = None
     if with_archive:
         from memoryd.sync.cold import open_archive  # libsql/sqlite only on paths that need it
 
-        archive = open_archive(config)
+        archive = open_archive(config, lazy=lazy)
     try:
         yield AgentMemory(config, _agent(params), archive=archive, clock=clock)
     finally:
@@ -99,7 +103,7 @@ def consolidate(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     from memoryd.tiers.consolidate import consolidate as run
     from memoryd.tiers.status import record_cold_count
 
-    with memory(config, params, with_archive=True) as mem:
+    with memory(config, params, with_archive=True, lazy=True) as mem:
         report = run(mem, params.get("mode", "quick"))
         report["cold_count"] = record_cold_count(mem)
         return report

@@ -59,7 +59,10 @@ class StateFiles:
                 os.link(path, tmp)
                 os.replace(tmp, path.with_name(path.name + ".bak"))
             except OSError:
-                tmp.unlink(missing_ok=True)
+                pass
+            # rename() is a no-op when .bak already is a link to the same file (a writer killed between
+            # these two steps before): the temp link then stays behind unless removed here
+            tmp.unlink(missing_ok=True)
         atomic_write_bytes(path, data)
         self._written[name] = data
         return True
