@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import tempfile
 import time

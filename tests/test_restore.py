@@ -16,7 +16,7 @@ from memoryd.sync.keys import export_recovery, fingerprint
 from memoryd.sync.restore import parse_at, restore
 from memoryd.sync.syncstate import SyncFiles
 from memoryd.tiers.agent import AgentMemory
-from memoryd.tiers.errors import CryptoError, UsageError
+from memoryd.tiers.errors import UsageError
 
 from synchelp import AGENT, device, env_for, first_device, sample, state_of, texts
 
