@@ -124,7 +124,7 @@ def status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _sync_status(config: Config, agent_id: str, remote: bool) -> dict[str, Any]:
-    from memoryd.sync.restore import status_info
+    from memoryd.sync.status import status_info
 
     return status_info(config, agent_id, remote=remote)
 

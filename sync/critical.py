@@ -322,7 +322,7 @@ def sync_now(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
 
 
 def status_info(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
-    """Sync status for `memoryd status` (see memoryd.sync.restore.status_info)."""
-    from .restore import status_info as info
+    """Sync status for `memoryd status` (see memoryd.sync.status.status_info)."""
+    from .status import status_info as info
 
     return info(config, agent_id, **kw)

@@ -150,23 +150,3 @@ def list_versions(config: Config, agent_id: str, *, db: Any = None, limit: int =
     finally:
         s.close()
     return [{"version": int(v), "device_id": d, "updated_at": int(u), "bytes": int(n)} for v, d, u, n in rows]
-
-
-def status_info(config: Config, agent_id: str, *, db: Any = None, remote: bool = False) -> dict[str, Any]:
-    """Sync status for `memoryd status`: local files only unless `remote` (then one round trip more)."""
-    files = SyncFiles(config, agent_id)
-    state = files.state()
-    base = files.base() if files.path("base.json").exists() else None
-    info: dict[str, Any] = {
-        "device_id": state.get("device_id"), "version": state.get("version", 0),
-        "last_push": state.get("last_push"), "last_pull": state.get("last_pull"),
-        "last_error": state.get("last_error"), "pending": 1 if files.outbox() else 0, "outbox": files.outbox(),
-        "restoring": files.restoring() is not None,
-        "unpushed_changes": bool(base and replica_hash(base["replica"]) != base["pushed"]),
-    }
-    if remote:
-        try:
-            info["versions"] = list_versions(config, agent_id, db=db)
-        except MemorydError as exc:
-            info["remote_error"] = exc.message
-    return info

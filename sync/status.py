@@ -1,0 +1,32 @@
+"""Sync status for `memoryd status`: local files only (fast start-up) unless asked for the cloud's versions."""
+from __future__ import annotations
+
+from typing import Any
+
+from memoryd.tiers.config import Config
+from memoryd.tiers.errors import MemorydError
+
+from .merge import replica_hash
+from .syncstate import SyncFiles
+
+
+def status_info(config: Config, agent_id: str, *, db: Any = None, remote: bool = False) -> dict[str, Any]:
+    """Version, last push/pull/error and the outbox; with `remote`, one round trip for the latest versions."""
+    files = SyncFiles(config, agent_id)
+    state = files.state()
+    base = files.base() if files.path("base.json").exists() else None
+    info: dict[str, Any] = {
+        "device_id": state.get("device_id"), "version": state.get("version", 0),
+        "last_push": state.get("last_push"), "last_pull": state.get("last_pull"),
+        "last_error": state.get("last_error"), "pending": 1 if files.outbox() else 0, "outbox": files.outbox(),
+        "restoring": files.restoring() is not None,
+        "unpushed_changes": bool(base and replica_hash(base["replica"]) != base["pushed"]),
+    }
+    if remote:
+        from .restore import list_versions
+
+        try:
+            info["versions"] = list_versions(config, agent_id, db=db)
+        except MemorydError as exc:
+            info["remote_error"] = exc.message
+    return info
