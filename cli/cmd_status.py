@@ -21,10 +21,32 @@ def _ago(ts: float | None) -> str:
     return f"{secs}s ago"
 
 
+def _until(ts: float | None) -> str:
+    if not ts:
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(float(ts)))
+
+
+def _daemon_lines(d: dict[str, Any]) -> list[str]:
+    lines = []
+    for name, job in sorted((d.get("jobs") or {}).items()):
+        err = f"  last error: {job['last_error']}" if job.get("last_error") else ""
+        lines.append(f"  job {name:<8} next {_until(job.get('next_run'))}  last {_ago(job.get('last_run'))}{err}")
+    w = d.get("watcher") or {}
+    if w:
+        lines.append(f"  watcher {w.get('state')}  watching {len(w.get('watching') or [])} dir(s)  "
+                     f"transcripts waiting {w.get('transcripts_waiting', 0)}")
+    if d.get("last_error"):
+        lines.append(f"  last error: {d['last_error']}")
+    return lines
+
+
 def _human(data: dict[str, Any]) -> str:
     d = data.get("daemon")
     lines = [f"home: {data['home']}",
              "daemon: " + (f"running (pid {d['pid']}, up {int(d.get('uptime', 0))}s)" if d else "not running")]
+    if d:
+        lines += _daemon_lines(d)
     for a in data["agents"]:
         h, w, t, c = a["hot"], a["warm"], a["tree"], a["cold"]
         lines.append(f"agent {a['agent_id']}:")
