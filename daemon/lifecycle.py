@@ -6,7 +6,6 @@ import os
 import signal
 import socket
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -119,15 +118,26 @@ def watchdog_interval() -> float | None:
 
 
 class Signals:
-    """SIGTERM/SIGINT → stop; SIGHUP → reload. Handlers only set flags and wake the main loop."""
+    """SIGTERM/SIGINT → stop; SIGHUP → reload.
+
+    Handlers only assign plain flags: taking a lock in a signal handler (Event.set) deadlocks when
+    the signal lands while the main thread holds that lock. The main loop sleeps in select() on a
+    self-pipe that the interpreter writes to on every signal (signal.set_wakeup_fd).
+    """
 
     def __init__(self) -> None:
-        self.stop = threading.Event()
-        self.wake = threading.Event()
+        self.stopping = False
         self.reload = False
         self._previous: dict[int, Callable | int | None] = {}
+        self._pipe: tuple[int, int] | None = None
+        self._previous_fd = -1
 
     def install(self) -> None:
+        r, w = os.pipe()
+        os.set_blocking(r, False)
+        os.set_blocking(w, False)
+        self._pipe = (r, w)
+        self._previous_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
         for sig, handler in ((signal.SIGTERM, self._on_stop), (signal.SIGINT, self._on_stop),
                              (signal.SIGHUP, self._on_hup)):
             self._previous[sig] = signal.signal(sig, handler)
@@ -135,11 +145,28 @@ class Signals:
     def restore(self) -> None:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        if self._pipe is not None:
+            signal.set_wakeup_fd(self._previous_fd)
+            for fd in self._pipe:
+                os.close(fd)
+            self._pipe = None
+
+    def sleep(self, timeout: float | None) -> None:
+        """Sleep until a signal arrives or `timeout` passes (None: until a signal)."""
+        import select
+
+        if self._pipe is None:
+            raise RuntimeError("Signals.install() first")
+        if not (self.stopping or self.reload):
+            select.select([self._pipe[0]], [], [], timeout)
+        try:
+            while os.read(self._pipe[0], 512):
+                pass
+        except BlockingIOError:
+            pass
 
     def _on_stop(self, signum: int, frame: object) -> None:
-        self.stop.set()
-        self.wake.set()
+        self.stopping = True
 
     def _on_hup(self, signum: int, frame: object) -> None:
         self.reload = True
-        self.wake.set()

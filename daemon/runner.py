@@ -274,11 +274,10 @@ def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None
 
 def _main_loop(daemon: Daemon, signals: Signals) -> None:
     interval = watchdog_interval()
-    while not signals.stop.is_set():
-        signals.wake.wait(interval)
-        signals.wake.clear()
+    while not signals.stopping:
+        signals.sleep(interval)
         if interval is not None:
             sd_notify("WATCHDOG=1")
-        if signals.reload and not signals.stop.is_set():
+        if signals.reload and not signals.stopping:
             signals.reload = False
             daemon.reload()

@@ -18,6 +18,7 @@ import pytest
 from memoryd.daemon.client import try_daemon
 from memoryd.tiers.config import Config, load_config
 from memoryd.tiers.errors import UsageError
+from clock import wait_for
 
 CONFIG_TOML = """
 [schedule]
@@ -27,15 +28,6 @@ quiet_seconds = {quiet}
 recheck_seconds = 0.5
 """
 
-
-def wait_for(pred, timeout: float = 10.0, step: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = pred()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError("condition not reached in time")
 
 
 MEMORYD = str(Path(sys.executable).parent / "memoryd")  # the console script the service units start

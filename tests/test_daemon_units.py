@@ -16,6 +16,7 @@ import pytest
 from memoryd.daemon import client, lifecycle, scheduler, server, watcher
 from memoryd.tiers.config import load_config
 from memoryd.tiers.errors import ConfigError, IPCError, MemorydError, StoreError, UsageError
+from clock import wait_for
 
 UTC = scheduler.ScheduleSettings(timezone="UTC")
 
@@ -23,15 +24,6 @@ UTC = scheduler.ScheduleSettings(timezone="UTC")
 def _ts(s: str) -> float:
     return datetime.fromisoformat(s).replace(tzinfo=timezone.utc).timestamp()
 
-
-def wait_for(pred, timeout: float = 5.0, step: float = 0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = pred()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError("condition not reached in time")
 
 
 # -- schedule maths ------------------------------------------------------------------------
@@ -339,3 +331,27 @@ def test_log_lines_are_one_line_and_journald_prefixed():
     assert lifecycle._JournalFormatter(journald=True).format(rec) == "<4>two lines"
     plain = lifecycle._JournalFormatter(journald=False).format(rec)
     assert plain.endswith("WARNING two lines") and "\n" not in plain
+
+
+def test_signals_wake_the_sleeping_main_loop_without_locks():
+    """A signal during sleep() wakes it at once; handlers only set flags (no Event lock to deadlock on)."""
+    import os
+    import signal as sig
+
+    from memoryd.daemon.lifecycle import Signals
+
+    before = sig.getsignal(sig.SIGTERM)
+    s = Signals()
+    s.install()
+    try:
+        threading.Timer(0.1, lambda: os.kill(os.getpid(), sig.SIGHUP)).start()
+        t0 = time.monotonic()
+        s.sleep(30)
+        assert s.reload and not s.stopping and time.monotonic() - t0 < 5
+        s.reload = False
+        os.kill(os.getpid(), sig.SIGTERM)
+        s.sleep(30)
+        assert s.stopping
+    finally:
+        s.restore()
+    assert sig.getsignal(sig.SIGTERM) == before
