@@ -124,7 +124,8 @@ def test_kill_9_during_push_then_next_run_completes(tmp_path, sqld):
         proc.wait(10)
         for path in list(a.agent_dir(AGENT).glob("*.json")) + list(a.agent_dir(AGENT).glob("sync/*.json")):
             json.loads(path.read_bytes())  # never torn
-    assert push_now(a, AGENT)["status"] in ("pushed", "unchanged")
+    # a push killed after the cloud took it looks like a concurrent change of our own: merging it is right
+    assert push_now(a, AGENT)["status"] in ("pushed", "unchanged", "merged")
     assert push_now(a, AGENT)["status"] == "unchanged"
     b = device(tmp_path, "b", sqld.http_url, key)
     pull_now(b, AGENT)
