@@ -16,8 +16,8 @@ see, and re-creating the item after the forget revives it whole.
 """
 from __future__ import annotations
 
-import hashlib
 import json
+from hashlib import sha256
 from typing import Any, Callable
 
 from .hlc import stamp_seconds
@@ -42,13 +42,13 @@ def _dumps(value: Any) -> str:
 
 def replica_hash(rep: Replica) -> str:
     """Content hash of a replica (independent of encryption), to skip pushing an unchanged state."""
-    return hashlib.sha256(_dumps(rep).encode("utf-8")).hexdigest()
+    return sha256(_dumps(rep).encode("utf-8")).hexdigest()
 
 
 def _id_key(prefix: str, item: Any) -> str:
     if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
         return f"{prefix}:{item['id']}"
-    return f"{prefix}:#{hashlib.sha256(_dumps(item).encode('utf-8')).hexdigest()[:16]}"
+    return f"{prefix}:#{sha256(_dumps(item).encode('utf-8')).hexdigest()[:16]}"
 
 
 def _item_fields(key: str, item: Any) -> dict[str, Any]:

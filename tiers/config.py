@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -72,6 +71,10 @@ class Config:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.exists():  # the common case: skip importing the parser (CLI start-up)
+        return {}
+    import tomllib
+
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
