@@ -247,6 +247,11 @@ class AgentMemory:
             warm_tier.touch(state["warm"], warm_ids, now)
             tree_index.touch(state["tree"], [r["category"] for r in results if r["tier"] == "warm"], now)
             self.write_state(state, "retrieve")
+            touched = {e["id"]: e for e in state["warm"]["entries"] if e["id"] in warm_ids}
+            for r in results:  # report the counts as they now stand
+                if r["tier"] == "warm" and r["id"] in touched:
+                    e = touched[r["id"]]
+                    r.update(access_count=e["access_count"], last_access=e["last_access"])
         if cold_ids and self.archive is not None:
             try:
                 self.archive.touch(self.agent_id, cold_ids)

@@ -103,8 +103,9 @@ def rank(query: str, candidates: Iterable[dict[str, Any]], nodes: dict[str, list
             continue
         memory_score = max(float(cand.get("score", 0.0)), 0.05)
         why = []
-        if hits:
-            why.append("matched " + ", ".join(repr(h) for h in hits[:5]))
+        if hits:  # name the longest matches: '绿茶', not also '绿' and '茶'
+            shown = [h for h in hits if not any(h != o and h in o for o in hits)]
+            why.append("matched " + ", ".join(repr(h) for h in shown[:5]))
         elif cand.get("relevance"):
             why.append("full-text match")
         if via:
