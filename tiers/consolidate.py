@@ -102,13 +102,17 @@ def _cold_cleanup(mem: AgentMemory) -> int:
 
 
 def _record(mem: AgentMemory, mode: str, start: float, counts: dict[str, int], error: MemorydError | None) -> None:
+    """Record the run; a successful run also counts for the modes it contains (full ⊃ monthly ⊃ …)."""
     with mem.locked():
         metrics = mem._metrics()
-        run = metrics.setdefault("runs", {}).setdefault(mode, {})
-        run.update({"last_start": start, "last_end": mem.clock(), "ok": error is None, "counts": counts,
-                    "error": error.message if error else None})
+        end = mem.clock()
+        runs = metrics.setdefault("runs", {})
+        runs.setdefault(mode, {}).update({"last_start": start, "last_end": end, "ok": error is None,
+                                          "counts": counts, "error": error.message if error else None})
         if error is None:
-            run["last_ok_end"] = run["last_end"]
+            for included in MODES[: MODES.index(mode) + 1]:
+                runs.setdefault(included, {}).update({"last_ok_end": end} if included == mode else
+                                                     {"last_ok_end": end, "last_end": end, "ok": True, "via": mode})
         atomic_write_json(mem.dir / "metrics.json", metrics)
 
 
