@@ -115,9 +115,10 @@ def _human_ingest(r: dict[str, Any]) -> str:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=False))
+@agent_option  # accepted like everywhere (DESIGN: every command takes it); a note file needs no agent
 @json_option
 @handles_errors
-def validate(file: str, as_json: bool) -> None:
+def validate(file: str, agent_id: str, as_json: bool) -> None:
     """Warn about a note's deployments/links/commands without URL or command, and missing next steps."""
     from memoryd.tiers.validate import validate_file
 

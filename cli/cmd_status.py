@@ -84,6 +84,7 @@ def status(agent_id: str | None, remote: bool, as_json: bool) -> None:
     """Per agent: tier sizes, tree, cold, consolidation runs, sync, evictions; and the daemon."""
     from memoryd.tiers.config import validate_agent_id
 
+    agent_id = agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
     params: dict[str, Any] = {"agent_id": validate_agent_id(agent_id)} if agent_id else {}
     if remote:
         params["remote"] = True

@@ -61,8 +61,10 @@ def tree_add(path: str, description: str, agent_id: str, as_json: bool) -> None:
     from memoryd.tiers.agent import AgentMemory
     from memoryd.tiers.tree import add_node
 
-    added = AgentMemory(get_config(), agent_id).change(
-        lambda s, now: add_node(s["tree"], path, description, now), "tree add")
+    mem = AgentMemory(get_config(), agent_id)
+    added = mem.change(lambda s, now: add_node(s["tree"], path, description, now), "tree add")
+    for w in mem.warnings:
+        click.echo(f"memoryd: warning: {w}", err=True)
     emit({"added": added, "path": path}, as_json, lambda r: f"added {', '.join(r['added']) or 'nothing (updated)'}")
 
 

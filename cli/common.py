@@ -47,6 +47,8 @@ def handles_errors(fn: F) -> F:
             fail(exc.message, exc.exit_code)
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        except UnicodeError:  # undecodable argv/stdin that slipped past the checks
+            fail("input is not valid UTF-8 text", 2)
         except OSError as exc:  # disk full, permissions: not the caller's fault
             fail(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), 1)
 

@@ -22,7 +22,8 @@ def write_prompt(config: Config, agent_id: str, query: str, path: str) -> None:
     from memoryd.tiers.atomic import atomic_write_text
     from memoryd.tiers.llm_prompts import tree_search_prompt
 
-    atomic_write_text(Path(path), tree_search_prompt(_nodes(config, agent_id), query, None, HOT_PATHS))
+    atomic_write_text(Path(path), tree_search_prompt(_nodes(config, agent_id), query, None, HOT_PATHS),
+                      private_dir=False)
     click.echo(f"wrote the tree-search prompt to {path}")
 
 

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from memoryd.tiers.agent import AgentMemory
-from memoryd.tiers.config import Config, validate_agent_id
+from memoryd.tiers.config import AGENT_ID_RE, Config, validate_agent_id
 from memoryd.tiers.errors import UsageError
 
 OPS: dict[str, Callable[[Config, dict[str, Any]], Any]] = {}
@@ -57,7 +57,7 @@ def agent_ids(config: Config) -> list[str]:
     root = config.agents_dir()
     if not root.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and AGENT_ID_RE.fullmatch(p.name))
 
 
 @op("ping")
@@ -92,6 +92,8 @@ def retrieve(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
     filters = Filters.from_params(params)
     check_query(params.get("query"), int(params.get("limit", 10)), filters)  # before opening anything
+    if not config.agent_dir(_agent(params)).is_dir():  # nothing to find, and nothing gets created
+        return {"results": [], "warnings": [f"agent {_agent(params)!r} has no memories on this device"]}
     with memory(config, params, with_archive=True) as mem:
         results = mem.retrieve(params.get("query", ""), int(params.get("limit", 10)), paths=params.get("paths"),
                                filters=filters)
@@ -114,6 +116,9 @@ def status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     from memoryd.tiers.status import agent_status
 
     ids = [_agent(params)] if params.get("agent_id") else agent_ids(config)
+    for agent_id in ids:
+        if not config.agent_dir(agent_id).is_dir():
+            raise UsageError(f"no agent {agent_id!r} on this device (memoryd init, or memoryd restore)")
     out = []
     for agent_id in ids:
         with memory(config, {"agent_id": agent_id}) as mem:

@@ -71,7 +71,7 @@ class Daemon:
         root = self.config.agents_dir()
         if not root.is_dir():
             return []
-        return sorted(p.name for p in root.iterdir() if p.is_dir() and AGENT_ID_RE.match(p.name))
+        return sorted(p.name for p in root.iterdir() if p.is_dir() and AGENT_ID_RE.fullmatch(p.name))
 
     @contextmanager
     def agent_lock(self, agent_id: str) -> Iterator[None]:

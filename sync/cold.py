@@ -180,6 +180,16 @@ class LibsqlArchive:
             found.update((row[0], _entry(row)) for row in res.rows)
         return [found[i] for i in wanted if i in found]
 
+    def dated(self, agent_id: str, since: float | None, until: float | None, limit: int = 50) -> list[dict[str, Any]]:
+        """Most important entries dated in [since, until): a daily note's own date, else when stored."""
+        self._check(agent_id)
+        day = "COALESCE(json_extract(m.metadata, '$.date'), date(m.created_at, 'unixepoch'))"
+        res = self.db.execute(
+            f"SELECT {_COLS} FROM cold_memories m WHERE m.agent_id = ? AND {day} >= ? AND {day} < ? "
+            "ORDER BY m.importance DESC, m.created_at DESC, m.id LIMIT ?",
+            [agent_id, _day(since, "0000-01-01"), _day(until, "9999-12-31"), max(1, min(int(limit), 1000))])
+        return [_entry(row) for row in res.rows]
+
     def count(self, agent_id: str) -> int:
         self._check(agent_id)
         return int(self.db.execute("SELECT COUNT(*) FROM cold_memories WHERE agent_id = ?", [agent_id]).scalar(0))
@@ -254,6 +264,12 @@ class LibsqlArchive:
 
 
 _TABLES = {"w": "cold_fts", "t": "cold_trigram"}
+
+
+def _day(ts: float | None, default: str) -> str:
+    if ts is None:
+        return default
+    return time.strftime("%Y-%m-%d", time.gmtime(ts))
 
 
 def _search_sql(terms: list[fts.Term], agent_id: str, per_term: int) -> tuple[str, list[Any]]:

@@ -1,7 +1,9 @@
 """AgentMemory: one agent's memory on this device — the API the CLI, daemon and sync layers use."""
 from __future__ import annotations
 
+import json
 import logging
+import re
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -46,6 +48,17 @@ def _prepare(text: str, category: str, importance: float | None, metadata: dict[
         meta["redactions"] = sum(redactions.values())
     meta.update(extra)
     return text, category, importance, meta, redactions
+
+
+_MARK_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
+
+
+def _redaction_marks(state: dict[str, Any]) -> dict[str, int]:
+    """How many [REDACTED:kind] markers the state holds, per kind."""
+    counts: dict[str, int] = {}
+    for kind in _MARK_RE.findall(json.dumps(state, ensure_ascii=False)):
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def check_query(query: str | None, limit: int, filters: Filters) -> str:
@@ -201,7 +214,7 @@ class AgentMemory:
             cands = [dict(e, tier="warm", path=e["category"]) for e in state["warm"]["entries"]]
             if not filters:
                 cands += self._hot_candidates(state["hot"])
-            cands += self._cold_candidates(query, limit, now, {c["id"] for c in cands})
+            cands += self._cold_candidates(query, limit, now, {c["id"] for c in cands}, filters)
             cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
             if query:
                 results = rank(query, cands, state["tree"]["nodes"], limit, paths)
@@ -224,12 +237,17 @@ class AgentMemory:
         rows += [(f"profile:{k}", f"{k}: {v}", "owner_profile", 1.0) for k, v in hot["owner_profile"].items()]
         return [{"id": i, "text": t, "category": c, "score": s, "tier": "hot", "path": c} for i, t, c, s in rows]
 
-    def _cold_candidates(self, query: str, limit: int, now: float, seen: set[str]) -> list[dict]:
+    def _cold_candidates(self, query: str, limit: int, now: float, seen: set[str], filters: Filters) -> list[dict]:
         out = []
         hits = [dict(e, relevance=0.0) for e in self.pending_cold()]
-        if self.archive is not None and query:
+        # without a query, a filter's own words find cold candidates (the filter itself is applied after)
+        words = query or filters.entity or filters.url
+        if self.archive is not None:
             try:
-                hits += self.archive.search(self.agent_id, query, limit=max(limit * 3, 20))
+                if words:
+                    hits += self.archive.search(self.agent_id, words, limit=max(limit * 3, 20))
+                elif filters.since is not None or filters.until is not None:
+                    hits += self.archive.dated(self.agent_id, filters.since, filters.until, max(limit * 3, 20))
             except MemorydError as exc:
                 self.warnings.append(f"cold archive not searched: {exc.message}")
         for e in hits:
@@ -261,13 +279,34 @@ class AgentMemory:
     # --- generic change ------------------------------------------------------------------
     def change(self, fn: Callable[[dict[str, Any], float], Any], reason: str) -> Any:
         """Run fn(state, now) under the lock on freshly loaded state, then write it back (limits applied)."""
+        if not self.dir.exists():  # a new agent: bad input must not leave an empty agent behind
+            try:
+                return self._change(fn, reason)
+            except MemorydError:
+                self._remove_if_empty()
+                raise
+        return self._change(fn, reason)
+
+    def _remove_if_empty(self) -> None:
+        self.lock.release()
+        try:
+            (self.dir / ".lock").unlink(missing_ok=True)
+            self.dir.rmdir()  # fails (and keeps everything) if anything else was written
+        except OSError:
+            pass
+
+    def _change(self, fn: Callable[[dict[str, Any], float], Any], reason: str) -> Any:
         with self.locked():
             now = self.clock()
             state = self.files.load_all()
+            before = _redaction_marks(state)
             result = fn(state, now)
             evicted = self.write_state(state, reason)
             if evicted:
                 self.warnings += [f"{e['tier']} {e['kind']} evicted: {e['why']}" for e in evicted]
+            added = {k: n - before.get(k, 0) for k, n in _redaction_marks(state).items() if n > before.get(k, 0)}
+            if added:  # hot fields, tree descriptions, imports: status counts them like stores
+                self.bump({"redactions": sum(added.values())} | {f"redactions.{k}": n for k, n in added.items()})
             return result
 
     def used_categories(self, state: dict[str, Any]) -> set[str]:

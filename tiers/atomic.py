@@ -36,9 +36,13 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Write `data` so that a crash at any instant leaves the old file or the new one."""
-    ensure_private_dir(path.parent)
+def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, private_dir: bool = True) -> None:
+    """Write `data` so that a crash at any instant leaves the old file or the new one.
+
+    private_dir: create/tighten the parent to 0700 (our state dirs); False for a file the user named.
+    """
+    if private_dir:
+        ensure_private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
@@ -74,15 +78,15 @@ def remove_leftovers(directory: Path) -> int:
 
 def dumps(obj: Any) -> bytes:
     """The canonical JSON encoding used for every state file (and for size limits)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
 
 
 def atomic_write_json(path: Path, obj: Any) -> None:
     atomic_write_bytes(path, dumps(obj))
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, private_dir: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), private_dir=private_dir)
 
 
 def quarantine(path: Path, reason: str) -> Path:

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from .errors import ConfigError, UsageError
 
-AGENT_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+AGENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")  # use fullmatch: "$" allows a final newline
 DB_SCHEMES = ("file:", "libsql://", "https://", "http://", "ws://", "wss://")
 
 # config.toml key -> (env var, Config field)
@@ -24,7 +24,7 @@ _KEYS = {
 
 
 def validate_agent_id(agent_id: str) -> str:
-    if not isinstance(agent_id, str) or not AGENT_ID_RE.match(agent_id):
+    if not isinstance(agent_id, str) or not AGENT_ID_RE.fullmatch(agent_id):
         raise UsageError(
             f"invalid agent id {agent_id!r}: use 1-64 of A-Z a-z 0-9 _ -, starting with a letter or digit"
         )
@@ -84,6 +84,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc}") from None
 
 
+def _check_retention(section: Mapping[str, Any]) -> None:
+    years = section.get("cold_years", 10)
+    if isinstance(years, bool) or not isinstance(years, (int, float)) or not (1 <= years <= 1000):
+        raise ConfigError("config.toml [retention] cold_years must be a number of years from 1 to 1000")
+
+
 def load_config(env: Mapping[str, str] | None = None) -> Config:
     """Build the Config from the environment (and config.toml in the home it names)."""
     env = os.environ if env is None else env
@@ -99,6 +105,7 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
     if not db_url.startswith(DB_SCHEMES):
         raise ConfigError(f"MEMORYD_DB_URL must start with one of {', '.join(DB_SCHEMES)}")
     sections = {k: v for k, v in data.items() if isinstance(v, dict)}
+    _check_retention(sections.get("retention", {}))
     return Config(
         home=home,
         db_url=db_url,

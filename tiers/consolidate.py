@@ -92,7 +92,7 @@ def _flush(mem: AgentMemory, counts: dict[str, int]) -> int:
 def _cold_cleanup(mem: AgentMemory) -> int:
     if mem.archive is None:
         return 0
-    years = float(mem.config.section("retention").get("cold_years", DEFAULT_RETENTION_YEARS))
+    years = float(mem.config.section("retention").get("cold_years", DEFAULT_RETENTION_YEARS))  # checked at load
     cutoff = mem.clock() - years * 365.25 * DAY
     with mem.locked():
         ids = mem.archive.delete_created_between(mem.agent_id, 0, cutoff)

@@ -57,7 +57,7 @@ class NoteFact:
 def check_date(date: str) -> str:
     import datetime as _dt
 
-    if not isinstance(date, str) or not DATE_RE.match(date):
+    if not isinstance(date, str) or not DATE_RE.fullmatch(date):
         raise UsageError(f"invalid date {date!r}: use YYYY-MM-DD")
     try:
         _dt.date.fromisoformat(date)

@@ -7,6 +7,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 
+from .atomic import atomic_write_text
+
 MAX_LOG_BYTES = 1 << 20  # rotated to evictions.jsonl.1 past 1 MiB
 
 
@@ -38,6 +40,27 @@ class EvictionLog:
                 os.replace(self.path, self.path.with_name(self.path.name + ".1"))
         except FileNotFoundError:
             pass
+
+    def scrub(self, ids: set[str]) -> int:
+        """Blank the text previews of rows about these ids (after a forget); returns rows changed."""
+        changed = 0
+        for path in (self.path.with_name(self.path.name + ".1"), self.path):
+            try:
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            except FileNotFoundError:
+                continue
+            out = []
+            for line in lines:
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue  # a torn line from a crash: dropped on rewrite
+                if row.get("id") in ids and row.get("what"):
+                    row["what"] = ""
+                    changed += 1
+                out.append(json.dumps(row, ensure_ascii=False, sort_keys=True))
+            atomic_write_text(path, "".join(line + "\n" for line in out))
+        return changed
 
     def rows(self) -> list[dict[str, Any]]:
         """All readable rows, oldest first (a torn last line from a crash is skipped)."""

@@ -11,7 +11,10 @@ from .model import DAY
 
 
 def _log(mem: AgentMemory, ids: list[str], now: float, why: str) -> None:
+    """Record the forget (ids, never text) and wipe local traces: previews in the log, last-good copies."""
+    mem.evictions.scrub(set(ids))
     mem.evictions.append([{"tier": "all", "kind": "forget", "id": i, "what": "", "why": why} for i in ids], now)
+    mem.files.drop_backups()
 
 
 def _drop_pending(mem: AgentMemory, keep) -> list[str]:

@@ -133,8 +133,15 @@ def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now
 
 
 def remove_ids(hot: Hot, ids: set[str]) -> int:
-    """Drop hot items with these ids (forget); returns how many went."""
+    """Drop hot items with these ids (forget); returns how many went.
+
+    Identity and profile entries go by the ids retrieve shows for them: identity:KEY, profile:KEY.
+    """
     removed = 0
+    for prefix, section in (("identity:", "identity"), ("profile:", "owner_profile")):
+        for i in ids:
+            if i.startswith(prefix) and hot[section].pop(i[len(prefix):], None) is not None:
+                removed += 1
     ctx = hot["active_context"]
     for key in ("projects", "events", "tasks"):
         keep = [i for i in ctx[key] if i["id"] not in ids]

@@ -25,8 +25,8 @@ TREE_DEAD_DAYS = 60
 DAY = 86400.0
 
 TIER_HOT, TIER_WARM, TIER_COLD, TIER_FROZEN = "hot", "warm", "cold", "frozen"
-_SEGMENT_RE = re.compile(r"^[\w.-]+$", re.UNICODE)
-_KEY_RE = re.compile(r"^[\w][\w .-]{0,39}$", re.UNICODE)
+_SEGMENT_RE = re.compile(r"[\w.-]+", re.UNICODE)  # fullmatch only
+_KEY_RE = re.compile(r"[\w][\w .-]{0,39}", re.UNICODE)  # fullmatch only
 
 
 def content_id(*parts: str) -> str:
@@ -56,11 +56,19 @@ def tier_for(value: float) -> str:
     return TIER_FROZEN
 
 
+def utf8_size(text: str, what: str) -> int:
+    """Bytes of `text` as UTF-8; undecodable input (surrogate-escaped argv) is bad input."""
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise UsageError(f"{what} is not valid UTF-8 text") from None
+
+
 def check_text(text: str, what: str = "text") -> str:
     if not isinstance(text, str) or not text.strip():
         raise UsageError(f"{what} is empty")
     text = text.strip()
-    size = len(text.encode("utf-8"))
+    size = utf8_size(text, what)
     if size > MAX_TEXT_BYTES:
         raise UsageError(f"{what} is {size} bytes; the maximum is {MAX_TEXT_BYTES}")
     return text
@@ -70,14 +78,23 @@ def check_field(value: str, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise UsageError(f"{what} is empty")
     value = " ".join(value.split())
+    utf8_size(value, what)
     if len(value) > MAX_FIELD_CHARS:
         raise UsageError(f"{what} is {len(value)} characters; the maximum is {MAX_FIELD_CHARS}")
     return value
 
 
+def _no_secret(value: str, what: str) -> None:
+    from .redact import contains_secret
+
+    if contains_secret(value):
+        raise UsageError(f"{what} looks like a secret (API key or token); secrets are never stored")
+
+
 def check_key(key: str, what: str = "key") -> str:
-    if not isinstance(key, str) or not _KEY_RE.match(key.strip()):
+    if not isinstance(key, str) or not _KEY_RE.fullmatch(key.strip()):
         raise UsageError(f"invalid {what} {key!r}: 1-40 letters, digits, space, _ . -")
+    _no_secret(key, what)
     return key.strip()
 
 
@@ -103,8 +120,9 @@ def check_category(path: str) -> str:
     if len(parts) > TREE_MAX_DEPTH:
         raise UsageError(f"category {path!r} is {len(parts)} deep; the maximum depth is {TREE_MAX_DEPTH}")
     for p in parts:
-        if len(p) > MAX_SEGMENT_CHARS or not _SEGMENT_RE.match(p):
+        if len(p) > MAX_SEGMENT_CHARS or not _SEGMENT_RE.fullmatch(p):
             raise UsageError(f"invalid category segment {p!r}: up to {MAX_SEGMENT_CHARS} letters, digits, _ . -")
+        _no_secret(p, "category segment")
     return "/".join(parts)
 
 

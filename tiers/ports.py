@@ -27,6 +27,9 @@ class Archive(Protocol):
     def touch(self, agent_id: str, ids: Sequence[str]) -> None:
         """Count one access for each id (reinforcement)."""
 
+    def dated(self, agent_id: str, since: float | None, until: float | None, limit: int = 50) -> list[dict[str, Any]]:
+        """The most important entries dated in [since, until) (a note's own date, else when stored)."""
+
     def count(self, agent_id: str) -> int: ...
 
     def category_counts(self, agent_id: str) -> dict[str, int]: ...

@@ -67,6 +67,11 @@ class StateFiles:
         self._written[name] = data
         return True
 
+    def drop_backups(self) -> None:
+        """Forget means forget: the last-good copies may still hold what was just deleted."""
+        for name in FILES:
+            self.path(name).with_name(FILES[name] + ".bak").unlink(missing_ok=True)
+
     def save_all(self, state: dict[str, Any]) -> None:
         ensure_private_dir(self.dir)
         changed = {name: self.save(name, state[name]) for name in FILES if name in state}

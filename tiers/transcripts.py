@@ -68,12 +68,9 @@ def ingest_transcript(mem: AgentMemory, path: Path) -> dict[str, Any]:
             raise MemorydError(f"cannot read transcript {path}: {exc.strerror}") from None
         end = chunk.rfind(b"\n") + 1  # a line still being written waits for the next run
         messages = parse_messages(chunk[:end].splitlines())
-        stored = []
-        for m in messages:
-            category = "conversations/summaries" if m["role"] == "summary" else f"conversations/{m['role']}"
-            entry = mem.store(_clip(m["text"]), category, None,
-                              {"source": f"{path.name}", "role": m["role"], "time": m["timestamp"]})
-            stored.append(entry["id"])
+        items = [(_clip(m["text"]), "conversations/summaries" if m["role"] == "summary" else f"conversations/{m['role']}",
+                  None, {"source": path.name, "role": m["role"], "time": m["timestamp"]}) for m in messages]
+        stored = [e["id"] for e in mem.store_many(items)] if items else []
         ledger[key] = {"path": str(path), "offset": start + end}
         atomic_write_json(ledger_path, ledger)
     return {"path": str(path), "messages": len(messages), "stored": stored, "offset": start + end}

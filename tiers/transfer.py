@@ -15,6 +15,11 @@ from .tree import validate_tree
 
 FORMAT, VERSION = "memoryd-export", 1
 COLD_BATCH = 2000
+LIST_METADATA = ("urls", "commands", "paths", "entities", "people", "topics")
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def export_lines(mem: AgentMemory) -> Iterator[str]:
@@ -63,12 +68,17 @@ def _check_entry(entry: Any) -> dict[str, Any]:
     check_category(entry["category"])
     if check_importance(entry.get("importance", 0.5)) is None:
         raise ValueError("entry.importance missing")
-    if not isinstance(entry.get("created_at"), (int, float)) or entry["created_at"] < 0:
+    created = entry.get("created_at")
+    if isinstance(created, bool) or not isinstance(created, (int, float)) or not 0 <= created < 1e11:
         raise ValueError("entry.created_at must be a unix time")
     if not isinstance(entry.get("access_count", 0), int) or entry.get("access_count", 0) < 0:
         raise ValueError("entry.access_count must be a non-negative integer")
-    if not isinstance(entry.get("metadata", {}), dict):
+    meta = entry.get("metadata", {})
+    if not isinstance(meta, dict):
         raise ValueError("entry.metadata must be an object")
+    for key in LIST_METADATA:
+        if key in meta and (not isinstance(meta[key], list) or not all(isinstance(v, str) for v in meta[key])):
+            raise ValueError(f"entry.metadata.{key} must be a list of strings")
     return entry
 
 
@@ -84,7 +94,7 @@ def parse_export(fh: IO[str]) -> dict[str, Any]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, parse_constant=_no_constants)
             if number == 1:
                 if not isinstance(obj, dict) or obj.get("format") != FORMAT:
                     raise ValueError(f"not a {FORMAT} file (header missing)")

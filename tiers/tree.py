@@ -47,7 +47,7 @@ def ancestors(path: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def _limit_problem(tree: Tree, new_paths: list[str], desc: str) -> str | None:
+def _limit_problem(tree: Tree, new_paths: list[str], desc: str, day: int) -> str | None:
     nodes = tree["nodes"]
     if len(nodes) + len(new_paths) > TREE_MAX_NODES:
         return f"the tree would have {len(nodes) + len(new_paths)} nodes (max {TREE_MAX_NODES})"
@@ -57,7 +57,7 @@ def _limit_problem(tree: Tree, new_paths: list[str], desc: str) -> str | None:
         if len(siblings) + 1 > TREE_MAX_CHILDREN:
             where = parent_of(path) or "the root"
             return f"{where} would have {len(siblings) + 1} children (max {TREE_MAX_CHILDREN})"
-    trial = {"nodes": dict(nodes, **{p: [desc if p == new_paths[-1] else "", 0] for p in new_paths})}
+    trial = {"nodes": dict(nodes, **{p: [desc if p == new_paths[-1] else "", day] for p in new_paths})}
     if tree_size(trial) > TREE_MAX_BYTES:
         return f"the tree would be {tree_size(trial)} bytes (max {TREE_MAX_BYTES})"
     return None
@@ -66,7 +66,9 @@ def _limit_problem(tree: Tree, new_paths: list[str], desc: str) -> str | None:
 def add_node(tree: Tree, path: str, desc: str, now: float) -> list[str]:
     """Add `path` (and missing ancestors) or update its description; LimitError if a limit refuses."""
     path = check_category(path)
-    desc = " ".join((desc or "").split())
+    from .redact import redact
+
+    desc = redact(" ".join((desc or "").split()))[0]
     if len(desc) > MAX_DESC_CHARS:
         raise UsageError(f"description is {len(desc)} characters; the maximum is {MAX_DESC_CHARS}")
     new = [p for p in ancestors(path) if p not in tree["nodes"]]
@@ -77,7 +79,7 @@ def add_node(tree: Tree, path: str, desc: str, now: float) -> list[str]:
             raise LimitError(f"cannot update {path!r}: the tree would be {tree_size(trial)} bytes (max {TREE_MAX_BYTES})")
         node[0], node[1] = desc or node[0], day_of(now)
         return []
-    problem = _limit_problem(tree, new, desc)
+    problem = _limit_problem(tree, new, desc, day_of(now))
     if problem:
         raise LimitError(f"cannot add {path!r}: {problem}")
     for p in new:
