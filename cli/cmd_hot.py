@@ -12,8 +12,11 @@ from .main import cli
 def _change(agent_id: str, fn: Callable[[dict[str, Any], float], Any], what: str, as_json: bool) -> None:
     from memoryd.tiers.agent import AgentMemory
 
+    from memoryd.daemon.ops import stamp_edits
+
     mem = AgentMemory(get_config(), agent_id)
     item = mem.change(fn, what)
+    stamp_edits(get_config(), agent_id)
     for w in mem.warnings:
         click.echo(f"memoryd: warning: {w}", err=True)
     emit(item, as_json, lambda i: f"{what}: ok")

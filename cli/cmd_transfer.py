@@ -43,4 +43,7 @@ def import_cmd(file: Path, agent_id: str, as_json: bool) -> None:
         counts = import_from(mem, fh)
         for w in mem.warnings:
             click.echo(f"memoryd: warning: {w}", err=True)
+    from memoryd.daemon.ops import stamp_edits
+
+    stamp_edits(get_config(), agent_id)
     emit(counts, as_json, lambda c: "imported " + ", ".join(f"{k}={v}" for k, v in c.items()))

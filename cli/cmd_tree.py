@@ -61,8 +61,11 @@ def tree_add(path: str, description: str, agent_id: str, as_json: bool) -> None:
     from memoryd.tiers.agent import AgentMemory
     from memoryd.tiers.tree import add_node
 
+    from memoryd.daemon.ops import stamp_edits
+
     mem = AgentMemory(get_config(), agent_id)
     added = mem.change(lambda s, now: add_node(s["tree"], path, description, now), "tree add")
+    stamp_edits(get_config(), agent_id)
     for w in mem.warnings:
         click.echo(f"memoryd: warning: {w}", err=True)
     emit({"added": added, "path": path}, as_json, lambda r: f"added {', '.join(r['added']) or 'nothing (updated)'}")

@@ -66,6 +66,10 @@ def _read_line(sock: socket.socket, path: str, timeout: float) -> bytes:
             raise errors.IPCError("daemon answer too large")
 
 
+QUICK_OPS = frozenset({"ping", "status", "daemon"})
+WORK_TIMEOUT = 900.0  # seconds to wait for a reply to anything that may do work
+
+
 def try_daemon(config: Config, op: str, params: dict[str, Any] | None = None,
                timeout: float = 30.0) -> Any | None:
     """Run `op` in the daemon and return its result; None when no daemon is listening.
@@ -85,7 +89,11 @@ def try_daemon(config: Config, op: str, params: dict[str, Any] | None = None,
             if exc.errno in (errno.EPIPE, errno.ECONNRESET):
                 return None  # a daemon shutting down: fall back to in-process
             raise errors.IPCError(f"cannot send to daemon: {exc.strerror or exc}") from None
-        raw = _read_line(sock, path, timeout)
+        # Once the daemon has the request, give up only after the work surely ended: a false "failed"
+        # for a store that then lands is worse than waiting (network steps are bounded daemon-side).
+        wait = timeout if op in QUICK_OPS else max(timeout, WORK_TIMEOUT)
+        sock.settimeout(wait)
+        raw = _read_line(sock, path, wait)
     finally:
         sock.close()
     try:

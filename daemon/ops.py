@@ -60,6 +60,26 @@ def agent_ids(config: Config) -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.is_dir() and AGENT_ID_RE.fullmatch(p.name))
 
 
+def stamp_edits(config: Config, agent_id: str) -> None:
+    """Give this device's fresh edits their sync stamp now, so "newest wins" means newest edit,
+    not newest push. Local files only; skipped until the agent has synced once (the first push
+    stamps everything). Call with no agent lock held (the sync layer takes it)."""
+    if not (config.agent_dir(agent_id) / "sync" / "state.json").exists():
+        return
+    from memoryd.sync.critical import Session, stamp_local
+    from memoryd.tiers.errors import MemorydError
+
+    session = Session(config, agent_id)
+    try:
+        stamp_local(session)
+    except MemorydError as exc:  # the next push stamps them instead
+        import logging
+
+        logging.getLogger("memoryd.daemon").warning("agent %s: edits not stamped yet: %s", agent_id, exc.message)
+    finally:
+        session.close()
+
+
 @op("ping")
 def _ping(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     return {"pong": True}
@@ -81,8 +101,10 @@ def init(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 @op("store")
 def store(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     with memory(config, params) as mem:
-        return mem.store(params.get("text", ""), params.get("category", ""), params.get("importance"),
-                         params.get("metadata"))
+        entry = mem.store(params.get("text", ""), params.get("category", ""), params.get("importance"),
+                          params.get("metadata"))
+    stamp_edits(config, mem.agent_id)
+    return entry
 
 
 @op("retrieve")
@@ -108,7 +130,8 @@ def consolidate(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     with memory(config, params, with_archive=True, lazy=True) as mem:
         report = run(mem, params.get("mode", "quick"))
         report["cold_count"] = record_cold_count(mem)
-        return report
+    stamp_edits(config, mem.agent_id)
+    return report
 
 
 @op("status")
@@ -184,7 +207,9 @@ def ingest_daily(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     from memoryd.tiers.dailynotes import ingest
 
     with memory(config, params) as mem:
-        return ingest(mem, config.workspace, date=params.get("date"), all_=bool(params.get("all")))
+        report = ingest(mem, config.workspace, date=params.get("date"), all_=bool(params.get("all")))
+    stamp_edits(config, mem.agent_id)
+    return report
 
 
 @op("ingest_transcript")

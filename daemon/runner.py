@@ -200,15 +200,14 @@ class Daemon:
             config = load_config()
             schedule = ScheduleSettings.from_section(config.section("schedule"))
             watch = WatchSettings.from_config(config)
+            level = _log_level(config.section("daemon").get("log_level") or "INFO")
         except MemorydError as exc:
             log.error("reload refused, keeping the old config: %s", exc.message)
             return
         self.config = config
         self.scheduler.reload(schedule)
         self.watcher.reload(watch)
-        level = config.section("daemon").get("log_level")
-        if isinstance(level, str):
-            logging.getLogger().setLevel(level.upper())
+        logging.getLogger().setLevel(level)
         log.info("configuration reloaded")
 
     def stop(self) -> None:
@@ -246,11 +245,15 @@ def _pending_count(result: Any) -> int:
     return 0
 
 
-def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None = None) -> int:
-    """Run in the foreground until SIGTERM/SIGINT; returns the exit code (0 on a clean stop)."""
-    level = log_level or config.section("daemon").get("log_level") or "INFO"
+def _log_level(level: Any) -> str:
     if not isinstance(level, str) or level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise ConfigError("config.toml [daemon] log_level must be DEBUG, INFO, WARNING or ERROR")
+    return level.upper()
+
+
+def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None = None) -> int:
+    """Run in the foreground until SIGTERM/SIGINT; returns the exit code (0 on a clean stop)."""
+    level = _log_level(log_level or config.section("daemon").get("log_level") or "INFO")
     setup_logging(level)
     instance = InstanceLock(config.home)
     instance.acquire()  # raises AlreadyRunning("already running (pid N)")

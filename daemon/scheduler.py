@@ -92,9 +92,12 @@ def period_of(trigger: Any, tz: tzinfo, now: float) -> float:
     return next_fire(trigger, tz, first + 1) - first
 
 
-def stale_agents(last_ok: Mapping[str, float | None], period: float, now: float) -> list[str]:
-    """Agents whose last successful run is older than the period (or who never ran)."""
-    return sorted(a for a, t in last_ok.items() if t is None or now - t >= period)
+def stale_agents(last_ok: Mapping[str, float | None], trigger: Any, tz: tzinfo, now: float) -> list[str]:
+    """Agents that missed a scheduled fire since their last successful run (or never ran).
+
+    Not "older than a period": a run late in the day (a catch-up) must not hide tomorrow's missed one.
+    """
+    return sorted(a for a, t in last_ok.items() if t is None or next_fire(trigger, tz, t + 1) <= now)
 
 
 def sync_delay(settings: ScheduleSettings, failures: int) -> float:
@@ -211,7 +214,7 @@ class Scheduler:
                 self._run(mode, "schedule", None)
                 job.next_run = next_fire(trig, self._tz, max(self.clock(), job.next_run + 1))
             elif catch_up:
-                agents = stale_agents(self._last_ok(mode), period_of(trig, self._tz, now), now)
+                agents = stale_agents(self._last_ok(mode), trig, self._tz, now)
                 if agents:
                     self._run(mode, "catch-up", agents)
         sync = self.jobs["sync"]

@@ -63,15 +63,19 @@ def _sd_quote(value: str, exec_line: bool = False) -> str:
 
 def writable_dirs(config: Config) -> list[str]:
     """The data dir, plus the socket's and a file: database's dirs when they live elsewhere."""
-    dirs = [config.home]
+    dirs = [config.home.absolute()]
     extra = [config.socket_path.parent]
     if config.db_url.startswith("file:"):
-        extra.append(Path(config.db_url[5:]).expanduser().parent)
+        from memoryd.sync.db import parse_db_url  # the same parsing the daemon will use
+
+        extra.append(Path(parse_db_url(config.db_url).path).parent)
+    out = [str(dirs[0])]
     for d in extra:
         d = d.absolute()
-        if d not in dirs and config.home not in d.parents:
+        if d not in dirs and config.home.absolute() not in d.parents:
             dirs.append(d)
-    return [str(d.absolute()) for d in dirs]
+            out.append("-" + str(d))  # "-": a missing optional dir must not fail the unit
+    return out
 
 
 def _env_pairs(config: Config, env: Mapping[str, str]) -> list[tuple[str, str]]:

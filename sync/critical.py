@@ -78,7 +78,7 @@ class Session:
         if self._db is None:
             from .db import connect
 
-            self._db = connect(self.config)
+            self._db = connect(self.config, check=False)  # the first statement is the check: one round trip
         return self._db
 
     def close(self) -> None:
@@ -227,7 +227,7 @@ def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | No
         rep, ahead = absorb(s, remote_version, remote_data)
         rep_hash = None
         version = remote_version
-        if not ahead and not force:
+        if not ahead and not force and not s.purge_history:  # a purge still needs its own write
             return _synced(s, "merged", version)
         force = False
     raise RemoteError(f"gave up pushing agent {s.agent_id} after {MAX_ATTEMPTS} conflicting writes", transient=True)
@@ -248,7 +248,7 @@ def _guarded(s: Session, body: Any) -> dict[str, Any]:
             return body()
         except MemorydError as exc:
             if exc.transient:
-                record = record_failure(s.files, exc.message)
+                record = record_failure(s.files, exc.message, purge_history=s.purge_history)
                 log.info("agent %s: push queued (%s); retry in %.0fs", s.agent_id, exc.message,
                             record["next_try"] - time.time())
                 return _result(s, "queued", s.files.base()["version"], error=exc.message,
@@ -272,8 +272,8 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
     in the outbox (the caller exits 1).
     """
     s = Session(config, agent_id, db=db, key=key)
-    s.purge_history = purge_history
-    force = force or purge_history
+    s.purge_history = purge_history or bool((s.files.outbox() or {}).get("purge_history"))
+    force = force or s.purge_history
     _check_agent(s)
 
     def body() -> dict[str, Any]:

@@ -31,7 +31,11 @@ class HttpLLM:
     """
 
     def __init__(self, endpoint: str, model: str | None = None, api_key: str | None = None) -> None:
-        parts = urllib.parse.urlsplit(endpoint or "")
+        try:
+            parts = urllib.parse.urlsplit(endpoint or "")
+            parts.port  # noqa: B018 - raises on a port out of range
+        except ValueError as exc:
+            raise ConfigError(f"MEMORYD_LLM_ENDPOINT is not a valid URL ({exc})") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError("MEMORYD_LLM_ENDPOINT must be an http:// or https:// URL")
         self._basic = None  # user:password in the URL becomes a Basic header (urllib cannot send it inline)

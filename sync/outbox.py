@@ -25,13 +25,18 @@ def backoff(attempts: int, rng: random.Random | None = None) -> float:
     return delay * (0.5 + rng.random())
 
 
-def record_failure(files: SyncFiles, message: str, now: float | None = None) -> dict[str, Any]:
-    """Persist (atomically) that a push failed; returns the outbox record."""
+def record_failure(files: SyncFiles, message: str, now: float | None = None,
+                   purge_history: bool = False) -> dict[str, Any]:
+    """Persist (atomically) that a push failed; returns the outbox record.
+
+    purge_history is kept until a push succeeds: older cloud versions still hold what was forgotten.
+    """
     now = time.time() if now is None else now
     old = files.outbox() or {}
     attempts = int(old.get("attempts", 0)) + 1
     pending = {"since": old.get("since", now), "attempts": attempts, "last_error": message,
-               "last_try": now, "next_try": now + backoff(attempts)}
+               "last_try": now, "next_try": now + backoff(attempts),
+               "purge_history": bool(old.get("purge_history")) or purge_history}
     files.save_outbox(pending)
     files.update_state(last_error=message, last_error_at=now)
     return pending

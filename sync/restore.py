@@ -26,14 +26,18 @@ def parse_at(at: str | int | None) -> tuple[str, float] | None:
         return None
     text = str(at).strip()
     if text.isdigit():
+        if not 1 <= int(text) < 2 ** 63:
+            raise UsageError(f"--at {text}: versions are 1 to {2 ** 63 - 1}")
         return "version", int(text)
     try:
         when = datetime.fromisoformat(text)
-    except ValueError:
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        stamp = when.timestamp()
+        datetime.fromtimestamp(stamp, timezone.utc)  # messages print it back: must stay in range
+    except (ValueError, OverflowError, OSError):
         raise UsageError(f"--at {text!r} is neither a version number nor an ISO time (2026-01-31T12:00:00Z)") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return "time", when.timestamp()
+    return "time", stamp
 
 
 def _row(s: Session, sql: str, args: list[Any]) -> dict[str, Any] | None:
@@ -91,6 +95,25 @@ def restore(config: Config, agent_id: str, key: bytes | None = None, force: bool
     """Pull, verify, decrypt and write hot, warm, tree and MEMORY.md; refuses to overwrite without force."""
     when = parse_at(at)
     key = key if key is not None else load_key(config, agent_id)
+    fresh = not config.agent_dir(agent_id).exists()
+    try:
+        return _restore(config, agent_id, key, force, when, db)
+    except BaseException:
+        if fresh:  # a failed restore leaves no (phantom) agent behind
+            _remove_lock_only_dir(config.agent_dir(agent_id))
+        raise
+
+
+def _remove_lock_only_dir(agent_dir: Any) -> None:
+    import shutil
+
+    files = [p for p in agent_dir.rglob("*") if p.is_file()]
+    if all(p.name in (".lock", "state.json") for p in files):
+        shutil.rmtree(agent_dir, ignore_errors=True)
+
+
+def _restore(config: Config, agent_id: str, key: bytes, force: bool, when: tuple[str, float] | None,
+             db: Any) -> dict[str, Any]:
     s = Session(config, agent_id, db=db, key=key)
     try:
         with s.files.lock.held():

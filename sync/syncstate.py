@@ -1,6 +1,7 @@
 """The sync layer's local files in agents/<id>/sync/: state.json, base.json, outbox/, restore marker."""
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from pathlib import Path
@@ -35,6 +36,8 @@ class SyncFiles:
         self.lock = FileLock(self.dir / ".lock")  # serialises push/pull/restore of this agent
         self._state: dict[str, Any] | None = None
         self._base: dict[str, Any] | None = None
+        # Which database the version/pushed marks refer to (a hash: the URL may carry a token).
+        self.db_id = hashlib.sha256(config.db_url.encode("utf-8")).hexdigest()[:16]
 
     def path(self, name: str) -> Path:
         return self.dir / name
@@ -71,6 +74,8 @@ class SyncFiles:
         if self._base is None:
             self._base = read_json(self.path("base.json"), lambda: {"replica": empty_replica()}, _valid_base)
         state = self.state()
+        if state.get("db", self.db_id) != self.db_id:  # MEMORYD_DB_URL changed: that database has nothing of ours
+            return {"version": 0, "pushed": "", "replica": self._base["replica"], "hlc": self._base.get("hlc")}
         return {"version": int(state.get("version", 0) or 0), "pushed": state.get("pushed", ""),
                 "replica": self._base["replica"], "hlc": self._base.get("hlc")}
 
@@ -83,8 +88,8 @@ class SyncFiles:
             doc = {"replica": replica, "hlc": stamp}
             atomic_write_json(self.path("base.json"), doc)
             self._base = doc
-        if version != old["version"] or pushed != old["pushed"] or state_changes:
-            self.update_state(version=version, pushed=pushed, **state_changes)
+        if version != old["version"] or pushed != old["pushed"] or state_changes or self.state().get("db") != self.db_id:
+            self.update_state(version=version, pushed=pushed, db=self.db_id, **state_changes)
 
     # --- outbox: a durable "push pending" record with backoff ------------------------------
     def outbox(self) -> dict[str, Any] | None:

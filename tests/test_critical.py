@@ -6,9 +6,10 @@ import base64
 import pytest
 
 from memoryd.sync.critical import pull_now, push_now
-from memoryd.sync.keys import import_key
+from memoryd.sync.keys import ensure_key, import_key
 from memoryd.sync.syncstate import SyncFiles
 from memoryd.tiers.agent import AgentMemory
+from memoryd.tiers.config import load_config
 from memoryd.tiers.errors import CryptoError, UsageError
 
 from synchelp import AGENT, device, first_device, sample, state_of, texts
@@ -41,9 +42,12 @@ def test_unchanged_state_costs_no_round_trip(tmp_path, sqld):
     sample(AgentMemory(a, AGENT))
     pushed = push_now(a, AGENT)
     assert pushed["status"] == "pushed"  # first use of the database also created the schema
-    # Pointed at a dead port: an unchanged state must not even try to connect.
-    dead = a.with_(db_url="http://127.0.0.1:9")
-    again = push_now(dead, AGENT)
+    # With the server down, an unchanged state must not even try to connect.
+    sqld.stop()
+    try:
+        again = push_now(a, AGENT)
+    finally:
+        sqld.start()
     assert again["status"] == "unchanged" and again["round_trips"] == 0 and again["bytes_sent"] == 0
     AgentMemory(a, AGENT).store("one more fact for the push", "misc")
     one = push_now(a, AGENT)
@@ -186,3 +190,20 @@ def test_purge_history_after_forget_drops_older_versions(tmp_path, sqld):
     with _db(a) as db:
         rows = db.execute("SELECT version FROM critical_versions WHERE agent_id = ?", [AGENT]).rows
     assert [r[0] for r in rows] == [5]
+
+
+def test_a_new_database_gets_the_whole_state(tmp_path, sqld):
+    """Moving MEMORYD_DB_URL (e.g. from the embedded file to a server) is not 'nothing to push'."""
+    sqld.wipe()
+    local = load_config({"MEMORYD_HOME": str(tmp_path / "a"), "MEMORYD_DB_URL": f"file:{tmp_path / 'a.db'}"})
+    key = ensure_key(local, AGENT)
+    sample(AgentMemory(local, AGENT))
+    assert push_now(local, AGENT)["status"] == "pushed"
+    server = local.with_(db_url=sqld.http_url)
+    moved = push_now(server, AGENT)
+    assert moved["status"] == "pushed" and moved["version"] == 1
+    b = device(tmp_path, "b", sqld.http_url, key)
+    pull_now(b, AGENT)
+    assert texts(b) == texts(local)
+    back = push_now(local, AGENT)  # going back: the old database is met again and merged, nothing lost
+    assert back["status"] in ("merged", "pushed") and texts(local) == texts(b)

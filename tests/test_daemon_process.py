@@ -281,6 +281,10 @@ def test_sighup_reloads_config(env, daemon):
     d.proc.send_signal(signal.SIGHUP)
     wait_for(lambda: "reload refused" in d.log.read_text(), timeout=20)
     assert d.info()["watcher"]["quiet_seconds"] == 7  # a bad file keeps the old config
+    (Path(env["MEMORYD_HOME"]) / "config.toml").write_text("[daemon]\nlog_level = 'verbose'\n")
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: d.log.read_text().count("reload refused") >= 2, timeout=20)
+    assert d.proc.poll() is None and d.info()["watcher"]["quiet_seconds"] == 7
     assert d.stop() == 0
 
 

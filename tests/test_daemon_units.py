@@ -45,7 +45,12 @@ def test_periods_and_stale_agents():
     assert scheduler.period_of(trig["daily"], tz, now) == 86400
     assert 28 * 86400 <= scheduler.period_of(trig["monthly"], tz, now) <= 31 * 86400
     last = {"a": now - 86400, "b": now - 100, "c": None}
-    assert scheduler.stale_agents(last, 86400, now) == ["a", "c"]
+    assert scheduler.stale_agents(last, trig["daily"], tz, now) == ["a", "c"]
+    # a catch-up late on the 9th must not hide the missed 03:00 run of the 10th
+    late = {"d": _ts("2026-03-09T09:00:00"), "e": _ts("2026-03-10T03:30:00")}
+    assert scheduler.stale_agents(late, trig["daily"], tz, _ts("2026-03-10T08:00:00")) == ["d"]
+    monthly = {"f": _ts("2026-02-05T10:00:00")}
+    assert scheduler.stale_agents(monthly, trig["monthly"], tz, _ts("2026-03-02T09:00:00")) == ["f"]
 
 
 def test_sync_backoff_grows_then_caps():
@@ -108,7 +113,8 @@ def test_catch_up_on_start_runs_each_overdue_mode_once():
     finally:
         sch.stop()
     modes = [r for r in runs if r[0] != "sync"]
-    assert modes == [("quick", "catch-up", ["a"]), ("daily", "catch-up", ["b"]), ("monthly", "catch-up", ["a"])]
+    # b's quick ran at 11:59:30, before the 12:00 fire it missed: due as well
+    assert modes == [("quick", "catch-up", ["a", "b"]), ("daily", "catch-up", ["b"]), ("monthly", "catch-up", ["a"])]
     assert sch.jobs["quick"].last_reason == "catch-up"
 
 

@@ -84,7 +84,7 @@ def test_endpoint_kinds() -> None:
     assert HttpLLM("http://h:8080/v1/").kind == "chat"
     assert HttpLLM("https://h/api/v1/chat/completions").url == "https://h/api/v1/chat/completions"
     assert HttpLLM("http://localhost:8080/complete").kind == "plain"
-    for bad in ("ftp://h/x", "localhost:8080", "", "http:///nohost"):
+    for bad in ("ftp://h/x", "localhost:8080", "", "http:///nohost", "http://[::1/v1", "http://127.0.0.1:99999/v1"):
         with pytest.raises(ConfigError):
             HttpLLM(bad)
 

@@ -38,3 +38,34 @@ def test_periodic_sync_job_brings_other_devices_changes(tmp_path, sqld) -> None:
     assert not any("51820" in t for t in texts(b))
     dispatch(b, "sync", {"agent_id": AGENT, "drain": True})
     assert any("51820" in t for t in texts(b))
+
+
+def test_newest_edit_wins_even_when_it_is_pushed_first(tmp_path, sqld) -> None:
+    """A edits, B edits the same field later and syncs first; A syncs after: B's newer value stays."""
+    import time
+
+    from memoryd.tiers import hot as H
+    from memoryd.tiers.agent import AgentMemory
+
+    from synchelp import state_of
+
+    sqld.wipe()
+    a, key = first_device(tmp_path, sqld.http_url)
+    dispatch(a, "sync", {"agent_id": AGENT})
+    b = device(tmp_path, "b", sqld.http_url, key)
+    dispatch(b, "sync", {"agent_id": AGENT, "drain": True})
+
+    def edit(config, value):  # what `memoryd hot identity name VALUE` does
+        from memoryd.daemon.ops import stamp_edits
+
+        AgentMemory(config, AGENT).change(lambda s, now: H.set_identity(s["hot"], "name", value), "hot identity")
+        stamp_edits(config, AGENT)
+
+    edit(a, "older-from-A")
+    time.sleep(0.05)
+    edit(b, "newer-from-B")
+    dispatch(b, "sync", {"agent_id": AGENT})
+    dispatch(a, "sync", {"agent_id": AGENT})
+    dispatch(b, "sync", {"agent_id": AGENT, "drain": True})
+    assert state_of(a)["hot"]["identity"]["name"] == "newer-from-B"
+    assert state_of(b)["hot"]["identity"]["name"] == "newer-from-B"

@@ -123,3 +123,15 @@ def test_exec_line_escapes_dollar(tmp_path):
     cfg = load_config({"MEMORYD_HOME": str(tmp_path / "h")})
     text = service.render_systemd(cfg, ["/opt/$bin/memoryd", "daemon"], env={})
     assert _unit(text)["Service"]["ExecStart"] == '"/opt/$$bin/memoryd" "daemon"'
+
+
+def test_writable_dirs_follow_the_parsed_database_path(tmp_path):
+    from memoryd.daemon.service import writable_dirs
+    from memoryd.tiers.config import load_config
+
+    home = tmp_path / "h"
+    outside = tmp_path / "db dir"
+    config = load_config({"MEMORYD_HOME": str(home), "MEMORYD_DB_URL": f"file://localhost{outside}/c.db"})
+    assert writable_dirs(config) == [str(home), "-" + str(outside)]
+    inside = load_config({"MEMORYD_HOME": str(home), "MEMORYD_DB_URL": f"file:{home}/sub/c.db"})
+    assert writable_dirs(inside) == [str(home)]
