@@ -69,3 +69,26 @@ def test_newest_edit_wins_even_when_it_is_pushed_first(tmp_path, sqld) -> None:
     dispatch(b, "sync", {"agent_id": AGENT, "drain": True})
     assert state_of(a)["hot"]["identity"]["name"] == "newer-from-B"
     assert state_of(b)["hot"]["identity"]["name"] == "newer-from-B"
+
+
+def test_purge_after_forget_survives_a_failed_push(tmp_path, sqld) -> None:
+    from memoryd.sync.outbox import drain, pending
+    from memoryd.tiers.agent import AgentMemory
+
+    sqld.wipe()
+    a, _ = first_device(tmp_path, sqld.http_url)
+    for i in range(3):
+        AgentMemory(a, AGENT).store(f"a secret numbered {i} that will be forgotten", "misc")
+        push_now(a, AGENT)
+    AgentMemory(a, AGENT).change(lambda s, now: s["warm"]["entries"].clear(), "forget")
+    sqld.stop()
+    try:
+        assert push_now(a, AGENT, purge_history=True)["status"] == "queued"
+    finally:
+        sqld.start()
+    assert pending(a, AGENT)["purge_history"] is True
+    result = drain(a, AGENT, now=float("inf"))  # the daemon's retry, whatever the backoff said
+    assert result["status"] == "pushed" and pending(a, AGENT) is None
+    with connect(a) as db:
+        versions = [r[0] for r in db.execute("SELECT version FROM critical_versions WHERE agent_id = ?", [AGENT]).rows]
+    assert versions == [result["version"]]
