@@ -179,14 +179,20 @@ class Daemon:
     def catch_up_files(self) -> None:
         """Notes and transcripts changed since the previous start (ingestion is idempotent)."""
         mark = float(self.state.get("watch_mark") or 0.0)
-        with self._state_guard:
-            self.state["watch_mark"] = time.time()
-            atomic_write_json(self._state_path, self.state)
+        started = time.time()
         notes, queued = self.watcher.scan_since(mark)
+        failed = False
         for agent, date in notes:
             self.watcher.call(self.ingest_daily, agent, date)
+            failed = failed or self.watcher.last_error is not None
         if notes or queued:
             log.info("caught up %d daily note(s), %d transcript(s) waiting to go quiet", len(notes), queued)
+        # Move the mark only past finished work: transcripts still waiting to go quiet (or a failed
+        # note) are found again after another restart; ingestion is idempotent, so that costs nothing.
+        if not queued and not failed:
+            with self._state_guard:
+                self.state["watch_mark"] = started
+                atomic_write_json(self._state_path, self.state)
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:

@@ -302,3 +302,26 @@ def test_sd_notify_ready_watchdog_stopping(env, daemon, tmp_path):
         assert d.stop() == 0
         while "STOPPING=1" not in seen[-1]:
             seen.append(notify.recv(4096).decode())
+
+
+def test_transcript_survives_restarts_before_it_goes_quiet(env, daemon):
+    """Two restarts while a conversation is still 'talking' must not lose it (the catch-up mark waits)."""
+    init_agent(env, "bot1")
+    home = Path(env["MEMORYD_HOME"])
+    (home / "config.toml").write_text(CONFIG_TOML.format(quiet=60))
+    sessions = Path(env["MEMORYD_SESSIONS_DIR"]) / "bot1" / "sessions"
+    sessions.mkdir(parents=True)
+    d1 = daemon().start()
+    wait_for(lambda: str(Path(env["MEMORYD_SESSIONS_DIR"])) in d1.info()["watcher"]["watching"])
+    with open(sessions / "s1.jsonl", "a") as fh:
+        fh.write(_transcript_line("user", "Please remember the boiler service is booked for March 3rd"))
+    wait_for(lambda: d1.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)
+    assert d1.stop() == 0
+    d2 = daemon().start()
+    wait_for(lambda: d2.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)
+    assert d2.stop() == 0
+    (home / "config.toml").write_text(CONFIG_TOML.format(quiet=1))
+    d3 = daemon().start()
+    assert wait_for(lambda: [h for h in d3.op("retrieve", {"agent_id": "bot1", "query": "boiler service"})["results"]
+                             if "boiler" in h["text"]], timeout=20)
+    assert d3.stop() == 0
