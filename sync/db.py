@@ -14,6 +14,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -235,7 +236,7 @@ class _FileBackend:
             if (path.stat().st_mode & 0o777) != 0o600:
                 os.chmod(path, 0o600)
             conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
+            _enable_wal(conn, timeout)
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
         except OSError as exc:
@@ -277,6 +278,20 @@ class _FileBackend:
             conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
+
+
+def _enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
+    """Switching to WAL can fail with "locked" at once (no busy handler) while another connection
+    is opening the same fresh file: retry until the timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _run(conn: sqlite3.Connection, sql: str, args: Any) -> Result:
