@@ -76,6 +76,11 @@ def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, 
 
     key = _read_key_file(key_file) if key_file else None
     result = do_restore(get_config(), agent_id, key=key, force=force, at=at)
+    if result.get("cold_reachable") and isinstance(result.get("cold_count"), int):
+        from memoryd.tiers.agent import AgentMemory
+        from memoryd.tiers.status import remember_cold_count
+
+        remember_cold_count(AgentMemory(get_config(), agent_id), result["cold_count"])  # for `status`
     if not result.get("cold_reachable") and not as_json:
         click.echo(f"memoryd: warning: cold archive unreachable: {result.get('cold_error')}", err=True)
     emit(result, as_json, _human_restore)

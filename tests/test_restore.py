@@ -52,6 +52,9 @@ def test_restore_on_an_empty_home_with_memoryd_key(tmp_path, sqld, cloud):
     assert report["cold_count"] == 7 and report["cold_reachable"] and report["version"] == 1
     assert report["key_fingerprint"] == fingerprint(key)
     assert state_of(b) == state_of(a)
+    from memoryd.tiers.status import agent_status
+
+    assert agent_status(AgentMemory(b, AGENT))["cold"]["count"] == 7  # status shows it without a round trip
     md = (b.agent_dir(AGENT) / "MEMORY.md").read_text()
     assert "Claw" in md and "back up" in md
     assert b.key_path(AGENT).read_bytes() == key  # installed for later pushes

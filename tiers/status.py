@@ -47,11 +47,15 @@ def record_cold_count(mem: AgentMemory) -> int | None:
     """Refresh the cached cold count shown by status (call where the archive is open anyway)."""
     if mem.archive is None:
         return None
-    count = mem.archive.count(mem.agent_id)
+    return remember_cold_count(mem, mem.archive.count(mem.agent_id))
+
+
+def remember_cold_count(mem: AgentMemory, count: int) -> int:
+    """Cache a cold count someone just read (status never opens the database itself)."""
+    from .atomic import atomic_write_json
+
     with mem.locked():
         metrics = mem._metrics()
         metrics.setdefault("counters", {}).update(cold_count=count, cold_counted_at=int(mem.clock()))
-        from .atomic import atomic_write_json
-
         atomic_write_json(mem.dir / "metrics.json", metrics)
     return count
