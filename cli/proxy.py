@@ -7,11 +7,12 @@ from memoryd.tiers.config import Config
 
 
 def run_op(config: Config, name: str, params: dict[str, Any]) -> Any:
-    from memoryd.daemon.client import try_daemon
+    if config.socket_path.exists():  # no socket file, no daemon: skip the client entirely
+        from memoryd.daemon.client import try_daemon
 
-    result = try_daemon(config, name, params)
-    if result is not None:
-        return result
+        result = try_daemon(config, name, params)
+        if result is not None:
+            return result
     from memoryd.daemon.ops import dispatch
 
     return dispatch(config, name, params)

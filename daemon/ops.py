@@ -152,6 +152,9 @@ def status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _sync_status(config: Config, agent_id: str, remote: bool) -> dict[str, Any]:
+    if not remote and not (config.agent_dir(agent_id) / "sync").is_dir():  # never synced: nothing to load
+        return {"version": 0, "last_push": None, "last_pull": None, "last_error": None, "pending": 0,
+                "outbox": None, "restoring": False, "unpushed_changes": False, "device_id": None}
     from memoryd.sync.status import status_info
 
     return status_info(config, agent_id, remote=remote)
