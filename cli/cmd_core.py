@@ -58,7 +58,7 @@ def _human_results(data: dict[str, Any]) -> str:
 @click.argument("query", required=False, default="")
 @click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--mode", type=click.Choice(["keyword", "llm"]), default="keyword", show_default=True)
-@click.option("--url", "url", default=None, help="Only warm facts whose URLs contain this fragment.")
+@click.option("--url", "url", default=None, help="Only facts whose URLs contain this fragment.")
 @click.option("--entity", default=None, help="Only facts about this @entity (from daily notes' Retain lines).")
 @click.option("--since", default=None, metavar="YYYY-MM-DD", help="Only facts dated on or after this day.")
 @click.option("--until", default=None, metavar="YYYY-MM-DD", help="Only facts dated on or before this day.")
