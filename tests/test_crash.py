@@ -36,11 +36,15 @@ def _forked_kills(home: Path, rng: random.Random, acked: set[str], count: int = 
         for n in range(count):
             zyg.stdin.write(f"go {n} {int(n % 3 == 0)}\n".encode())
             zyg.stdin.flush()
-            line = zyg.stdout.readline().decode()
-            assert line.startswith("pid "), line
-            pid = int(line.split()[1])
-            while (line := zyg.stdout.readline().decode()) != "ready\n":
+            pid, ready = None, False
+            while pid is None or not ready:  # the forked worker may say "ready" before the zygote says "pid"
+                line = zyg.stdout.readline().decode()
                 assert line, "zygote died"
+                if line.startswith("pid "):
+                    pid = int(line.split()[1])
+                else:
+                    assert line == "ready\n", line
+                    ready = True
             # mostly 5-60 ms (mid-write); sometimes longer so stores get acknowledged in between
             time.sleep(rng.uniform(0.005, 0.060) if rng.random() < 0.8 else rng.uniform(0.06, 0.3))
             os.kill(pid, signal.SIGKILL)  # our own grandchild, by its pid
