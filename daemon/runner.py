@@ -196,10 +196,10 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
-        self.server.start()
         self.watcher.start()
         threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
         self.scheduler.start()
+        self.server.start()  # last: once the socket answers, everything behind it is running
 
     def reload(self) -> None:
         try:
