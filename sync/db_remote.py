@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import time
 from typing import Any, Awaitable, Callable, TypeVar
 
 import aiohttp
@@ -21,6 +22,9 @@ T = TypeVar("T")
 
 AUTH_HINT = "check MEMORYD_DB_TOKEN"
 _AUTH_CODES = ("AUTH", "JWT", "UNAUTHORIZED")
+
+
+BUSY_RETRY_SECONDS = 5.0
 
 
 class RemoteBackend:
@@ -67,12 +71,26 @@ class RemoteBackend:
         self.execute("SELECT 1", [])
 
     def execute(self, sql: str, args: list[Any]) -> Result:
-        rs = self._submit(lambda: self._client.execute(sql, args), self.timeout)
+        rs = self._busy_retry(lambda: self._submit(lambda: self._client.execute(sql, args), self.timeout))
         return _result(rs)
 
     def batch(self, stmts: list[tuple[str, list[Any]]]) -> list[Result]:
         items = [(sql, args) for sql, args in stmts]
-        return [_result(rs) for rs in self._submit(lambda: self._client.batch(items), self.timeout)]
+        return [_result(rs) for rs in self._busy_retry(
+            lambda: self._submit(lambda: self._client.batch(items), self.timeout))]
+
+    def _busy_retry(self, call: Callable[[], T]) -> T:
+        """sqld answers "database is locked" while another client writes; the statement (or the
+        whole atomic batch) did not run, so trying again shortly is safe. Bounded: then transient."""
+        delay, deadline = 0.02, time.monotonic() + min(self.timeout, BUSY_RETRY_SECONDS)
+        while True:
+            try:
+                return call()
+            except RemoteError as exc:
+                if "is busy" not in exc.message or time.monotonic() + delay > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
     def close(self) -> None:
         if self._closed:
@@ -128,6 +146,8 @@ class RemoteBackend:
             return self._diagnose_closed()
         if code == "CLIENT_CLOSED":
             return RemoteError(f"connection to {shown} was closed")
+        if "database is locked" in text or "SQLITE_BUSY" in text.upper():
+            return RemoteError(f"{shown} is busy (another writer holds the database): {text}", transient=True)
         return ArchiveError(f"database error on {shown}: {text}")
 
     def _diagnose_closed(self) -> MemorydError:
