@@ -27,3 +27,13 @@ def config(home: Path):
     from memoryd.tiers.config import load_config
 
     return load_config(dict(os.environ))
+
+
+@pytest.fixture
+def archive(config):
+    """The real cold archive on the test's own embedded database, closed afterwards."""
+    from memoryd.sync.cold import open_archive
+
+    arc = open_archive(config)
+    yield arc
+    arc.close()

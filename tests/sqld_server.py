@@ -219,6 +219,17 @@ def sqld(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqldServer]:
         server.stop()
 
 
+@pytest.fixture(scope="module")
+def killable_sqld(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqldServer]:
+    """A private server that outage tests may kill and restart without disturbing the shared one."""
+    server = SqldServer(sqld_binary(), tmp_path_factory.mktemp("killable-sqld"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 @pytest.fixture(scope="session")
 def sqld_auth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqldServer]:
     root = tmp_path_factory.mktemp("sqld-auth")

@@ -251,35 +251,25 @@ def test_search_never_scans_the_table(tmp_path: Path, query: str, partial: bool)
     assert plan and not full_scans, plan
 
 
-@pytest.fixture(scope="module")
-def flaky_sqld(tmp_path_factory: pytest.TempPathFactory):
-    from sqld_server import SqldServer, sqld_binary
-
-    server = SqldServer(sqld_binary(), tmp_path_factory.mktemp("flaky-sqld"))
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.mark.parametrize("kind", ["http", "ws"])
-def test_outage_then_retry_loses_nothing_and_duplicates_nothing(flaky_sqld: Any, tmp_path: Path, kind: str) -> None:
+def test_outage_then_retry_loses_nothing_and_duplicates_nothing(killable_sqld: Any, tmp_path: Path, kind: str) -> None:
     from memoryd.tiers.errors import RemoteError
 
-    flaky_sqld.start()
-    flaky_sqld.wipe()
-    url = flaky_sqld.http_url if kind == "http" else flaky_sqld.ws_url
+    killable_sqld.start()
+    killable_sqld.wipe()
+    url = killable_sqld.http_url if kind == "http" else killable_sqld.ws_url
     arc = open_archive(Config(home=tmp_path, db_url=url, sections={"db": {"timeout": 3, "connect_timeout": 2}}))
     try:
         first = [entry(f"o{i}", f"outage fact {i}") for i in range(50)]
         arc.put("a1", first)
-        flaky_sqld.kill()  # the server dies between two archive runs
+        killable_sqld.kill()  # the server dies between two archive runs
         second = [entry(f"o{i}", f"outage fact {i}") for i in range(40, 120)]
         with pytest.raises(RemoteError) as err:
             arc.put("a1", second)
         assert err.value.transient
         with pytest.raises(RemoteError):
             arc.search("a1", "outage")
-        flaky_sqld.start()
+        killable_sqld.start()
         arc.put("a1", second)  # the retry, overlapping what was already stored
         assert arc.count("a1") == 120
         assert sorted(e["id"] for e in arc.iter_entries("a1")) == sorted(f"o{i}" for i in range(120))
@@ -288,26 +278,26 @@ def test_outage_then_retry_loses_nothing_and_duplicates_nothing(flaky_sqld: Any,
         arc.close()
 
 
-def test_lazy_archive_opens_while_server_is_down(flaky_sqld: Any, tmp_path: Path) -> None:
+def test_lazy_archive_opens_while_server_is_down(killable_sqld: Any, tmp_path: Path) -> None:
     from memoryd.tiers.errors import RemoteError
 
-    flaky_sqld.start()
-    flaky_sqld.wipe()
-    flaky_sqld.kill()
-    for url in (flaky_sqld.http_url, flaky_sqld.ws_url):
+    killable_sqld.start()
+    killable_sqld.wipe()
+    killable_sqld.kill()
+    for url in (killable_sqld.http_url, killable_sqld.ws_url):
         arc = open_archive(Config(home=tmp_path, db_url=url, sections={"db": {"timeout": 2, "connect_timeout": 1}}),
                            lazy=True)
         try:
             with pytest.raises(RemoteError):
                 arc.count("a1")
-            flaky_sqld.start()
+            killable_sqld.start()
             arc.put("a1", [entry("lz", "lazy entry")])  # migrates on first successful use
             assert arc.count("a1") == 1
-            flaky_sqld.wipe()
-            flaky_sqld.kill()
+            killable_sqld.wipe()
+            killable_sqld.kill()
         finally:
             arc.close()
-    flaky_sqld.start()
+    killable_sqld.start()
 
 
 def test_fts_indexes_stay_consistent_with_the_table(archive: LibsqlArchive) -> None:

@@ -62,52 +62,40 @@ def test_quick_promotes_hot_scored_facts_once(config) -> None:
     assert "allergic to peanuts" in (mem.dir / "MEMORY.md").read_text("utf-8")
 
 
-def test_quick_archives_to_cold_insert_then_remove(config) -> None:
-    from memoryd.sync.cold import open_archive
-
+def test_quick_archives_to_cold_insert_then_remove(config, archive) -> None:
     clock = Clock()
-    archive = open_archive(config)
-    try:
-        mem = AgentMemory(config, "arch", archive=archive, clock=clock)
-        ids = [mem.store(f"Ephemeral note {i}", "notes", importance=0.4)["id"] for i in range(5)]
-        keep = mem.store("Durable", "notes", importance=1.0)["id"]
-        clock.t += 31 * DAY
-        report = consolidate(mem, "quick")
-        assert report["counts"]["to_cold"] == 5 and report["counts"]["archived"] == 5
-        assert sorted(e["id"] for e in archive.iter_entries("arch")) == sorted(ids)
-        assert [e["id"] for e in mem.read_state()["warm"]["entries"]] == [keep]
-        assert mem.pending_cold() == []
-        assert report["counts"]["archived"] == 5 and archive.count("arch") == 5
-        # a repeat insert is idempotent
-        archive.put("arch", archive.get("arch", ids))
-        assert archive.count("arch") == 5
-    finally:
-        archive.close()
+    mem = AgentMemory(config, "arch", archive=archive, clock=clock)
+    ids = [mem.store(f"Ephemeral note {i}", "notes", importance=0.4)["id"] for i in range(5)]
+    keep = mem.store("Durable", "notes", importance=1.0)["id"]
+    clock.t += 31 * DAY
+    report = consolidate(mem, "quick")
+    assert report["counts"]["to_cold"] == 5 and report["counts"]["archived"] == 5
+    assert sorted(e["id"] for e in archive.iter_entries("arch")) == sorted(ids)
+    assert [e["id"] for e in mem.read_state()["warm"]["entries"]] == [keep]
+    assert mem.pending_cold() == []
+    assert report["counts"]["archived"] == 5 and archive.count("arch") == 5
+    # a repeat insert is idempotent
+    archive.put("arch", archive.get("arch", ids))
+    assert archive.count("arch") == 5
 
 
-def test_monthly_deletes_cold_past_retention(config) -> None:
-    from memoryd.sync.cold import open_archive
-
+def test_monthly_deletes_cold_past_retention(config, archive) -> None:
     clock = Clock()
-    archive = open_archive(config)
-    try:
-        mem = AgentMemory(config, "retain", archive=archive, clock=clock)
-        ancient = mem.store("Something from long ago", "history", importance=0.5)["id"]
-        clock.t += 40 * DAY
-        consolidate(mem, "quick")
-        recent = mem.store("Something newer", "history", importance=0.5)["id"]
-        clock.t += 40 * DAY
-        consolidate(mem, "quick")
-        assert archive.count("retain") == 2
-        clock.t = T0 + 10 * 365.25 * DAY + 20 * DAY  # ancient is past 10 years, recent is not
-        assert consolidate(mem, "daily")["counts"].get("cold_deleted") is None
-        report = consolidate(mem, "monthly")
-        assert report["counts"]["cold_deleted"] == 1
-        assert [e["id"] for e in archive.iter_entries("retain")] == [recent]
-        rows = [r for r in mem.evictions.rows() if r["tier"] == "cold"]
-        assert [r["id"] for r in rows] == [ancient] and "retention" in rows[0]["why"]
-    finally:
-        archive.close()
+    mem = AgentMemory(config, "retain", archive=archive, clock=clock)
+    ancient = mem.store("Something from long ago", "history", importance=0.5)["id"]
+    clock.t += 40 * DAY
+    consolidate(mem, "quick")
+    recent = mem.store("Something newer", "history", importance=0.5)["id"]
+    clock.t += 40 * DAY
+    consolidate(mem, "quick")
+    assert archive.count("retain") == 2
+    clock.t = T0 + 10 * 365.25 * DAY + 20 * DAY  # ancient is past 10 years, recent is not
+    assert consolidate(mem, "daily")["counts"].get("cold_deleted") is None
+    report = consolidate(mem, "monthly")
+    assert report["counts"]["cold_deleted"] == 1
+    assert [e["id"] for e in archive.iter_entries("retain")] == [recent]
+    rows = [r for r in mem.evictions.rows() if r["tier"] == "cold"]
+    assert [r["id"] for r in rows] == [ancient] and "retention" in rows[0]["why"]
 
 
 def test_full_recounts_tree_activity(config) -> None:

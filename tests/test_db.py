@@ -12,7 +12,7 @@ from memoryd.sync.db import connect, parse_db_url, redact_url
 from memoryd.tiers.config import Config
 from memoryd.tiers.errors import ArchiveError, ConfigError, RemoteError
 
-from sqld_server import SqldServer, sqld_binary
+from sqld_server import SqldServer
 
 SECRET = "s3cr3t-T0KEN-value"
 
@@ -155,27 +155,19 @@ def test_silent_server_times_out(tmp_path: Path, scheme: str) -> None:
         listener.close()
 
 
-@pytest.fixture(scope="module")
-def own_sqld(tmp_path_factory: pytest.TempPathFactory):
-    server = SqldServer(sqld_binary(), tmp_path_factory.mktemp("own-sqld"))
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.mark.parametrize("kind", ["http", "ws"])
-def test_server_down_then_back(own_sqld: SqldServer, tmp_path: Path, kind: str) -> None:
-    own_sqld.start()
-    db = connect(cfg(tmp_path, own_sqld.http_url if kind == "http" else own_sqld.ws_url, timeout=3, connect_timeout=2))
+def test_server_down_then_back(killable_sqld: SqldServer, tmp_path: Path, kind: str) -> None:
+    killable_sqld.start()
+    db = connect(cfg(tmp_path, killable_sqld.http_url if kind == "http" else killable_sqld.ws_url, timeout=3, connect_timeout=2))
     try:
         db.execute("CREATE TABLE IF NOT EXISTS t (a INTEGER)")
-        own_sqld.kill()
+        killable_sqld.kill()
         with pytest.raises(RemoteError) as err:
             db.execute("INSERT INTO t VALUES (1)")
         assert err.value.transient
-        own_sqld.start()
+        killable_sqld.start()
         db.execute("INSERT INTO t VALUES (2)")  # the same handle reconnects
         assert db.execute("SELECT COUNT(*) FROM t WHERE a = 2").scalar() >= 1
     finally:
         db.close()
-        own_sqld.start()
+        killable_sqld.start()

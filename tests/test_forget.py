@@ -51,52 +51,40 @@ def test_forget_unknown_or_empty_id_changes_nothing(config, bad: str) -> None:
     assert snapshot(mem.dir) == before
 
 
-def test_forget_pending_and_cold(config) -> None:
-    from memoryd.sync.cold import open_archive
-
+def test_forget_pending_and_cold(config, archive) -> None:
     clock = Clock()
-    archive = open_archive(config)
-    try:
-        mem = AgentMemory(config, "fcold", archive=archive, clock=clock)
-        in_cold = mem.store("Archived secret-ish note", "notes", importance=0.4)["id"]
-        clock.t += 31 * DAY
-        consolidate(mem, "quick")
-        assert archive.count("fcold") == 1
-        assert forget_id(mem, in_cold)["removed"]["cold"] == 1
-        assert archive.count("fcold") == 0
-        queued = mem.store("Queued note", "notes", importance=0.4)["id"]
-        clock.t += 31 * DAY
-        consolidate(AgentMemory(config, "fcold", clock=clock), "quick")  # no archive: stays queued
-        assert [e["id"] for e in mem.pending_cold()] == [queued]
-        assert forget_id(mem, queued)["removed"]["pending"] == 1
-        assert mem.pending_cold() == [] and mem.retrieve("queued note") == []
-    finally:
-        archive.close()
+    mem = AgentMemory(config, "fcold", archive=archive, clock=clock)
+    in_cold = mem.store("Archived secret-ish note", "notes", importance=0.4)["id"]
+    clock.t += 31 * DAY
+    consolidate(mem, "quick")
+    assert archive.count("fcold") == 1
+    assert forget_id(mem, in_cold)["removed"]["cold"] == 1
+    assert archive.count("fcold") == 0
+    queued = mem.store("Queued note", "notes", importance=0.4)["id"]
+    clock.t += 31 * DAY
+    consolidate(AgentMemory(config, "fcold", clock=clock), "quick")  # no archive: stays queued
+    assert [e["id"] for e in mem.pending_cold()] == [queued]
+    assert forget_id(mem, queued)["removed"]["pending"] == 1
+    assert mem.pending_cold() == [] and mem.retrieve("queued note") == []
 
 
-def test_forget_days(config) -> None:
-    from memoryd.sync.cold import open_archive
-
+def test_forget_days(config, archive) -> None:
     clock = Clock()
-    archive = open_archive(config)
-    try:
-        mem = AgentMemory(config, "fdays", archive=archive, clock=clock)
-        old = mem.store("Old fact from last month", "c", importance=0.9)["id"]
-        clock.t += 10 * DAY
-        mid = mem.store("Fact from ten days in", "c", importance=0.9)["id"]
-        clock.t += 7 * DAY
-        ev = mem.change(lambda s, now: H.add_event(s["hot"], "recent event", now), "event")["id"]
-        clock.t += 3 * DAY
-        new = mem.store("Brand new fact", "c", importance=0.9)["id"]
-        out = forget_days(mem, 5)  # new (0 d) and the event (3 d)
-        assert out["removed"] == {"warm": 1, "hot": 1, "pending": 0, "cold": 0}
-        assert out["ids"] == sorted([new, ev])
-        assert forget_days(mem, 15)["ids"] == [mid]
-        assert [e["id"] for e in mem.read_state()["warm"]["entries"]] == [old]
-        logged = {r["id"] for r in mem.evictions.rows() if r["kind"] == "forget"}
-        assert logged == {new, ev, mid}
-    finally:
-        archive.close()
+    mem = AgentMemory(config, "fdays", archive=archive, clock=clock)
+    old = mem.store("Old fact from last month", "c", importance=0.9)["id"]
+    clock.t += 10 * DAY
+    mid = mem.store("Fact from ten days in", "c", importance=0.9)["id"]
+    clock.t += 7 * DAY
+    ev = mem.change(lambda s, now: H.add_event(s["hot"], "recent event", now), "event")["id"]
+    clock.t += 3 * DAY
+    new = mem.store("Brand new fact", "c", importance=0.9)["id"]
+    out = forget_days(mem, 5)  # new (0 d) and the event (3 d)
+    assert out["removed"] == {"warm": 1, "hot": 1, "pending": 0, "cold": 0}
+    assert out["ids"] == sorted([new, ev])
+    assert forget_days(mem, 15)["ids"] == [mid]
+    assert [e["id"] for e in mem.read_state()["warm"]["entries"]] == [old]
+    logged = {r["id"] for r in mem.evictions.rows() if r["kind"] == "forget"}
+    assert logged == {new, ev, mid}
 
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan")])

@@ -101,42 +101,30 @@ def test_retrieve_bad_input(config, query: str, limit: int) -> None:
         mem.retrieve(query, limit=limit)
 
 
-def test_retrieve_searches_cold_pending_and_archive(config) -> None:
-    from memoryd.sync.cold import open_archive
-
+def test_retrieve_searches_cold_pending_and_archive(config, archive) -> None:
     clock = Clock()
-    archive = open_archive(config)
-    try:
-        mem = AgentMemory(config, "coldret", archive=archive, clock=clock)
-        old = mem.store("The old VPN password rotation happens quarterly", "ops/vpn", importance=0.5)
-        clock.t += 40 * DAY
-        res = AgentMemory(config, "coldret", clock=clock)
-        consolidate(res, "quick")  # no archive: waits in cold-pending, still searchable
-        hits = res.retrieve("vpn rotation")
-        assert [(h["id"], h["tier"]) for h in hits] == [(old["id"], "cold")]
-        report = consolidate(mem, "quick")
-        assert report["counts"]["archived"] == 1 and mem.pending_cold() == []
-        assert archive.count("coldret") == 1
-        hits = mem.retrieve("vpn rotation")
-        assert [(h["id"], h["tier"], h["path"]) for h in hits] == [(old["id"], "cold", "ops/vpn")]
-        assert archive.get("coldret", [old["id"]])[0]["access_count"] == 1  # cold reinforcement
-    finally:
-        archive.close()
+    mem = AgentMemory(config, "coldret", archive=archive, clock=clock)
+    old = mem.store("The old VPN password rotation happens quarterly", "ops/vpn", importance=0.5)
+    clock.t += 40 * DAY
+    res = AgentMemory(config, "coldret", clock=clock)
+    consolidate(res, "quick")  # no archive: waits in cold-pending, still searchable
+    hits = res.retrieve("vpn rotation")
+    assert [(h["id"], h["tier"]) for h in hits] == [(old["id"], "cold")]
+    report = consolidate(mem, "quick")
+    assert report["counts"]["archived"] == 1 and mem.pending_cold() == []
+    assert archive.count("coldret") == 1
+    hits = mem.retrieve("vpn rotation")
+    assert [(h["id"], h["tier"], h["path"]) for h in hits] == [(old["id"], "cold", "ops/vpn")]
+    assert archive.get("coldret", [old["id"]])[0]["access_count"] == 1  # cold reinforcement
 
 
-def test_cold_chinese_search(config) -> None:
-    from memoryd.sync.cold import open_archive
-
+def test_cold_chinese_search(config, archive) -> None:
     clock = Clock()
-    archive = open_archive(config)
-    try:
-        mem = AgentMemory(config, "coldzh", archive=archive, clock=clock)
-        e = mem.store("北京烤鸭要配甜面酱和黄瓜条", "food", importance=0.5)
-        clock.t += 40 * DAY
-        consolidate(mem, "quick")
-        assert archive.count("coldzh") == 1
-        for q in ("北京烤鸭", "烤鸭", "甜面酱"):
-            hits = mem.retrieve(q)
-            assert hits and hits[0]["id"] == e["id"] and hits[0]["tier"] == "cold", q
-    finally:
-        archive.close()
+    mem = AgentMemory(config, "coldzh", archive=archive, clock=clock)
+    e = mem.store("北京烤鸭要配甜面酱和黄瓜条", "food", importance=0.5)
+    clock.t += 40 * DAY
+    consolidate(mem, "quick")
+    assert archive.count("coldzh") == 1
+    for q in ("北京烤鸭", "烤鸭", "甜面酱"):
+        hits = mem.retrieve(q)
+        assert hits and hits[0]["id"] == e["id"] and hits[0]["tier"] == "cold", q
