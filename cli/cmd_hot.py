@@ -10,12 +10,10 @@ from .main import cli
 
 
 def _change(agent_id: str, fn: Callable[[dict[str, Any], float], Any], what: str, as_json: bool) -> None:
-    from memoryd.tiers.agent import AgentMemory
+    from memoryd.daemon.ops import memory, stamp_edits
 
-    from memoryd.daemon.ops import stamp_edits
-
-    mem = AgentMemory(get_config(), agent_id)
-    item = mem.change(fn, what)
+    with memory(get_config(), {"agent_id": agent_id}) as mem:
+        item = mem.change(fn, what)
     stamp_edits(get_config(), agent_id)
     for w in mem.warnings:
         click.echo(f"memoryd: warning: {w}", err=True)

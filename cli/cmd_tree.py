@@ -39,13 +39,10 @@ def tree_show(agent_id: str, as_json: bool) -> None:
     cold: dict[str, int] = {}
     if not as_json:
         try:
-            from memoryd.sync.cold import open_archive
+            from memoryd.sync.index import open_index
 
-            archive = open_archive(config)
-            try:
-                cold = archive.category_counts(agent_id)
-            finally:
-                archive.close()
+            with open_index(config) as index:
+                cold = index.category_counts(agent_id)
         except Exception as exc:  # the tree is still worth showing without cold counts
             click.echo(f"memoryd: warning: cold counts unavailable: {exc}", err=True)
     emit(state["tree"], as_json, lambda t: render(t, _counts(state, cold)))
@@ -58,13 +55,12 @@ def tree_show(agent_id: str, as_json: bool) -> None:
 @json_option
 @handles_errors
 def tree_add(path: str, description: str, agent_id: str, as_json: bool) -> None:
-    from memoryd.tiers.agent import AgentMemory
     from memoryd.tiers.tree import add_node
 
-    from memoryd.daemon.ops import stamp_edits
+    from memoryd.daemon.ops import memory, stamp_edits
 
-    mem = AgentMemory(get_config(), agent_id)
-    added = mem.change(lambda s, now: add_node(s["tree"], path, description, now), "tree add")
+    with memory(get_config(), {"agent_id": agent_id}) as mem:
+        added = mem.change(lambda s, now: add_node(s["tree"], path, description, now), "tree add")
     stamp_edits(get_config(), agent_id)
     for w in mem.warnings:
         click.echo(f"memoryd: warning: {w}", err=True)

@@ -34,23 +34,17 @@ def _agent(params: dict[str, Any]) -> str:
 
 
 @contextmanager
-def memory(config: Config, params: dict[str, Any], with_archive: bool = False,
+def memory(config: Config, params: dict[str, Any], with_archive: bool = True,
            clock: Callable[[], float] = time.time, lazy: bool = False) -> Iterator[AgentMemory]:
-    """An AgentMemory for params['agent_id'], with the cold archive opened only when asked.
+    """An AgentMemory for params['agent_id'] with the device's local index (local SQLite: no network,
+    ~1 ms to open; entries leaving warm go there). `with_archive`/`lazy` are kept for callers."""
+    from memoryd.sync.index import open_index
 
-    lazy: connect on first use, so local work (rescoring, eviction to the cold queue) runs during
-    a server outage and only the cold step fails.
-    """
-    archive = None
-    if with_archive:
-        from memoryd.sync.cold import open_archive  # libsql/sqlite only on paths that need it
-
-        archive = open_archive(config, lazy=lazy)
+    archive = open_index(config, clock=clock)
     try:
         yield AgentMemory(config, _agent(params), archive=archive, clock=clock)
     finally:
-        if archive is not None:
-            archive.close()
+        archive.close()
 
 
 def agent_ids(config: Config) -> list[str]:
@@ -162,17 +156,17 @@ def _sync_status(config: Config, agent_id: str, remote: bool) -> dict[str, Any]:
 
 @op("sync")
 def sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
-    from memoryd.sync.critical import push_now
+    """Two-way sync of one agent; `drain` (the daemon's periodic job) waits out the outbox's backoff."""
+    from memoryd.sync.critical import sync_now
 
-    if params.get("drain"):  # the daemon's periodic job: a due retry, else pull what other devices pushed
-        from memoryd.sync.critical import sync_now
-        from memoryd.sync.outbox import drain, pending
+    agent_id = _agent(params)
+    if params.get("drain"):
+        from memoryd.sync.outbox import is_due, pending
 
-        result = drain(config, _agent(params))
-        if result is None and not pending(config, _agent(params)):
-            result = sync_now(config, _agent(params))
-        return result if result is not None else {"status": "idle", "pending": 1}
-    return push_now(config, _agent(params), force=bool(params.get("force")))
+        record = pending(config, agent_id)
+        if record is not None and not is_due(record):
+            return {"status": "waiting", "pending": 1, "next_try": record.get("next_try")}
+    return sync_now(config, agent_id, force=bool(params.get("force")))
 
 
 @op("forget")

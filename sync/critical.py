@@ -55,9 +55,12 @@ class Session:
     """One sync operation of one agent: memory, sync files, key and a (lazily opened) database."""
 
     def __init__(self, config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None) -> None:
+        from .index import open_index
+
         self.config = config
         self.agent_id = agent_id
-        self.mem = AgentMemory(config, agent_id)
+        self.index = open_index(config)  # local: where entries leaving warm in a merge go
+        self.mem = AgentMemory(config, agent_id, archive=self.index)
         self.files = SyncFiles(config, agent_id)
         self._key = key
         self._db = db
@@ -81,10 +84,15 @@ class Session:
             self._db = connect(self.config, check=False)  # the first statement is the check: one round trip
         return self._db
 
+    @property
+    def is_file(self) -> bool:
+        return self.config.db_url.startswith("file:")
+
     def close(self) -> None:
         if self._own_db and self._db is not None:
             self._db.close()
             self._db = None
+        self.index.close()
 
     def _call(self, fn: Any, *args: Any) -> Any:
         try:
@@ -175,20 +183,8 @@ def absorb(s: Session, version: int, data: str) -> tuple[Replica, bool]:
     return final, replica_hash(final) != remote_hash
 
 
-def flush_cold(s: Session) -> int:
-    """Entries evicted towards cold reach the archive before a push announces their removal from warm,
-    so losing this device right after the push loses nothing."""
-    if not s.mem.pending_cold():
-        return 0
-    from .cold import LibsqlArchive
-
-    s.mem.archive = LibsqlArchive(s.db)
-    return int(s._call(s.mem.flush_cold))
-
-
 def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]:
     """One atomic batch: write version expected+1 if the cloud is at `expected`. (applied, version, data)."""
-    flush_cold(s)
     new = expected + 1
     data = s.seal(rep, new)
     marker = data[:MARKER_CHARS]
@@ -217,7 +213,7 @@ def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | No
         applied, remote_version, remote_data = cas(s, version, rep)
         if applied:
             now = time.time()
-            s.files.save_base(remote_version, rep, rep_hash or replica_hash(rep), last_push=now, last_error=None)
+            s.files.save_base(remote_version, rep, rep_hash or replica_hash(rep), last_push=now, last_check=now, last_error=None)
             s.files.clear_outbox()
             log.info("agent %s: pushed critical state v%d", s.agent_id, remote_version)
             return _result(s, "pushed", remote_version)
@@ -233,10 +229,10 @@ def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | No
     raise RemoteError(f"gave up pushing agent {s.agent_id} after {MAX_ATTEMPTS} conflicting writes", transient=True)
 
 
-def _synced(s: Session, status: str, version: int) -> dict[str, Any]:
+def _synced(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
     s.files.clear_outbox()
-    s.files.update_state(version=version, last_pull=time.time(), last_error=None)
-    return _result(s, status, version)
+    s.files.update_state(version=version, last_pull=time.time(), last_check=time.time(), last_error=None)
+    return _result(s, status, version, **extra)
 
 
 def _guarded(s: Session, body: Any) -> dict[str, Any]:
@@ -263,8 +259,9 @@ def _check_agent(s: Session) -> None:
 
 
 def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = None,
-             key: bytes | None = None, purge_history: bool = False) -> dict[str, Any]:
-    """Push local changes now. An unchanged state costs no round trip unless `force` (or `purge_history`).
+             key: bytes | None = None, purge_history: bool = False, progress: Any = None) -> dict[str, Any]:
+    """Push local changes now: archived memories to the cloud log, then the critical state. An
+    unchanged state costs no round trip unless `force` (or `purge_history`).
 
     purge_history=True (after `forget`): the same batch deletes every older stored version, since
     those still hold what was forgotten. Returns {"status": pushed|unchanged|merged|queued,
@@ -277,13 +274,14 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
     _check_agent(s)
 
     def body() -> dict[str, Any]:
+        cold = _cold(s, pull=False, progress=progress)
         base = stamp_local(s)
         rep_hash = replica_hash(base["replica"])
         if not force and rep_hash == base["pushed"]:
             s.files.clear_outbox()
-            return _result(s, "unchanged", base["version"])
+            return _result(s, "unchanged", base["version"], **cold)
         s.key  # noqa: B018 - a missing key is a usage error before any network I/O
-        return _push_loop(s, base, force, rep_hash)
+        return dict(_push_loop(s, base, force, rep_hash), **cold)
 
     try:
         return _guarded(s, body)
@@ -291,24 +289,42 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
         s.close()
 
 
-def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None) -> dict[str, Any]:
-    """Fetch a newer cloud version if any (one round trip), merge it, and push what only we hold."""
+def _cold(s: Session, *, pull: bool, force: bool = False, progress: Any = None) -> dict[str, Any]:
+    """With a server URL: the cloud log's half of the sync (with file: the local index is the archive)."""
+    if s.is_file:
+        return {}
+    from .coldsync import sync_cold
+
+    return {"cold": sync_cold(s, pull=pull, force=force, progress=progress)}
+
+
+def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None, force: bool = False,
+             progress: Any = None) -> dict[str, Any]:
+    """Two-way: pull and apply what other devices pushed (cloud log, then a newer critical state:
+    one round trip when there is none), then push what only we hold. `force` also re-sends
+    everything (the cloud log from the start, the critical state even if unchanged)."""
     s = Session(config, agent_id, db=db, key=key)
+    s.purge_history = bool((s.files.outbox() or {}).get("purge_history"))
     _check_agent(s)
 
     def body() -> dict[str, Any]:
+        cold = _cold(s, pull=True, force=force, progress=progress)
         base = stamp_local(s)
+        start = base["version"]
         rows = s.execute("SELECT version, data FROM critical_state WHERE agent_id = ? AND version <> ?",
                          [agent_id, base["version"]]).rows
+        pulled = None
         if rows:
             s.conflicts = 0
-            _, ahead = absorb(s, int(rows[0][0]), rows[0][1])
+            pulled = int(rows[0][0])
+            _, ahead = absorb(s, pulled, rows[0][1])
             base = s.files.base()
-            if not ahead:
-                return _synced(s, "pulled", base["version"])
-        elif replica_hash(base["replica"]) == base["pushed"]:
-            return _synced(s, "current", base["version"])
-        return _push_loop(s, base, False)
+            if not ahead and not force and not s.purge_history:
+                return _synced(s, "pulled", base["version"], pulled_from=start, **cold)
+        elif replica_hash(base["replica"]) == base["pushed"] and not force and not s.purge_history:
+            return _synced(s, "current", base["version"], **cold)
+        out = _push_loop(s, base, force or s.purge_history)
+        return dict(out, **cold, **({"pulled_from": start, "pulled_version": pulled} if pulled else {}))
 
     try:
         return _guarded(s, body)
@@ -317,7 +333,7 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
 
 
 def sync_now(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
-    """Pull then push: what the daemon runs periodically so every device converges."""
+    """What `memoryd sync` and the daemon's sync job run: pull, merge, push."""
     return pull_now(config, agent_id, **kw)
 
 

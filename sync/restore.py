@@ -91,13 +91,14 @@ def _target(s: Session, row: dict[str, Any], latest: dict[str, Any]) -> tuple[Re
 
 
 def restore(config: Config, agent_id: str, key: bytes | None = None, force: bool = False,
-            at: str | int | None = None, *, db: Any = None) -> dict[str, Any]:
-    """Pull, verify, decrypt and write hot, warm, tree and MEMORY.md; refuses to overwrite without force."""
+            at: str | int | None = None, *, db: Any = None, progress: Any = None) -> dict[str, Any]:
+    """Pull, verify, decrypt and write hot, warm, tree and MEMORY.md, then the whole cold log into the
+    local index; refuses to overwrite without force. Killed at any point, the next restore resumes."""
     when = parse_at(at)
     key = key if key is not None else load_key(config, agent_id)
     fresh = not config.agent_dir(agent_id).exists()
     try:
-        return _restore(config, agent_id, key, force, when, db)
+        return _restore(config, agent_id, key, force, when, db, progress)
     except BaseException:
         if fresh:  # a failed restore leaves no (phantom) agent behind
             _remove_lock_only_dir(config.agent_dir(agent_id))
@@ -113,7 +114,7 @@ def _remove_lock_only_dir(agent_dir: Any) -> None:
 
 
 def _restore(config: Config, agent_id: str, key: bytes, force: bool, when: tuple[str, float] | None,
-             db: Any) -> dict[str, Any]:
+             db: Any, progress: Any) -> dict[str, Any]:
     s = Session(config, agent_id, db=db, key=key)
     try:
         with s.files.lock.held():
@@ -122,16 +123,33 @@ def _restore(config: Config, agent_id: str, key: bytes, force: bool, when: tuple
                 raise UsageError(f"agent {agent_id} already has memory on this device; use --force to overwrite it")
             _check_key(config, agent_id, key, force)
             row, latest = _fetch(s, when)
-            target, newest = _target(s, row, latest)
+            target, newest = _target(s, row, latest)  # the key is right before anything is written
+            cold = _restore_cold(s, progress)  # every row verified as it is applied; resumes at its cursor
             s.files.mark_restoring(row["version"])  # a crash from here on is resumed by the next restore
             import_key(config, agent_id, key, force=True)
             _write(s, target, newest, latest["version"])
             s.files.update_state(last_pull=time.time(), last_error=None, restored_from=row["version"])
             s.files.clear_outbox()
             s.files.clear_restoring()
-        return _report(s, row, latest)
+        return dict(_report(s, row, latest), **cold)
     finally:
         s.close()
+
+
+def _restore_cold(s: Session, progress: Any) -> dict[str, Any]:
+    """Every archived memory from the cloud log into the local index (resumes at its cursor)."""
+    if s.is_file:
+        return {}
+    from . import cloudlog
+
+    empty = s.index.count(s.agent_id) == 0 and s.index.meta(cloudlog.cursor_key(s.agent_id, s.files.db_id)) is None
+    cloudlog.ensure_started(s.index, s.agent_id, s.files.db_id)
+    try:
+        return {"cold_pulled": cloudlog.pull(s, s.index, s.key, s.agent_id, s.files.db_id, progress)}
+    except MemorydError as exc:
+        if empty and not exc.transient:  # refused (tampered, wrong key): keep nothing of it
+            s.index.drop_agent(s.agent_id)
+        raise
 
 
 def _write(s: Session, target: Replica, newest: Replica, version: int) -> None:
@@ -153,14 +171,8 @@ def _report(s: Session, row: dict[str, Any], latest: dict[str, Any]) -> dict[str
         "hot_items": sum(1 for k in explode({"hot": state["hot"]})),
         "warm_entries": len(state["warm"]["entries"]), "tree_nodes": len(state["tree"]["nodes"]),
     }
-    try:
-        from .cold import LibsqlArchive
-
-        out["cold_count"] = LibsqlArchive(s.db).count(s.agent_id)
-        out["cold_reachable"] = True
-    except MemorydError as exc:
-        out["cold_reachable"] = False
-        out["cold_error"] = exc.message
+    out["cold_count"] = s.index.count(s.agent_id)
+    out["cold_reachable"] = True
     return out
 
 

@@ -19,49 +19,10 @@ _META = (
     "version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
 )
 
+# v1 as first released also created a plaintext cold archive (cold_memories with word and trigram
+# indexes); a fresh database no longer gets it, and sync/legacy.py moves an old one's rows into the
+# sealed log and drops it.
 _V1: tuple[str, ...] = (
-    # Two agents may store identical text (same content-hash id): the key is (agent_id, id).
-    """CREATE TABLE IF NOT EXISTS cold_memories (
-        agent_id TEXT NOT NULL,
-        id TEXT NOT NULL,
-        text TEXT NOT NULL,
-        category TEXT NOT NULL,
-        importance REAL,
-        created_at INTEGER NOT NULL,
-        access_count INTEGER NOT NULL DEFAULT 0,
-        last_access INTEGER,
-        metadata TEXT,
-        grams TEXT NOT NULL DEFAULT '',
-        PRIMARY KEY (agent_id, id)
-    )""",
-    "CREATE INDEX IF NOT EXISTS cold_agent_created ON cold_memories(agent_id, created_at)",
-    "CREATE INDEX IF NOT EXISTS cold_agent_category ON cold_memories(agent_id, category)",
-    # External-content FTS5: a word index (unicode61) and a trigram index for CJK substrings.
-    # `grams` holds the CJK unigrams and bigrams of text+category (written by the archive), so the
-    # word index also answers 1-2 character Chinese/Japanese queries, which trigrams cannot.
-    "CREATE VIRTUAL TABLE IF NOT EXISTS cold_fts USING fts5(text, category, grams, content='cold_memories', "
-    "content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS cold_trigram USING fts5(text, category, content='cold_memories', "
-    "content_rowid='rowid', tokenize='trigram')",
-    """CREATE TRIGGER IF NOT EXISTS cold_ai AFTER INSERT ON cold_memories BEGIN
-        INSERT INTO cold_fts(rowid, text, category, grams) VALUES (new.rowid, new.text, new.category, new.grams);
-        INSERT INTO cold_trigram(rowid, text, category) VALUES (new.rowid, new.text, new.category);
-    END""",
-    """CREATE TRIGGER IF NOT EXISTS cold_ad AFTER DELETE ON cold_memories BEGIN
-        INSERT INTO cold_fts(cold_fts, rowid, text, category, grams)
-            VALUES ('delete', old.rowid, old.text, old.category, old.grams);
-        INSERT INTO cold_trigram(cold_trigram, rowid, text, category)
-            VALUES ('delete', old.rowid, old.text, old.category);
-    END""",
-    # Only text/category changes touch the indexes (touch() updates access counts often).
-    """CREATE TRIGGER IF NOT EXISTS cold_au AFTER UPDATE OF text, category, grams ON cold_memories BEGIN
-        INSERT INTO cold_fts(cold_fts, rowid, text, category, grams)
-            VALUES ('delete', old.rowid, old.text, old.category, old.grams);
-        INSERT INTO cold_trigram(cold_trigram, rowid, text, category)
-            VALUES ('delete', old.rowid, old.text, old.category);
-        INSERT INTO cold_fts(rowid, text, category, grams) VALUES (new.rowid, new.text, new.category, new.grams);
-        INSERT INTO cold_trigram(rowid, text, category) VALUES (new.rowid, new.text, new.category);
-    END""",
     # Critical state: ciphertext only (owned by the sync engine).
     """CREATE TABLE IF NOT EXISTS critical_state (
         agent_id TEXT PRIMARY KEY,
@@ -80,8 +41,26 @@ _V1: tuple[str, ...] = (
     )""",
 )
 
-# MIGRATIONS[i] takes the schema from version i to version i + 1. Append only; never edit.
-MIGRATIONS: tuple[Sequence[str], ...] = (_V1,)
+# v2: the append-only log of sealed memories and forgets (sync/cloudlog.py). The server sees refs
+# (keyed hashes of ids), kinds, sizes, counts and upload times; never text, category or metadata.
+_V2: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS memory_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent_id TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        data TEXT NOT NULL,
+        device_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS memory_log_agent_seq ON memory_log(agent_id, seq)",
+    "CREATE INDEX IF NOT EXISTS memory_log_ref ON memory_log(agent_id, ref, kind)",
+)
+
+# MIGRATIONS[i] takes the schema from version i to version i + 1. Append only.
+MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

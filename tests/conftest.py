@@ -31,9 +31,9 @@ def config(home: Path):
 
 @pytest.fixture
 def archive(config):
-    """The real cold archive on the test's own embedded database, closed afterwards."""
-    from memoryd.sync.cold import open_archive
+    """The device's real local index (the cold archive) in the test's home, closed afterwards."""
+    from memoryd.sync.index import open_index
 
-    arc = open_archive(config)
+    arc = open_index(config)
     yield arc
     arc.close()

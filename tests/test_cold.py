@@ -1,6 +1,7 @@
-"""sync.cold: the Archive suite, run against file:, sqld over http and sqld over ws."""
+"""The local index (the cold archive on every device): rows, terms, exact BM25 search, forgets, safety."""
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -8,17 +9,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memoryd.sync.cold import PAGE, LibsqlArchive, open_archive
-from memoryd.sync.db import connect
-from memoryd.tiers.config import Config
+from memoryd.sync.index import PAGE, LocalIndex
+from memoryd.sync.index_schema import LOCAL_VERSION
+from memoryd.tiers import analyzer
 from memoryd.tiers.errors import ArchiveError, UsageError
 
 NOW = 1_800_000_000.0
 DAY = 86400.0
 HOSTILE = ["'", '"', "%", "_", "*", "NEAR(", "NEAR(a b)", "AND", "OR", "NOT", "a AND", "AND b", '"unbalanced',
            "unbalanced'", "100%", "50%_off", "x*", "^start", "col:value", "text:apple", "{text}: apple",
-           "'; DROP TABLE cold_memories; --", "\" OR 1=1 --", "') OR ('1'='1", "\\", "\\%", "(((", ")",
-           "-", "+", "apple\x00pie", "🍎", "\u200b", "a" * 3000, "SELECT * FROM cold_memories", "NEAR(苹果"]
+           "'; DROP TABLE memories; --", "\" OR 1=1 --", "') OR ('1'='1", "\\", "\\%", "(((", ")",
+           "-", "+", "apple\x00pie", "🍎", "\u200b", "a" * 3000, "SELECT * FROM memories", "NEAR(苹果"]
 
 
 def entry(mid: str, text: str, category: str = "notes", importance: float = 0.5, age_days: float = 1.0,
@@ -28,17 +29,21 @@ def entry(mid: str, text: str, category: str = "notes", importance: float = 0.5,
     return {**base, **extra}
 
 
+def find(index: LocalIndex, agent: str, query: str, limit: int = 10) -> list[dict[str, Any]]:
+    return index.search(agent, analyzer.query_terms(query), limit)
+
+
 @pytest.fixture
-def archive(db_url: str, tmp_path: Path) -> Iterator[LibsqlArchive]:
-    arc = open_archive(Config(home=tmp_path / "home", db_url=db_url), clock=lambda: NOW)
-    yield arc
-    arc.close()
+def index(tmp_path: Path) -> Iterator[LocalIndex]:
+    ix = LocalIndex(tmp_path / "cold.db", clock=lambda: NOW)
+    yield ix
+    ix.close()
 
 
 SAMPLE = [
     entry("e1", "I love eating apples in the morning", "food/fruit", 0.8),
     entry("e2", "我喜欢吃苹果和香蕉", "食物/水果", 0.6),
-    entry("e3", "Database migration to libSQL uses an FTS5 trigram index", "projects/memoryd", 0.9),
+    entry("e3", "Database migration to libSQL uses an FTS5 index", "projects/memoryd", 0.9),
     entry("e4", "東京の天気は晴れです", "travel/japan", 0.5),
     entry("e5", "It's 100% done; \"quoted\" NEAR(x) AND y * z", "misc", 0.3),
     entry("e6", "Run `pip install -e .` then pytest -q", "projects/memoryd/howto", 0.7,
@@ -46,268 +51,254 @@ SAMPLE = [
 ]
 
 
-def test_put_get_roundtrip_and_idempotent(archive: LibsqlArchive) -> None:
-    archive.put("a1", SAMPLE)
-    archive.put("a1", SAMPLE)  # a repeat insert (crash between insert and warm removal) is harmless
-    assert archive.count("a1") == len(SAMPLE)
-    got = archive.get("a1", ["e6", "missing", "e2"])
+def test_put_get_roundtrip_and_idempotent(index: LocalIndex) -> None:
+    assert index.put("a1", SAMPLE) == len(SAMPLE)
+    assert index.put("a1", SAMPLE) == 0  # a repeat insert (crash between insert and warm removal) is harmless
+    assert index.count("a1") == len(SAMPLE)
+    got = index.get("a1", ["e6", "missing", "e2"])
     assert [g["id"] for g in got] == ["e6", "e2"]
     assert got[0]["metadata"] == {"commands": ["pip install -e ."]}
     assert got[1]["text"] == "我喜欢吃苹果和香蕉" and got[1]["category"] == "食物/水果"
     assert got[1]["created_at"] == int(NOW - DAY) and got[1]["importance"] == 0.6
-    assert archive.search("a1", "apples")[0]["id"] == "e1"
-    assert len(archive.search("a1", "apples")) == 1  # the FTS index holds no duplicates
+    assert [h["id"] for h in find(index, "a1", "apples")] == ["e1"]  # the terms index holds no duplicates
 
 
-def test_put_replaces_by_id_and_reindexes(archive: LibsqlArchive) -> None:
-    archive.put("a1", [entry("x", "old wording about pears")])
-    archive.put("a1", [entry("x", "new wording about plums", importance=0.9)])
-    assert archive.search("a1", "pears") == []
-    assert [h["id"] for h in archive.search("a1", "plums")] == ["x"]
-    assert archive.get("a1", ["x"])[0]["importance"] == 0.9
+def test_put_replaces_by_id_and_reindexes(index: LocalIndex) -> None:
+    index.put("a1", [entry("x", "old wording about pears")])
+    index.put("a1", [entry("x", "new wording about plums", importance=0.9)])
+    assert find(index, "a1", "pears") == []
+    assert [h["id"] for h in find(index, "a1", "plums")] == ["x"]
+    assert index.get("a1", ["x"])[0]["importance"] == 0.9
+    assert index.term_stats("a1", ["plum", "pear"]) == (1, len(analyzer.document("new wording about plums", "notes")),
+                                                       {"plum": 1})
 
 
-def test_agents_are_isolated_even_with_same_ids(archive: LibsqlArchive) -> None:
-    archive.put("a1", [entry("same", "shared secret recipe")])
-    archive.put("a2", [entry("same", "shared secret recipe", importance=0.1)])
-    assert archive.count("a1") == archive.count("a2") == 1
-    archive.delete_ids("a2", ["same"])
-    assert archive.count("a2") == 0 and archive.count("a1") == 1
-    assert archive.search("a2", "recipe") == []
-    assert [h["id"] for h in archive.search("a1", "recipe")] == ["same"]
+def test_agents_are_isolated_even_with_same_ids(index: LocalIndex) -> None:
+    index.put("a1", [entry("same", "shared secret recipe")])
+    index.put("a2", [entry("same", "shared secret recipe", importance=0.1)])
+    assert index.count("a1") == index.count("a2") == 1
+    index.delete_ids("a2", ["same"])
+    assert index.count("a2") == 0 and index.count("a1") == 1
+    assert find(index, "a2", "recipe") == []
+    assert [h["id"] for h in find(index, "a1", "recipe")] == ["same"]
+    assert index.term_stats("a1", ["recip"])[2] == {"recip": 1}  # statistics are each agent's own
 
 
-def test_bad_entries_write_nothing(archive: LibsqlArchive) -> None:
+def test_bad_entries_write_nothing(index: LocalIndex) -> None:
     good = entry("ok", "fine entry")
     for bad in ({"id": "b"}, dict(good, id=""), dict(good, created_at="soon"), dict(good, metadata=[1]),
                 dict(good, importance=float("nan"))):
         with pytest.raises(UsageError):
-            archive.put("a1", [good, bad])
-    assert archive.count("a1") == 0
-    with pytest.raises(UsageError):
-        archive.count("../etc")
+            index.put("a1", [good, bad])
+    assert index.count("a1") == 0
+    for call in (lambda: index.count("../etc"), lambda: index.search('x"; DROP', ["a"]),
+                 lambda: index.put("a b", [good])):
+        with pytest.raises(UsageError):
+            call()
 
 
 @pytest.mark.parametrize("query, expected", [
-    ("apples", "e1"), ("APPLES morning", "e1"), ("苹果", "e2"), ("香蕉", "e2"), ("喜欢吃苹果", "e2"),
-    ("我很喜欢吃苹果", "e2"), ("天気", "e4"), ("東京の天気", "e4"), ("migra", "e3"), ("trigram", "e3"),
+    ("apples", "e1"), ("APPLES morning", "e1"), ("apple", "e1"), ("苹果", "e2"), ("香蕉", "e2"), ("喜欢吃苹果", "e2"),
+    ("我很喜欢吃苹果", "e2"), ("天気", "e4"), ("東京の天気", "e4"), ("migrations", "e3"), ("migrating", "e3"),
     ("libsql", "e3"), ("howto", "e6"), ("pip install", "e6"), ("fruit", "e1"), ("水果", "e2"),
 ])
-def test_search_words_cjk_substrings_categories(archive: LibsqlArchive, query: str, expected: str) -> None:
-    archive.put("a1", SAMPLE)
-    hits = archive.search("a1", query)
+def test_search_stems_cjk_and_categories(index: LocalIndex, query: str, expected: str) -> None:
+    index.put("a1", SAMPLE)
+    hits = find(index, "a1", query)
     assert hits and hits[0]["id"] == expected
-    assert all(0.0 < h["relevance"] <= 1.0 for h in hits)
-    assert hits == sorted(hits, key=lambda h: -h["relevance"])
+    assert hits == sorted(hits, key=lambda h: -h["bm25"]) and all(h["bm25"] > 0 for h in hits)
 
 
 @pytest.mark.parametrize("query", HOSTILE)
-def test_hostile_queries_never_error(archive: LibsqlArchive, query: str) -> None:
-    archive.put("a1", SAMPLE)
-    hits = archive.search("a1", query)
-    assert isinstance(hits, list)
-    assert archive.count("a1") == len(SAMPLE)  # and nothing was dropped or injected
+def test_hostile_queries_never_error(index: LocalIndex, query: str) -> None:
+    index.put("a1", SAMPLE)
+    assert isinstance(find(index, "a1", query), list)
+    assert isinstance(index.search("a1", [query, '"', "*"]), list)  # raw strings as terms: still plain text
+    assert index.count("a1") == len(SAMPLE)  # and nothing was dropped or injected
 
 
-def test_hostile_text_is_found_literally(archive: LibsqlArchive) -> None:
-    archive.put("a1", SAMPLE)
-    for q in ("NEAR(x)", "100%", "It's", '"quoted"', "AND y"):
-        assert archive.search("a1", q)[0]["id"] == "e5", q
+def test_hostile_text_is_found_literally(index: LocalIndex) -> None:
+    index.put("a1", SAMPLE)
+    for q in ("NEAR(x)", "100%", '"quoted"', "done; AND"):
+        assert find(index, "a1", q)[0]["id"] == "e5", q
 
 
-def test_ranking_blends_bm25_with_memory_score(archive: LibsqlArchive) -> None:
-    archive.put("a1", [
-        entry("old", "kubernetes cluster upgrade notes", importance=0.2, age_days=400),
-        entry("new", "kubernetes cluster upgrade notes", importance=0.9, age_days=1),
-        entry("weak", "notes about gardening", importance=1.0, age_days=0),
-    ])
-    hits = archive.search("a1", "kubernetes upgrade")
-    assert [h["id"] for h in hits[:2]] == ["new", "old"]
-    assert hits[0]["relevance"] > hits[1]["relevance"]
-    assert "weak" not in [h["id"] for h in hits]
+def test_exact_bm25_has_no_newest_n_cut(index: LocalIndex) -> None:
+    """An old memory holding the rare word is found, however many newer ones share the common word."""
+    index.put("a1", [entry("rare", "the quarterly report mentions zanzibar", age_days=900)])
+    index.put("a1", [entry(f"n{i}", f"quarterly report number {i}", age_days=i / 100) for i in range(3000)])
+    hits = find(index, "a1", "quarterly report zanzibar", limit=3)
+    assert hits[0]["id"] == "rare"
 
 
-def test_limit_and_empty_queries(archive: LibsqlArchive) -> None:
-    archive.put("a1", [entry(f"n{i}", f"note number {i} about rust") for i in range(30)])
-    assert len(archive.search("a1", "rust", limit=7)) == 7
-    assert archive.search("a1", "") == archive.search("a1", "   ") == archive.search("a1", "!!!") == []
+def test_limit_and_empty_queries(index: LocalIndex) -> None:
+    index.put("a1", [entry(f"n{i}", f"note number {i} about rust") for i in range(30)])
+    assert len(find(index, "a1", "rust", limit=7)) == 7
+    assert find(index, "a1", "") == find(index, "a1", "   ") == find(index, "a1", "!!!") == []
+    assert find(index, "nobody", "rust") == []
 
 
-def test_touch_counts_access(archive: LibsqlArchive) -> None:
-    archive.put("a1", SAMPLE)
-    archive.touch("a1", ["e1", "e1", "e3", "nope"])
-    archive.touch("a1", ["e1"])
-    got = {g["id"]: g for g in archive.get("a1", ["e1", "e3", "e2"])}
+def test_touch_counts_access(index: LocalIndex) -> None:
+    index.put("a1", SAMPLE)
+    index.touch("a1", ["e1", "e1", "e3", "nope"])
+    index.touch("a1", ["e1"])
+    got = {g["id"]: g for g in index.get("a1", ["e1", "e3", "e2"])}
     assert (got["e1"]["access_count"], got["e3"]["access_count"], got["e2"]["access_count"]) == (2, 1, 0)
     assert got["e1"]["last_access"] == int(NOW)
-    assert archive.search("a1", "apples")[0]["id"] == "e1"  # touching does not disturb the index
+    assert find(index, "a1", "apples")[0]["id"] == "e1"  # touching does not disturb the index
 
 
-def test_counts_and_categories(archive: LibsqlArchive) -> None:
-    archive.put("a1", SAMPLE + [entry("e7", "another fruit fact", "food/fruit")])
-    assert archive.count("a1") == 7
-    assert archive.category_counts("a1")["food/fruit"] == 2
-    assert sum(archive.category_counts("a1").values()) == 7
-    assert archive.category_counts("nobody") == {} and archive.count("nobody") == 0
+def test_counts_categories_and_dates(index: LocalIndex) -> None:
+    index.put("a1", SAMPLE + [entry("e7", "another fruit fact", "food/fruit", metadata={"date": "2025-05-07"})])
+    assert index.count("a1") == 7
+    assert index.category_counts("a1")["food/fruit"] == 2
+    assert sum(index.category_counts("a1").values()) == 7
+    assert index.category_counts("nobody") == {} and index.count("nobody") == 0
+    may = index.dated("a1", 1746576000.0, 1746662400.0)  # 2025-05-07 (UTC), a note's own date
+    assert [e["id"] for e in may] == ["e7"] and may[0]["day"] == "2025-05-07"
 
 
-def test_delete_ids_removes_from_fts(archive: LibsqlArchive) -> None:
-    archive.put("a1", SAMPLE)
-    assert archive.delete_ids("a1", ["e1", "e2", "ghost"]) == 2
-    assert archive.delete_ids("a1", ["e1"]) == 0
-    assert archive.search("a1", "apples") == [] and archive.search("a1", "苹果") == []
-    assert archive.count("a1") == len(SAMPLE) - 2
+def test_forget_removes_terms_and_keeps_stale_copies_out(index: LocalIndex) -> None:
+    index.put("a1", SAMPLE)
+    assert index.delete_ids("a1", ["e1", "e2", "ghost"]) == 2
+    assert index.delete_ids("a1", ["e1"]) == 0
+    assert find(index, "a1", "apples") == [] and find(index, "a1", "苹果") == []
+    assert index.count("a1") == len(SAMPLE) - 2
+    assert index.put("a1", [SAMPLE[0]]) == 0  # an older copy (another device, a crash) stays forgotten
+    assert index.put("a1", [dict(SAMPLE[0], created_at=NOW + 10)]) == 1  # stored anew after the forget
+    assert [h["id"] for h in find(index, "a1", "apples")] == ["e1"]
 
 
-def test_delete_created_between(archive: LibsqlArchive) -> None:
-    archive.put("a1", [entry(f"d{i}", f"day {i} memo", age_days=i) for i in range(10)])
-    gone = archive.delete_created_between("a1", NOW - 5 * DAY, NOW - 2 * DAY)  # start <= created_at < end
+def test_delete_created_between(index: LocalIndex) -> None:
+    index.put("a1", [entry(f"d{i}", f"day {i} memo", age_days=i) for i in range(10)])
+    gone = index.delete_created_between("a1", NOW - 5 * DAY, NOW - 2 * DAY)  # start <= created_at < end
     assert gone == ["d3", "d4", "d5"]
-    assert archive.count("a1") == 7
-    assert archive.search("a1", "memo", limit=50) and all(h["id"] not in gone for h in archive.search("a1", "memo", 50))
+    assert index.count("a1") == 7
+    assert all(h["id"] not in gone for h in find(index, "a1", "memo", 50)) and len(find(index, "a1", "memo", 50)) == 7
 
 
-def test_iter_entries_pages_in_id_order(archive: LibsqlArchive) -> None:
+def test_iter_entries_pages_in_id_order(index: LocalIndex) -> None:
     n = PAGE * 2 + 17
     batch = [entry(f"{i:05d}", f"bulk memory {i}") for i in range(n)]
-    archive.put("a1", batch)
-    archive.put("a2", batch[:3])
-    ids = [e["id"] for e in archive.iter_entries("a1")]
+    index.put("a1", batch)
+    index.put("a2", batch[:3])
+    ids = [e["id"] for e in index.iter_entries("a1")]
     assert ids == sorted(b["id"] for b in batch)
-    assert [e["id"] for e in archive.iter_entries("nobody")] == []
+    assert [e["id"] for e in index.iter_entries("nobody")] == []
 
 
-def test_put_is_atomic_on_database_failure(archive: LibsqlArchive) -> None:
-    archive.put("a1", [entry("keep", "kept text")])
-    archive.db.execute(
-        "CREATE TRIGGER refuse BEFORE INSERT ON cold_memories WHEN new.text = 'poison' "
-        "BEGIN SELECT RAISE(ABORT, 'refused'); END")
+def test_put_is_atomic_on_database_failure(index: LocalIndex, tmp_path: Path) -> None:
+    index.put("a1", [entry("keep", "kept text")])
+    with index.tx() as conn:
+        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON memories WHEN new.text = 'poison' "
+                     "BEGIN SELECT RAISE(ABORT, 'refused'); END")
     with pytest.raises(ArchiveError):
-        archive.put("a1", [entry(f"p{i}", f"fine {i}") for i in range(250)] + [entry("bad", "poison")])
-    assert archive.count("a1") == 1
+        index.put("a1", [entry(f"p{i}", f"fine {i}") for i in range(250)] + [entry("bad", "poison")])
+    assert index.count("a1") == 1 and find(index, "a1", "fine") == []
 
 
-def test_open_archive_rejects_newer_schema(db_url: str, tmp_path: Path) -> None:
-    config = Config(home=tmp_path / "home", db_url=db_url)
-    open_archive(config).close()
-    db = connect(config)
-    db.execute("INSERT INTO schema_meta (version, applied_at) VALUES (99, 0)")
-    db.close()
+def test_newer_local_schema_is_refused(tmp_path: Path) -> None:
+    LocalIndex(tmp_path / "c.db").close()
+    conn = sqlite3.connect(tmp_path / "c.db")
+    conn.execute(f"PRAGMA user_version={LOCAL_VERSION + 1}")
+    conn.close()
     with pytest.raises(ArchiveError, match="newer than this memoryd"):
-        open_archive(config)
+        LocalIndex(tmp_path / "c.db")
+
+
+def test_file_is_private(index: LocalIndex) -> None:
+    index.put("a1", SAMPLE)
+    assert (index.path.stat().st_mode & 0o777) == 0o600
 
 
 @pytest.fixture(scope="module")
-def file_archive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LibsqlArchive]:
-    home = tmp_path_factory.mktemp("prop")
-    arc = open_archive(Config(home=home, db_url=f"file:{home / 'cold.db'}"), clock=lambda: NOW)
-    arc.put("p", SAMPLE)
-    yield arc
-    arc.close()
+def prop_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalIndex]:
+    ix = LocalIndex(tmp_path_factory.mktemp("prop") / "cold.db", clock=lambda: NOW)
+    ix.put("p", SAMPLE)
+    yield ix
+    ix.close()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(max_size=80))
-def test_any_query_is_safe(file_archive: LibsqlArchive, query: str) -> None:
-    hits = file_archive.search("p", query)
-    assert all(0 < h["relevance"] <= 1 for h in hits)
+def test_any_query_is_safe(prop_index: LocalIndex, query: str) -> None:
+    assert all(h["bm25"] > 0 for h in find(prop_index, "p", query))
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.text(st.characters(blacklist_categories=("Cn", "Cs", "Co", "Cc")), min_size=3, max_size=12)
-       .filter(lambda s: s.strip() == s and len(s.strip()) >= 3))
-def test_stored_text_is_found_by_itself(query: str) -> None:
-    """Whatever text is archived, searching for that text finds it (tokens, CJK, punctuation)."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        arc = open_archive(Config(home=Path(tmp), db_url=f"file:{tmp}/c.db"))
-        try:
-            arc.put("p", [entry("t", f"prefix {query} suffix")])
-            from memoryd.sync import fts
-
-            if not fts.plan(query):
-                assert arc.search("p", query) == []
-            else:
-                assert [h["id"] for h in arc.search("p", query)] == ["t"]
-        finally:
-            arc.close()
-
-
-@pytest.mark.parametrize("query", ["record 4242", "记录", "migra", "北京烤鸭"])
-@pytest.mark.parametrize("partial", [False, True])
-def test_search_never_scans_the_table(tmp_path: Path, query: str, partial: bool) -> None:
-    """Speed lives in bench/bench_cold.py; here: the plan goes through the FTS indexes, never a full scan."""
-    from memoryd.sync import fts
-    from memoryd.sync.cold import _search_sql
-
-    arc = open_archive(Config(home=tmp_path, db_url=f"file:{tmp_path / 'c.db'}"), clock=lambda: NOW)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(st.characters(blacklist_categories=("Cn", "Cs", "Co", "Cc")), min_size=1, max_size=12))
+def test_stored_text_is_found_by_itself(prop_index: LocalIndex, query: str) -> None:
+    """Whatever text is archived, searching for that text finds it (stems, CJK, punctuation)."""
+    prop_index.put("self", [entry("t", f"{query}")])
     try:
-        sql, args = _search_sql(fts.plan(query, partial=partial), "s", 30)
-        plan = [row[-1] for row in arc.db.execute("EXPLAIN QUERY PLAN " + sql, args).rows]
+        if analyzer.query_terms(query):
+            assert [h["id"] for h in find(prop_index, "self", query)] == ["t"]
+        else:
+            assert find(prop_index, "self", query) == []
     finally:
-        arc.close()
-    full_scans = [p for p in plan if p.startswith(("SCAN m", "SCAN cold_memories"))]
-    assert plan and not full_scans, plan
+        prop_index.forget("self", ["t"])
+        with prop_index.tx() as conn:
+            conn.execute("DELETE FROM tombstones WHERE agent_id = 'self'")
 
 
-@pytest.mark.parametrize("kind", ["http", "ws"])
-def test_outage_then_retry_loses_nothing_and_duplicates_nothing(killable_sqld: Any, tmp_path: Path, kind: str) -> None:
-    from memoryd.tiers.errors import RemoteError
+def test_search_is_driven_by_the_terms_index(index: LocalIndex) -> None:
+    """Speed lives in bench/bench_cold.py; here: the plan starts at the terms index, never a table scan."""
+    index.put("s", SAMPLE)
+    table = '"terms:s"'
+    plan = [r[-1] for r in index.read(
+        f"EXPLAIN QUERY PLAN SELECT m.id FROM (SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank "
+        "LIMIT 10) r CROSS JOIN memories m ON m.rowid = r.rowid", ['"appl"'])]
+    assert plan and not [p for p in plan if p.startswith("SCAN m") or p.startswith("SCAN memories")], plan
 
-    killable_sqld.start()
-    killable_sqld.wipe()
-    url = killable_sqld.http_url if kind == "http" else killable_sqld.ws_url
-    arc = open_archive(Config(home=tmp_path, db_url=url, sections={"db": {"timeout": 3, "connect_timeout": 2}}))
+
+def test_terms_stay_consistent_with_the_rows(index: LocalIndex) -> None:
+    index.put("a1", SAMPLE)
+    index.put("a1", [dict(SAMPLE[0], text="rewritten apple text"), dict(SAMPLE[1], category="新/分类")])
+    index.touch("a1", ["e3", "e4"])
+    index.delete_ids("a1", ["e5"])
+    index.delete_created_between("a1", NOW - 1.5 * DAY, NOW)
+    index.put("a2", SAMPLE[:2])
+    rows = list(index.iter_entries("a1"))
+    docs, n_terms, _ = index.term_stats("a1", [])
+    assert docs == len(rows) == index.read("SELECT COUNT(*) FROM \"terms:a1\"")[0][0]
+    assert n_terms == sum(len(analyzer.document(r["text"], r["category"])) for r in rows)
+    index.rebuild("a1")  # the same statistics from scratch
+    assert index.term_stats("a1", [])[:2] == (docs, n_terms)
+    with index.tx() as conn:
+        conn.execute("INSERT INTO \"terms:a1\"(\"terms:a1\", rank) VALUES ('integrity-check', 0)")
+
+
+def test_round_one_archive_migrates_in_place(tmp_path: Path) -> None:
+    """A round-1 `file:` database (plaintext word + trigram indexes) becomes the local index, in place."""
+    path = tmp_path / "cold.db"
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE cold_memories (agent_id TEXT NOT NULL, id TEXT NOT NULL, text TEXT NOT NULL,
+          category TEXT NOT NULL, importance REAL, created_at INTEGER NOT NULL, access_count INTEGER NOT NULL DEFAULT 0,
+          last_access INTEGER, metadata TEXT, grams TEXT NOT NULL DEFAULT '', PRIMARY KEY (agent_id, id));
+        CREATE VIRTUAL TABLE cold_fts USING fts5(text, category, grams, content='cold_memories', content_rowid='rowid');
+        CREATE VIRTUAL TABLE cold_trigram USING fts5(text, category, content='cold_memories', content_rowid='rowid',
+          tokenize='trigram');
+        CREATE TRIGGER cold_ai AFTER INSERT ON cold_memories BEGIN
+          INSERT INTO cold_fts(rowid, text, category, grams) VALUES (new.rowid, new.text, new.category, new.grams);
+        END;
+        CREATE TABLE critical_state (agent_id TEXT PRIMARY KEY, data TEXT NOT NULL, version INTEGER NOT NULL,
+          device_id TEXT NOT NULL, updated_at INTEGER NOT NULL);
+    """)
+    conn.executemany("INSERT INTO cold_memories (agent_id, id, text, category, importance, created_at, metadata) "
+                     "VALUES (?, ?, ?, ?, 0.5, ?, ?)",
+                     [("a", "m1", "painted the fence green", "home", NOW, '{"date": "2024-03-01"}'),
+                      ("a", "m2", "北京烤鸭", "food", NOW, "not json"), ("b", "m1", "other agent", "x", NOW, None)])
+    conn.execute("INSERT INTO critical_state VALUES ('a', 'sealed', 3, 'd', 0)")
+    conn.commit()
+    conn.close()
+    ix = LocalIndex(path)
     try:
-        first = [entry(f"o{i}", f"outage fact {i}") for i in range(50)]
-        arc.put("a1", first)
-        killable_sqld.kill()  # the server dies between two archive runs
-        second = [entry(f"o{i}", f"outage fact {i}") for i in range(40, 120)]
-        with pytest.raises(RemoteError) as err:
-            arc.put("a1", second)
-        assert err.value.transient
-        with pytest.raises(RemoteError):
-            arc.search("a1", "outage")
-        killable_sqld.start()
-        arc.put("a1", second)  # the retry, overlapping what was already stored
-        assert arc.count("a1") == 120
-        assert sorted(e["id"] for e in arc.iter_entries("a1")) == sorted(f"o{i}" for i in range(120))
-        assert len(arc.search("a1", "fact 77", limit=200)) >= 1
+        assert ix.count("a") == 2 and ix.count("b") == 1
+        assert [h["id"] for h in find(ix, "a", "paint")] == ["m1"] and [h["id"] for h in find(ix, "a", "烤鸭")] == ["m2"]
+        assert ix.get("a", ["m1"])[0]["day"] == "2024-03-01"
+        names = {r[0] for r in ix.read("SELECT name FROM sqlite_master")}
+        assert not names & {"cold_memories", "cold_fts", "cold_trigram", "cold_ai"}
+        assert ix.read("SELECT version FROM critical_state") == [(3,)]  # the critical state is left alone
     finally:
-        arc.close()
-
-
-def test_lazy_archive_opens_while_server_is_down(killable_sqld: Any, tmp_path: Path) -> None:
-    from memoryd.tiers.errors import RemoteError
-
-    killable_sqld.start()
-    killable_sqld.wipe()
-    killable_sqld.kill()
-    for url in (killable_sqld.http_url, killable_sqld.ws_url):
-        arc = open_archive(Config(home=tmp_path, db_url=url, sections={"db": {"timeout": 2, "connect_timeout": 1}}),
-                           lazy=True)
-        try:
-            with pytest.raises(RemoteError):
-                arc.count("a1")
-            killable_sqld.start()
-            arc.put("a1", [entry("lz", "lazy entry")])  # migrates on first successful use
-            assert arc.count("a1") == 1
-            killable_sqld.wipe()
-            killable_sqld.kill()
-        finally:
-            arc.close()
-    killable_sqld.start()
-
-
-def test_fts_indexes_stay_consistent_with_the_table(archive: LibsqlArchive) -> None:
-    archive.put("a1", SAMPLE)
-    archive.put("a1", [dict(SAMPLE[0], text="rewritten apple text"), dict(SAMPLE[1], category="新/分类")])
-    archive.touch("a1", ["e3", "e4"])
-    archive.delete_ids("a1", ["e5"])
-    archive.delete_created_between("a1", NOW - 1.5 * DAY, NOW)
-    archive.put("a2", SAMPLE[:2])
-    for table in ("cold_fts", "cold_trigram"):
-        # FTS5 compares the external-content index with cold_memories row by row (raises if not).
-        archive.db.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
-    assert archive.search("a1", "rewritten") == [] or archive.search("a1", "rewritten")[0]["id"] == "e1"
+        ix.close()

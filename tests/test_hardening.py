@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.sync.cold import open_archive
+from memoryd.sync.index import open_index as open_archive
 from memoryd.tiers import hot as H
 from memoryd.tiers import tree as T
 from memoryd.tiers.agent import AgentMemory

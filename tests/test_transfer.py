@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.sync.cold import open_archive
+from memoryd.sync.index import open_index as open_archive
 from memoryd.tiers import hot as H
 from memoryd.tiers.agent import AgentMemory
 from memoryd.tiers.config import load_config

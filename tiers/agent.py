@@ -12,10 +12,11 @@ from . import tree as tree_index
 from . import warm as warm_tier
 from .atomic import FileLock, atomic_write_json, ensure_private_dir, read_json, remove_leftovers
 from .config import Config, validate_agent_id
-from .errors import ArchiveError, MemorydError, RemoteError, UsageError
+from .access import AccessLog
+from .errors import MemorydError, StoreError, UsageError
 from .evictions import EvictionLog
 from .limits import enforce_all
-from .model import DAY, check_category, check_importance, check_text, score
+from .model import check_category, check_importance, check_text
 from .ports import Archive
 
 if TYPE_CHECKING:  # retrieval loads only when something is retrieved (CLI start-up)
@@ -70,6 +71,16 @@ def check_query(query: str | None, limit: int, filters: Filters) -> str:
     return query
 
 
+def warm_grace_seconds(config: Config) -> float:
+    """How long a fresh fact is spared from warm's size cap (config.toml [warm] grace_hours, default 24)."""
+    hours = config.section("warm").get("grace_hours", 24)
+    if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 <= hours <= 24 * 365:
+        from .errors import ConfigError
+
+        raise ConfigError("config.toml [warm] grace_hours must be a number of hours from 0 to 8760")
+    return float(hours) * 3600.0
+
+
 def _validate_metrics(obj: Any) -> None:
     if not isinstance(obj, dict) or not isinstance(obj.get("runs", {}), dict) or not isinstance(
             obj.get("counters", {}), dict):
@@ -91,6 +102,8 @@ class AgentMemory:
         self.lock = FileLock(self.dir / ".lock")
         self.files = StateFiles(self.dir, self.agent_id)
         self.evictions = EvictionLog(self.dir / "evictions.jsonl")
+        self.accesses = AccessLog(self.dir / "access.jsonl")
+        self.grace = warm_grace_seconds(config)
         self.warnings: list[str] = []
         self._swept = False
 
@@ -113,22 +126,30 @@ class AgentMemory:
             self.files.save_all(state)
 
     def read_state(self) -> dict[str, Any]:
+        """The agent's state as it stands, accesses not yet folded into warm included."""
         if not self.dir.exists():  # reading an unknown agent creates nothing
             return self.files.load_all()
         with self.locked():
-            return self.files.load_all()
+            state = self.files.load_all()
+            self.accesses.fold(state["warm"])
+            return state
 
     def write_state(self, state: dict[str, Any], reason: str) -> list[dict]:
         """Apply limits, write hot/warm/tree + MEMORY.md, send evicted warm entries towards cold."""
         with self.locked():
             now = self.clock()
-            fixed, evictions = enforce_all(state, now)
-            self._queue_cold([e["entry"] for e in evictions if "entry" in e])
+            pending = self.accesses.pending()
+            if pending:  # retrievals since the last write: counts into warm, activity into the tree
+                tree_index.touch(state["tree"], self.accesses.fold(state["warm"], pending), now)
+            fixed, evictions = enforce_all(state, now, grace=self.grace)
+            self.archive_entries([e["entry"] for e in evictions if "entry" in e])
             for row in evictions:
                 row.setdefault("reason", reason)
             # logged before the state changes: a crash in between leaves a row too many, never one missing
             self.evictions.append(evictions, now)
             self.files.save_all(fixed)
+            if pending:
+                self.accesses.clear()
             return evictions
 
     def _metrics(self) -> dict[str, Any]:
@@ -142,34 +163,15 @@ class AgentMemory:
                 metrics.setdefault("counters", {})[key] = metrics["counters"].get(key, 0) + n
         atomic_write_json(self.dir / "metrics.json", metrics)
 
-    # --- cold queue: entries leave warm only after this file holds them ---------------------
-    def _pending_path(self):
-        return self.dir / "cold-pending.json"
-
-    def pending_cold(self) -> list[dict]:
-        return read_json(self._pending_path(), lambda: {"entries": []},
-                         lambda obj: warm_tier.validate_entries(obj["entries"]))["entries"]
-
-    def _queue_cold(self, entries: list[dict]) -> None:
+    # --- cold: entries leave warm by one durable insert into the local index ---------------
+    def archive_entries(self, entries: list[dict]) -> int:
+        """Send entries leaving warm to the local index (durable when this returns). A crash after
+        this but before warm is rewritten leaves them in both places: ids make that harmless."""
         if not entries:
-            return
-        pending = {e["id"]: e for e in self.pending_cold()}
-        pending.update({e["id"]: e for e in entries})
-        atomic_write_json(self._pending_path(), {"entries": sorted(pending.values(), key=lambda e: e["id"])})
-
-    def flush_cold(self) -> int:
-        """Insert queued entries into the archive, confirm, then drop them from the queue."""
-        with self.locked():
-            pending = self.pending_cold()
-            if not pending or self.archive is None:
-                return 0
-            try:
-                self.archive.put(self.agent_id, pending)
-            except (ArchiveError, RemoteError) as exc:
-                self.warnings.append(f"{len(pending)} entries wait for the cold archive: {exc.message}")
-                raise
-            atomic_write_json(self._pending_path(), {"entries": []})
-            return len(pending)
+            return 0
+        if self.archive is None:
+            raise StoreError(f"agent {self.agent_id}: {len(entries)} entries must leave warm but no local index is open")
+        return self.archive.put(self.agent_id, entries)
 
     # --- store ---------------------------------------------------------------------------
     def store(self, text: str, category: str, importance: float | None = None,
@@ -199,82 +201,10 @@ class AgentMemory:
     # --- retrieve ------------------------------------------------------------------------
     def retrieve(self, query: str, limit: int = 10, url: str | None = None,
                  paths: dict[str, float] | None = None, filters: Filters | None = None) -> list[dict[str, Any]]:
-        """Search hot, warm and cold; `paths` (from LLM tree search) replaces keyword path scores.
+        """Search hot, warm and the local index with one ranking (memoryd.tiers.search)."""
+        from .search import retrieve
 
-        With filters (url, entity, date range) only warm and cold facts that pass are considered,
-        and the query may be empty (then the best-scored matches come first).
-        """
-        from .retrieval import Filters, rank
-
-        filters = filters or Filters(url=url)
-        query = check_query(query, limit, filters)
-        with self.locked():
-            now = self.clock()
-            state = self.files.load_all()
-            cands = [dict(e, tier="warm", path=e["category"]) for e in state["warm"]["entries"]]
-            if not filters:
-                cands += self._hot_candidates(state["hot"])
-            cands += self._cold_candidates(query, limit, now, {c["id"] for c in cands}, filters)
-            cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
-            if query:
-                results = rank(query, cands, state["tree"]["nodes"], limit, paths)
-            else:
-                cands.sort(key=lambda c: (-c["score"], c["id"]))
-                results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
-                           for c in cands[:limit]]
-            self._reinforce(state, results, now)
-        return results
-
-    def _hot_candidates(self, hot: dict) -> list[dict]:
-        ctx = hot["active_context"]
-        rows = [(x["id"], x["text"], f"lessons/{x['category']}", x["importance"])
-                for x in hot["critical_lessons"]]
-        rows += [(p["id"], f"{p['name']}: {p.get('description', '')} ({p.get('status', '')})", "active_context/projects", 0.9)
-                 for p in ctx["projects"]]
-        rows += [(e["id"], e["text"], "active_context/events", 0.85) for e in ctx["events"]]
-        rows += [(t["id"], f"{t['text']} ({t['status']})", "active_context/tasks", 0.85) for t in ctx["tasks"]]
-        rows += [(f"identity:{k}", f"{k}: {v}", "identity", 1.0) for k, v in hot["identity"].items()]
-        rows += [(f"profile:{k}", f"{k}: {v}", "owner_profile", 1.0) for k, v in hot["owner_profile"].items()]
-        return [{"id": i, "text": t, "category": c, "score": s, "tier": "hot", "path": c} for i, t, c, s in rows]
-
-    def _cold_candidates(self, query: str, limit: int, now: float, seen: set[str], filters: Filters) -> list[dict]:
-        out = []
-        hits = [dict(e, relevance=0.0) for e in self.pending_cold()]
-        # without a query, a filter's own words find cold candidates (the filter itself is applied after)
-        words = query or filters.entity or filters.url
-        if self.archive is not None:
-            try:
-                if words:
-                    hits += self.archive.search(self.agent_id, words, limit=max(limit * 3, 20))
-                elif filters.since is not None or filters.until is not None:
-                    hits += self.archive.dated(self.agent_id, filters.since, filters.until, max(limit * 3, 20))
-            except MemorydError as exc:
-                self.warnings.append(f"cold archive not searched: {exc.message}")
-        for e in hits:
-            if e["id"] in seen:
-                continue
-            seen.add(e["id"])
-            s = score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0))
-            out.append(dict(e, score=round(s, 4), tier="cold", path=e["category"]))
-        return out
-
-    def _reinforce(self, state: dict, results: list[dict], now: float) -> None:
-        warm_ids = {r["id"] for r in results if r["tier"] == "warm"}
-        cold_ids = [r["id"] for r in results if r["tier"] == "cold"]
-        if warm_ids:
-            warm_tier.touch(state["warm"], warm_ids, now)
-            tree_index.touch(state["tree"], [r["category"] for r in results if r["tier"] == "warm"], now)
-            self.write_state(state, "retrieve")
-            touched = {e["id"]: e for e in state["warm"]["entries"] if e["id"] in warm_ids}
-            for r in results:  # report the counts as they now stand
-                if r["tier"] == "warm" and r["id"] in touched:
-                    e = touched[r["id"]]
-                    r.update(access_count=e["access_count"], last_access=e["last_access"])
-        if cold_ids and self.archive is not None:
-            try:
-                self.archive.touch(self.agent_id, cold_ids)
-            except MemorydError as exc:
-                self.warnings.append(f"cold access counts not updated: {exc.message}")
+        return retrieve(self, query, limit, url=url, paths=paths, filters=filters)
 
     # --- generic change ------------------------------------------------------------------
     def change(self, fn: Callable[[dict[str, Any], float], Any], reason: str) -> Any:
@@ -310,7 +240,7 @@ class AgentMemory:
             return result
 
     def used_categories(self, state: dict[str, Any]) -> set[str]:
-        used = {e["category"] for e in state["warm"]["entries"]} | {e["category"] for e in self.pending_cold()}
+        used = {e["category"] for e in state["warm"]["entries"]}
         if self.archive is not None:
             used |= set(self.archive.category_counts(self.agent_id))
         return used

@@ -26,9 +26,9 @@ def consolidate(mem: AgentMemory, mode: str) -> dict[str, Any]:
     error: MemorydError | None = None
     try:
         counts.update(_quick(mem, full=level >= 3))
+        counts["archived"] = counts["to_cold"]
         if level >= 1:
             counts["tree_pruned"] = _prune_tree(mem)
-        counts["archived"] = _flush(mem, counts)
         if level >= 2:
             counts["cold_deleted"] = _cold_cleanup(mem)
     except MemorydError as exc:
@@ -41,10 +41,10 @@ def consolidate(mem: AgentMemory, mode: str) -> dict[str, Any]:
 
 
 def _quick(mem: AgentMemory, full: bool) -> dict[str, int]:
-    """Rescore warm, move entries due for cold to the cold queue, promote hot-scored facts."""
+    """Rescore warm, move entries due for cold to the local index, promote hot-scored facts."""
     def step(state: dict[str, Any], now: float) -> dict[str, int]:
         due, log = warm_tier.split_due_for_cold(state["warm"], now)
-        mem._queue_cold(due)  # durable before warm forgets them
+        mem.archive_entries(due)  # durable before warm forgets them
         mem.evictions.append(log, now)
         promoted = 0
         for entry in warm_tier.due_for_hot(state["warm"]):
@@ -78,15 +78,6 @@ def _prune_tree(mem: AgentMemory) -> int:
         return len(rows)
 
     return mem.change(step, "tree prune")
-
-
-def _flush(mem: AgentMemory, counts: dict[str, int]) -> int:
-    """Send queued entries to cold; on a server outage they wait (nothing is lost) and we say so."""
-    try:
-        return mem.flush_cold()
-    except MemorydError:
-        counts["cold_pending"] = len(mem.pending_cold())
-        raise
 
 
 def _cold_cleanup(mem: AgentMemory) -> int:

@@ -17,16 +17,6 @@ def _log(mem: AgentMemory, ids: list[str], now: float, why: str) -> None:
     mem.files.drop_backups()
 
 
-def _drop_pending(mem: AgentMemory, keep) -> list[str]:
-    from .atomic import atomic_write_json
-
-    pending = mem.pending_cold()
-    gone = [e["id"] for e in pending if not keep(e)]
-    if gone:
-        atomic_write_json(mem.dir / "cold-pending.json", {"entries": [e for e in pending if keep(e)]})
-    return gone
-
-
 def forget_id(mem: AgentMemory, memory_id: str) -> dict[str, Any]:
     memory_id = (memory_id or "").strip()
     if not memory_id:
@@ -37,10 +27,12 @@ def forget_id(mem: AgentMemory, memory_id: str) -> dict[str, Any]:
         before = len(state["warm"]["entries"])
         state["warm"]["entries"] = [e for e in state["warm"]["entries"] if e["id"] != memory_id]
         removed = {"warm": before - len(state["warm"]["entries"]), "hot": remove_ids(state["hot"], {memory_id})}
-        removed["pending"] = len(_drop_pending(mem, lambda e: e["id"] != memory_id))
-        removed["cold"] = mem.archive.delete_ids(mem.agent_id, [memory_id]) if mem.archive is not None else 0
-        if not any(removed.values()):
+        known = any(removed.values()) or (mem.archive is not None and mem.archive.get(mem.agent_id, [memory_id]))
+        if not known:
             raise UsageError(f"no memory with id {memory_id!r}")
+        # the index remembers the forget (and, with a server, tells the cloud log) even for warm-only
+        # items: another device may already have archived its copy
+        removed["cold"] = len(mem.archive.forget(mem.agent_id, [memory_id], now)) if mem.archive is not None else 0
         mem.write_state(state, "forget")
         _log(mem, [memory_id], now, "forgotten by request")
     return {"id": memory_id, "removed": removed}
@@ -53,7 +45,7 @@ def check_days(days: Any) -> float:
 
 
 def forget_days(mem: AgentMemory, days: float) -> dict[str, Any]:
-    """Forget every memory created in the last `days` days (hot items, warm, queued and cold)."""
+    """Forget every memory created in the last `days` days (hot items, warm and cold)."""
     days = check_days(days)
     with mem.locked():
         now = mem.clock()
@@ -63,13 +55,13 @@ def forget_days(mem: AgentMemory, days: float) -> dict[str, Any]:
         state["warm"]["entries"] = [e for e in state["warm"]["entries"] if e["created_at"] < since]
         hot_ids = _recent_hot_ids(state["hot"], since)
         remove_ids(state["hot"], set(hot_ids) | set(warm_ids))
-        pending_ids = _drop_pending(mem, lambda e: e["created_at"] < since)
         cold_ids = mem.archive.delete_created_between(mem.agent_id, since, now + DAY) if mem.archive else []
+        if mem.archive is not None and warm_ids:
+            mem.archive.forget(mem.agent_id, warm_ids, now)
         mem.write_state(state, "forget")
-        ids = sorted(set(warm_ids) | set(hot_ids) | set(pending_ids) | set(cold_ids))
+        ids = sorted(set(warm_ids) | set(hot_ids) | set(cold_ids))
         _log(mem, ids, now, f"forgotten: created in the last {days:g} days")
-    return {"days": days, "removed": {"warm": len(warm_ids), "hot": len(hot_ids), "pending": len(pending_ids),
-                                      "cold": len(cold_ids)}, "ids": ids}
+    return {"days": days, "removed": {"warm": len(warm_ids), "hot": len(hot_ids), "cold": len(cold_ids)}, "ids": ids}
 
 
 def _recent_hot_ids(hot: dict, since: float) -> list[str]:

@@ -9,17 +9,24 @@ ColdEntry = Mapping[str, Any]
 
 
 class Archive(Protocol):
-    """Cold storage for one database; every call is scoped by agent_id.
+    """The local index of memories that left warm (on this device; every call scoped by agent_id).
 
-    Every method raises memoryd.tiers.errors.ArchiveError/RemoteError on failure,
-    never a third-party exception. `put` returns only once the rows are durable.
+    Every method raises memoryd.tiers.errors.ArchiveError on failure, never a third-party
+    exception. Writes are durable when they return.
     """
 
-    def put(self, agent_id: str, entries: Sequence[ColdEntry]) -> None:
-        """Insert or replace entries by id (idempotent), atomically."""
+    def put(self, agent_id: str, entries: Sequence[ColdEntry]) -> int:
+        """Insert or replace entries by id (idempotent), atomically; returns how many changed."""
 
-    def search(self, agent_id: str, query: str, limit: int = 10) -> list[dict[str, Any]]:
-        """Full-text search; each hit is an entry plus `relevance` in 0..1 (best first)."""
+    def forget(self, agent_id: str, ids: Sequence[str], at: float | None = None) -> list[str]:
+        """Delete these ids and remember the forget (an older copy arriving later stays out);
+        returns the ids that were there."""
+
+    def search(self, agent_id: str, terms: Sequence[str], limit: int = 10) -> list[dict[str, Any]]:
+        """The best `limit` entries by BM25 over analyzer terms (any may match), best first, each with `bm25`."""
+
+    def term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+        """(entries, total terms, {term: entries holding it}): corpus statistics for the ranking."""
 
     def get(self, agent_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
         """Entries with these ids (missing ids are skipped)."""
@@ -35,10 +42,10 @@ class Archive(Protocol):
     def category_counts(self, agent_id: str) -> dict[str, int]: ...
 
     def delete_ids(self, agent_id: str, ids: Sequence[str]) -> int:
-        """Delete these ids; returns how many existed."""
+        """forget() these ids; returns how many existed."""
 
     def delete_created_between(self, agent_id: str, start: float, end: float) -> list[str]:
-        """Delete entries with start <= created_at < end; returns their ids."""
+        """forget() entries with start <= created_at < end; returns their ids."""
 
     def iter_entries(self, agent_id: str) -> Iterator[dict[str, Any]]:
         """Every entry of the agent, in id order, fetched in pages."""

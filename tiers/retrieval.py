@@ -1,71 +1,27 @@
-"""Keyword retrieval through the tree: tokenising (CJK-aware), path scoring and entry ranking."""
+"""Retrieval helpers: tree-path scoring on analyzer terms, and the optional filters of a retrieve."""
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from datetime import datetime, timezone
-import re
-import unicodedata
 from typing import Any, Iterable
 
+from . import analyzer
 from .errors import UsageError
 
-_WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
-_STOP = frozenset("a an and are as at be by did do does for from how i in is it me my of on or our so the "
-                  "this to was we what when where which who why with you your about".split())
 
-
-# Hiragana, katakana, CJK symbols/ideographs (+ext A, compatibility), Hangul syllables and jamo.
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-                     r"\uac00-\ud7af\u1100-\u11ff\U00020000-\U0002ffff]")
-
-
-def _is_cjk(ch: str) -> bool:
-    return _CJK_RE.match(ch) is not None
-
-
-@functools.lru_cache(maxsize=4096)
-def tokens(text: str) -> frozenset[str]:
-    """Lower-case words (minus stop words) plus CJK unigrams and bigrams (no whitespace in CJK)."""
-    out: set[str] = set()
-    text = text.casefold() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    if text.isascii():  # fast path: no CJK possible
-        return frozenset(w for w in _WORD_RE.findall(text) if w not in _STOP)
-    for word in _WORD_RE.findall(text):
-        run: list[str] = []
-        latin: list[str] = []
-        for ch in word + " ":
-            if ch != " " and _is_cjk(ch):
-                run.append(ch)
-                if latin:
-                    out.add("".join(latin)); latin = []
-                continue
-            if ch != " ":
-                latin.append(ch)
-            if run:
-                out.update(run)
-                out.update(a + b for a, b in zip(run, run[1:]))
-                run = []
-        if latin:
-            out.add("".join(latin))
-    return frozenset(t for t in out if t not in _STOP)
-
-
-def _overlap(query: frozenset[str], text_tokens: frozenset[str]) -> tuple[float, list[str]]:
-    """Share of the query's weight found in the text; bigrams weigh double (they pin CJK words)."""
+def _overlap(query: frozenset[str], found: Iterable[str]) -> float:
+    """Share of the query's terms among `found`; CJK bigrams weigh double (they pin words)."""
     if not query:
-        return 0.0, []
-    weight = {t: 2.0 if len(t) == 2 and all(_is_cjk(c) for c in t) else 1.0 for t in query}
-    hits = [t for t in query if t in text_tokens or (len(t) > 3 and any(x.startswith(t) for x in text_tokens))]
-    return sum(weight[t] for t in hits) / sum(weight.values()), sorted(hits)
+        return 0.0
+    found = set(found)
+    weight = {t: 2.0 if len(t) == 2 and analyzer.has_cjk(t) else 1.0 for t in query}
+    return sum(weight[t] for t in query if t in found) / sum(weight.values())
 
 
-def score_paths(query: frozenset[str], nodes: dict[str, list]) -> dict[str, float]:
+def score_paths(query: Iterable[str], nodes: dict[str, list]) -> dict[str, float]:
     """Relevance 0..1 of each tree path from its segments and description (children inherit 0.5×)."""
-    direct = {}
-    for path, (desc, _day) in nodes.items():
-        rel, _ = _overlap(query, tokens(path.replace("/", " ") + " " + desc))
-        direct[path] = rel
+    q = frozenset(query)
+    direct = {path: _overlap(q, analyzer.terms(path.replace("/", " ") + " " + desc)) for path, (desc, _day) in nodes.items()}
     scores = {}
     for path in nodes:
         parts = path.split("/")
@@ -83,37 +39,6 @@ def path_boost(category: str, path_scores: dict[str, float]) -> tuple[float, str
         if path_scores.get(p, 0.0) > best:
             best, best_path = path_scores[p], p
     return best, best_path
-
-
-def rank(query: str, candidates: Iterable[dict[str, Any]], nodes: dict[str, list],
-         limit: int, paths: dict[str, float] | None = None) -> list[dict[str, Any]]:
-    """Rank candidates (each with text, category, tier, score) by relevance × memory score.
-
-    relevance = text overlap, lifted by a matching tree path; a path-only match still counts.
-    """
-    q = tokens(query)
-    paths = score_paths(q, nodes) if paths is None else paths
-    results = []
-    for cand in candidates:
-        rel, hits = _overlap(q, tokens(cand["text"] + " " + cand["category"].replace("/", " ")))
-        boost, via = path_boost(cand["category"], paths)
-        rel = max(rel, float(cand.get("relevance", 0.0)))
-        relevance = min(1.0, rel + 0.3 * boost) if rel else 0.5 * boost
-        if relevance <= 0:
-            continue
-        memory_score = max(float(cand.get("score", 0.0)), 0.05)
-        why = []
-        if hits:  # name the longest matches: '绿茶', not also '绿' and '茶'
-            shown = [h for h in hits if not any(h != o and h in o for o in hits)]
-            why.append("matched " + ", ".join(repr(h) for h in shown[:5]))
-        elif cand.get("relevance"):
-            why.append("full-text match")
-        if via:
-            why.append(f"tree path {via} ({paths[via]:.2f})")
-        results.append(dict(cand, relevance=round(relevance, 4), rank=round(relevance * memory_score, 6),
-                            reason="; ".join(why) + f" in {cand['tier']}"))
-    results.sort(key=lambda r: (-r["rank"], -r["relevance"], r["id"]))
-    return results[:limit]
 
 
 @dataclass(frozen=True)

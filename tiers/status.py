@@ -13,7 +13,6 @@ def agent_status(mem: AgentMemory) -> dict[str, Any]:
     with mem.locked():
         state = mem.files.load_all()
         metrics = mem._metrics()
-        pending = mem.pending_cold()
     hot, warm, tree = state["hot"], state["warm"], state["tree"]
     ctx = hot["active_context"]
     runs = metrics.get("runs", {})
@@ -27,13 +26,23 @@ def agent_status(mem: AgentMemory) -> dict[str, Any]:
                  "by_tier": _count_by(warm["entries"], "tier")},
         "tree": {"nodes": len(tree["nodes"]), "max_nodes": TREE_MAX_NODES, "bytes": len(dumps(tree)),
                  "max_bytes": TREE_MAX_BYTES},
-        "cold": {"count": counters.get("cold_count"), "counted_at": counters.get("cold_counted_at"),
-                 "pending": len(pending)},
+        "cold": _cold(mem, counters),
         "consolidation": {m: runs.get(m) for m in MODES},
         "evictions": mem.evictions.summary(),
         "redactions": {k.split(".", 1)[1]: v for k, v in counters.items() if k.startswith("redactions.")},
         "stores": counters.get("stores", 0),
     }
+
+
+def _cold(mem: AgentMemory, counters: dict[str, Any]) -> dict[str, Any]:
+    """The local index's own count (it is on this device); the cached one if none is open."""
+    if mem.archive is None:
+        return {"count": counters.get("cold_count"), "counted_at": counters.get("cold_counted_at")}
+    out: dict[str, Any] = {"count": mem.archive.count(mem.agent_id), "counted_at": int(mem.clock())}
+    uploads = getattr(mem.archive, "pending_uploads", None)
+    if uploads is not None:
+        out["pending_upload"] = uploads(mem.agent_id)
+    return out
 
 
 def _count_by(entries: list[dict], key: str) -> dict[str, int]:

@@ -30,10 +30,9 @@ def export_lines(mem: AgentMemory) -> Iterator[str]:
     yield json.dumps({"type": "tree", "data": state["tree"]}, ensure_ascii=False, sort_keys=True)
     for entry in state["warm"]["entries"]:
         yield json.dumps({"type": "warm", "entry": entry}, ensure_ascii=False, sort_keys=True)
-    for entry in mem.pending_cold():
-        yield json.dumps({"type": "cold", "entry": entry}, ensure_ascii=False, sort_keys=True)
     if mem.archive is not None:
         for entry in mem.archive.iter_entries(mem.agent_id):
+            entry.pop("day", None)  # derived by the index, not part of the memory
             yield json.dumps({"type": "cold", "entry": entry}, ensure_ascii=False, sort_keys=True)
 
 

@@ -102,17 +102,20 @@ def split_due_for_cold(warm: Warm, now: float) -> tuple[list[Entry], list[dict]]
     return out, log
 
 
-def enforce_size(warm: Warm, now: float) -> tuple[list[Entry], list[dict]]:
-    """Evict lowest-scored entries (ties: oldest, then id) until the JSON is ≤ 50 KB."""
+def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry], list[dict]]:
+    """Evict lowest-scored entries (ties: oldest, then id) until the JSON is ≤ 50 KB; entries
+    created less than `grace` seconds ago go only when nothing older is left."""
     for e in warm["entries"]:
         rescore(e, now)
-    warm["entries"].sort(key=lambda e: (-e["score"], -e["created_at"], e["id"]))
+    fresh = now - grace
+    warm["entries"].sort(key=lambda e: (e["created_at"] <= fresh, -e["score"], -e["created_at"], e["id"]))
     out, log = [], []
     size = warm_size(warm)
     while warm["entries"] and size > WARM_MAX_BYTES:
         e = warm["entries"].pop()
         out.append(e)
-        log.append(_eviction(e, f"warm over {WARM_MAX_BYTES} bytes, lowest score {e['score']:.3f}"))
+        young = " (within its grace period: nothing older was left)" if e["created_at"] > fresh else ""
+        log.append(_eviction(e, f"warm over {WARM_MAX_BYTES} bytes, lowest score {e['score']:.3f}{young}"))
         # cheap running estimate; re-measured exactly when it says we are under
         size = size - len(dumps(e)) - 1 if size - len(dumps(e)) - 1 > WARM_MAX_BYTES else warm_size(warm)
     return out, log

@@ -1,0 +1,491 @@
+"""The local index: every memory that left warm, on this device (memoryd.tiers.ports.Archive).
+
+All reading happens here (search, dated, counts), with the server up or down. A memory leaves warm
+by one durable transaction that inserts its row and its terms and, with a server URL, queues it in
+the outbox table for upload; sync/cloudlog.py drains that outbox and applies what other devices
+pushed through `apply_remote`. Search is exact BM25 (FTS5) over the agent's own terms table, no
+newest-N cut; the ranking across tiers happens in memoryd.tiers.ranking.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from memoryd.tiers import analyzer
+from memoryd.tiers.config import Config, validate_agent_id
+from memoryd.tiers.errors import UsageError
+from memoryd.tiers.ports import ColdEntry
+
+from .index_schema import connect, ensure_local_schema, index_path, terms_table, translate
+
+PAGE = 500
+_TERM = re.compile(r"[^\W_]+")
+IDS_PER_STMT = 500
+_COLS = "m.id, m.text, m.category, m.importance, m.created_at, m.access_count, m.last_access, m.metadata, m.day"
+Progress = Callable[[int, int], None]
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def entry_day(created_at: float, metadata: dict[str, Any]) -> str:
+    """A memory's date: a note's own date (YYYY-MM-DD) when it has one, else the UTC day it was stored."""
+    date = metadata.get("date")
+    if isinstance(date, str) and len(date) == 10 and date[4] == "-" and date[7] == "-":
+        return date
+    return time.strftime("%Y-%m-%d", time.gmtime(created_at))
+
+
+def check_entry(entry: ColdEntry, n: int = 0) -> dict[str, Any]:
+    """A validated, normalised copy of one entry (UsageError naming what is wrong)."""
+    try:
+        mid, text, category = entry["id"], entry["text"], entry["category"]
+        created = float(entry["created_at"])
+        importance = entry.get("importance")
+        importance = None if importance is None else float(importance)
+        access = int(entry.get("access_count") or 0)
+        last = entry.get("last_access")
+        last = None if last is None else int(float(last))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"cold entry #{n} is malformed: {type(exc).__name__} {exc}") from None
+    if not (isinstance(mid, str) and mid and isinstance(text, str) and text and isinstance(category, str)):
+        raise UsageError(f"cold entry #{n} needs a non-empty id, text and category")
+    if not math.isfinite(created) or (importance is not None and not math.isfinite(importance)):
+        raise UsageError(f"cold entry #{n} has a non-finite number")
+    meta = entry.get("metadata") or {}
+    if not isinstance(meta, dict):
+        raise UsageError(f"cold entry #{n}: metadata must be an object")
+    return {"id": mid, "text": text, "category": category, "importance": importance, "created_at": int(created),
+            "access_count": access, "last_access": last, "metadata": meta}
+
+
+def _entry(row: Sequence[Any]) -> dict[str, Any]:
+    mid, text, category, importance, created, access, last, meta, day = row[:9]
+    try:
+        metadata = json.loads(meta) if meta else {}
+    except ValueError:
+        metadata = {}  # a hand-edited row must not break search
+    return {"id": mid, "text": text, "category": category, "importance": importance, "created_at": created,
+            "access_count": int(access or 0), "last_access": last,
+            "metadata": metadata if isinstance(metadata, dict) else {}, "day": day, "tier": "cold"}
+
+
+def _terms_text(text: str, category: str) -> tuple[str, int]:
+    found = analyzer.document(text, category)
+    return " ".join(found), len(found)
+
+
+class LocalIndex:
+    """One SQLite file for every agent of this device; safe to share between threads."""
+
+    def __init__(self, path: Path, *, remote: bool = False, clock: Callable[[], float] = time.time,
+                 progress: Progress | None = None) -> None:
+        self.path = path
+        self.remote = remote  # a server URL: puts and forgets queue in the outbox for upload
+        self.clock = clock
+        self._lock = threading.RLock()
+        self._ready: set[str] = set()  # agents whose terms table is known to exist
+        self._conn: sqlite3.Connection | None = connect(path)
+        try:
+            with self._guard():
+                ensure_local_schema(self._conn)
+            self._rebuild_stale(progress)
+        except BaseException:
+            self.close()
+            raise
+
+    def __repr__(self) -> str:
+        return f"LocalIndex({str(self.path)!r})"
+
+    # -- plumbing ------------------------------------------------------------------------------
+    @contextmanager
+    def _guard(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._conn is None:
+                raise translate(sqlite3.ProgrammingError("closed"), self.path)
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path) from None
+
+    @contextmanager
+    def tx(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction; `durable=False` for bookkeeping a crash may lose (access counts)."""
+        with self._guard() as conn:
+            if not durable:
+                conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            finally:
+                if not durable:
+                    conn.execute("PRAGMA synchronous=FULL")
+
+    def read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._guard() as conn:
+            return conn.execute(sql, list(args)).fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def __enter__(self) -> "LocalIndex":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- the terms tables ------------------------------------------------------------------------
+    def _has_terms(self, conn: sqlite3.Connection, agent_id: str) -> bool:
+        if agent_id in self._ready:
+            return True
+        found = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [f"terms:{agent_id}"]).fetchone()
+        if found:
+            self._ready.add(agent_id)
+        return bool(found)
+
+    def _create_terms(self, conn: sqlite3.Connection, agent_id: str) -> None:
+        if self._has_terms(conn, agent_id):
+            return
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {terms_table(agent_id)} USING fts5(terms, content='', "
+                     "detail=full, tokenize='unicode61 remove_diacritics 0')")
+        conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [f"sig:{agent_id}", analyzer.SIGNATURE])
+        conn.execute("INSERT OR IGNORE INTO agent_stats VALUES (?, 0, 0)", [agent_id])
+        self._ready.add(agent_id)
+
+    def _rebuild_stale(self, progress: Progress | None) -> None:
+        """Agents whose terms were built by another analysis (or never: a migrated index) are re-indexed."""
+        with self._guard() as conn:
+            stale = [r[0] for r in conn.execute(
+                "SELECT a.agent_id FROM agent_stats a LEFT JOIN index_meta s ON s.key = 'sig:' || a.agent_id "
+                "WHERE s.value IS NOT ?",
+                [analyzer.SIGNATURE])]
+        for agent_id in stale:
+            self.rebuild(agent_id, progress)
+
+    def rebuild(self, agent_id: str, progress: Progress | None = None) -> int:
+        """Build an agent's terms table from its rows, in one transaction."""
+        validate_agent_id(agent_id)
+        with self.tx() as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {terms_table(agent_id)}")
+            self._ready.discard(agent_id)
+            conn.execute("DELETE FROM index_meta WHERE key = ?", [f"sig:{agent_id}"])
+            self._create_terms(conn, agent_id)
+            total = conn.execute("SELECT COUNT(*) FROM memories WHERE agent_id = ?", [agent_id]).fetchone()[0]
+            done = n_terms = 0
+            insert = f"INSERT INTO {terms_table(agent_id)}(rowid, terms) VALUES (?, ?)"
+            rows = conn.execute("SELECT rowid, text, category FROM memories WHERE agent_id = ?", [agent_id]).fetchall()
+            for chunk in _chunks(rows, 2000):
+                batch = []
+                for rowid, text, category in chunk:
+                    joined, n = _terms_text(text, category)
+                    batch.append((rowid, joined))
+                    n_terms += n
+                conn.executemany(insert, batch)
+                done += len(chunk)
+                if progress:
+                    progress(done, total)
+            conn.execute("INSERT OR REPLACE INTO agent_stats VALUES (?, ?, ?)", [agent_id, total, n_terms])
+        return total
+
+    # -- writes ------------------------------------------------------------------------------------
+    def put(self, agent_id: str, entries: Sequence[ColdEntry], *, queue: bool = True) -> int:
+        """Insert or replace entries by id, durably and atomically; returns how many rows changed.
+
+        A forgotten id stays forgotten unless the entry was created after the forget (stored anew).
+        With a server URL each changed row is queued for upload (unless `queue` is False: it came
+        from the cloud log)."""
+        validate_agent_id(agent_id)
+        rows = [check_entry(e, n) for n, e in enumerate(entries)]
+        if not rows:
+            return 0
+        with self.tx() as conn:
+            return self._put(conn, agent_id, rows, queue and self.remote)
+
+    def _put(self, conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]], queue: bool) -> int:
+        self._create_terms(conn, agent_id)
+        table = terms_table(agent_id)
+        now = int(self.clock())
+        tombs = self._tombstones(conn, agent_id, [r["id"] for r in rows])
+        changed = d_docs = d_terms = 0
+        for r in rows:
+            if r["created_at"] <= tombs.get(r["id"], -1):
+                continue  # a stale copy of something forgotten
+            meta = json.dumps(r["metadata"], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+            values = [r["importance"], r["created_at"], meta, entry_day(r["created_at"], r["metadata"])]
+            old = conn.execute("SELECT rowid, text, category, importance, created_at, metadata FROM memories "
+                               "WHERE agent_id = ? AND id = ?", [agent_id, r["id"]]).fetchone()
+            if old is None:
+                cur = conn.execute(
+                    "INSERT INTO memories (agent_id, id, text, category, importance, created_at, metadata, day, "
+                    "access_count, last_access) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [agent_id, r["id"], r["text"], r["category"], *values, r["access_count"], r["last_access"]])
+                joined, n = _terms_text(r["text"], r["category"])
+                conn.execute(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", [cur.lastrowid, joined])
+                d_docs, d_terms = d_docs + 1, d_terms + n
+            elif (old[1], old[2], old[3], old[4], old[5]) == (r["text"], r["category"], *values[:3]):
+                self._bump_access(conn, agent_id, r)
+                continue
+            else:
+                if (old[1], old[2]) != (r["text"], r["category"]):
+                    old_terms, n_old = _terms_text(old[1], old[2])
+                    joined, n = _terms_text(r["text"], r["category"])
+                    conn.execute(f"INSERT INTO {table}({table}, rowid, terms) VALUES ('delete', ?, ?)", [old[0], old_terms])
+                    conn.execute(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", [old[0], joined])
+                    d_terms += n - n_old
+                conn.execute("UPDATE memories SET text = ?, category = ?, importance = ?, created_at = ?, metadata = ?, "
+                             "day = ? WHERE rowid = ?", [r["text"], r["category"], *values, old[0]])
+                self._bump_access(conn, agent_id, r)
+            changed += 1
+            if queue:
+                conn.execute("INSERT OR REPLACE INTO outbox VALUES (?, ?, 'put', ?)", [agent_id, r["id"], now])
+        conn.execute("UPDATE agent_stats SET docs = docs + ?, terms = terms + ? WHERE agent_id = ?",
+                     [d_docs, d_terms, agent_id])
+        return changed
+
+    @staticmethod
+    def _bump_access(conn: sqlite3.Connection, agent_id: str, r: dict[str, Any]) -> None:
+        """Access counts only grow (a copy from warm or another device may know more accesses)."""
+        conn.execute("UPDATE memories SET access_count = MAX(access_count, ?), last_access = MAX(COALESCE(last_access, 0), "
+                     "COALESCE(?, 0)) WHERE agent_id = ? AND id = ?", [r["access_count"], r["last_access"], agent_id, r["id"]])
+
+    @staticmethod
+    def _tombstones(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for chunk in _chunks(list(ids), IDS_PER_STMT):
+            out.update(conn.execute(f"SELECT id, forgotten_at FROM tombstones WHERE agent_id = ? AND id IN ({_marks(len(chunk))})",
+                                    [agent_id, *chunk]).fetchall())
+        return out
+
+    def forget(self, agent_id: str, ids: Sequence[str], at: float | None = None) -> list[str]:
+        """Delete these ids and remember them as forgotten (the cloud log too, with a server URL).
+        Returns the ids that were in the index."""
+        validate_agent_id(agent_id)
+        unique = sorted(set(ids))
+        if not unique:
+            return []
+        with self.tx() as conn:
+            return self._forget(conn, agent_id, unique, int(self.clock() if at is None else at), self.remote)
+
+    def _forget(self, conn: sqlite3.Connection, agent_id: str, ids: Sequence[str], at: int, queue: bool) -> list[str]:
+        """queue=False: a forget from another device, which spares a copy stored anew after it."""
+        gone = []
+        d_terms = 0
+        has_terms = self._has_terms(conn, agent_id)
+        for mid in ids:
+            old = conn.execute("SELECT rowid, text, category, created_at FROM memories WHERE agent_id = ? AND id = ?",
+                               [agent_id, mid]).fetchone()
+            if old is not None and (queue or old[3] <= at):
+                if has_terms:
+                    old_terms, n_old = _terms_text(old[1], old[2])
+                    table = terms_table(agent_id)
+                    conn.execute(f"INSERT INTO {table}({table}, rowid, terms) VALUES ('delete', ?, ?)", [old[0], old_terms])
+                    d_terms += n_old
+                conn.execute("DELETE FROM memories WHERE rowid = ?", [old[0]])
+                gone.append(mid)
+            conn.execute("INSERT INTO tombstones VALUES (?, ?, ?) ON CONFLICT (agent_id, id) DO UPDATE SET "
+                         "forgotten_at = MAX(forgotten_at, excluded.forgotten_at)", [agent_id, mid, at])
+            if queue:
+                conn.execute("INSERT OR REPLACE INTO outbox VALUES (?, ?, 'forget', ?)", [agent_id, mid, at])
+            elif old is None or old[3] <= at:  # nothing newer of ours is waiting to go up
+                conn.execute("DELETE FROM outbox WHERE agent_id = ? AND id = ? AND op = 'put'", [agent_id, mid])
+        conn.execute("UPDATE agent_stats SET docs = docs - ?, terms = terms - ? WHERE agent_id = ?",
+                     [len(gone), d_terms, agent_id])
+        return gone
+
+    def delete_ids(self, agent_id: str, ids: Sequence[str]) -> int:
+        return len(self.forget(agent_id, ids))
+
+    def delete_created_between(self, agent_id: str, start: float, end: float) -> list[str]:
+        ids = [r[0] for r in self.read("SELECT id FROM memories WHERE agent_id = ? AND created_at >= ? AND created_at < ? "
+                                       "ORDER BY id", [agent_id, float(start), float(end)])]
+        self.forget(agent_id, ids)
+        return ids
+
+    def touch(self, agent_id: str, ids: Sequence[str]) -> None:
+        """Count one access each (reinforcement); not worth an fsync of its own."""
+        unique = sorted(set(ids))
+        if not unique:
+            return
+        now = int(self.clock())
+        with self.tx(durable=False) as conn:
+            for chunk in _chunks(unique, IDS_PER_STMT):
+                conn.execute(f"UPDATE memories SET access_count = access_count + 1, last_access = ? "
+                             f"WHERE agent_id = ? AND id IN ({_marks(len(chunk))})", [now, agent_id, *chunk])
+
+    # -- reads -------------------------------------------------------------------------------------
+    def search(self, agent_id: str, terms: Sequence[str], limit: int = 10,
+               prefixes: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """The `limit` best rows by BM25 over the agent's terms (any term may match; `prefixes` match
+        any term they begin), best first; each carries `bm25` (higher is better)."""
+        validate_agent_id(agent_id)
+        terms = [t for t in terms if _TERM.fullmatch(t)]  # analyzer terms only: nothing else reaches MATCH
+        prefixes = [p for p in prefixes if _TERM.fullmatch(p)]
+        if not terms and not prefixes:
+            return []
+        with self._guard() as conn:
+            if not self._has_terms(conn, agent_id):
+                return []
+            table = terms_table(agent_id)
+            match = " OR ".join([f'"{t}"' for t in terms] + [f'"{p}"*' for p in prefixes])
+            rows = conn.execute(
+                f"SELECT {_COLS}, r.score FROM (SELECT rowid, rank AS score FROM {table} WHERE {table} MATCH ? "
+                f"ORDER BY rank LIMIT ?) r CROSS JOIN memories m ON m.rowid = r.rowid ORDER BY r.score",
+                [match, max(1, min(int(limit), 5000))]).fetchall()
+        return [dict(_entry(row), bm25=-float(row[9])) for row in rows]
+
+    def term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+        """(rows, total terms, {term: rows holding it}) of the agent: BM25's corpus statistics."""
+        validate_agent_id(agent_id)
+        with self._guard() as conn:
+            stats = conn.execute("SELECT docs, terms FROM agent_stats WHERE agent_id = ?", [agent_id]).fetchone()
+            if not stats or not terms or not self._has_terms(conn, agent_id):
+                return (int(stats[0]), int(stats[1]), {}) if stats else (0, 0, {})
+            vocab = f'temp."vocab:{agent_id}"'
+            conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, 'terms:{agent_id}', row)")
+            sql = " UNION ALL ".join([f"SELECT term, doc FROM {vocab} WHERE term = ?"] * len(terms))
+            dfs = dict(conn.execute(sql, list(terms)).fetchall())
+        return int(stats[0]), int(stats[1]), {t: int(n) for t, n in dfs.items()}
+
+    def get(self, agent_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, dict[str, Any]] = {}
+        for chunk in _chunks(wanted, IDS_PER_STMT):
+            rows = self.read(f"SELECT {_COLS} FROM memories m WHERE m.agent_id = ? AND m.id IN ({_marks(len(chunk))})",
+                             [agent_id, *chunk])
+            found.update((row[0], _entry(row)) for row in rows)
+        return [found[i] for i in wanted if i in found]
+
+    def dated(self, agent_id: str, since: float | None, until: float | None, limit: int = 50) -> list[dict[str, Any]]:
+        """The most important entries dated in [since, until): a note's own date, else when stored."""
+        lo = time.strftime("%Y-%m-%d", time.gmtime(since)) if since is not None else "0000-01-01"
+        hi = time.strftime("%Y-%m-%d", time.gmtime(until)) if until is not None else "9999-12-31"
+        rows = self.read(f"SELECT {_COLS} FROM memories m WHERE m.agent_id = ? AND m.day >= ? AND m.day < ? "
+                         "ORDER BY m.importance DESC, m.created_at DESC, m.id LIMIT ?",
+                         [agent_id, lo, hi, max(1, min(int(limit), 1000))])
+        return [_entry(row) for row in rows]
+
+    def count(self, agent_id: str) -> int:
+        validate_agent_id(agent_id)
+        row = self.read("SELECT docs FROM agent_stats WHERE agent_id = ?", [agent_id])
+        return int(row[0][0]) if row else 0
+
+    def category_counts(self, agent_id: str) -> dict[str, int]:
+        rows = self.read("SELECT category, COUNT(*) FROM memories WHERE agent_id = ? GROUP BY category "
+                         "ORDER BY category", [agent_id])
+        return {cat: int(n) for cat, n in rows}
+
+    def iter_entries(self, agent_id: str) -> Iterator[dict[str, Any]]:
+        """Every entry in id order, PAGE rows at a time (keyset paging: stable under inserts)."""
+        after = ""
+        while True:
+            rows = self.read(f"SELECT {_COLS} FROM memories m WHERE m.agent_id = ? AND m.id > ? ORDER BY m.id LIMIT ?",
+                             [agent_id, after, PAGE])
+            yield from (_entry(row) for row in rows)
+            if len(rows) < PAGE:
+                return
+            after = rows[-1][0]
+
+    # -- the cloud log's side (sync/cloudlog.py) ----------------------------------------------------
+    def pending_uploads(self, agent_id: str) -> int:
+        return int(self.read("SELECT COUNT(*) FROM outbox WHERE agent_id = ?", [agent_id])[0][0])
+
+    def outbox_page(self, agent_id: str, limit: int) -> list[tuple[str, str, int, dict[str, Any] | None]]:
+        """(id, op, queued_at, entry or None) of the oldest queued uploads."""
+        rows = self.read("SELECT id, op, queued_at FROM outbox WHERE agent_id = ? ORDER BY queued_at, id LIMIT ?",
+                         [agent_id, int(limit)])
+        entries = {e["id"]: e for e in self.get(agent_id, [r[0] for r in rows if r[1] == "put"])}
+        tombs = dict(self.read(f"SELECT id, forgotten_at FROM tombstones WHERE agent_id = ? AND id IN "
+                               f"({_marks(len(rows))})", [agent_id, *[r[0] for r in rows]])) if rows else {}
+        out = []
+        for mid, op, queued in rows:
+            item = entries.get(mid) if op == "put" else ({"id": mid, "at": tombs[mid]} if mid in tombs else None)
+            out.append((mid, op, queued, item))
+        return out
+
+    def outbox_done(self, agent_id: str, rows: Sequence[tuple[str, str, int]]) -> None:
+        """Drop uploaded rows, unless queued again meanwhile (a newer change still has to go)."""
+        with self.tx() as conn:
+            conn.executemany("DELETE FROM outbox WHERE agent_id = ? AND id = ? AND op = ? AND queued_at = ?",
+                             [(agent_id, mid, op, queued) for mid, op, queued in rows])
+
+    def queue_everything(self, agent_id: str) -> int:
+        """A database this agent never synced with: every memory and every forget is owed to it."""
+        now = int(self.clock())
+        with self.tx() as conn:
+            n = conn.execute("INSERT OR IGNORE INTO outbox SELECT agent_id, id, 'put', ? FROM memories WHERE agent_id = ?",
+                             [now, agent_id]).rowcount
+            n += conn.execute("INSERT OR IGNORE INTO outbox SELECT agent_id, id, 'forget', forgotten_at FROM tombstones "
+                              "WHERE agent_id = ?", [agent_id]).rowcount
+        return n
+
+    def drop_agent(self, agent_id: str) -> None:
+        """Remove every trace of an agent from the index (a refused restore on a new device)."""
+        validate_agent_id(agent_id)
+        with self.tx() as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {terms_table(agent_id)}")
+            self._ready.discard(agent_id)
+            for table in ("memories", "agent_stats", "outbox", "tombstones"):
+                conn.execute(f"DELETE FROM {table} WHERE agent_id = ?", [agent_id])
+            prefix = f"cursor:{agent_id}:"
+            conn.execute("DELETE FROM index_meta WHERE key = ? OR substr(key, 1, ?) = ?",
+                         [f"sig:{agent_id}", len(prefix), prefix])
+
+    def queue_ids(self, agent_id: str, ids: Sequence[str]) -> None:
+        """Owe these memories to the cloud log (when they are still here)."""
+        now = int(self.clock())
+        with self.tx() as conn:
+            for chunk in _chunks(list(ids), IDS_PER_STMT):
+                conn.execute(f"INSERT OR IGNORE INTO outbox SELECT agent_id, id, 'put', ? FROM memories "
+                             f"WHERE agent_id = ? AND id IN ({_marks(len(chunk))})", [now, agent_id, *chunk])
+
+    def meta(self, key: str) -> str | None:
+        rows = self.read("SELECT value FROM index_meta WHERE key = ?", [key])
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        with self.tx() as conn:
+            if value is None:
+                conn.execute("DELETE FROM index_meta WHERE key = ?", [key])
+            else:
+                conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [key, value])
+
+    def apply_remote(self, agent_id: str, items: Sequence[tuple[str, dict[str, Any]]], cursor_key: str,
+                     seq: int) -> tuple[int, int]:
+        """Apply a page pulled from the cloud log (("put", entry) / ("forget", {id, at})) and move the
+        cursor, in one transaction: a crash re-applies the whole page, which changes nothing."""
+        puts = [check_entry(e, n) for n, (kind, e) in enumerate(items) if kind == "put"]
+        with self.tx() as conn:
+            added = forgotten = 0
+            for kind, item in items:  # in log order: a forget after a put wins, a re-store after it too
+                if kind == "put":
+                    added += self._put(conn, agent_id, [puts.pop(0)], False)
+                else:
+                    forgotten += len(self._forget(conn, agent_id, [item["id"]], int(item["at"]), False))
+            conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [cursor_key, str(int(seq))])
+        return added, forgotten
+
+
+def open_index(config: Config, *, clock: Callable[[], float] = time.time, progress: Progress | None = None) -> LocalIndex:
+    """The device's local index for this config (the archive itself with a `file:` URL)."""
+    return LocalIndex(index_path(config), remote=not config.db_url.startswith("file:"), clock=clock, progress=progress)

@@ -1,0 +1,102 @@
+"""Text → search terms, one analysis for every tier (hot, warm and the local index alike).
+
+Words are NFKC-normalised, case-folded and stripped of diacritics; possessives and one-letter
+fragments ("Caroline's" → caroline, "don't" → don) are cut; English stop words are dropped;
+Latin words are stemmed with Snowball's English stemmer (PyStemmer: C, ~0.7 µs a word), so
+painted/paints/painting all meet at "paint". Scripts written without spaces (Chinese, Japanese,
+Korean, Thai) become unigrams and bigrams, so a one- or two-character query finds its word and a
+longer one matches by its bigrams.
+
+The local index stores exactly these terms; SIGNATURE names the analysis, and an index built by
+another one rebuilds itself (a changed stemmer must not leave stale terms behind).
+"""
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from typing import Callable
+
+SIGNATURE = "a1/snowball-english/cjk-1-2"
+MAX_QUERY_TERMS = 32
+
+STOPWORDS = frozenset(
+    "a about above after again against all am an and any are as at be because been before being below between "
+    "both but by can could did do does doing down during each few for from further had has have having he her "
+    "here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not "
+    "now of off on once only or other our ours ourselves out over own same she should so some such than that the "
+    "their theirs them themselves then there these they this those through to too under until up very was we "
+    "were what when where which while who whom why will with would you your yours yourself yourselves "
+    "ll re ve".split())
+
+# Scripts written without spaces between words: Thai/Lao, Hangul, CJK radicals/ideographs, kana, Yi.
+_CJK_RANGES = ("\u0e00-\u0eff\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3031-\u3035"
+               "\u3038-\u303c\u3040-\u30ff\u3100-\u318f\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+               "\ua000-\ua4cf\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
+_CJK_RUN = re.compile(f"([{_CJK_RANGES}]+)")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer() -> Callable[[str], str]:
+    import Stemmer  # PyStemmer; loaded on the first analysis only
+
+    return Stemmer.Stemmer("english", 50000).stemWord
+
+
+@functools.lru_cache(maxsize=65536)
+def _latin(word: str) -> str | None:
+    """One folded Latin-script word → its term, or None (stop word, one-letter fragment)."""
+    if not word.isascii():
+        word = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    if word in STOPWORDS or (len(word) == 1 and not word.isdigit()):
+        return None
+    if word.isdigit() or len(word) <= 2:
+        return word
+    return _stemmer()(word)
+
+
+def is_cjk(ch: str) -> bool:
+    return bool(_CJK_RUN.fullmatch(ch))
+
+
+def has_cjk(text: str) -> bool:
+    return not text.isascii() and _CJK_RUN.search(text) is not None
+
+
+def _cjk_terms(run: str) -> list[str]:
+    out = list(run)
+    out += [run[i:i + 2] for i in range(len(run) - 1)]
+    return out
+
+
+def terms(text: str) -> list[str]:
+    """Every term of `text`, repeats kept (term frequency counts them)."""
+    if not text:
+        return []
+    if text.isascii():
+        folded = text.lower()
+        return [t for w in _WORD.findall(folded) if (t := _latin(w)) is not None]
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    for word in _WORD.findall(folded):
+        if word.isascii():
+            if (t := _latin(word)) is not None:
+                out.append(t)
+            continue
+        for i, part in enumerate(_CJK_RUN.split(word)):  # odd parts are CJK runs
+            if i % 2:
+                out += _cjk_terms(part)
+            elif part and (t := _latin(part)) is not None:
+                out.append(t)
+    return out
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query, in order (at most MAX_QUERY_TERMS)."""
+    return list(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS]
+
+
+def document(text: str, category: str = "") -> list[str]:
+    """The terms a memory is indexed by: its text and its category's words."""
+    return terms(f"{text} {category.replace('/', ' ')}" if category else text)
