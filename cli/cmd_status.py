@@ -54,8 +54,9 @@ def _human(data: dict[str, Any]) -> str:
                      f"events={h['events']} tasks={h['tasks']}")
         lines.append(f"  warm  {w['bytes']}/{w['max_bytes']} B  entries={w['entries']}")
         lines.append(f"  tree  {t['nodes']}/{t['max_nodes']} nodes  {t['bytes']}/{t['max_bytes']} B")
-        cold = "unknown" if c["count"] is None else f"{c['count']} (counted {_ago(c['counted_at'])})"
-        lines.append(f"  cold  {cold}  pending={c['pending']}")
+        cold = "unknown" if c["count"] is None else f"{c['count']} in the local index"
+        upload = f"  to upload={c['pending_upload']}" if c.get("pending_upload") else ""
+        lines.append(f"  cold  {cold}{upload}")
         runs = ", ".join(f"{m}: {_ago((r or {}).get('last_end'))}" + ("" if not r or r.get("ok") else " FAILED")
                          for m, r in a["consolidation"].items())
         lines.append(f"  consolidation  {runs}")

@@ -13,21 +13,33 @@ from .main import cli
 
 def _human_sync(r: dict[str, Any]) -> str:
     trips = f"{r.get('round_trips', 0)} round trip{'s' if r.get('round_trips') != 1 else ''}"
+    cold = _human_cold(r.get("cold") or {})
     if r["status"] == "pushed":
         extra = f", merged {r['conflicts']} concurrent change(s)" if r.get("conflicts") else ""
-        return f"pushed critical state v{r['version']} ({r.get('bytes_sent', 0)} bytes, {trips}{extra})"
-    if r["status"] == "unchanged":
-        return f"nothing to push: v{r['version']} is current"
-    return f"{r['status']}: now at v{r['version']} ({trips})"
+        pulled = f"pulled v{r['pulled_version']}, " if r.get("pulled_version") else ""
+        return f"{pulled}pushed critical state v{r['version']} ({r.get('bytes_sent', 0)} bytes, {trips}{extra}){cold}"
+    if r["status"] in ("unchanged", "current"):
+        return f"in sync: v{r['version']} is current on this device and the server ({trips}){cold}"
+    if r["status"] == "pulled":
+        return f"pulled v{r['version']} from other devices (was v{r.get('pulled_from', '?')}; {trips}){cold}"
+    return f"{r['status']}: now at v{r['version']} ({trips}){cold}"
+
+
+def _human_cold(c: dict[str, Any]) -> str:
+    pulled = (c.get("pulled") or {}).get("rows", 0)
+    parts = [f"{c['uploaded']} archived memories uploaded" if c.get("uploaded") else "",
+             f"{pulled} log rows pulled" if pulled else "",
+             f"{c['migrated']} plaintext rows migrated" if c.get("migrated") else ""]
+    return "; " + ", ".join(p for p in parts if p) if any(parts) else ""
 
 
 @cli.command()
-@click.option("--force", is_flag=True, help="Push even if nothing changed since the last push.")
+@click.option("--force", is_flag=True, help="Re-send everything (critical state and the whole cloud log).")
 @agent_option
 @json_option
 @handles_errors
 def sync(force: bool, agent_id: str, as_json: bool) -> None:
-    """Push the critical state now (through the daemon when it runs)."""
+    """Two-way sync now: pull other devices' changes, push this device's (via the daemon when it runs)."""
     from .proxy import run_op
 
     result = run_op(get_config(), "sync", {"agent_id": agent_id, "force": force})

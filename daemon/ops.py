@@ -36,11 +36,11 @@ def _agent(params: dict[str, Any]) -> str:
 @contextmanager
 def memory(config: Config, params: dict[str, Any], with_archive: bool = True,
            clock: Callable[[], float] = time.time, lazy: bool = False) -> Iterator[AgentMemory]:
-    """An AgentMemory for params['agent_id'] with the device's local index (local SQLite: no network,
-    ~1 ms to open; entries leaving warm go there). `with_archive`/`lazy` are kept for callers."""
-    from memoryd.sync.index import open_index
+    """An AgentMemory for params['agent_id'] with the device's local index (local SQLite, no network,
+    opened at first use; entries leaving warm go there). `with_archive`/`lazy` are kept for callers."""
+    from memoryd.sync.index import LazyIndex
 
-    archive = open_index(config, clock=clock)
+    archive = LazyIndex(config, clock=clock)
     try:
         yield AgentMemory(config, _agent(params), archive=archive, clock=clock)
     finally:

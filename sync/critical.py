@@ -274,8 +274,8 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
     _check_agent(s)
 
     def body() -> dict[str, Any]:
+        base = stamp_local(s)  # local edits are stamped before any network I/O
         cold = _cold(s, pull=False, progress=progress)
-        base = stamp_local(s)
         rep_hash = replica_hash(base["replica"])
         if not force and rep_hash == base["pushed"]:
             s.files.clear_outbox()
@@ -308,8 +308,8 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
     _check_agent(s)
 
     def body() -> dict[str, Any]:
+        base = stamp_local(s)  # local edits are stamped before any network I/O
         cold = _cold(s, pull=True, force=force, progress=progress)
-        base = stamp_local(s)
         start = base["version"]
         rows = s.execute("SELECT version, data FROM critical_state WHERE agent_id = ? AND version <> ?",
                          [agent_id, base["version"]]).rows

@@ -486,6 +486,25 @@ class LocalIndex:
         return added, forgotten
 
 
+class LazyIndex:
+    """The local index, opened at its first use: a command refused before it touches the archive
+    (bad input) creates no database file."""
+
+    def __init__(self, config: Config, clock: Callable[[], float] = time.time) -> None:
+        self._config, self._clock = config, clock
+        self._index: LocalIndex | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._index is None:
+            self._index = open_index(self._config, clock=self._clock)
+        return getattr(self._index, name)
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+
 def open_index(config: Config, *, clock: Callable[[], float] = time.time, progress: Progress | None = None) -> LocalIndex:
     """The device's local index for this config (the archive itself with a `file:` URL)."""
     return LocalIndex(index_path(config), remote=not config.db_url.startswith("file:"), clock=clock, progress=progress)

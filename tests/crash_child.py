@@ -26,7 +26,7 @@ def say(line: str) -> None:
 
 def worker(home: str, n: int, use_archive: bool) -> None:
     from memoryd.tiers import hot as H
-    from memoryd.tiers.agent import AgentMemory
+    from memhelp import AgentMemory
     from memoryd.tiers.config import load_config
     from memoryd.tiers.consolidate import consolidate
 
@@ -34,7 +34,7 @@ def worker(home: str, n: int, use_archive: bool) -> None:
     config = load_config({"MEMORYD_HOME": home})
     archive = None
     if use_archive:
-        from memoryd.sync.cold import open_archive
+        from memoryd.sync.index import open_index as open_archive
 
         archive = open_archive(config)
     # time moves forward across workers (3 days each) so retention and pruning kick in
@@ -59,7 +59,7 @@ def worker(home: str, n: int, use_archive: bool) -> None:
 
 def zygote(home: str) -> None:
     # Import everything a worker needs once, so forked workers start in a few milliseconds.
-    import memoryd.sync.cold  # noqa: F401
+    import memoryd.sync.index  # noqa: F401
     import memoryd.tiers.agent  # noqa: F401
     import memoryd.tiers.consolidate  # noqa: F401
     import memoryd.tiers.distill  # noqa: F401
@@ -83,7 +83,7 @@ def zygote(home: str) -> None:
 
 
 def stores(home: str, prefix: str, count: int) -> None:
-    from memoryd.tiers.agent import AgentMemory
+    from memhelp import AgentMemory
     from memoryd.tiers.config import load_config
 
     mem = AgentMemory(load_config({"MEMORYD_HOME": home}), AGENT)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryd.sync.keys import ensure_key, import_key
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.config import Config, load_config
 
 AGENT = "ag"

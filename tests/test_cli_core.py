@@ -250,7 +250,9 @@ def test_failure_not_callers_fault_exits_1(tmp_path: Path) -> None:
     h = tmp_path / "h"
     env = {"MEMORYD_HOME": str(h)}
     assert run("store", "fact", "--category", "c", env=env).returncode == 0
-    r = run("retrieve", "fact", env=dict(env, MEMORYD_DB_URL="http://127.0.0.1:1"))
+    down = dict(env, MEMORYD_DB_URL="http://127.0.0.1:1")
+    assert run("retrieve", "fact", env=down).returncode == 0  # reading never needs the server
+    r = run("sync", env=down)
     assert r.returncode == 1
     one_line_error(r.stderr)
     warm = h / "agents" / "default" / "warm-memory.json"
@@ -295,7 +297,7 @@ def test_store_over_tree_limit_notes_fallback(home: Path, tmp_path: Path) -> Non
 def test_consolidate_archives_and_status_reports_cold_and_evictions(home: Path, config) -> None:
     import time
 
-    from memoryd.tiers.agent import AgentMemory
+    from memhelp import AgentMemory
 
     past = time.time() - 40 * 86400  # stored 40 days ago (injected clock), consolidated now by the CLI
     old = AgentMemory(config, "default", clock=lambda: past).store("An old minor note", "notes", importance=0.4)
@@ -304,7 +306,7 @@ def test_consolidate_archives_and_status_reports_cold_and_evictions(home: Path, 
     report = one_json(r.stdout)
     assert report["counts"]["to_cold"] == 1 and report["counts"]["archived"] == 1 and report["cold_count"] == 1
     agent = one_json(invoke("status", "--json").stdout)["agents"][0]
-    assert agent["cold"]["count"] == 1 and agent["cold"]["pending"] == 0 and agent["warm"]["entries"] == 0
+    assert agent["cold"]["count"] == 1 and "pending_upload" not in agent["cold"] and agent["warm"]["entries"] == 0
     assert agent["evictions"]["total"] >= 1 and agent["evictions"]["by_kind"].get("warm/entry") == 1
     assert agent["consolidation"]["daily"]["ok"] is True
     hits = one_json(invoke("retrieve", "old minor note", "--json").stdout)
@@ -317,10 +319,15 @@ def test_retrieve_reinforces_and_filters_by_url(home: Path) -> None:
     invoke("store", "Unrelated fact about tea", "--category", "misc")
     hits = one_json(invoke("retrieve", "--url", "docs.python.org", "--json").stdout)
     assert [h["id"] for h in hits] == [a["id"]]
-    invoke("retrieve", "json", "--json")
-    entries = json.loads((home / "agents" / "default" / "warm-memory.json").read_text("utf-8"))["entries"]
-    warm = {e["id"]: e for e in entries}
+    assert one_json(invoke("retrieve", "json", "--json").stdout)[0]["access_count"] == 2
+    from memhelp import AgentMemory
+    from memoryd.tiers.config import load_config
+
+    warm = {e["id"]: e for e in AgentMemory(load_config(), "default").read_state()["warm"]["entries"]}
     assert warm[a["id"]]["access_count"] == 2
+    invoke("store", "A later fact folds the counts in", "--category", "misc")
+    entries = json.loads((home / "agents" / "default" / "warm-memory.json").read_text("utf-8"))["entries"]
+    assert {e["id"]: e for e in entries}[a["id"]]["access_count"] == 2
 
 
 def test_hot_identity_key_with_spaces(home: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.consolidate import MODES, consolidate, is_due
 from memoryd.tiers.errors import MemorydError, UsageError
 from memoryd.tiers.model import DAY
@@ -72,7 +72,7 @@ def test_quick_archives_to_cold_insert_then_remove(config, archive) -> None:
     assert report["counts"]["to_cold"] == 5 and report["counts"]["archived"] == 5
     assert sorted(e["id"] for e in archive.iter_entries("arch")) == sorted(ids)
     assert [e["id"] for e in mem.read_state()["warm"]["entries"]] == [keep]
-    assert mem.pending_cold() == []
+    assert not (mem.dir / "cold-pending.json").exists()
     assert report["counts"]["archived"] == 5 and archive.count("arch") == 5
     # a repeat insert is idempotent
     archive.put("arch", archive.get("arch", ids))
@@ -110,38 +110,35 @@ def test_full_recounts_tree_activity(config) -> None:
     assert mem.read_state()["tree"]["nodes"]["area/topic"][1] == T.day_of(clock.t)
 
 
-def test_archive_outage_keeps_entries_queued_and_records_failure(config, tmp_path: Path) -> None:
+def test_consolidation_needs_no_server_and_the_upload_waits(config, tmp_path: Path) -> None:
+    """Archiving is local (the index); a server that is down only delays the sealed upload."""
     from sqld_server import SqldServer, sqld_binary
 
-    from memoryd.sync.cold import open_archive
+    from memoryd.daemon.ops import memory
+    from memoryd.sync.critical import sync_now
+    from memoryd.sync.keys import ensure_key
 
     (tmp_path / "sqld").mkdir()
     server = SqldServer(sqld_binary(), tmp_path / "sqld")
     server.start()
-    archive = None
     try:
         cfg = config.with_(db_url=server.http_url)
-        archive = open_archive(cfg)
+        ensure_key(cfg, "outage")
         clock = Clock()
-        mem = AgentMemory(cfg, "outage", archive=archive, clock=clock)
-        gone = mem.store("Soon archived", "notes", importance=0.4)["id"]
-        clock.t += 31 * DAY
-        server.kill()
-        with pytest.raises(MemorydError) as err:
-            consolidate(mem, "quick")
-        assert err.value.exit_code == 1
-        run = metrics(mem)["runs"]["quick"]
-        assert run["ok"] is False and run["error"] and run["counts"]["cold_pending"] == 1
-        assert [e["id"] for e in mem.pending_cold()] == [gone]
-        assert mem.retrieve("archived")[0]["id"] == gone  # still findable from the queue
+        with memory(cfg, {"agent_id": "outage"}, clock=clock) as mem:
+            gone = mem.store("Soon archived", "notes", importance=0.4)["id"]
+            clock.t += 31 * DAY
+            server.kill()
+            report = consolidate(mem, "quick")
+            assert report["counts"]["archived"] == 1 and metrics(mem)["runs"]["quick"]["ok"] is True
+            assert mem.retrieve("archived")[0]["id"] == gone and mem.archive.pending_uploads("outage") == 1
+        assert sync_now(cfg, "outage")["status"] == "queued"  # nothing lost: it waits in the outbox
         server.start()
-        report = consolidate(mem, "quick")
-        assert report["counts"]["archived"] == 1 and mem.pending_cold() == []
-        assert metrics(mem)["runs"]["quick"]["ok"] is True
-        assert [e["id"] for e in archive.iter_entries("outage")] == [gone]
+        result = sync_now(cfg, "outage")
+        assert result["status"] == "pushed" and result["cold"]["uploaded"] == 1
+        with memory(cfg, {"agent_id": "outage"}) as mem:
+            assert mem.archive.pending_uploads("outage") == 0
     finally:
-        if archive is not None:
-            archive.close()
         server.stop()
 
 

@@ -11,14 +11,14 @@ import sys
 import time
 from pathlib import Path
 
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.config import load_config
 
 CHILD = Path(__file__).with_name("crash_child.py")
 AGENT = "crash"
 FORKED_KILLS = 200   # cheap kills of forked workers
 SPAWNED_KILLS = 10   # kills of freshly started processes (the real start-up path)
-JSON_FILES = ("hot-memory-state.json", "warm-memory.json", "memory-tree.json", "metrics.json", "cold-pending.json")
+JSON_FILES = ("hot-memory-state.json", "warm-memory.json", "memory-tree.json", "metrics.json")
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -81,7 +81,7 @@ def _spawned_kills(home: Path, rng: random.Random, acked: set[str]) -> int:
 
 
 def test_sigkill_never_tears_files_or_loses_acknowledged_stores(tmp_path: Path) -> None:
-    from memoryd.sync.cold import open_archive
+    from memoryd.sync.index import open_index as open_archive
 
     home = tmp_path / "home"
     rng = random.Random(20241122)
@@ -109,7 +109,7 @@ def test_sigkill_never_tears_files_or_loses_acknowledged_stores(tmp_path: Path) 
         assert not [p.name for p in agent_dir.iterdir() if ".corrupt-" in p.name]
 
         # 3. every acknowledged id is in warm, the cold queue, the cold archive, or the eviction log
-        found = {e["id"] for e in state["warm"]["entries"]} | {e["id"] for e in mem.pending_cold()}
+        found = {e["id"] for e in state["warm"]["entries"]} | {e["id"] for e in mem.archive.iter_entries(mem.agent_id)}
         missing = sorted(acked - found)
         found |= {e["id"] for e in archive.get(AGENT, missing)}
         missing = sorted(acked - found)

@@ -8,7 +8,7 @@ import pytest
 from memoryd.sync.critical import pull_now, push_now
 from memoryd.sync.keys import ensure_key, import_key
 from memoryd.sync.syncstate import SyncFiles
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.config import load_config
 from memoryd.tiers.errors import CryptoError, UsageError
 

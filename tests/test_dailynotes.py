@@ -157,7 +157,7 @@ def test_bad_date_and_unreadable_file(tmp_path: Path) -> None:
 
 @pytest.fixture
 def mem(config):
-    from memoryd.tiers.agent import AgentMemory
+    from memhelp import AgentMemory
 
     m = AgentMemory(config, "default", clock=lambda: 1771416000.0)  # 2026-02-18
     m.init()

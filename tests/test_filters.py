@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.dailynotes import ingest
 from memoryd.tiers.errors import UsageError
 from memoryd.tiers.retrieval import Filters

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from memoryd.tiers import hot as H
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.errors import UsageError
 from memoryd.tiers.forget import forget_days, forget_id
@@ -51,7 +51,7 @@ def test_forget_unknown_or_empty_id_changes_nothing(config, bad: str) -> None:
     assert snapshot(mem.dir) == before
 
 
-def test_forget_pending_and_cold(config, archive) -> None:
+def test_forget_cold_and_warm_only_items(config, archive) -> None:
     clock = Clock()
     mem = AgentMemory(config, "fcold", archive=archive, clock=clock)
     in_cold = mem.store("Archived secret-ish note", "notes", importance=0.4)["id"]
@@ -60,12 +60,12 @@ def test_forget_pending_and_cold(config, archive) -> None:
     assert archive.count("fcold") == 1
     assert forget_id(mem, in_cold)["removed"]["cold"] == 1
     assert archive.count("fcold") == 0
-    queued = mem.store("Queued note", "notes", importance=0.4)["id"]
-    clock.t += 31 * DAY
-    consolidate(AgentMemory(config, "fcold", clock=clock), "quick")  # no archive: stays queued
-    assert [e["id"] for e in mem.pending_cold()] == [queued]
-    assert forget_id(mem, queued)["removed"]["pending"] == 1
-    assert mem.pending_cold() == [] and mem.retrieve("queued note") == []
+    warm_only = mem.store("Warm note", "notes", importance=0.4)["id"]
+    assert forget_id(mem, warm_only)["removed"] == {"warm": 1, "hot": 0, "cold": 0}
+    assert mem.retrieve("warm note") == []
+    # the index remembers the forget: a copy archived on another device stays out when it arrives
+    archive.put("fcold", [{"id": warm_only, "text": "Warm note", "category": "notes", "created_at": clock.t - 1}])
+    assert archive.count("fcold") == 0
 
 
 def test_forget_days(config, archive) -> None:
@@ -79,7 +79,7 @@ def test_forget_days(config, archive) -> None:
     clock.t += 3 * DAY
     new = mem.store("Brand new fact", "c", importance=0.9)["id"]
     out = forget_days(mem, 5)  # new (0 d) and the event (3 d)
-    assert out["removed"] == {"warm": 1, "hot": 1, "pending": 0, "cold": 0}
+    assert out["removed"] == {"warm": 1, "hot": 1, "cold": 0}
     assert out["ids"] == sorted([new, ev])
     assert forget_days(mem, 15)["ids"] == [mid]
     assert [e["id"] for e in mem.read_state()["warm"]["entries"]] == [old]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from memoryd.sync.index import open_index as open_archive
 from memoryd.tiers import hot as H
 from memoryd.tiers import tree as T
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.config import load_config
 from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.errors import ConfigError, LimitError, UsageError

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from memoryd.tiers import hot as H
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.atomic import dumps
 from memoryd.tiers.errors import UsageError
 from memoryd.tiers.model import HOT_MAX_BYTES

@@ -8,7 +8,7 @@ import sys
 import time
 
 from memoryd.sync.critical import pull_now, push_now
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.atomic import dumps
 
 from synchelp import AGENT, device, env_for, first_device, state_of
@@ -17,11 +17,12 @@ DEVICE = """
 import json, sys
 from memoryd.tiers import hot, warm
 from memoryd.tiers.agent import AgentMemory
+from memoryd.sync.index import LazyIndex
 from memoryd.tiers.config import load_config
 from memoryd.sync.critical import push_now
 name, n = sys.argv[1], int(sys.argv[2])
 config = load_config()
-mem = AgentMemory(config, "ag")
+mem = AgentMemory(config, "ag", archive=LazyIndex(config))
 PAD = " (details: " + "configuration notes " * 8 + ")"
 
 def change(state, now, i):
@@ -76,13 +77,13 @@ def test_two_processes_200_changes_each_converge(tmp_path, sqld):
     facts = {f"{n} observation {i}: service {n}{i} listens on port {8000 + i}{pad}"
              for n in "ab" for i in range(200) if i % 4 in (0, 2)}
     warm = {e["text"] for e in sa["warm"]["entries"]}
-    from memoryd.sync.cold import open_archive
+    from memoryd.sync.index import open_index as open_archive
 
     archive = open_archive(a)
     archived = {e["text"] for e in archive.iter_entries(AGENT)}
     archive.close()
-    pending = {e["text"] for c in (a, b) for e in AgentMemory(c, AGENT).pending_cold()}
-    assert not pending  # evicted entries reached the archive before any push announced their removal
+    waiting = sum(AgentMemory(c, AGENT).archive.pending_uploads(AGENT) for c in (a, b))
+    assert not waiting  # evicted entries reached the cloud log before any push announced their removal
     assert facts <= warm | archived, sorted(facts - warm - archived)[:5]
     assert len(facts - warm) > 0  # the 50 KB limit really evicted some
     assert len(dumps(sa["warm"])) <= 51200 and len(dumps(sa["hot"])) <= 5120
@@ -99,10 +100,11 @@ def test_two_processes_200_changes_each_converge(tmp_path, sqld):
 KILLER = """
 import sys
 from memoryd.tiers.agent import AgentMemory
+from memoryd.sync.index import LazyIndex
 from memoryd.tiers.config import load_config
 from memoryd.sync.critical import push_now
 config = load_config()
-mem = AgentMemory(config, "ag")
+mem = AgentMemory(config, "ag", archive=LazyIndex(config))
 print("ready", flush=True)
 i = 0
 while True:
@@ -130,10 +132,11 @@ def test_kill_9_during_push_then_next_run_completes(tmp_path, sqld):
     b = device(tmp_path, "b", sqld.http_url, key)
     pull_now(b, AGENT)
     assert state_of(b) == state_of(a)
-    from memoryd.sync.cold import open_archive
+    from memoryd.sync.index import open_index as open_archive
 
     archive = open_archive(a)
-    stored = {e["text"] for e in state_of(a)["warm"]["entries"]} | {e["text"] for e in AgentMemory(a, AGENT).pending_cold()}
+    stored = {e["text"] for e in state_of(a)["warm"]["entries"]} | {
+        e["text"] for e in AgentMemory(a, AGENT).archive.iter_entries(AGENT)}
     stored |= {e["text"] for e in archive.iter_entries(AGENT)}
     archive.close()
     assert sum(1 for t in stored if t.startswith("kill test fact")) >= 4

@@ -45,7 +45,7 @@ def test_newest_edit_wins_even_when_it_is_pushed_first(tmp_path, sqld) -> None:
     import time
 
     from memoryd.tiers import hot as H
-    from memoryd.tiers.agent import AgentMemory
+    from memhelp import AgentMemory
 
     from synchelp import state_of
 
@@ -73,7 +73,7 @@ def test_newest_edit_wins_even_when_it_is_pushed_first(tmp_path, sqld) -> None:
 
 def test_purge_after_forget_survives_a_failed_push(tmp_path, sqld) -> None:
     from memoryd.sync.outbox import drain, pending
-    from memoryd.tiers.agent import AgentMemory
+    from memhelp import AgentMemory
 
     sqld.wipe()
     a, _ = first_device(tmp_path, sqld.http_url)

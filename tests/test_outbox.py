@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from memoryd.sync import outbox
 from memoryd.sync.critical import pull_now, push_now
 from memoryd.sync.syncstate import SyncFiles
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 
 from sqld_server import SqldServer, sqld_binary
 from synchelp import AGENT, device, env_for, first_device, run_py, sample, state_of, texts

@@ -13,7 +13,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from memoryd.tiers import hot as H
 from memoryd.tiers import tree as T
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.atomic import dumps
 from memoryd.tiers.config import load_config
 from memoryd.tiers.consolidate import consolidate
@@ -42,7 +42,7 @@ class Clock:
 class TieredMemory(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        from memoryd.sync.cold import open_archive
+        from memoryd.sync.index import open_index as open_archive
 
         self.root = Path(tempfile.mkdtemp(prefix="memoryd-prop-"))
         self.config = load_config({"MEMORYD_HOME": str(self.root / "home")})
@@ -172,7 +172,7 @@ class TieredMemory(RuleBasedStateMachine):
         if not self.acked:
             return
         state = self.mem.read_state()
-        found = {e["id"] for e in state["warm"]["entries"]} | {e["id"] for e in self.mem.pending_cold()}
+        found = {e["id"] for e in state["warm"]["entries"]} | {e["id"] for e in self.mem.archive.iter_entries(self.mem.agent_id)}
         missing = self.acked - found
         if missing:
             found |= {e["id"] for e in self.archive.get(AGENT, sorted(missing))}

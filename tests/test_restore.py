@@ -15,7 +15,7 @@ from memoryd.sync.critical import pull_now, push_now
 from memoryd.sync.keys import export_recovery, fingerprint
 from memoryd.sync.restore import parse_at, restore
 from memoryd.sync.syncstate import SyncFiles
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.errors import UsageError
 
 from synchelp import AGENT, device, env_for, first_device, sample, state_of, texts
@@ -32,13 +32,12 @@ def cloud(tmp_path, sqld):
     sqld.wipe()
     a, key = first_device(tmp_path, sqld.http_url)
     sample(AgentMemory(a, AGENT))
-    push_now(a, AGENT)
-    from memoryd.sync.cold import open_archive
+    from memoryd.sync.index import open_index
 
-    archive = open_archive(a)
-    archive.put(AGENT, [{"id": f"c{i:015d}", "text": f"cold fact {i}", "category": "old", "importance": 0.2,
-                         "created_at": 1_700_000_000 + i, "access_count": 0, "metadata": {}} for i in range(7)])
-    archive.close()
+    with open_index(a) as archive:  # device a's local index; the push seals these into the cloud log
+        archive.put(AGENT, [{"id": f"c{i:015d}", "text": f"cold fact {i}", "category": "old", "importance": 0.2,
+                             "created_at": 1_700_000_000 + i, "access_count": 0, "metadata": {}} for i in range(7)])
+    assert push_now(a, AGENT)["cold"]["uploaded"] == 7
     return a, key
 
 
@@ -200,7 +199,7 @@ def test_cli_sync_json_and_human(tmp_path, sqld, cloud):
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["status"] == "pushed"
     out = CliRunner().invoke(_cli(), ["sync", "--agent-id", AGENT], env=env_for(a))
-    assert out.exit_code == 0 and "nothing to push" in out.stdout
+    assert out.exit_code == 0 and "in sync: v2 is current" in out.stdout
     out = CliRunner().invoke(_cli(), ["sync", "--force", "--agent-id", AGENT], env=env_for(a))
     assert out.exit_code == 0 and "pushed critical state v3" in out.stdout
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from memoryd.tiers import hot as H
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.errors import MemorydError, UsageError
 from memoryd.tiers.model import DAY
@@ -133,8 +133,10 @@ def test_retrieve_searches_the_local_index(config, archive) -> None:
     mem = AgentMemory(config, "coldret", archive=archive, clock=clock)
     old = mem.store("The old VPN password rotation happens quarterly", "ops/vpn", importance=0.5)
     clock.t += 40 * DAY
+    from memoryd.tiers.agent import AgentMemory as Bare
+
     with pytest.raises(MemorydError, match="no local index"):  # nowhere to put it: warm keeps it
-        consolidate(AgentMemory(config, "coldret", clock=clock), "quick")
+        consolidate(Bare(config, "coldret", clock=clock), "quick")
     assert [h["tier"] for h in mem.retrieve("vpn rotation")] == ["warm"]
     report = consolidate(mem, "quick")
     assert report["counts"]["archived"] == 1 and mem.read_state()["warm"]["entries"] == []

@@ -40,17 +40,16 @@ def names(db: Database, kind: str) -> set[str]:
     return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = ?", [kind]).rows}
 
 
-def test_fresh_database_gets_v1(db: Database) -> None:
+def test_fresh_database_gets_the_sealed_schema_only(db: Database) -> None:
     assert current_version(db) == 0
-    assert ensure_schema(db) == SCHEMA_VERSION == 1
-    assert {"schema_meta", "cold_memories", "cold_fts", "cold_trigram", "critical_state",
-            "critical_versions"} <= names(db, "table")
-    assert {"cold_agent_created", "cold_agent_category"} <= names(db, "index")
-    assert {"cold_ai", "cold_ad", "cold_au"} <= names(db, "trigger")
-    cols = [r[1] for r in db.execute("PRAGMA table_info(cold_memories)").rows] if db.is_file else None
-    if cols:
-        assert cols[:9] == ["agent_id", "id", "text", "category", "importance", "created_at",
-                            "access_count", "last_access", "metadata"]
+    assert ensure_schema(db) == SCHEMA_VERSION == 2
+    tables = names(db, "table")
+    assert {"schema_meta", "critical_state", "critical_versions", "memory_log"} <= tables
+    assert not tables & {"cold_memories", "cold_fts", "cold_trigram"}  # no plaintext archive on a server any more
+    assert {"memory_log_agent_seq", "memory_log_ref"} <= names(db, "index")
+    if db.is_file:
+        cols = [r[1] for r in db.execute("PRAGMA table_info(memory_log)").rows]
+        assert cols == ["seq", "agent_id", "ref", "kind", "version", "digest", "data", "device_id", "created_at"]
 
 
 def test_ensure_schema_idempotent_and_one_round_trip(db: Database) -> None:
@@ -61,12 +60,14 @@ def test_ensure_schema_idempotent_and_one_round_trip(db: Database) -> None:
     assert db.execute("SELECT COUNT(*) FROM schema_meta").scalar() == SCHEMA_VERSION
 
 
-def test_same_id_for_two_agents(db: Database) -> None:
+def test_log_sequence_is_assigned_by_the_server_and_never_reused(db: Database) -> None:
     ensure_schema(db)
-    row = "INSERT INTO cold_memories (agent_id, id, text, category, created_at) VALUES (?, 'abc', 't', 'c', 0)"
+    row = ("INSERT INTO memory_log (agent_id, ref, kind, version, digest, data, device_id, created_at) "
+           "VALUES (?, 'r', 'put', 1, 'd', 'x', 'dev', 0)")
     db.batch([(row, ["a"]), (row, ["b"])])
-    with pytest.raises(ArchiveError):
-        db.execute(row, ["a"])
+    db.execute("DELETE FROM memory_log WHERE agent_id = 'b'")
+    db.execute(row, ["a"])
+    assert [r[0] for r in db.execute("SELECT seq FROM memory_log ORDER BY seq").rows] == [1, 3]
 
 
 def test_newer_schema_is_refused(db: Database) -> None:
@@ -100,5 +101,5 @@ def test_concurrent_migrations_on_one_file(tmp_path: Path) -> None:
         t.join()
     assert not errors and versions == [SCHEMA_VERSION] * 6
     handle = connect(Config(home=tmp_path, db_url=url))
-    assert handle.execute("SELECT version FROM schema_meta").rows == [(1,)]
+    assert handle.execute("SELECT version FROM schema_meta").rows == [(1,), (2,)]
     handle.close()

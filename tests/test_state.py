@@ -14,7 +14,7 @@ import pytest
 from memoryd.tiers import hot as H
 from memoryd.tiers import tree as T
 from memoryd.tiers import warm as W
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.atomic import dumps
 from memoryd.tiers.errors import MemorydError, StoreError, UsageError
 from memoryd.tiers.limits import enforce_all
@@ -136,7 +136,7 @@ def test_parseable_but_malformed_hot_lesson(config) -> None:
     _ok_or_memoryd_error(lambda: mem.retrieve("fact"))
 
 
-@pytest.mark.parametrize("name", ["cold-pending.json", "metrics.json"])
+@pytest.mark.parametrize("name", ["access.jsonl", "metrics.json"])
 def test_parseable_but_malformed_side_files(config, name: str) -> None:
     from memoryd.tiers.status import agent_status
 
@@ -194,7 +194,7 @@ def test_write_state_applies_limits_and_queues_warm_evictions(config) -> None:
         assert raw == dumps(state[key])
     assert len(dumps(state["hot"])) <= HOT_MAX_BYTES and len(dumps(state["warm"])) <= WARM_MAX_BYTES
     warm_ids = {e["id"] for e in evictions if e["tier"] == "warm"}
-    assert warm_ids == {e["id"] for e in mem.pending_cold()}
+    assert warm_ids == {e["id"] for e in mem.archive.iter_entries("writer")}
     logged = mem.evictions.rows()
     assert len(logged) == len(evictions) and all(r["reason"] == "merge" and "entry" not in r for r in logged)
 
@@ -222,22 +222,22 @@ def test_lock_serialises_two_agent_objects(config) -> None:
 
 
 def test_every_file_private_after_full_cycle(config) -> None:
-    from memoryd.sync.cold import open_archive
+    from memoryd.sync.index import open_index
     from memoryd.tiers.consolidate import consolidate
 
     clock = Clock()
-    archive = open_archive(config)
+    archive = open_index(config)
     try:
         mem = AgentMemory(config, "cycle", archive=archive, clock=clock)
         mem.store("fact that will age", "c", importance=0.4)
+        mem.retrieve("fact")  # leaves an access log until the next write
         clock.t += 31 * 86400
-        AgentMemory(config, "cycle", clock=clock).store("queued later", "c", importance=0.01)
-        consolidate(AgentMemory(config, "cycle", clock=clock), "quick")  # leaves a cold-pending.json
         consolidate(mem, "daily")
+        mem.retrieve("fact")
     finally:
         archive.close()
     names = {p.name for p in mem.dir.iterdir()}
-    assert {"metrics.json", "evictions.jsonl", "cold-pending.json", "MEMORY.md"} <= names
+    assert {"metrics.json", "evictions.jsonl", "MEMORY.md"} <= names and (config.home / "cold.db").exists()
     for p in config.home.rglob("*"):
         if p.is_dir():
             assert _mode(p) == 0o700, p

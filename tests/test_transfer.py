@@ -9,7 +9,7 @@ import pytest
 
 from memoryd.sync.index import open_index as open_archive
 from memoryd.tiers import hot as H
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.config import load_config
 from memoryd.tiers.errors import UsageError
 from memoryd.tiers.transfer import export_to, import_from

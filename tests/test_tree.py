@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from memoryd.tiers import tree as T
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.atomic import dumps
 from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.errors import LimitError, UsageError

@@ -1,4 +1,4 @@
-"""Warm tier: scores, reinforcement, retention eviction and the 50 KB cap (to cold-pending + log)."""
+"""Warm tier: scores, reinforcement, retention eviction and the 50 KB cap (to the local index + log)."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ import math
 import pytest
 
 from memoryd.tiers import warm as W
-from memoryd.tiers.agent import AgentMemory
+from memhelp import AgentMemory
 from memoryd.tiers.atomic import dumps
 from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.model import DAY, WARM_MAX_BYTES
@@ -80,7 +80,7 @@ def test_enforce_size_evicts_lowest_score_first() -> None:
     assert W.warm_size({"entries": warm["entries"] + [best]}) > WARM_MAX_BYTES
 
 
-def test_store_at_cap_sends_evicted_to_cold_pending_and_log(config) -> None:
+def test_store_at_cap_sends_evicted_to_the_index_and_log(config) -> None:
     clock = Clock()
     mem = AgentMemory(config, "capped", clock=clock)
     warm = W.empty_warm()
@@ -98,13 +98,44 @@ def test_store_at_cap_sends_evicted_to_cold_pending_and_log(config) -> None:
     warm = mem.read_state()["warm"]
     size = len((mem.dir / "warm-memory.json").read_bytes())
     assert size == len(dumps(warm)) and size <= WARM_MAX_BYTES
-    pending = {e["id"] for e in mem.pending_cold()}
+    pending = {e["id"] for e in mem.archive.iter_entries("capped")}
     assert pending, "the cap must have evicted something"
     in_warm = {e["id"] for e in warm["entries"]}
     assert set(acked) == in_warm | pending and not (in_warm & pending)
     logged = {r["id"] for r in mem.evictions.rows() if r["tier"] == "warm"}
     assert pending <= logged
     assert pending <= set(low)  # the low-scored ones went first
+
+
+def test_a_fresh_fact_stays_at_the_cap(config) -> None:
+    """Within its grace period a just-stored fact is not what the cap evicts, whatever its importance."""
+    clock = Clock()
+    mem = AgentMemory(config, "grace", clock=clock)
+    warm = W.empty_warm()
+    for i in range(90):
+        warm["entries"].append(W.new_entry(f"older fact {i:03d} " + "k" * 380, "notes", 0.9, clock.t))
+    state = mem.read_state()
+    state["warm"] = warm
+    mem.write_state(state, "setup")
+    clock.days(2)  # the older facts are past their grace period
+    fresh = mem.store("a minor but fresh note " + "q" * 300, "notes", importance=0.05)
+    ids = {e["id"] for e in mem.read_state()["warm"]["entries"]}
+    assert fresh["id"] in ids and len((mem.dir / "warm-memory.json").read_bytes()) <= WARM_MAX_BYTES
+    gone = [r for r in mem.evictions.rows() if r["tier"] == "warm"]
+    assert gone and all(r["id"] != fresh["id"] for r in gone) and mem.archive.count("grace") == len(gone)
+
+
+def test_only_fresh_facts_left_then_the_store_says_so(config) -> None:
+    clock = Clock()
+    mem = AgentMemory(config, "allfresh", clock=clock)
+    stored = [mem.store(f"fresh fact {i:03d} " + "z" * 400, "notes", importance=0.5) for i in range(130)]
+    ids = [e["id"] for e in stored]
+    warm_ids = {e["id"] for e in mem.read_state()["warm"]["entries"]}
+    cold_ids = {e["id"] for e in mem.archive.iter_entries("allfresh")}
+    assert cold_ids and set(ids) == warm_ids | cold_ids  # nothing lost: what could not stay is archived
+    rows = [r for r in mem.evictions.rows() if r["tier"] == "warm"]
+    assert all("grace period" in r["why"] for r in rows)
+    assert any(e.get("tier") == "cold" and "grace period" in e["note"] for e in stored)
 
 
 def test_retention_eviction_via_consolidation(config) -> None:
@@ -117,7 +148,7 @@ def test_retention_eviction_via_consolidation(config) -> None:
     assert report["counts"]["to_cold"] == 1
     ids = {e["id"] for e in mem.read_state()["warm"]["entries"]}
     assert keep["id"] in ids and drop["id"] not in ids
-    assert [e["id"] for e in mem.pending_cold()] == [drop["id"]]  # no archive: waits in the queue
+    assert [e["id"] for e in mem.archive.iter_entries("aging")] == [drop["id"]]
     row = [r for r in mem.evictions.rows() if r["id"] == drop["id"]][0]
     assert row["tier"] == "warm" and "30 days" in row["why"]
 

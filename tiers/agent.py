@@ -194,7 +194,11 @@ class AgentMemory:
                 for kind, n in redactions.items():
                     counts["redactions"] = counts.get("redactions", 0) + n
                     counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n
-            self.write_state(state, "store")
+            evicted = {e["id"] for e in self.write_state(state, "store") if e.get("tier") == "warm"}
+            for r in results:  # nothing older was left to make room: say where the fact went
+                if r["id"] in evicted:
+                    r.update(tier="cold", note="warm is full of facts younger than the grace period: "
+                                               "archived to the local index at once")
             self.bump(counts)
         return results
 

@@ -39,9 +39,8 @@ def _cold(mem: AgentMemory, counters: dict[str, Any]) -> dict[str, Any]:
     if mem.archive is None:
         return {"count": counters.get("cold_count"), "counted_at": counters.get("cold_counted_at")}
     out: dict[str, Any] = {"count": mem.archive.count(mem.agent_id), "counted_at": int(mem.clock())}
-    uploads = getattr(mem.archive, "pending_uploads", None)
-    if uploads is not None:
-        out["pending_upload"] = uploads(mem.agent_id)
+    if getattr(mem.archive, "remote", False):  # a server URL: what still waits to be sealed and sent
+        out["pending_upload"] = mem.archive.pending_uploads(mem.agent_id)
     return out
 
 
