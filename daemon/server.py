@@ -8,6 +8,7 @@ import selectors
 import socket
 import stat
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,6 +19,8 @@ log = logging.getLogger("memoryd.daemon")
 Handler = Callable[[str, dict], Any]
 _MAX_REQUEST = 16 * 1024 * 1024
 _SUN_PATH_MAX = 107  # sockaddr_un.sun_path minus the NUL
+WORKERS = 4           # connections served at once; more wait in the queue
+IDLE_SECONDS = 300.0  # a connected client silent this long is dropped
 
 
 def error_payload(exc: BaseException) -> dict[str, Any]:
@@ -45,7 +48,9 @@ def parse_request(line: bytes) -> tuple[str, dict]:
 class SocketServer:
     """Owns the listening socket: bind 0600 in a private dir, accept in a thread, clean up.
 
-    The accept loop sleeps in select() on the socket and a wake pipe: no polling.
+    The accept loop sleeps in select() on the socket and a wake pipe: no polling. Connections are
+    served by a small fixed pool (not a thread each): a burst of clients queues instead of growing
+    the daemon, and a client idle for IDLE_SECONDS is let go so it cannot hold a worker.
     """
 
     def __init__(self, path: Path, handler: Handler) -> None:
@@ -56,6 +61,7 @@ class SocketServer:
         self._thread: threading.Thread | None = None
         self._busy = 0
         self._idle = threading.Condition()
+        self._pool: ThreadPoolExecutor | None = None
 
     def start(self) -> None:
         path = self.path
@@ -76,6 +82,7 @@ class SocketServer:
         os.chmod(path, 0o600)
         sock.listen(64)
         self._sock = sock
+        self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="memoryd-conn")
         self._thread = threading.Thread(target=self._accept_loop, name="memoryd-socket", daemon=True)
         self._thread.start()
 
@@ -92,8 +99,9 @@ class SocketServer:
                         conn, _ = self._sock.accept()
                     except OSError:
                         continue
-                    threading.Thread(target=self._serve_conn, args=(conn,), name="memoryd-conn",
-                                     daemon=True).start()
+                    conn.settimeout(IDLE_SECONDS)
+                    assert self._pool is not None
+                    self._pool.submit(self._serve_conn, conn)
 
     def _serve_conn(self, conn: socket.socket) -> None:
         # several requests may share one connection; each line is answered in order
@@ -101,7 +109,7 @@ class SocketServer:
             while True:
                 try:
                     line = rfile.readline(_MAX_REQUEST + 1)
-                except OSError:
+                except OSError:  # includes the idle timeout
                     return
                 if not line:
                     return
@@ -142,6 +150,8 @@ class SocketServer:
             self._thread.join(timeout)
         with self._idle:
             self._idle.wait_for(lambda: self._busy == 0, timeout=timeout)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
         if self._sock is not None:
             self._sock.close()
         try:
