@@ -1,9 +1,17 @@
-"""Benchmark: daily-note ingestion throughput (lines/s) over a year of synthetic notes."""
+"""Benchmark: a year of daily notes through `ingest-daily`, beside the plain-SQLite floor for the same facts.
+
+Prints the whole-year time against plain sqlite3 + FTS5 (a transaction per note) in the same run, the
+per-note cost in the first and last month (flat is the goal), and retrieve/status afterwards.
+Run: python bench/bench_ingest.py [--days 365] [--facts-per-note 30]
+"""
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import os
 import random
+import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -17,9 +25,14 @@ BODIES = [
     "Deployed v{n}.{m}.0 to https://prod.example.com/app{n} with `make deploy`. No issues reported.",
     "Fixed the crash in src/worker_{n}.py; root cause was a missing timeout on the HTTP client.",
     "User mentioned preferring TypeScript over JavaScript for dashboard {n}.",
+    "Call with {who} about the {what} budget: agreed on {n}k for Q{m}.",
+    "{who} asked to move the {what} review to Thursday {m} pm.",
+    "Benchmarked the {what} service: p95 {n} ms after the cache change.",
     "讨论了第 {n} 个迭代的排期，决定周五前完成接口联调。",
     "部署 v{n}.{m} 到生产环境，运行 kubectl rollout status deploy/api-{n} 确认无问题。",
 ]
+WHO = ["Peter", "Alice", "Bao", "Carmen", "Dmitri", "Emma"]
+WHAT = ["search", "billing", "onboarding", "mobile", "analytics", "storage"]
 RETAIN = [
     "- W @Peter: Working from the Lisbon office during sprint {n}.",
     "- B @warelay: I migrated the queue {n} to the new broker without downtime.",
@@ -28,51 +41,102 @@ RETAIN = [
 ]
 
 
-def synth_note(day: dt.date, rng: random.Random) -> str:
+def synth_note(day: dt.date, rng: random.Random, per_note: int) -> str:
     lines = [f"# {day.isoformat()}", ""]
-    for hour in sorted(rng.sample(range(8, 19), rng.randint(3, 6))):
-        n, m = rng.randint(1, 999), rng.randint(1, 9)
-        lines += [f"## {hour % 12 or 12}:{rng.choice(['00', '15', '30', '45'])} {'AM' if hour < 12 else 'PM'} - "
-                  f"{rng.choice(TOPICS)}", rng.choice(BODIES).format(n=n, m=m), "", ]
+    sections = max(1, per_note // 4)
+    for s in range(sections):
+        hour = 8 + (s * 10) // sections
+        lines.append(f"## {hour % 12 or 12}:{rng.choice(['00', '15', '30', '45'])} {'AM' if hour < 12 else 'PM'} - "
+                     f"{rng.choice(TOPICS)}")
+        for _ in range(3):
+            lines.append("- " + rng.choice(BODIES).format(n=rng.randint(1, 999), m=rng.randint(1, 9),
+                                                          who=rng.choice(WHO), what=rng.choice(WHAT)))
+        lines.append("")
     lines += ["## Retain"] + [r.format(n=rng.randint(1, 99), m=rng.randint(1, 9)) for r in rng.sample(RETAIN, 3)]
     return "\n".join(lines) + "\n"
 
 
+def plain_floor(db_path: Path, notes: list[list[str]]) -> float:
+    """The same facts into plain sqlite3 + FTS5 (porter), durable, one transaction per note."""
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE m (id INTEGER PRIMARY KEY, text TEXT)")
+    conn.execute("CREATE VIRTUAL TABLE f USING fts5(text, content='m', content_rowid='id', tokenize='porter unicode61')")
+    t0 = time.perf_counter()
+    for facts in notes:
+        conn.execute("BEGIN")
+        for text in facts:
+            rowid = conn.execute("INSERT INTO m (text) VALUES (?)", [text]).lastrowid
+            conn.execute("INSERT INTO f (rowid, text) VALUES (?, ?)", [rowid, text])
+        conn.execute("COMMIT")
+    elapsed = time.perf_counter() - t0
+    conn.close()
+    return elapsed
+
+
+def timed(fn, n: int = 20) -> tuple[float, float]:
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    samples.sort()
+    return statistics.median(samples), samples[int(0.95 * (len(samples) - 1))]
+
+
 def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--days", type=int, default=365)
+    ap.add_argument("--facts-per-note", type=int, default=30)
+    args = ap.parse_args()
     rng = random.Random(42)
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
         (ws / "memory").mkdir(parents=True)
-        os.environ["MEMORYD_HOME"] = str(Path(tmp) / "home")
-        start_day = dt.date(2025, 1, 1)
+        os.environ.update(MEMORYD_HOME=str(Path(tmp) / "home"), MEMORYD_WORKSPACE=str(ws))
+        days = [dt.date(2025, 1, 1) + dt.timedelta(days=i) for i in range(args.days)]
         total_lines = 0
-        for i in range(365):
-            day = start_day + dt.timedelta(days=i)
-            text = synth_note(day, rng)
+        for day in days:
+            text = synth_note(day, rng, args.facts_per_note)
             total_lines += text.count("\n")
             (ws / "memory" / f"{day.isoformat()}.md").write_text(text, encoding="utf-8")
 
-        from memoryd.tiers.agent import AgentMemory
+        from memoryd.daemon.ops import dispatch
+        from memoryd.sync import index
+
+        index.SHARE = True  # as in the daemon: one connection for the whole run
         from memoryd.tiers.config import load_config
-        from memoryd.tiers.dailynotes import ingest, note_files, parse_note
+        from memoryd.tiers.dailynotes import note_files, parse_note
 
-        t0 = time.perf_counter()
-        facts = sum(len(parse_note(p, d)[0]) for d, p in note_files(ws, all_=True))
-        parse_s = time.perf_counter() - t0
-        print(f"year of notes: 365 files, {total_lines} lines, {facts} facts")
-        print(f"parse only        {total_lines / parse_s:10.0f} lines/s   ({parse_s * 1000:.0f} ms)")
+        parsed = [[f["text"] if isinstance(f, dict) else str(f) for f in parse_note(p, d)[0]]
+                  for d, p in note_files(ws, all_=True)]
+        facts = sum(len(p) for p in parsed)
+        print(f"year of notes: {len(days)} files, {total_lines} lines, {facts} facts")
+        floor = plain_floor(Path(tmp) / "plain.db", parsed)
+        print(f"plain sqlite3 + FTS5 floor       {floor:7.2f} s")
 
-        mem = AgentMemory(load_config(), "bench")
-        mem.init()
-        t0 = time.perf_counter()
-        report = ingest(mem, ws, all_=True)
-        full_s = time.perf_counter() - t0
-        print(f"ingest (store)    {total_lines / full_s:10.0f} lines/s   ({full_s:.1f} s, {report['stored']} stored, "
-              f"{full_s / max(report['stored'], 1) * 1000:.1f} ms/fact)")
-        t0 = time.perf_counter()
-        again = ingest(mem, ws, all_=True)
-        noop_s = time.perf_counter() - t0
-        print(f"re-ingest (no-op) {total_lines / noop_s:10.0f} lines/s   ({noop_s * 1000:.0f} ms, {again['stored']} stored)")
+        config = load_config()
+        dispatch(config, "init", {"agent_id": "bench"})
+        fresh_retrieve = timed(lambda: dispatch(config, "retrieve", {"agent_id": "bench", "query": "REST decision"}))
+        per_note = []
+        t_all = time.perf_counter()
+        for day in days:
+            t0 = time.perf_counter()
+            dispatch(config, "ingest_daily", {"agent_id": "bench", "date": day.isoformat()})
+            per_note.append(time.perf_counter() - t0)
+        total = time.perf_counter() - t_all
+        print(f"memoryd ingest-daily (per note)  {total:7.2f} s   = {total / floor:.1f}x the floor")
+        first, last = per_note[:31], per_note[-31:]
+        print(f"per note: first month {statistics.mean(first) * 1000:.1f} ms, last month {statistics.mean(last) * 1000:.1f} ms")
+        again = time.perf_counter()
+        report = dispatch(config, "ingest_daily", {"agent_id": "bench", "all": True})
+        print(f"re-ingest --all (nothing new)    {time.perf_counter() - again:7.2f} s ({report.get('stored', 0)} stored)")
+        after = timed(lambda: dispatch(config, "retrieve", {"agent_id": "bench", "query": "REST decision"}))
+        status = timed(lambda: dispatch(config, "status", {"agent_id": "bench"}))
+        print(f"retrieve p50/p95: fresh agent {fresh_retrieve[0]:.1f}/{fresh_retrieve[1]:.1f} ms, "
+              f"after the year {after[0]:.1f}/{after[1]:.1f} ms")
+        print(f"status p50/p95 after the year {status[0]:.1f}/{status[1]:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -196,6 +196,9 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
+        from memoryd.sync import index
+
+        index.SHARE = True  # one long-lived local-index connection for every request
         self.watcher.start()
         threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
         self.scheduler.start()
@@ -224,6 +227,9 @@ class Daemon:
         for lock in list(self._locks.values()):  # let a write in progress land (atomic anyway)
             if lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
                 lock.release()
+        from memoryd.sync.index import close_shared
+
+        close_shared()
 
 
 def _read_plain(path: Path) -> dict[str, Any]:

@@ -161,7 +161,7 @@ class AgentMemory:
         for key, n in counters.items():
             if n:
                 metrics.setdefault("counters", {})[key] = metrics["counters"].get(key, 0) + n
-        atomic_write_json(self.dir / "metrics.json", metrics)
+        atomic_write_json(self.dir / "metrics.json", metrics, durable=False)  # counters: not worth an fsync
 
     # --- cold: entries leave warm by one durable insert into the local index ---------------
     def archive_entries(self, entries: list[dict]) -> int:

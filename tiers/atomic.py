@@ -36,10 +36,13 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, private_dir: bool = True) -> None:
+def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, private_dir: bool = True,
+                       durable: bool = True) -> None:
     """Write `data` so that a crash at any instant leaves the old file or the new one.
 
     private_dir: create/tighten the parent to 0700 (our state dirs); False for a file the user named.
+    durable=False: no fsync (still never torn) — for derived or bookkeeping files whose last update
+    a power cut may take back (rendered MEMORY.md, counters, caches).
     """
     if private_dir:
         ensure_private_dir(path.parent)
@@ -50,11 +53,13 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, private_dir: 
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
-        _fsync_dir(path.parent)
+        if durable:
+            _fsync_dir(path.parent)
     except OSError as exc:
         try:
             tmp.unlink()
@@ -81,12 +86,12 @@ def dumps(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
 
 
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_bytes(path, dumps(obj))
+def atomic_write_json(path: Path, obj: Any, durable: bool = True) -> None:
+    atomic_write_bytes(path, dumps(obj), durable=durable)
 
 
-def atomic_write_text(path: Path, text: str, private_dir: bool = True) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), private_dir=private_dir)
+def atomic_write_text(path: Path, text: str, private_dir: bool = True, durable: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), private_dir=private_dir, durable=durable)
 
 
 def quarantine(path: Path, reason: str) -> Path:

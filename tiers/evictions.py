@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .atomic import atomic_write_text
+from .errors import StoreError
 
 MAX_LOG_BYTES = 1 << 20  # rotated to evictions.jsonl.1 past 1 MiB
 
@@ -78,7 +79,61 @@ class EvictionLog:
         return out
 
     def summary(self) -> dict[str, Any]:
-        rows = self.rows()
-        by = Counter(f"{r.get('tier')}/{r.get('kind')}" for r in rows)
-        return {"total": len(rows), "by_kind": dict(sorted(by.items())),
-                "last": rows[-1] if rows else None}
+        """Counts per tier/kind and the last row. Cached beside the log and brought up to date from
+        the bytes appended since (the log only grows until rotated): status stays cheap after a year."""
+        cache_path = self.path.with_name(".evictions-summary.json")
+        old = self.path.with_name(self.path.name + ".1")
+        stamp = [_size(old), _mtime(old)]
+        cache = _read_cache(cache_path)
+        size = _size(self.path)
+        if cache is None or cache.get("rotated") != stamp or cache.get("offset", 0) > size:
+            base = self._count(old.read_bytes() if stamp[0] else b"", Counter(), None)
+            cache = {"rotated": stamp, "offset": 0, "total": base[0], "by_kind": dict(base[1]), "last": base[2]}
+        if size > cache["offset"]:
+            with open(self.path, "rb") as fh:
+                fh.seek(cache["offset"])
+                chunk = fh.read(size - cache["offset"])
+            chunk = chunk[: chunk.rfind(b"\n") + 1]  # a torn last line waits
+            total, by, last = self._count(chunk, Counter(cache["by_kind"]), cache["last"])
+            cache.update(offset=cache["offset"] + len(chunk), total=cache["total"] + total, by_kind=dict(by), last=last)
+            try:  # derived data: no fsync, and a failed write only means recounting next time
+                atomic_write_text(cache_path, json.dumps(cache), durable=False)
+            except (OSError, StoreError):
+                pass
+        return {"total": cache["total"], "by_kind": dict(sorted(cache["by_kind"].items())), "last": cache["last"]}
+
+    @staticmethod
+    def _count(data: bytes, by: Counter, last: Any) -> tuple[int, Counter, Any]:
+        total = 0
+        for line in data.decode("utf-8", errors="replace").splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            total += 1
+            by[f"{row.get('tier')}/{row.get('kind')}"] += 1
+            last = row
+        return total, by, last
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return 0
+
+
+def _read_cache(path: Path) -> dict[str, Any] | None:
+    try:
+        cache = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(cache, dict) and isinstance(cache.get("by_kind"), dict) and isinstance(cache.get("offset"), int)
+    return cache if ok else None

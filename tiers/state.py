@@ -76,4 +76,5 @@ class StateFiles:
         ensure_private_dir(self.dir)
         changed = {name: self.save(name, state[name]) for name in FILES if name in state}
         if changed.get("hot") or ("hot" in state and not (self.dir / "MEMORY.md").exists()):
-            atomic_write_text(self.dir / "MEMORY.md", render_markdown(state["hot"], self.agent_id))
+            # rendered from hot (durable itself): a power cut at worst leaves the previous rendering
+            atomic_write_text(self.dir / "MEMORY.md", render_markdown(state["hot"], self.agent_id), durable=False)
