@@ -42,7 +42,9 @@ class DaemonProc:
 
     @property
     def config(self) -> Config:
-        return load_config(self.env)
+        # the socket alone: a test may have left a config.toml there that the daemon must refuse
+        return Config(home=Path(self.env["MEMORYD_HOME"]), db_url="file:unused",
+                      socket=Path(self.env["MEMORYD_SOCKET"]))
 
     def start(self, wait: bool = True) -> "DaemonProc":
         with open(self.log, "ab") as err:
