@@ -41,7 +41,7 @@ def export_lines(mem: AgentMemory) -> Iterator[str]:
 def _line_count(mem: AgentMemory) -> int:
     """How many lines the export will have (for progress): header, hot, tree, warm, cold."""
     cold = mem.archive.count(mem.agent_id) if mem.archive is not None else 0
-    return 3 + len(mem.read_state()["warm"]["entries"]) + len(mem.pending_cold()) + cold
+    return 3 + len(mem.read_state()["warm"]["entries"]) + cold
 
 
 def export_to(mem: AgentMemory, path: Path, progress: Progress | None = None) -> int:
