@@ -75,9 +75,9 @@ class Key:
             kind = "an integer" if self.type is int else "a number"
             if self.ge is not None and self.le is not None:
                 return f"{kind} from {self.ge:g} to {self.le:g}"
-            if self.gt is not None:
-                return f"{kind} > {self.gt:g}"
-            return kind
+            bounds = [f"> {self.gt:g}" if self.gt is not None else "", f">= {self.ge:g}" if self.ge is not None else "",
+                      f"<= {self.le:g}" if self.le is not None else ""]
+            return " ".join([kind, " and ".join(b for b in bounds if b)]).strip()
         return "a path" if self.type == PATH else "a string"
 
 
@@ -110,6 +110,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "daemon": {
         "log_level": Key(str, "INFO", choices=LOG_LEVELS, env="MEMORYD_LOG_LEVEL"),
+    },
+    "warm": {
+        "grace_hours": Key(float, 24.0, ge=0, le=8760, doc="a fresh fact is spared from warm's size cap"),
     },
     "retention": {
         "cold_years": Key(float, 10.0, ge=1, le=1000, doc="monthly consolidation deletes frozen rows older"),
