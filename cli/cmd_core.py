@@ -56,8 +56,9 @@ def _human_results(data: dict[str, Any]) -> str:
 
 @cli.command()
 @click.argument("query", required=False, default="")
-@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
-@click.option("--mode", type=click.Choice(["keyword", "llm"]), default="keyword", show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True, help="Most results to show.")
+@click.option("--mode", type=click.Choice(["keyword", "llm"]), default="keyword", show_default=True,
+              help="Pick tree branches by keywords, or ask the configured LLM.")
 @click.option("--url", "url", default=None, help="Only facts whose URLs contain this fragment.")
 @click.option("--entity", default=None, help="Only facts about this @entity (from daily notes' Retain lines).")
 @click.option("--since", default=None, metavar="YYYY-MM-DD", help="Only facts dated on or after this day.")
@@ -83,7 +84,7 @@ def retrieve(query: str, limit: int, mode: str, url: str | None, entity: str | N
         params["paths"] = llm_tree_paths(config, agent_id, query)
     data = run_op(config, "retrieve", params)
     _warn(data.get("warnings"))
-    emit(data["results"] if as_json else data, as_json, _human_results)
+    emit({"results": data["results"], "warnings": data.get("warnings") or []}, as_json, _human_results)
 
 
 @cli.command()
@@ -96,12 +97,12 @@ def urls(agent_id: str, as_json: bool) -> None:
 
     state = AgentMemory(get_config(), agent_id).read_state()
     found = sorted({u for e in state["warm"]["entries"] for u in e.get("metadata", {}).get("urls", [])})
-    emit(found, as_json, lambda us: "\n".join(us) if us else "no URLs stored")
+    emit({"urls": found}, as_json, lambda r: "\n".join(r["urls"]) if r["urls"] else "no URLs stored")
 
 
 @cli.command()
 @click.option("--mode", type=click.Choice(["quick", "daily", "monthly", "full"]), default="quick",
-              show_default=True)
+              show_default=True, help="How much to do (each mode includes the ones before it).")
 @agent_option
 @json_option
 @handles_errors

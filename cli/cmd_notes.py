@@ -1,7 +1,6 @@
 """Notes commands: distill (rule|llm), ingest-daily (daily notes → memory), validate (completeness warnings)."""
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -44,7 +43,8 @@ def _write_prompt(path: str, prompt: str) -> None:
 
 @cli.command()
 @click.option("--text", "text", required=True, help="Text to distil ('-' reads stdin).")
-@click.option("--mode", type=click.Choice(["rule", "llm"]), default="rule", show_default=True)
+@click.option("--mode", type=click.Choice(["rule", "llm"]), default="rule", show_default=True,
+              help="Rules on this device, or the configured LLM.")
 @click.option("--core-summary", "core", is_flag=True, help="Also give the ≤30-byte one-line summary.")
 @click.option("--llm-prompt-file", type=click.Path(dir_okay=False), default=None,
               help="Write the LLM prompt to FILE for an external LLM instead of calling one.")
@@ -96,13 +96,15 @@ def ingest_daily(date: str | None, all_: bool, agent_id: str, as_json: bool) -> 
     from memoryd.tiers.dailynotes import check_date
     from memoryd.tiers.errors import UsageError
 
+    from .progress import progress_for
     from .proxy import run_op
 
     if date and all_:
         raise UsageError("give either --date or --all, not both")
     if date:
         check_date(date)
-    report = run_op(get_config(), "ingest_daily", {"agent_id": agent_id, "date": date, "all": all_})
+    with progress_for(as_json):  # drawn when the work runs here; a running daemon does it out of sight
+        report = run_op(get_config(), "ingest_daily", {"agent_id": agent_id, "date": date, "all": all_})
     _warn(report.get("warnings"))
     emit(report, as_json, _human_ingest)
 
@@ -124,7 +126,7 @@ def validate(file: str, agent_id: str, as_json: bool) -> None:
 
     warnings = validate_file(file)
     if as_json:
-        click.echo(json.dumps({"file": file, "ok": not warnings, "warnings": warnings}, ensure_ascii=False))
+        emit({"file": file, "ok": not warnings, "warnings": warnings}, True)
         return
     if not warnings:
         click.echo(f"{file}: complete, no warnings")

@@ -43,10 +43,8 @@ def sync(force: bool, agent_id: str, as_json: bool) -> None:
     from .proxy import run_op
 
     result = run_op(get_config(), "sync", {"agent_id": agent_id, "force": force})
-    if result.get("status") == "queued":
-        if as_json:
-            emit(result, True)
-        fail(f"queued: {result.get('error', 'push failed')} (will retry)", 1)
+    if result.get("status") == "queued":  # with --json: the result and the error in one object
+        fail(f"queued: {result.get('error', 'push failed')} (will retry)", 1, as_json, "queued", extra=result)
     emit(result, as_json, _human_sync)
 
 
@@ -83,7 +81,7 @@ def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, 
     from memoryd.sync.restore import restore as do_restore
 
     if list_only:
-        emit(list_versions(get_config(), agent_id), as_json, _human_versions)
+        emit({"versions": list_versions(get_config(), agent_id)}, as_json, _human_versions)
         return
 
     key = _read_key_file(key_file) if key_file else None
@@ -98,7 +96,8 @@ def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, 
     emit(result, as_json, _human_restore)
 
 
-def _human_versions(rows: list[dict[str, Any]]) -> str:
+def _human_versions(data: dict[str, Any]) -> str:
+    rows = data["versions"]
     if not rows:
         return "no stored versions"
     return "\n".join(f"v{r['version']:<6} {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(r['updated_at']))}  "

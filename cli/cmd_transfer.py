@@ -19,7 +19,9 @@ def export_cmd(file: Path, agent_id: str, as_json: bool) -> None:
     from memoryd.daemon.ops import memory
     from memoryd.tiers.transfer import export_to
 
-    with memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem:
+    from .progress import progress_for
+
+    with memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem, progress_for(as_json):
         lines = export_to(mem, file)
     emit({"file": str(file), "lines": lines}, as_json, lambda r: f"exported {r['lines']} lines to {r['file']}")
 
@@ -39,8 +41,11 @@ def import_cmd(file: Path, agent_id: str, as_json: bool) -> None:
         fh = open(file, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {file}: {exc.strerror}") from None
+    from .progress import progress_for
+
     with fh, memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem:
-        counts = import_from(mem, fh)
+        with progress_for(as_json):
+            counts = import_from(mem, fh)
         for w in mem.warnings:
             click.echo(f"memoryd: warning: {w}", err=True)
     from memoryd.daemon.ops import stamp_edits

@@ -31,6 +31,7 @@ def tree() -> None:
 @json_option
 @handles_errors
 def tree_show(agent_id: str, as_json: bool) -> None:
+    """Print the tree with warm and cold counts per node."""
     from memoryd.tiers.agent import AgentMemory
     from memoryd.tiers.tree import render
 
@@ -55,6 +56,7 @@ def tree_show(agent_id: str, as_json: bool) -> None:
 @json_option
 @handles_errors
 def tree_add(path: str, description: str, agent_id: str, as_json: bool) -> None:
+    """Add a node (and its missing parents), or change its description."""
     from memoryd.tiers.tree import add_node
 
     from memoryd.daemon.ops import memory, stamp_edits
@@ -73,6 +75,7 @@ def tree_add(path: str, description: str, agent_id: str, as_json: bool) -> None:
 @json_option
 @handles_errors
 def tree_remove(path: str, agent_id: str, as_json: bool) -> None:
+    """Remove a leaf node that no memory uses."""
     from memoryd.daemon.ops import memory
     from memoryd.tiers.agent import AgentMemory
     from memoryd.tiers.errors import UsageError
@@ -91,6 +94,7 @@ def tree_remove(path: str, agent_id: str, as_json: bool) -> None:
 @json_option
 @handles_errors
 def tree_prune(agent_id: str, as_json: bool) -> None:
+    """Remove leaf nodes without memories and idle for 60+ days (logged as evictions)."""
     from memoryd.daemon.ops import memory
     from memoryd.tiers.tree import prune
 

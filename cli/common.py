@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import sys
 from typing import Any, Callable, TypeVar
 
@@ -31,26 +32,43 @@ agent_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 
 
-def fail(message: str, code: int = 1) -> None:
-    click.echo(f"memoryd: {message}", err=True)
+JSON_SCHEMA = 1  # version of every --json document; bump it when a shape changes incompatibly
+
+
+def error_code(exc: BaseException) -> str:
+    """A stable name for an error's kind: UsageError → usage, CorruptStateError → corrupt_state."""
+    name = type(exc).__name__.removesuffix("Error") or "error"
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def fail(message: str, code: int = 1, as_json: bool = False, kind: str = "error",
+         extra: dict[str, Any] | None = None) -> None:
+    """Report a failure and exit: one line on stderr, or with --json one object on stdout."""
+    if as_json:
+        error = {"code": kind, "message": message, "exit": code}
+        click.echo(json.dumps({"schema": JSON_SCHEMA, **(extra or {}), "error": error}, ensure_ascii=False,
+                              default=str))
+    else:
+        click.echo(f"memoryd: {message}", err=True)
     sys.exit(code)
 
 
 def handles_errors(fn: F) -> F:
-    """Turn memoryd errors into a one-line message on stderr and their exit code."""
+    """Turn memoryd errors into a one-line message (or a JSON error object) and their exit code."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        as_json = bool(kwargs.get("as_json"))
         try:
             return fn(*args, **kwargs)
         except MemorydError as exc:
-            fail(exc.message, exc.exit_code)
+            fail(exc.message, exc.exit_code, as_json, error_code(exc))
         except KeyboardInterrupt:
-            fail("interrupted", 130)
+            fail("interrupted", 130, as_json, "interrupted")
         except UnicodeError:  # undecodable argv/stdin that slipped past the checks
-            fail("input is not valid UTF-8 text", 2)
+            fail("input is not valid UTF-8 text", 2, as_json, "usage")
         except OSError as exc:  # disk full, permissions: not the caller's fault
-            fail(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), 1)
+            fail(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), 1, as_json, "os")
 
     return wrapper  # type: ignore[return-value]
 
@@ -65,10 +83,12 @@ def get_config() -> Config:
     return root.obj["config"]
 
 
-def emit(data: Any, as_json: bool, human: Callable[[Any], str] | None = None) -> None:
-    """Print `data` as one JSON document, or in human form."""
+def emit(data: dict[str, Any], as_json: bool, human: Callable[[Any], str] | None = None) -> None:
+    """Print `data` as one JSON object carrying the schema version, or in human form."""
     if as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=None, default=str))
+        if not isinstance(data, dict) or "schema" in data:
+            raise TypeError("--json output must be an object without its own 'schema' key")
+        click.echo(json.dumps({"schema": JSON_SCHEMA, **data}, ensure_ascii=False, default=str))
     else:
         click.echo(human(data) if human else json.dumps(data, ensure_ascii=False, indent=2, default=str))
 

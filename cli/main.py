@@ -26,6 +26,7 @@ COMMANDS = {
     "status": "cmd_status", "distill": "cmd_notes", "ingest-daily": "cmd_notes", "validate": "cmd_notes",
     "sync": "cmd_sync", "restore": "cmd_sync", "key": "cmd_sync", "daemon": "cmd_daemon",
     "service": "cmd_daemon", "export": "cmd_transfer", "import": "cmd_transfer",
+    "config": "cmd_config",
 }
 
 
@@ -40,28 +41,48 @@ class LazyGroup(click.Group):
         return self.commands.get(cmd_name)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.option("--log-level", default="WARNING", envvar="MEMORYD_LOG_LEVEL", show_default=True,
-              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False))
+              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+              help="How much to log on stderr.")
 @click.option("--agent-id", "agent_id", default=None, callback=_check_agent_root,
               help="Agent for the command (also accepted after the command name).")
 @click.version_option(package_name="memoryd")
 @click.pass_context
 def cli(ctx: click.Context, log_level: str, agent_id: str | None) -> None:
-    """memoryd: tiered, encrypted, multi-device memory for AI agents."""
+    """memoryd: tiered, encrypted, multi-device memory for AI agents.
+
+    Every command takes --agent-id and, where it prints data, --json (one object with a "schema"
+    version; errors too). Exit codes: 0 success, 2 bad input, 1 any other failure.
+    """
     setup_logging(log_level)
     ctx.ensure_object(dict)["agent_id"] = agent_id
+    if ctx.invoked_subcommand is None:  # `memoryd` alone: the help, on stdout, and success
+        click.echo(ctx.get_help())
+
+
+def _wants_json(args: list[str]) -> bool:
+    """--json among the options (not after `--`): a usage error must then be JSON too."""
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
 
 
 def main() -> None:
-    """Entry point: click's usage errors become one line on stderr (exit 2), like ours."""
+    """Entry point: click's usage errors become one line on stderr (exit 2), like ours, or JSON with --json."""
+    from .common import error_code, fail
+
+    as_json = _wants_json(sys.argv[1:])
     try:
         cli.main(prog_name="memoryd", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        click.echo(f"memoryd: {exc.format_message()}", err=True)
-        sys.exit(exc.exit_code)
+        fail(exc.format_message(), exc.exit_code, as_json, "usage" if exc.exit_code == 2 else error_code(exc))
     except click.Abort:
-        click.echo("memoryd: aborted", err=True)
-        sys.exit(1)
+        fail("aborted", 1, as_json, "aborted")
+    except Exception as exc:  # a bug: the traceback for the report, and still one JSON object for a script
+        if not as_json:
+            raise
+        import traceback
+
+        traceback.print_exc()
+        fail(f"internal error: {type(exc).__name__}: {exc}", 1, True, "internal")

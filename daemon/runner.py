@@ -3,6 +3,7 @@
 Test hook (explicit, documented): when MEMORYD_CLOCK_FILE names a file holding a unix time,
 the scheduler's wall clock reads it on every call instead of time.time(), so tests drive
 "now" (catch-up after downtime, wake detection) by rewriting that file, not by sleeping.
+APScheduler's own cron firing keeps the real clock (it reads datetime.now() itself).
 """
 from __future__ import annotations
 

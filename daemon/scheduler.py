@@ -1,59 +1,62 @@
-"""When consolidations and outbox drains run: cron times, catch-up after downtime or sleep, backoff.
+"""When consolidations and outbox drains run: APScheduler 3.x jobs, catch-up after downtime or a clock jump.
 
-One thread, one injectable wall clock. APScheduler's CronTrigger only computes the next
-fire time (time zones, DST); the loop sleeps on an Event until the earliest of: next fire,
-next sync drain, the heartbeat (which is what notices a wall-clock jump after a wake).
+APScheduler (BackgroundScheduler) owns the timing: one CronTrigger job per consolidation mode
+(coalesce: a backlog of fires runs once; misfire_grace_time: a fire later than that is reported
+missed), an interval job for the outbox drain (rescheduled by the backoff policy in tiers/backoff.py)
+and a heartbeat job. All run one at a time on one daemon thread (_SerialExecutor), as consolidation
+and sync must never overlap and SIGTERM must not wait for a long consolidation.
+
+Catch-up is ours: APScheduler keeps no memory across restarts and cannot see a wall-clock jump that
+happened while it slept. A consolidation therefore runs for the agents that missed a fire since their
+last successful run (`stale_agents`), on start, on a jump the heartbeat notices, and after a misfire.
+The same rule filters a scheduled fire, so nothing runs twice for one fire.
+
+The clock. APScheduler 3.x reads `datetime.now()` itself (BaseScheduler._process_jobs and
+executors.base.run_job take no clock), so its cron firing runs on the real clock and cannot be driven
+by a test. Our decisions take an injectable wall clock (`clock`, MEMORYD_CLOCK_FILE in the daemon):
+which agents are overdue, whether the clock jumped. Tests drive catch-up with it; the cron jobs
+themselves are tested on real time with sub-minute triggers passed in (`triggers=`).
 """
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, tzinfo
 from typing import Any, Callable, Mapping
 
+from memoryd.tiers.backoff import Backoff
+from memoryd.tiers.config_schema import check_section, defaults
 from memoryd.tiers.errors import ConfigError, MemorydError
 
 log = logging.getLogger("memoryd.daemon")
 
 MODES = ("quick", "daily", "monthly")
-DEFAULT_CRON = {"quick": "0 * * * *", "daily": "0 3 * * *", "monthly": "0 4 1 * *"}
+DEFAULT_CRON = {mode: defaults("schedule")[mode] for mode in MODES}
 Clock = Callable[[], float]
 
 
 @dataclass(frozen=True)
 class ScheduleSettings:
-    """The `[schedule]` section of config.toml, validated."""
+    """The `[schedule]` section of config.toml (keys, defaults and limits: tiers/config_schema.py)."""
 
     cron: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_CRON))
     timezone: str | None = None
     heartbeat_seconds: float = 60.0
     wake_jump_seconds: float = 120.0
+    misfire_grace_seconds: int = 600
     sync_idle_seconds: float = 600.0
     sync_backoff_seconds: float = 30.0
     sync_backoff_max_seconds: float = 1800.0
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> "ScheduleSettings":
-        cron = dict(DEFAULT_CRON)
-        for mode in MODES:
-            value = section.get(mode, cron[mode])
-            if not isinstance(value, str):
-                raise ConfigError(f"config.toml [schedule] {mode} must be a crontab string like {DEFAULT_CRON[mode]!r}")
-            cron[mode] = value
-        nums: dict[str, float] = {}
-        for key in ("heartbeat_seconds", "wake_jump_seconds", "sync_idle_seconds",
-                    "sync_backoff_seconds", "sync_backoff_max_seconds"):
-            value = section.get(key, getattr(cls, key))
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError(f"config.toml [schedule] {key} must be a positive number")
-            nums[key] = float(value)
-        tz = section.get("timezone")
-        if tz is not None and not isinstance(tz, str):
-            raise ConfigError("config.toml [schedule] timezone must be a string")
-        settings = cls(cron=cron, timezone=tz, **nums)
-        settings.triggers()  # validate the crontab strings now, not at 03:00
+        sec = check_section("schedule", section)
+        known = {f.name for f in fields(cls)}  # a key added to the schema alone is read via config.section()
+        settings = cls(cron={m: sec.pop(m) for m in MODES}, **{k: v for k, v in sec.items() if k in known})
+        settings.triggers()  # the full crontab check (ranges, names) now, not at 03:00
         return settings
 
     def triggers(self) -> dict[str, Any]:
@@ -79,9 +82,12 @@ class ScheduleSettings:
 
         return get_localzone()
 
+    def sync_backoff(self) -> Backoff:
+        return Backoff(base=self.sync_backoff_seconds, cap=max(self.sync_backoff_seconds, self.sync_backoff_max_seconds))
+
 
 def next_fire(trigger: Any, tz: tzinfo, at: float) -> float:
-    """First fire time (unix) of `trigger` at or after `at` (never one in the past: no pile-up)."""
+    """First fire time (unix) of `trigger` at or after `at`."""
     nxt = trigger.get_next_fire_time(None, datetime.fromtimestamp(at, tz))
     return nxt.timestamp() if nxt is not None else float("inf")
 
@@ -101,10 +107,8 @@ def stale_agents(last_ok: Mapping[str, float | None], trigger: Any, tz: tzinfo, 
 
 
 def sync_delay(settings: ScheduleSettings, failures: int) -> float:
-    """Exponential backoff for the outbox drain; the idle interval when all went out."""
-    if failures <= 0:
-        return settings.sync_idle_seconds
-    return min(settings.sync_backoff_seconds * 2 ** (failures - 1), settings.sync_backoff_max_seconds)
+    """When to drain the outbox again: the backoff after failures, the idle interval when all went out."""
+    return settings.sync_backoff().delay(failures) if failures > 0 else settings.sync_idle_seconds
 
 
 @dataclass
@@ -116,112 +120,171 @@ class JobInfo:
     last_error: str | None = None
 
 
-class Scheduler:
-    """Runs consolidation modes on their cron times and the outbox drain on its backoff.
+def _serial_executor() -> Any:
+    """An APScheduler executor running jobs in submission order on one daemon thread."""
+    from apscheduler.executors.base import BaseExecutor, run_job
 
-    run_mode(mode, reason, agents|None) returns True when all agents succeeded;
+    class SerialExecutor(BaseExecutor):  # the pool executors' threads would hold up exit on SIGTERM
+        def start(self, scheduler: Any, alias: str) -> None:
+            super().start(scheduler, alias)
+            self._queue: queue.SimpleQueue = queue.SimpleQueue()
+            self._thread = threading.Thread(target=self._work, name="memoryd-jobs", daemon=True)
+            self._thread.start()
+
+        def shutdown(self, wait: bool = True) -> None:
+            self._queue.put(None)
+            if wait:
+                self._thread.join()
+
+        def _do_submit_job(self, job: Any, run_times: list[datetime]) -> None:
+            self._queue.put((job, run_times))
+
+        def _work(self) -> None:
+            while (item := self._queue.get()) is not None:
+                job, run_times = item
+                try:
+                    events = run_job(job, job._jobstore_alias, run_times, self._logger.name)
+                except BaseException as exc:
+                    self._run_job_error(job.id, exc, exc.__traceback__)
+                else:
+                    self._run_job_success(job.id, events)
+
+    return SerialExecutor()
+
+
+class Scheduler:
+    """Consolidation modes on their cron times, the outbox drain on its backoff, catch-up on start and jumps.
+
+    run_mode(mode, reason, agents) returns True when all agents succeeded;
     last_ok(mode) maps agent → last successful end (unix) or None;
     run_sync() returns how many pushes are still pending (raises on failure).
+    `triggers` replaces the crontab triggers (tests: sub-minute CronTriggers on real time).
     """
 
     def __init__(self, settings: ScheduleSettings, run_mode: Callable[[str, str, list[str] | None], bool],
                  last_ok: Callable[[str], Mapping[str, float | None]], run_sync: Callable[[], int],
-                 clock: Clock = time.time, monotonic: Clock = time.monotonic) -> None:
+                 clock: Clock = time.time, monotonic: Clock = time.monotonic,
+                 triggers: Mapping[str, Any] | None = None) -> None:
         self._run_mode, self._last_ok, self._run_sync = run_mode, last_ok, run_sync
         self.clock, self.monotonic = clock, monotonic
+        self._fixed_triggers = dict(triggers) if triggers else None
         self.jobs: dict[str, JobInfo] = {m: JobInfo() for m in (*MODES, "sync")}
         self._stop = threading.Event()
-        self._wake = threading.Event()
         self._catch_up = True  # on start: anything overdue runs once
         self._sync_failures = 0
-        self._thread: threading.Thread | None = None
+        self._last_wall, self._last_mono = clock(), monotonic()
+        self._aps: Any = None
         self._apply(settings)
 
     def _apply(self, settings: ScheduleSettings) -> None:
         self.settings = settings
         self._tz = settings.tz()
-        self._triggers = settings.triggers()
-        now = self.clock()
-        for mode, trig in self._triggers.items():
-            self.jobs[mode].next_run = next_fire(trig, self._tz, now)
-        if self.jobs["sync"].next_run is None:
-            self.jobs["sync"].next_run = now  # drain whatever a previous run left in the outbox
+        self._triggers = {**settings.triggers(), **(self._fixed_triggers or {})}
 
     # -- control -----------------------------------------------------------------
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="memoryd-scheduler", daemon=True)
-        self._thread.start()
+        from apscheduler.events import EVENT_JOB_MISSED
+        from apscheduler.schedulers.background import BackgroundScheduler
+
+        logging.getLogger("apscheduler").setLevel(logging.ERROR)  # its per-run INFO lines; we log our own
+        self._aps = BackgroundScheduler(executors={"default": _serial_executor()}, timezone=self._tz,
+                                        job_defaults={"coalesce": True, "max_instances": 1})
+        self._aps.add_listener(self._on_missed, EVENT_JOB_MISSED)
+        now = datetime.now(self._tz)
+        self._aps.add_job(self._heartbeat, self._interval(self.settings.heartbeat_seconds), id="heartbeat",
+                          next_run_time=now, misfire_grace_time=None)
+        for mode in MODES:
+            self._aps.add_job(self._scheduled, self._triggers[mode], args=[mode], id=mode,
+                              misfire_grace_time=self.settings.misfire_grace_seconds)
+        # the first drain at once: whatever a previous run left in the outbox
+        self._aps.add_job(self._drain, self._interval(self.settings.sync_idle_seconds), id="sync",
+                          next_run_time=now, misfire_grace_time=None)
+        self._aps.start()
 
     def stop(self, timeout: float = 4.0) -> None:
+        """Stop firing; a job in progress sees `stopping` between agents (its thread is a daemon)."""
         self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._aps is not None and self._aps.running:
+            self._aps.shutdown(wait=False)
 
     def reload(self, settings: ScheduleSettings) -> None:
         self._apply(settings)
+        if self._aps is None:
+            return
+        for mode in MODES:
+            self._aps.reschedule_job(mode, trigger=self._triggers[mode])
+            self._aps.modify_job(mode, misfire_grace_time=settings.misfire_grace_seconds)
+        self._aps.reschedule_job("heartbeat", trigger=self._interval(settings.heartbeat_seconds))
+        self._aps.reschedule_job("sync", trigger=self._interval(settings.sync_idle_seconds))
+        self.kick_sync()
         self.kick()
 
     def kick(self, catch_up: bool = True) -> None:
-        """Wake the loop now (after a reload, or when someone knows the clock moved)."""
+        """Look for overdue work now (after a reload, or when someone knows the clock moved)."""
         self._catch_up = self._catch_up or catch_up
-        self._wake.set()
+        self._run_soon("heartbeat")
 
     def kick_sync(self) -> None:
-        self.jobs["sync"].next_run = self.clock()
-        self._wake.set()
+        self._run_soon("sync")
 
     @property
     def stopping(self) -> bool:
         return self._stop.is_set()
 
     def info(self) -> dict[str, dict[str, Any]]:
-        return {name: dict(vars(job)) for name, job in self.jobs.items()}
+        out = {}
+        for name, job in self.jobs.items():
+            aps_job = self._aps.get_job(name) if self._aps is not None and self._aps.running else None
+            if aps_job is not None and aps_job.next_run_time is not None:
+                job.next_run = aps_job.next_run_time.timestamp()
+            out[name] = dict(vars(job))
+        return out
 
-    # -- the loop ----------------------------------------------------------------
-    def _loop(self) -> None:
-        last_wall, last_mono = self.clock(), self.monotonic()
-        while not self._stop.is_set():
-            now, mono = self.clock(), self.monotonic()
-            drift = (now - last_wall) - (mono - last_mono)
-            if abs(drift) >= self.settings.wake_jump_seconds:
-                log.info("wall clock moved %+.0fs (wake from sleep or clock change): checking for missed runs", drift)
-                self._catch_up = True
-                for mode, trig in self._triggers.items():
-                    self.jobs[mode].next_run = min(self.jobs[mode].next_run or now, next_fire(trig, self._tz, now))
-            last_wall, last_mono = now, mono
-            try:
-                self._run_due(now)
-            except Exception as exc:  # a bug in one round must not kill the schedule
-                log.error("scheduler round failed", exc_info=exc)
-            last_wall, last_mono = self.clock(), self.monotonic()
-            self._wake.wait(self._sleep_for())
-            self._wake.clear()
+    def _interval(self, seconds: float) -> Any:
+        from apscheduler.triggers.interval import IntervalTrigger
 
-    def _sleep_for(self) -> float:
-        now = self.clock()
-        upcoming = [j.next_run for j in self.jobs.values() if j.next_run is not None]
-        until = min(upcoming, default=now + self.settings.heartbeat_seconds) - now
-        return max(0.01, min(until, self.settings.heartbeat_seconds))
+        return IntervalTrigger(seconds=seconds, timezone=self._tz)
 
-    def _run_due(self, now: float) -> None:
-        catch_up, self._catch_up = self._catch_up, False
-        for mode in MODES:
-            if self._stop.is_set():
-                return
-            job, trig = self.jobs[mode], self._triggers[mode]
-            if job.next_run is not None and job.next_run <= now:
-                self._run(mode, "schedule", None)
-                job.next_run = next_fire(trig, self._tz, max(self.clock(), job.next_run + 1))
-            elif catch_up:
-                agents = stale_agents(self._last_ok(mode), trig, self._tz, now)
-                if agents:
-                    self._run(mode, "catch-up", agents)
-        sync = self.jobs["sync"]
-        if not self._stop.is_set() and sync.next_run is not None and sync.next_run <= now:
-            self._drain()
+    def _run_soon(self, job_id: str) -> None:
+        if self._aps is not None and self._aps.running and not self.stopping:
+            self._aps.modify_job(job_id, next_run_time=datetime.now(self._tz))
 
-    def _run(self, mode: str, reason: str, agents: list[str] | None) -> None:
+    def _on_missed(self, event: Any) -> None:
+        """A fire came later than misfire_grace_time (a busy or sleeping daemon): catch up instead."""
+        if event.job_id in MODES:
+            log.info("consolidation %s missed its %s fire: catching up", event.job_id, event.scheduled_run_time)
+            self.kick()
+
+    # -- the jobs (one at a time, on the executor's thread) --------------------------------
+    def _heartbeat(self) -> None:
+        now, mono = self.clock(), self.monotonic()
+        drift = (now - self._last_wall) - (mono - self._last_mono)
+        if abs(drift) >= self.settings.wake_jump_seconds:
+            log.info("wall clock moved %+.0fs (wake from sleep or clock change): checking for missed runs", drift)
+            self._catch_up = True
+            self._aps.wakeup()  # cron jobs now overdue by the real clock fire (coalesced) or misfire
+        if self._catch_up:
+            self._catch_up = False
+            for mode in MODES:
+                self._consolidate(mode, "catch-up", now)
+        self._last_wall, self._last_mono = self.clock(), self.monotonic()  # a long round is no jump
+
+    def _scheduled(self, mode: str) -> None:
+        self._consolidate(mode, "schedule", self.clock())
+
+    def _consolidate(self, mode: str, reason: str, now: float) -> None:
+        """Run `mode` for the agents that missed one of its fires; none missed, nothing runs."""
+        if self.stopping:
+            return
+        try:
+            agents = stale_agents(self._last_ok(mode), self._triggers[mode], self._tz, now)
+        except Exception as exc:  # a bug in one round must not kill the schedule
+            log.error("consolidation %s: cannot tell which agents are due", mode, exc_info=exc)
+            return
+        if agents:
+            self._run(mode, reason, agents)
+
+    def _run(self, mode: str, reason: str, agents: list[str]) -> None:
         job = self.jobs[mode]
         job.last_run, job.last_reason = self.clock(), reason
         job.runs += 1
@@ -237,6 +300,8 @@ class Scheduler:
             log.error("consolidation %s failed: %s", mode, job.last_error)
 
     def _drain(self) -> None:
+        if self.stopping:
+            return
         job = self.jobs["sync"]
         job.last_run, job.runs = self.clock(), job.runs + 1
         try:
@@ -247,4 +312,7 @@ class Scheduler:
             job.last_error = exc.message if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
             self._sync_failures += 1
             log.warning("outbox drain failed (retry #%d): %s", self._sync_failures, job.last_error)
-        job.next_run = self.clock() + sync_delay(self.settings, self._sync_failures)
+        delay = sync_delay(self.settings, self._sync_failures)
+        job.next_run = time.time() + delay
+        if not self.stopping:
+            self._aps.modify_job("sync", next_run_time=datetime.fromtimestamp(job.next_run, self._tz))

@@ -79,8 +79,9 @@ def writable_dirs(config: Config) -> list[str]:
 
 
 def _env_pairs(config: Config, env: Mapping[str, str]) -> list[tuple[str, str]]:
-    # only paths: secrets (db token) stay in config.toml (0600), never in a unit file
-    pairs = [("MEMORYD_HOME", str(config.home.absolute()))]
+    # only paths: secrets (db token) stay in config.toml (0600), never in a unit file. Without
+    # MEMORYD_HOME the daemon finds the same platform dirs as the CLI (platformdirs), so none is pinned.
+    pairs = [("MEMORYD_HOME", str(config.home.absolute()))] if config.pinned else []
     for var in ("MEMORYD_WORKSPACE", "MEMORYD_SOCKET", "MEMORYD_SESSIONS_DIR"):
         if env.get(var):
             pairs.append((var, str(Path(env[var]).expanduser().absolute())))
@@ -101,11 +102,11 @@ def render_launchd(config: Config, command: list[str], env: Mapping[str, str] | 
     env = os.environ if env is None else env
     text = template(f"{LAUNCHD_LABEL}.plist")
     args = "\n".join(f"    <string>{xml_escape(a)}</string>" for a in command)
-    extra = "".join(f"\n    <key>{k}</key>\n    <string>{xml_escape(v)}</string>"
-                    for k, v in _env_pairs(config, env)[1:])
+    variables = "".join(f"    <key>{k}</key>\n    <string>{xml_escape(v)}</string>\n"
+                        for k, v in _env_pairs(config, env))
     log_dir = config.home / "logs"
     return (text.replace("@PROGRAM_ARGUMENTS@", args)
-                .replace("    <string>@DATA_DIR@</string>", f"    <string>{xml_escape(str(config.home.absolute()))}</string>{extra}")
+                .replace("@ENV_VARS@\n", variables)
                 .replace("@LOG_DIR@", xml_escape(str(log_dir.absolute()))))
 
 
@@ -172,7 +173,7 @@ def install(config: Config, echo: Echo, kind: str | None = None, enable: bool = 
     _write(path, text)
     echo(f"wrote {path}")
     if env.get("MEMORYD_DB_URL") or env.get("MEMORYD_DB_TOKEN"):
-        echo(f"note: MEMORYD_DB_URL/MEMORYD_DB_TOKEN are not copied into the unit; put db_url/db_token in {config.home / 'config.toml'}")
+        echo(f"note: MEMORYD_DB_URL/MEMORYD_DB_TOKEN are not copied into the unit; put db_url/db_token in {config.config_file or config.home / 'config.toml'}")
     started = _activate(kind, path, echo) if enable else False
     if not enable:
         echo("not enabling the service (--no-enable)")

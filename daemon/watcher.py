@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import heapq
 import logging
-import os
 import re
 import threading
 import time
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from memoryd.tiers.config import AGENT_ID_RE, Config
-from memoryd.tiers.errors import ConfigError
+from memoryd.tiers.config_schema import check_section
 
 log = logging.getLogger("memoryd.daemon")
 
@@ -32,23 +31,12 @@ class WatchSettings:
 
     @classmethod
     def from_config(cls, config: Config, env: Mapping[str, str] | None = None) -> "WatchSettings":
-        env = os.environ if env is None else env
-        sec = config.section("watch")
-        sessions = env.get("MEMORYD_SESSIONS_DIR") or sec.get("sessions_dir") or "~/.openclaw/agents"
-        agent = sec.get("notes_agent", "default")
-        if not isinstance(sessions, str) or not isinstance(agent, str) or not AGENT_ID_RE.match(agent):
-            raise ConfigError("config.toml [watch]: sessions_dir must be a path, notes_agent an agent id")
-        nums = {}
-        for key in ("quiet_seconds", "recheck_seconds"):
-            value = sec.get(key, getattr(cls, key))
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError(f"config.toml [watch] {key} must be a positive number")
-            nums[key] = float(value)
-        enabled = sec.get("enabled", True)
-        if not isinstance(enabled, bool):
-            raise ConfigError("config.toml [watch] enabled must be true or false")
-        return cls(notes_dir=config.workspace / "memory", notes_agent=agent,
-                   sessions_dir=Path(sessions).expanduser(), enabled=enabled, **nums)
+        """From the checked [watch] section; `env` (tests) may override MEMORYD_SESSIONS_DIR once more."""
+        sec = check_section("watch", config.section("watch"))  # a Config built in code is checked too
+        sessions = (env or {}).get("MEMORYD_SESSIONS_DIR") or sec["sessions_dir"]
+        return cls(notes_dir=config.workspace / "memory", notes_agent=sec["notes_agent"],
+                   sessions_dir=Path(sessions).expanduser(), enabled=sec["enabled"],
+                   quiet_seconds=sec["quiet_seconds"], recheck_seconds=sec["recheck_seconds"])
 
 
 def classify(path: Path, settings: WatchSettings) -> tuple[str, str, str] | None:

@@ -61,7 +61,9 @@ def snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
 def one_json(stdout: str):
     text = stdout.strip()
     assert text and "\n" not in text, f"expected one JSON line, got {stdout!r}"
-    return json.loads(text)
+    doc = json.loads(text)
+    assert isinstance(doc, dict) and doc.pop("schema") == 1, doc  # every --json answer: one versioned object
+    return doc
 
 
 def one_line_error(stderr: str) -> None:
@@ -86,7 +88,7 @@ def test_init_store_retrieve_json(home: Path) -> None:
     assert r.exit_code == 0 and len(r.stdout.strip()) == 16
     r = invoke("retrieve", "烤鸭", "--json")
     assert r.exit_code == 0
-    results = one_json(r.stdout)
+    results = one_json(r.stdout)["results"]
     assert results[0]["id"] == entry["id"]
     for key in ("id", "text", "category", "tier", "score", "reason", "path"):
         assert key in results[0]
@@ -148,10 +150,10 @@ def test_consolidate_and_status(home: Path) -> None:
 def test_urls_and_forget(home: Path) -> None:
     r = invoke("store", "Docs at https://example.org/docs and more", "--category", "links", "--json")
     entry = one_json(r.stdout)
-    assert one_json(invoke("urls", "--json").stdout) == ["https://example.org/docs"]
+    assert one_json(invoke("urls", "--json").stdout)["urls"] == ["https://example.org/docs"]
     r = invoke("forget", entry["id"], "--json")
     assert r.exit_code == 0 and one_json(r.stdout)["removed"]["warm"] == 1
-    assert one_json(invoke("urls", "--json").stdout) == []
+    assert one_json(invoke("urls", "--json").stdout)["urls"] == []
 
 
 # --- the real console script: exit codes, one-line errors, nothing changed ---------------------
@@ -220,8 +222,13 @@ def test_bad_input_exit_2_one_line_nothing_changed(home: Path, seeded: Path, arg
     before = snapshot(seeded)
     r = run_main(*args, env=env)
     assert r.returncode == 2, (r.returncode, r.stderr)
-    one_line_error(r.stderr)
-    assert r.stdout == ""
+    if "--json" in args:  # the error is the one JSON object on stdout, with the same exit code
+        error = one_json(r.stdout)["error"]
+        assert error["exit"] == 2 and error["code"] in ("usage", "limit", "config") and error["message"]
+        assert r.stderr == ""
+    else:
+        one_line_error(r.stderr)
+        assert r.stdout == ""
     assert snapshot(seeded) == before
 
 
@@ -277,7 +284,7 @@ def test_corrupt_state_warns_and_recovers(tmp_path: Path) -> None:
     (h / "agents" / "default" / "warm-memory.json").write_text("{torn")
     r = run("retrieve", "fact", "--json", env=env)
     assert r.returncode == 0
-    assert [x["id"] for x in one_json(r.stdout)] == [first]
+    assert [x["id"] for x in one_json(r.stdout)["results"]] == [first]
     assert "corrupt" in r.stderr and "warm-memory.json" in r.stderr
     assert any(p.name.startswith("warm-memory.json.corrupt-") for p in (h / "agents" / "default").iterdir())
 
@@ -309,7 +316,7 @@ def test_consolidate_archives_and_status_reports_cold_and_evictions(home: Path, 
     assert agent["cold"]["count"] == 1 and "pending_upload" not in agent["cold"] and agent["warm"]["entries"] == 0
     assert agent["evictions"]["total"] >= 1 and agent["evictions"]["by_kind"].get("warm/entry") == 1
     assert agent["consolidation"]["daily"]["ok"] is True
-    hits = one_json(invoke("retrieve", "old minor note", "--json").stdout)
+    hits = one_json(invoke("retrieve", "old minor note", "--json").stdout)["results"]
     assert [(h["id"], h["tier"]) for h in hits] == [(old["id"], "cold")]
 
 
@@ -317,7 +324,7 @@ def test_retrieve_reinforces_and_filters_by_url(home: Path) -> None:
     a = one_json(invoke("store", "Read https://docs.python.org/3/library/json.html for JSON", "--category",
                         "dev/python", "--json").stdout)
     invoke("store", "Unrelated fact about tea", "--category", "misc")
-    hits = one_json(invoke("retrieve", "--url", "docs.python.org", "--json").stdout)
+    hits = one_json(invoke("retrieve", "--url", "docs.python.org", "--json").stdout)["results"]
     assert [h["id"] for h in hits] == [a["id"]]
     assert one_json(invoke("retrieve", "json", "--json").stdout)[0]["access_count"] == 2
     from memhelp import AgentMemory

@@ -42,7 +42,9 @@ class DaemonProc:
 
     @property
     def config(self) -> Config:
-        return load_config(self.env)
+        # the socket alone: a test may have left a config.toml there that the daemon must refuse
+        return Config(home=Path(self.env["MEMORYD_HOME"]), db_url="file:unused",
+                      socket=Path(self.env["MEMORYD_SOCKET"]))
 
     def start(self, wait: bool = True) -> "DaemonProc":
         with open(self.log, "ab") as err:
@@ -284,6 +286,10 @@ def test_sighup_reloads_config(env, daemon):
     (Path(env["MEMORYD_HOME"]) / "config.toml").write_text("[daemon]\nlog_level = 'verbose'\n")
     d.proc.send_signal(signal.SIGHUP)
     wait_for(lambda: d.log.read_text().count("reload refused") >= 2, timeout=20)
+    (Path(env["MEMORYD_HOME"]) / "config.toml").write_text("[watch]\nquiet_secs = 3\n")  # a typo'd key
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: d.log.read_text().count("reload refused") >= 3, timeout=20)
+    assert "unknown key quiet_secs in [watch]" in d.log.read_text()
     assert d.proc.poll() is None and d.info()["watcher"]["quiet_seconds"] == 7
     assert d.stop() == 0
 

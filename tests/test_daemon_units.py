@@ -118,47 +118,101 @@ def test_catch_up_on_start_runs_each_overdue_mode_once():
     assert sch.jobs["quick"].last_reason == "catch-up"
 
 
-def test_scheduled_fire_then_wake_jump_coalesces():
-    clocks = _Clocks(_ts("2026-03-10T02:59:59"))
-    fresh = clocks.wall - 10
+def test_wake_jump_catches_up_once_and_a_small_step_does_not():
+    clocks = _Clocks(_ts("2026-03-10T03:00:30"))
+    fresh = clocks.wall - 10  # every mode ran after its last fire
     last_ok = {"a": {"quick": fresh, "daily": fresh, "monthly": fresh}}
     runs: list = []
     sch = _scheduler(clocks, last_ok, runs)
     sch.start()
     try:
         wait_for(lambda: sch.jobs["sync"].runs >= 1)
-        assert [r for r in runs if r[0] != "sync"] == []  # nothing overdue at start
-        clocks.advance(2)  # 03:00:01, no jump: quick and daily fire on schedule
-        wait_for(lambda: sch.jobs["daily"].runs == 1)
-        assert sch.jobs["daily"].next_run == _ts("2026-03-11T03:00:00")
-        runs.clear()
+        clocks.advance(90)  # under wake_jump_seconds and before 04:00: nothing is due
+        time.sleep(0.2)
+        assert [r for r in runs if r[0] != "sync"] == []
         clocks.advance(3 * 86400, jump=True)  # the laptop slept three days
-        wait_for(lambda: sch.jobs["daily"].runs == 2)
-        time.sleep(0.1)
+        wait_for(lambda: sch.jobs["daily"].runs == 1)
+        time.sleep(0.2)  # more heartbeats: nothing may run twice
     finally:
         sch.stop()
-    modes = [r[0] for r in runs if r[0] != "sync"]
-    assert modes.count("daily") == 1 and modes.count("quick") == 1  # once each, no pile-up
-    assert "monthly" not in modes
+    modes = [r for r in runs if r[0] != "sync"]
+    assert modes == [("quick", "catch-up", ["a"]), ("daily", "catch-up", ["a"])]  # once each, no pile-up
+
+
+def _real_scheduler(runs: list, last_ok: dict, triggers: dict, slow: dict | None = None, **settings):
+    """A Scheduler on the real clock with sub-minute CronTriggers (APScheduler fires them itself)."""
+    base = dict(timezone="UTC", heartbeat_seconds=0.05, misfire_grace_seconds=1)
+    cfg = scheduler.ScheduleSettings(**{**base, **settings})
+
+    def run_mode(mode, reason, agents):
+        runs.append((mode, reason, agents, time.time()))
+        time.sleep((slow or {}).pop(mode, 0))
+        for a in agents:
+            last_ok[a][mode] = time.time()
+        return True
+
+    return scheduler.Scheduler(cfg, run_mode, lambda m: {a: v.get(m) for a, v in last_ok.items()},
+                               lambda: 0, triggers=triggers)
+
+
+def test_cron_jobs_fire_on_the_real_clock():
+    from apscheduler.triggers.cron import CronTrigger
+
+    now = time.time()
+    last_ok = {"a": {m: now for m in scheduler.MODES}}
+    runs: list = []
+    sch = _real_scheduler(runs, last_ok, {"quick": CronTrigger(second="*/2", timezone="UTC")})
+    sch.start()
+    try:
+        wait_for(lambda: len(runs) >= 2)
+    finally:
+        sch.stop()
+    (m1, r1, a1, t1), (m2, r2, a2, t2) = runs[:2]
+    assert (m1, r1, a1) == (m2, r2, a2) == ("quick", "schedule", ["a"])
+    assert t1 % 2 < 0.5 and 1.5 < t2 - t1 < 2.5  # on the even seconds, one fire each
+
+
+def test_a_fire_later_than_the_grace_becomes_a_catch_up():
+    from apscheduler.triggers.cron import CronTrigger
+
+    now = time.time()
+    last_ok = {"a": {m: now for m in scheduler.MODES}}
+    runs: list = []
+    triggers = {"quick": CronTrigger(second="*/4", timezone="UTC"),  # busy for 3 s at 0, 4, 8 …
+                "daily": CronTrigger(second="1-59/4", timezone="UTC")}  # … so this waits 2 s > grace 1 s
+    sch = _real_scheduler(runs, last_ok, triggers, slow={"quick": 3})
+    sch.start()
+    try:
+        wait_for(lambda: any(r[0] == "daily" for r in runs), timeout=15)
+    finally:
+        sch.stop()
+    daily = [r for r in runs if r[0] == "daily"]
+    assert daily[0][1] == "catch-up" and daily[0][2] == ["a"]
+    assert sch.jobs["daily"].last_error is None
 
 
 def test_sync_drain_backs_off_while_pending():
-    clocks = _Clocks(_ts("2026-03-10T12:00:30"))
-    last_ok = {"a": {m: clocks.wall for m in scheduler.MODES}}
-    runs: list = []
-    sch = _scheduler(clocks, last_ok, runs, pending=[3, 3])
+    pending = [3, 3, 3]
+    drains: list[float] = []
+
+    def run_sync():
+        drains.append(time.monotonic())
+        return pending.pop(0) if pending else 0
+
+    cfg = scheduler.ScheduleSettings(timezone="UTC", sync_backoff_seconds=0.3, sync_backoff_max_seconds=0.6,
+                                     sync_idle_seconds=600)
+    sch = scheduler.Scheduler(cfg, lambda *a: True, lambda m: {}, run_sync)
     sch.start()
     try:
-        wait_for(lambda: sch.jobs["sync"].runs == 1)
-        assert sch.jobs["sync"].next_run == pytest.approx(clocks.wall + 30)
-        clocks.advance(31)
-        wait_for(lambda: sch.jobs["sync"].runs == 2)
-        assert sch.jobs["sync"].next_run == pytest.approx(clocks.wall + 60)  # doubled
-        clocks.advance(61)
-        wait_for(lambda: sch.jobs["sync"].runs == 3)
-        assert sch.jobs["sync"].next_run == pytest.approx(clocks.wall + 600)  # drained: idle interval
+        wait_for(lambda: len(drains) == 4)
+        time.sleep(0.1)
+        info = sch.info()["sync"]
     finally:
         sch.stop()
+    gaps = [b - a for a, b in zip(drains, drains[1:])]
+    for gap, want in zip(gaps, (0.3, 0.6, 0.6)):  # doubled, then capped
+        assert want - 0.02 <= gap <= want + 0.4, gaps
+    assert info["next_run"] == pytest.approx(info["last_run"] + 600, abs=1)  # drained: the idle interval
 
 
 # -- watcher pieces ----------------------------------------------------------------------

@@ -127,7 +127,7 @@ def test_cli_distill_rule_mode(home) -> None:
     res = CliRunner().invoke(cli, ["distill", "--text", text, "--json"])
     assert res.exit_code == 0
     out = json.loads(res.stdout)
-    assert tuple(out) == KEYS and out["urls"] == ["https://x.io/a"]
+    assert out.pop("schema") == 1 and tuple(out) == KEYS and out["urls"] == ["https://x.io/a"]
     assert "hunter22" not in res.stdout and "[REDACTED:password]" in out["fact"]
     res = CliRunner().invoke(cli, ["distill", "--text", text, "--core-summary"])
     assert res.exit_code == 0 and res.stdout.strip() == core_summary(distill(text.replace("hunter22", "[REDACTED:password]")))

@@ -210,7 +210,7 @@ def test_cli_restore_list_shows_versions_without_restoring(tmp_path, sqld, cloud
     b = device(tmp_path, "b", sqld.http_url)
     out = CliRunner().invoke(_cli(), ["restore", "--list", "--agent-id", AGENT, "--json"], env=env_for(b))
     assert out.exit_code == 0, out.output
-    assert [v["version"] for v in json.loads(out.stdout)] == [2, 1]
+    assert [v["version"] for v in json.loads(out.stdout)["versions"]] == [2, 1]
     human = CliRunner().invoke(_cli(), ["restore", "--list", "--agent-id", AGENT], env=env_for(b))
     assert human.stdout.startswith("v2") and "device" in human.stdout
     assert not (b.agent_dir(AGENT) / "hot-memory-state.json").exists()

@@ -103,6 +103,6 @@ def test_cli_validate(home: Path, tmp_path: Path) -> None:
     good = tmp_path / "good.md"
     good.write_text(COMPLETE, encoding="utf-8")
     res = CliRunner().invoke(cli, ["validate", str(good), "--json"])
-    assert res.exit_code == 0 and json.loads(res.stdout) == {"file": str(good), "ok": True, "warnings": []}
+    assert res.exit_code == 0 and json.loads(res.stdout) == {"schema": 1, "file": str(good), "ok": True, "warnings": []}
     res = CliRunner().invoke(cli, ["validate", str(tmp_path / "missing.md")])
     assert res.exit_code == 2 and "cannot read" in res.stderr and res.stdout == ""

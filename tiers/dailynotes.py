@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .progress import Progress, current_progress
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 MAX_FACT_BYTES = 4000  # below the store limit (4096) so a long paragraph is split, never refused
@@ -291,7 +292,8 @@ def _importance(fact: NoteFact) -> tuple[float, list[str]]:
     return value, reasons
 
 
-def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = False) -> dict[str, Any]:
+def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = False,
+           progress: Progress | None = None) -> dict[str, Any]:
     """Store the facts of daily notes into `mem` (an AgentMemory); re-ingesting a fact is a no-op.
 
     The ledger `ingested.json` (content keys → note date) is read and written per note under the agent
@@ -309,6 +311,7 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
     report: dict[str, Any] = {"files": 0, "facts": 0, "stored": 0, "skipped": 0, "by_kind": {}, "warnings": []}
     files = note_files(workspace, date, all_)
     ledger_path = Path(mem.dir) / LEDGER
+    advance = (progress or current_progress()).start("daily notes", len(files))
     for day, path in files:
         if not path.is_file():
             if explicit:
@@ -327,6 +330,7 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
             finally:
                 if len(ledger) != before:  # a no-op re-ingest writes nothing
                     atomic_write_json(ledger_path, {"keys": dict(sorted(ledger.items()))})
+        advance()
     report["dates"] = [d for d, p in files if p.is_file()]
     return report
 

@@ -11,6 +11,7 @@ from .agent import AgentMemory
 from .errors import LimitError, StoreError, UsageError
 from .hot import validate_hot
 from .model import check_category, check_importance, check_text
+from .progress import Progress, current_progress
 from .tree import validate_tree
 
 FORMAT, VERSION = "memoryd-export", 1
@@ -36,15 +37,23 @@ def export_lines(mem: AgentMemory) -> Iterator[str]:
             yield json.dumps({"type": "cold", "entry": entry}, ensure_ascii=False, sort_keys=True)
 
 
-def export_to(mem: AgentMemory, path: Path) -> int:
+def _line_count(mem: AgentMemory) -> int:
+    """How many lines the export will have (for progress): header, hot, tree, warm, cold."""
+    cold = mem.archive.count(mem.agent_id) if mem.archive is not None else 0
+    return 3 + len(mem.read_state()["warm"]["entries"]) + cold
+
+
+def export_to(mem: AgentMemory, path: Path, progress: Progress | None = None) -> int:
     """Write the export to `path` via a temp file + rename; returns the number of lines."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     n = 0
+    advance = (progress or current_progress()).start(f"export {path.name}", _line_count(mem))
     try:
         with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
             for line in export_lines(mem):
                 fh.write(line + "\n")
                 n += 1
+                advance()
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -116,15 +125,18 @@ def parse_export(fh: IO[str]) -> dict[str, Any]:
     return parsed
 
 
-def import_from(mem: AgentMemory, fh: IO[str]) -> dict[str, int]:
+def import_from(mem: AgentMemory, fh: IO[str], progress: Progress | None = None) -> dict[str, int]:
     """Apply a validated export: cold first (idempotent upserts), then one local state write."""
     from .redact import redact_obj
 
     data, _counts = redact_obj(parse_export(fh))  # an export from elsewhere may hold secrets
     if data["cold"] and mem.archive is None:
         raise StoreError("the export holds cold memories but no cold archive is open")
+    advance = (progress or current_progress()).start("import cold memories", len(data["cold"]))
     for i in range(0, len(data["cold"]), COLD_BATCH):
-        mem.archive.put(mem.agent_id, data["cold"][i:i + COLD_BATCH])  # type: ignore[union-attr]
+        batch = data["cold"][i:i + COLD_BATCH]
+        mem.archive.put(mem.agent_id, batch)  # type: ignore[union-attr]
+        advance(len(batch))
 
     def apply(state: dict[str, Any], now: float) -> dict[str, int]:
         counts = {"warm": _merge_warm(state["warm"], data["warm"]), "cold": len(data["cold"]), "tree": 0, "hot": 0}

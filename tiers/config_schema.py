@@ -1,0 +1,176 @@
+"""The one declared schema of config.toml: every section, key, type, default, range and environment variable.
+
+To add a setting, add one line to SCHEMA below, e.g. in "schedule":
+
+    "sync_batch": Key(int, 100, ge=1, le=10_000, doc="rows per push"),
+
+and read it where it is used with `config.section("schedule")["sync_batch"]` (the default is filled in,
+the value already checked). `memoryd config show` lists it, with where its value came from, at once.
+Keys of the top level ("") are plain settings that Config carries as fields.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from .errors import ConfigError
+
+DB_SCHEMES = ("file:", "libsql://", "https://", "http://", "ws://", "wss://")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+_CRON_FIELD = re.compile(r"[0-9A-Za-z*/,?#LW-]+")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+PATH = "path"  # a string that names a file or directory (~ expanded where it is used)
+
+
+def _crontab(value: str) -> str | None:
+    fields = value.split()
+    if len(fields) != 5 or not all(_CRON_FIELD.fullmatch(f) for f in fields):
+        return "a crontab string of 5 fields (minute hour day month weekday), e.g. '0 3 * * *'"
+    return None
+
+
+def _timezone(value: str) -> str | None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        return "an IANA time zone name such as 'Europe/Berlin' or 'UTC'"
+    return None
+
+
+def _db_url(value: str) -> str | None:
+    return None if value.startswith(DB_SCHEMES) else f"a URL starting with one of {', '.join(DB_SCHEMES)}"
+
+
+def _pattern(regex: re.Pattern[str], what: str) -> Callable[[str], str | None]:
+    return lambda value: None if regex.fullmatch(value) else what
+
+
+@dataclass(frozen=True)
+class Key:
+    """One setting: its type (str, int, float, bool or PATH), default, limits, variable and secrecy."""
+
+    type: Any
+    default: Any = None
+    gt: float | None = None  # exclusive lower bound
+    ge: float | None = None  # inclusive bounds
+    le: float | None = None
+    choices: tuple[str, ...] | None = None
+    check: Callable[[str], str | None] | None = None  # returns what a valid value looks like, or None
+    env: str | None = None
+    secret: bool = False
+    doc: str = ""
+
+    def expects(self) -> str:
+        """What a valid value is, in words (for error messages)."""
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        if self.type is bool:
+            return "true or false"
+        if self.type in (int, float):
+            kind = "an integer" if self.type is int else "a number"
+            if self.ge is not None and self.le is not None:
+                return f"{kind} from {self.ge:g} to {self.le:g}"
+            bounds = [f"> {self.gt:g}" if self.gt is not None else "", f">= {self.ge:g}" if self.ge is not None else "",
+                      f"<= {self.le:g}" if self.le is not None else ""]
+            return " ".join([kind, " and ".join(b for b in bounds if b)]).strip()
+        return "a path" if self.type == PATH else "a string"
+
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "": {
+        "db_url": Key(str, None, check=_db_url, env="MEMORYD_DB_URL", doc="cold archive / sync database"),
+        "db_token": Key(str, None, env="MEMORYD_DB_TOKEN", secret=True, doc="auth token for db_url"),
+        "workspace": Key(PATH, "~/.openclaw/workspace", env="MEMORYD_WORKSPACE", doc="holds memory/*.md"),
+        "socket": Key(PATH, None, env="MEMORYD_SOCKET", doc="the daemon's Unix socket"),
+        "llm_endpoint": Key(str, None, env="MEMORYD_LLM_ENDPOINT", doc="LLM for --mode llm"),
+    },
+    "schedule": {
+        "quick": Key(str, "0 * * * *", check=_crontab, doc="crontab"),
+        "daily": Key(str, "0 3 * * *", check=_crontab, doc="crontab"),
+        "monthly": Key(str, "0 4 1 * *", check=_crontab, doc="crontab"),
+        "timezone": Key(str, None, check=_timezone, doc="zone for the crontabs (default: local)"),
+        "heartbeat_seconds": Key(float, 60.0, gt=0, doc="how often to look for a clock jump"),
+        "wake_jump_seconds": Key(float, 120.0, gt=0, doc="a clock jump this big means a wake/change"),
+        "misfire_grace_seconds": Key(int, 600, ge=1, le=86400, doc="a fire later than this is a catch-up"),
+        "sync_idle_seconds": Key(float, 600.0, gt=0, doc="outbox check when nothing is pending"),
+        "sync_backoff_seconds": Key(float, 30.0, gt=0, doc="first retry delay"),
+        "sync_backoff_max_seconds": Key(float, 1800.0, gt=0, doc="longest retry delay"),
+    },
+    "watch": {
+        "sessions_dir": Key(PATH, "~/.openclaw/agents", env="MEMORYD_SESSIONS_DIR", doc="<agent>/sessions/*.jsonl"),
+        "notes_agent": Key(str, "default", check=_pattern(_AGENT_ID, "an agent id (1-64 of A-Z a-z 0-9 _ -)")),
+        "quiet_seconds": Key(float, 120.0, gt=0, doc="a transcript quiet this long is finished"),
+        "recheck_seconds": Key(float, 60.0, gt=0, doc="look again for a missing watched dir"),
+        "enabled": Key(bool, True, doc="watch notes and transcripts at all"),
+    },
+    "daemon": {
+        "log_level": Key(str, "INFO", choices=LOG_LEVELS, env="MEMORYD_LOG_LEVEL"),
+    },
+    "warm": {
+        "grace_hours": Key(float, 24.0, ge=0, le=8760, doc="a fresh fact is spared from warm's size cap"),
+    },
+    "retention": {
+        "cold_years": Key(float, 10.0, ge=1, le=1000, doc="monthly consolidation deletes frozen rows older"),
+    },
+    "db": {
+        "timeout": Key(float, 15.0, gt=0, doc="seconds per statement"),
+        "connect_timeout": Key(float, 5.0, gt=0, doc="seconds to connect"),
+    },
+    "llm": {
+        "model": Key(str, None, env="MEMORYD_LLM_MODEL", doc="model name sent to a chat endpoint"),
+        "api_key_env": Key(str, None, check=_pattern(_ENV_NAME, "the NAME of an environment variable"),
+                           doc="the variable holding the API key (never the key)"),
+    },
+}
+
+
+def where(section: str, key: str) -> str:
+    return f"[{section}] {key}" if section else key
+
+
+def check_value(section: str, key: str, spec: Key, value: Any) -> Any:
+    """The value, normalised (ints as floats for float keys); ConfigError saying what is expected."""
+    bad = ConfigError(f"{where(section, key)} must be {spec.expects()}, not {value!r}")
+    if spec.type is bool:
+        if not isinstance(value, bool):
+            raise bad
+        return value
+    if spec.type in (int, float):
+        if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+                or (spec.type is int and isinstance(value, float))):
+            raise bad
+        if ((spec.gt is not None and not value > spec.gt) or (spec.ge is not None and value < spec.ge)
+                or (spec.le is not None and value > spec.le)):
+            raise bad
+        return spec.type(value)
+    if not isinstance(value, str):
+        raise bad
+    if spec.choices:
+        if value.upper() not in spec.choices:
+            raise bad
+        return value.upper()
+    problem = spec.check(value) if spec.check else None
+    if problem:
+        raise ConfigError(f"{where(section, key)} must be {problem}, not {value!r}")
+    return value
+
+
+def defaults(section: str) -> dict[str, Any]:
+    return {key: spec.default for key, spec in SCHEMA.get(section, {}).items()}
+
+
+def check_section(section: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """A whole section checked against SCHEMA (for settings built in code); defaults filled in."""
+    keys = SCHEMA[section]
+    for key in values:
+        if key not in keys:
+            raise ConfigError(f"unknown key {key} in [{section}]; valid keys: {', '.join(sorted(keys))}")
+    out = defaults(section)
+    for key, value in values.items():
+        out[key] = value if value is None and keys[key].default is None else check_value(section, key, keys[key], value)
+    return out
