@@ -10,19 +10,17 @@ import random
 import time
 from typing import Any
 
+from memoryd.tiers.backoff import Backoff
 from memoryd.tiers.config import Config
 
 from .syncstate import SyncFiles
 
-BACKOFF_BASE = 5.0       # seconds before the first retry
-BACKOFF_CAP = 900.0      # never wait more than 15 minutes between tries
+POLICY = Backoff(base=5.0, cap=900.0, jitter=0.5)  # 5 s, 10 s, … 15 min, each ±50 % so devices spread out
 
 
 def backoff(attempts: int, rng: random.Random | None = None) -> float:
-    """Delay before the next try after `attempts` failures: base·2^(n-1), capped, with ±50% jitter."""
-    rng = rng or random.Random()
-    delay = min(BACKOFF_CAP, BACKOFF_BASE * (2 ** max(attempts - 1, 0)))
-    return delay * (0.5 + rng.random())
+    """Delay before the next try after `attempts` failures (memoryd.tiers.backoff, the one policy)."""
+    return POLICY.delay(attempts, rng)
 
 
 def record_failure(files: SyncFiles, message: str, now: float | None = None,
@@ -61,11 +59,11 @@ def is_due(record: dict[str, Any] | None, now: float | None = None) -> bool:
 
 def drain(config: Config, agent_id: str, now: float | None = None, **kw: Any) -> dict[str, Any] | None:
     """Retry the agent's pending push if it is due; None when nothing was due."""
-    from .critical import push_now
+    from .critical import sync_now
 
     if not is_due(pending(config, agent_id), now):
         return None
-    return push_now(config, agent_id, **kw)
+    return sync_now(config, agent_id, **kw)
 
 
 def drain_all(config: Config, now: float | None = None, **kw: Any) -> dict[str, dict[str, Any]]:

@@ -326,7 +326,7 @@ def test_retrieve_reinforces_and_filters_by_url(home: Path) -> None:
     invoke("store", "Unrelated fact about tea", "--category", "misc")
     hits = one_json(invoke("retrieve", "--url", "docs.python.org", "--json").stdout)["results"]
     assert [h["id"] for h in hits] == [a["id"]]
-    assert one_json(invoke("retrieve", "json", "--json").stdout)[0]["access_count"] == 2
+    assert one_json(invoke("retrieve", "json", "--json").stdout)["results"][0]["access_count"] == 2
     from memhelp import AgentMemory
     from memoryd.tiers.config import load_config
 
