@@ -29,10 +29,10 @@ def test_backoff_grows_with_jitter_and_a_cap():
     rng = random.Random(7)
     delays = [outbox.backoff(n, rng) for n in range(1, 12)]
     for n, d in enumerate(delays, start=1):
-        nominal = min(outbox.BACKOFF_CAP, outbox.BACKOFF_BASE * 2 ** (n - 1))
+        nominal = min(outbox.POLICY.cap, outbox.POLICY.base * 2 ** (n - 1))
         assert 0.5 * nominal <= d <= 1.5 * nominal
     assert len({round(outbox.backoff(3), 6) for _ in range(20)}) > 1  # jitter
-    assert max(delays) <= 1.5 * outbox.BACKOFF_CAP
+    assert max(delays) <= 1.5 * outbox.POLICY.cap
 
 
 def test_outage_queues_then_drains_after_restart(tmp_path, own_sqld):
