@@ -23,6 +23,7 @@ from memoryd.tiers.config import Config, validate_agent_id
 from memoryd.tiers.errors import UsageError
 from memoryd.tiers.ports import ColdEntry
 
+from . import topk
 from .index_schema import connect, ensure_local_schema, index_path, terms_table, translate
 
 PAGE = 500
@@ -343,16 +344,44 @@ class LocalIndex:
         prefixes = [p for p in prefixes if _TERM.fullmatch(p)]
         if not terms and not prefixes:
             return []
+        limit = max(1, min(int(limit), 5000))
         with self._guard() as conn:
             if not self._has_terms(conn, agent_id):
                 return []
-            table = terms_table(agent_id)
-            match = " OR ".join([f'"{t}"' for t in terms] + [f'"{p}"*' for p in prefixes])
-            rows = conn.execute(
-                f"SELECT {_COLS}, r.score FROM (SELECT rowid, rank AS score FROM {table} WHERE {table} MATCH ? "
-                f"ORDER BY rank LIMIT ?) r CROSS JOIN memories m ON m.rowid = r.rowid ORDER BY r.score",
-                [match, max(1, min(int(limit), 5000))]).fetchall()
+            if not prefixes:
+                found = self._search_rare_first(conn, agent_id, terms, limit)
+                if found is not None:
+                    return found
+            rows = self._top(conn, agent_id, [f'"{t}"' for t in terms] + [f'"{p}"*' for p in prefixes], limit)
         return [dict(_entry(row), bm25=-float(row[9])) for row in rows]
+
+    def _top(self, conn: sqlite3.Connection, agent_id: str, phrases: list[str], limit: int) -> list[Any]:
+        table = terms_table(agent_id)
+        return conn.execute(
+            f"SELECT {_COLS}, r.score FROM (SELECT rowid, rank AS score FROM {table} WHERE {table} MATCH ? "
+            f"ORDER BY rank LIMIT ?) r CROSS JOIN memories m ON m.rowid = r.rowid ORDER BY r.score",
+            [" OR ".join(phrases), limit]).fetchall()
+
+    def _search_rare_first(self, conn: sqlite3.Connection, agent_id: str, terms: list[str],
+                           limit: int) -> list[dict[str, Any]] | None:
+        """sync/topk.py: the exact answer from the rare terms' top rows, or None (run the full query)."""
+        n_docs, n_terms, dfs = self.term_stats(agent_id, terms)
+        rare, common = topk.split(terms, dfs, n_docs)
+        if not common or not rare:
+            return None
+        fetch = max(limit * 4, 200)
+        rows = self._top(conn, agent_id, [f'"{t}"' for t in rare], fetch)
+        avg = n_terms / max(n_docs, 1)
+        found = []
+        for row in rows:
+            doc = analyzer.document(row[1], row[2])
+            found.append(dict(_entry(row), bm25=topk.score(terms, doc, dfs, n_docs, avg)))
+        last_rare = -float(rows[-1][9]) if rows else 0.0
+        if not topk.settled([f["bm25"] for f in found], limit, last_rare, topk.ceiling(common, dfs, n_docs),
+                            complete=len(rows) < fetch):
+            return None
+        found.sort(key=lambda f: -f["bm25"])
+        return found[:limit]
 
     def term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
         """(rows, total terms, {term: rows holding it}) of the agent: BM25's corpus statistics."""
