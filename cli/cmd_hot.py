@@ -1,7 +1,7 @@
 """`memoryd hot …`: the always-in-context state; MEMORY.md is re-rendered after each change."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -9,17 +9,14 @@ from .common import agent_option, emit, get_config, handles_errors, json_option
 from .main import cli
 
 
-def _change(agent_id: str, fn: Callable[[dict[str, Any], float], Any], what: str, as_json: bool) -> None:
-    from memoryd.tiers.agent import AgentMemory
+def _change(agent_id: str, kind: str, params: dict[str, Any], as_json: bool) -> None:
+    """One hot change through the shared `hot_change` operation (the daemon's when it runs)."""
+    from .proxy import run_op
 
-    from memoryd.daemon.ops import stamp_edits
-
-    mem = AgentMemory(get_config(), agent_id)
-    item = mem.change(fn, what)
-    stamp_edits(get_config(), agent_id)
-    for w in mem.warnings:
+    result = run_op(get_config(), "hot_change", {"agent_id": agent_id, "kind": kind, **params})
+    for w in result.get("warnings") or []:
         click.echo(f"memoryd: warning: {w}", err=True)
-    emit(item, as_json, lambda i: f"{what}: ok")
+    emit(result["item"], as_json, lambda i: f"{kind}: ok")
 
 
 @cli.group()
@@ -32,11 +29,10 @@ def hot() -> None:
 @json_option
 @handles_errors
 def hot_show(agent_id: str, as_json: bool) -> None:
-    from memoryd.tiers.agent import AgentMemory
-    from memoryd.tiers.hot import render_markdown
+    from .proxy import run_op
 
-    state = AgentMemory(get_config(), agent_id).read_state()
-    emit(state["hot"], as_json, lambda h: render_markdown(h, agent_id))
+    shown = run_op(get_config(), "hot_show", {"agent_id": agent_id})
+    emit(shown["hot"], as_json, lambda h: shown["markdown"])
 
 
 @hot.command("identity")
@@ -46,9 +42,7 @@ def hot_show(agent_id: str, as_json: bool) -> None:
 @json_option
 @handles_errors
 def hot_identity(key: str, value: str, agent_id: str, as_json: bool) -> None:
-    from memoryd.tiers.hot import set_identity
-
-    _change(agent_id, lambda s, now: set_identity(s["hot"], key, value), "identity", as_json)
+    _change(agent_id, "identity", {"key": key, "value": value}, as_json)
 
 
 @hot.command("profile")
@@ -58,9 +52,7 @@ def hot_identity(key: str, value: str, agent_id: str, as_json: bool) -> None:
 @json_option
 @handles_errors
 def hot_profile(key: str, value: str, agent_id: str, as_json: bool) -> None:
-    from memoryd.tiers.hot import set_profile
-
-    _change(agent_id, lambda s, now: set_profile(s["hot"], key, value), "profile", as_json)
+    _change(agent_id, "profile", {"key": key, "value": value}, as_json)
 
 
 @hot.command("project")
@@ -71,9 +63,7 @@ def hot_profile(key: str, value: str, agent_id: str, as_json: bool) -> None:
 @json_option
 @handles_errors
 def hot_project(name: str, description: str | None, status: str | None, agent_id: str, as_json: bool) -> None:
-    from memoryd.tiers.hot import upsert_project
-
-    _change(agent_id, lambda s, now: upsert_project(s["hot"], name, description, status, now), "project", as_json)
+    _change(agent_id, "project", {"name": name, "description": description, "status": status}, as_json)
 
 
 @hot.command("event")
@@ -82,9 +72,7 @@ def hot_project(name: str, description: str | None, status: str | None, agent_id
 @json_option
 @handles_errors
 def hot_event(text: str, agent_id: str, as_json: bool) -> None:
-    from memoryd.tiers.hot import add_event
-
-    _change(agent_id, lambda s, now: add_event(s["hot"], text, now), "event", as_json)
+    _change(agent_id, "event", {"text": text}, as_json)
 
 
 @hot.command("task")
@@ -94,9 +82,7 @@ def hot_event(text: str, agent_id: str, as_json: bool) -> None:
 @json_option
 @handles_errors
 def hot_task(text: str, status: str | None, agent_id: str, as_json: bool) -> None:
-    from memoryd.tiers.hot import upsert_task
-
-    _change(agent_id, lambda s, now: upsert_task(s["hot"], text, status, now), "task", as_json)
+    _change(agent_id, "task", {"text": text, "status": status}, as_json)
 
 
 @hot.command("lesson")
@@ -107,6 +93,4 @@ def hot_task(text: str, status: str | None, agent_id: str, as_json: bool) -> Non
 @json_option
 @handles_errors
 def hot_lesson(text: str, category: str, importance: float | None, agent_id: str, as_json: bool) -> None:
-    from memoryd.tiers.hot import add_lesson
-
-    _change(agent_id, lambda s, now: add_lesson(s["hot"], text, category, importance, now), "lesson", as_json)
+    _change(agent_id, "lesson", {"text": text, "category": category, "importance": importance}, as_json)
