@@ -203,7 +203,7 @@ class Tools:
             "memory_search": self._search, "memory_store": self._store, "memory_forget": self._forget,
             "memory_forget_recent": self._forget_recent, "memory_hot": lambda a: self.op("hot_show"),
             "memory_lesson": lambda a: self._hot("lesson", a), "memory_task": lambda a: self._hot("task", a),
-            "memory_event": lambda a: self._hot("event", a), "memory_status": lambda a: self.op("status"),
+            "memory_event": lambda a: self._hot("event", a), "memory_status": lambda a: {"daemon": None, **self.op("status")},
             "memory_sync": lambda a: self.op("sync", force=a["force"]), "memory_flush": self._flush,
         }
 
