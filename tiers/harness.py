@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
+from .atomic import fsync_dir, write_synced
 from .errors import StoreError, UsageError
 
 MAX_HARNESS_BYTES = 4 * 1024 * 1024  # a context file bigger than this is not one memoryd should touch
@@ -68,24 +69,9 @@ def _exchange(a: Path, b: Path) -> bool:
 def _write_temp(path: Path, data: bytes, mode: int) -> Path:
     tmp = path.with_name(f".{path.name}.memoryd-{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        os.fchmod(fd, mode)  # the umask must not change the mode the file had
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_synced(tmp, data, mode)
+    os.chmod(tmp, mode)  # the umask must not change the mode the file had
     return tmp
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _decode(data: bytes, path: Path) -> str:
@@ -126,7 +112,7 @@ def _swap(path: Path, expected: bytes | None, data: bytes) -> tuple[bool, bytes 
         finally:
             tmp.unlink(missing_ok=True)
         if written:
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
         return written, found
     except OSError as exc:
         raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
