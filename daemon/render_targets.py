@@ -14,7 +14,6 @@ taken after the agent's lock (never the other way round).
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass
@@ -83,6 +82,8 @@ class RenderSettings:
 
 
 def _sha(data: bytes | str) -> str:
+    import hashlib  # loads OpenSSL: not on every CLI start
+
     return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 

@@ -30,8 +30,10 @@ def run_op(config: Config, name: str, params: dict[str, Any]) -> Any:
             return result
     from memoryd.daemon import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
     from memoryd.daemon.ops import dispatch
-    from memoryd.daemon.render_targets import install
 
-    install(config)  # configured harness files follow hot changes made here too
+    if config.section("render"):  # configured harness files follow hot changes made here too
+        from memoryd.daemon.render_targets import install
+
+        install(config)
 
     return dispatch(config, name, params)
