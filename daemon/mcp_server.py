@@ -26,15 +26,15 @@ INSTRUCTIONS = (
 )
 
 
-def resources(agent_id: str) -> dict[str, tuple[str, str, str, str]]:
-    """uri → (name, mime type, description, operation that reads it and the key holding the text)."""
+def resources(agent_id: str) -> dict[str, tuple[str, str, str, str, str]]:
+    """uri → (name, mime type, description, the operation that reads it, the key of its text)."""
     return {
         f"memory://{agent_id}/MEMORY.md": ("MEMORY.md", "text/markdown",
                                            "Hot memory of this agent as Markdown (identity, projects, tasks, "
-                                           "events, lessons).", "hot_show:markdown"),
+                                           "events, lessons).", "hot_show", "markdown"),
         f"memory://{agent_id}/tree": ("tree", "text/plain",
                                       "The category tree of this agent's memories (paths to search and store under).",
-                                      "tree_show:text"),
+                                      "tree_show", "text"),
     }
 
 
@@ -65,10 +65,7 @@ def build_server(config: Config, agent_id: str) -> Any:
 
     tools = Tools(config, agent_id)
     lock = anyio.Lock()  # one memoryd operation at a time, like the daemon's per-agent lock
-    listing = types.ListToolsResult(tools=[
-        types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
-                   annotations=types.ToolAnnotations(**{_snake(k): v for k, v in t.hints.items()}) if t.hints else None)
-        for t in TOOLS])
+    listing = _listing(types)
     served = resources(agent_id)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
@@ -84,15 +81,14 @@ def build_server(config: Config, agent_id: str) -> Any:
     async def list_resources(ctx: Any, params: Any) -> Any:
         return types.ListResourcesResult(resources=[
             types.Resource(uri=uri, name=name, mime_type=mime, description=desc)
-            for uri, (name, mime, desc, _) in served.items()])
+            for uri, (name, mime, desc, _, _) in served.items()])
 
     async def read_resource(ctx: Any, params: Any) -> Any:
         uri = str(params.uri)
         if uri not in served:
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown resource {uri!r}; this server has "
                            + ", ".join(served))
-        name, mime, _, source = served[uri]
-        op, key = source.split(":")
+        _, mime, _, op, key = served[uri]
         async with lock:
             try:
                 data = await anyio.to_thread.run_sync(lambda: tools.op(op))
@@ -105,6 +101,13 @@ def build_server(config: Config, agent_id: str) -> Any:
                     on_read_resource=read_resource)
     server.middleware = []  # no tracing spans: tool arguments hold memories
     return server
+
+
+def _listing(types: Any) -> Any:
+    return types.ListToolsResult(tools=[
+        types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
+                   annotations=types.ToolAnnotations(**{_snake(k): v for k, v in t.hints.items()}) if t.hints else None)
+        for t in TOOLS])
 
 
 def _snake(name: str) -> str:

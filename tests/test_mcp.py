@@ -131,6 +131,8 @@ def test_tools_through_the_running_daemon(env: dict[str, str], home: Path, tmp_p
         text = rendered.read_text()
         assert text.startswith("# my rules\n") and "memoryd:begin agent=default" in text
         assert "Run the tests before pushing" not in text and "Released v2.1" not in text
+        session(env, lambda c: call(c, "memory_lesson", text="Check the daemon's render"))
+        assert "Check the daemon's render" in rendered.read_text()
     finally:
         assert daemon.stop() == 0
 
