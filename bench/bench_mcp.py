@@ -98,6 +98,8 @@ def search_round_trips(exe: str, env: dict[str, str], calls: int) -> list[float]
     assert rpc.proc.stdout is not None
     rpc.proc.stdout.readline()
     rpc.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for q in queries(5):  # warm-up: the first call imports the retrieval path
+        rpc.request("tools/call", {"name": "memory_search", "arguments": {"query": q, "limit": 10}})
     out = []
     for q in queries(calls):
         t = time.perf_counter()
@@ -113,6 +115,8 @@ def in_process_retrieve(env: dict[str, str], calls: int) -> list[float]:
     from memoryd.tiers.config import load_config
 
     config = load_config(env)
+    for q in queries(5):  # warm-up, as for the server
+        dispatch(config, "retrieve", {"agent_id": "default", "query": q, "limit": 10})
     out = []
     for q in queries(calls):
         t = time.perf_counter()

@@ -133,6 +133,12 @@ def test_tools_through_the_running_daemon(env: dict[str, str], home: Path, tmp_p
         assert "Run the tests before pushing" not in text and "Released v2.1" not in text
         session(env, lambda c: call(c, "memory_lesson", text="Check the daemon's render"))
         assert "Check the daemon's render" in rendered.read_text()
+        from memoryd.daemon.ops import OPS
+
+        if "flush" not in OPS:  # the daemon answers "unknown operation"; the server falls back, then says so
+            message = session(env, lambda c: error(c, "memory_flush", session="/nonexistent/session.jsonl"))
+            assert message == "flush is not available in this version" and "request flush" in (
+                tmp_path / "daemon.log").read_text()
     finally:
         assert daemon.stop() == 0
 
