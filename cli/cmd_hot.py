@@ -1,7 +1,7 @@
 """`memoryd hot …`: the always-in-context state; MEMORY.md is re-rendered after each change."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -9,15 +9,14 @@ from .common import agent_option, emit, get_config, handles_errors, json_option
 from .main import cli
 
 
-def _change(agent_id: str, fn: Callable[[dict[str, Any], float], Any], what: str, as_json: bool) -> None:
-    from memoryd.daemon.ops import memory, stamp_edits
+def _change(agent_id: str, kind: str, params: dict[str, Any], as_json: bool) -> None:
+    """One hot change through the shared `hot_change` operation (the daemon's when it runs)."""
+    from .proxy import run_op
 
-    with memory(get_config(), {"agent_id": agent_id}) as mem:
-        item = mem.change(fn, what)
-    stamp_edits(get_config(), agent_id)
-    for w in mem.warnings:
+    result = run_op(get_config(), "hot_change", {"agent_id": agent_id, "kind": kind, **params})
+    for w in result.get("warnings") or []:
         click.echo(f"memoryd: warning: {w}", err=True)
-    emit(item, as_json, lambda i: f"{what}: ok")
+    emit(result["item"], as_json, lambda i: f"{kind}: ok")
 
 
 @cli.group()
@@ -31,11 +30,10 @@ def hot() -> None:
 @handles_errors
 def hot_show(agent_id: str, as_json: bool) -> None:
     """Print hot memory (as MEMORY.md renders it)."""
-    from memoryd.tiers.agent import AgentMemory
-    from memoryd.tiers.hot import render_markdown
+    from .proxy import run_op
 
-    state = AgentMemory(get_config(), agent_id).read_state()
-    emit(state["hot"], as_json, lambda h: render_markdown(h, agent_id))
+    shown = run_op(get_config(), "hot_show", {"agent_id": agent_id})
+    emit(shown["hot"], as_json, lambda h: shown["markdown"])
 
 
 @hot.command("identity")
@@ -46,9 +44,7 @@ def hot_show(agent_id: str, as_json: bool) -> None:
 @handles_errors
 def hot_identity(key: str, value: str, agent_id: str, as_json: bool) -> None:
     """Set one identity field of the agent (name, role, …)."""
-    from memoryd.tiers.hot import set_identity
-
-    _change(agent_id, lambda s, now: set_identity(s["hot"], key, value), "identity", as_json)
+    _change(agent_id, "identity", {"key": key, "value": value}, as_json)
 
 
 @hot.command("profile")
@@ -59,9 +55,7 @@ def hot_identity(key: str, value: str, agent_id: str, as_json: bool) -> None:
 @handles_errors
 def hot_profile(key: str, value: str, agent_id: str, as_json: bool) -> None:
     """Set one field of the owner's profile (timezone, language, …)."""
-    from memoryd.tiers.hot import set_profile
-
-    _change(agent_id, lambda s, now: set_profile(s["hot"], key, value), "profile", as_json)
+    _change(agent_id, "profile", {"key": key, "value": value}, as_json)
 
 
 @hot.command("project")
@@ -73,9 +67,7 @@ def hot_profile(key: str, value: str, agent_id: str, as_json: bool) -> None:
 @handles_errors
 def hot_project(name: str, description: str | None, status: str | None, agent_id: str, as_json: bool) -> None:
     """Add an active project, or update its description or status."""
-    from memoryd.tiers.hot import upsert_project
-
-    _change(agent_id, lambda s, now: upsert_project(s["hot"], name, description, status, now), "project", as_json)
+    _change(agent_id, "project", {"name": name, "description": description, "status": status}, as_json)
 
 
 @hot.command("event")
@@ -85,9 +77,7 @@ def hot_project(name: str, description: str | None, status: str | None, agent_id
 @handles_errors
 def hot_event(text: str, agent_id: str, as_json: bool) -> None:
     """Record a recent event (the last 10 are kept)."""
-    from memoryd.tiers.hot import add_event
-
-    _change(agent_id, lambda s, now: add_event(s["hot"], text, now), "event", as_json)
+    _change(agent_id, "event", {"text": text}, as_json)
 
 
 @hot.command("task")
@@ -98,9 +88,7 @@ def hot_event(text: str, agent_id: str, as_json: bool) -> None:
 @handles_errors
 def hot_task(text: str, status: str | None, agent_id: str, as_json: bool) -> None:
     """Add a task or change its status (at most 10 pending are kept)."""
-    from memoryd.tiers.hot import upsert_task
-
-    _change(agent_id, lambda s, now: upsert_task(s["hot"], text, status, now), "task", as_json)
+    _change(agent_id, "task", {"text": text, "status": status}, as_json)
 
 
 @hot.command("lesson")
@@ -112,6 +100,4 @@ def hot_task(text: str, status: str | None, agent_id: str, as_json: bool) -> Non
 @handles_errors
 def hot_lesson(text: str, category: str, importance: float | None, agent_id: str, as_json: bool) -> None:
     """Keep a critical lesson (at most 20; the least important go first)."""
-    from memoryd.tiers.hot import add_lesson
-
-    _change(agent_id, lambda s, now: add_lesson(s["hot"], text, category, importance, now), "lesson", as_json)
+    _change(agent_id, "lesson", {"text": text, "category": category, "importance": importance}, as_json)

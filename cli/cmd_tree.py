@@ -7,20 +7,6 @@ from .common import agent_option, emit, get_config, handles_errors, json_option
 from .main import cli
 
 
-def _counts(state: dict, cold: dict[str, int]) -> dict[str, tuple[int, int]]:
-    """(warm, cold) per path including descendants; '' is the root."""
-    out: dict[str, list[int]] = {}
-    warm: dict[str, int] = {}
-    for e in state["warm"]["entries"]:
-        warm[e["category"]] = warm.get(e["category"], 0) + 1
-    for slot, counts in ((0, warm), (1, cold)):
-        for cat, n in counts.items():
-            parts = cat.split("/")
-            for i in range(len(parts) + 1):
-                out.setdefault("/".join(parts[:i]), [0, 0])[slot] += n
-    return {k: (v[0], v[1]) for k, v in out.items()}
-
-
 @cli.group()
 def tree() -> None:
     """Show or change the tree index."""
@@ -33,7 +19,7 @@ def tree() -> None:
 def tree_show(agent_id: str, as_json: bool) -> None:
     """Print the tree with warm and cold counts per node."""
     from memoryd.tiers.agent import AgentMemory
-    from memoryd.tiers.tree import render
+    from memoryd.tiers.tree import counts_by_path, render
 
     config = get_config()
     state = AgentMemory(config, agent_id).read_state()
@@ -46,7 +32,7 @@ def tree_show(agent_id: str, as_json: bool) -> None:
                 cold = index.category_counts(agent_id)
         except Exception as exc:  # the tree is still worth showing without cold counts
             click.echo(f"memoryd: warning: cold counts unavailable: {exc}", err=True)
-    emit(state["tree"], as_json, lambda t: render(t, _counts(state, cold)))
+    emit(state["tree"], as_json, lambda t: render(t, counts_by_path(state["warm"]["entries"], cold)))
 
 
 @tree.command("add")

@@ -80,6 +80,10 @@ def get_config() -> Config:
         root.obj = {}
     if "config" not in root.obj:
         root.obj["config"] = load_config()
+        if root.obj["config"].section("render"):  # [render] targets follow the hot changes made here
+            from memoryd.daemon.render_targets import install
+
+            install(root.obj["config"])
     return root.obj["config"]
 
 

@@ -27,6 +27,7 @@ COMMANDS = {
     "sync": "cmd_sync", "restore": "cmd_sync", "key": "cmd_sync", "daemon": "cmd_daemon",
     "service": "cmd_daemon", "export": "cmd_transfer", "import": "cmd_transfer",
     "config": "cmd_config",
+    "mcp": "cmd_mcp", "render": "cmd_render",
 }
 
 

@@ -20,6 +20,7 @@ from memoryd.tiers.config import AGENT_ID_RE, Config, load_config, validate_agen
 from memoryd.tiers.errors import ConfigError, MemorydError, UsageError
 
 from .lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
+from .render_targets import install as install_render
 from .scheduler import Clock, Scheduler, ScheduleSettings
 from .server import SocketServer
 from .watcher import Watcher, WatchSettings
@@ -53,6 +54,9 @@ class Daemon:
 
     def __init__(self, config: Config, clock: Clock) -> None:
         from .ops import dispatch  # the lead's operations; imports tiers/sync lazily itself
+        from . import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
+
+        install_render(config)  # [render] targets follow every hot change the daemon makes
 
         self.config, self.clock, self.dispatch = config, clock, dispatch
         self.started_wall, self.started_mono = time.time(), time.monotonic()
@@ -215,6 +219,7 @@ class Daemon:
             log.error("reload refused, keeping the old config: %s", exc.message)
             return
         self.config = config
+        install_render(config)
         self.scheduler.reload(schedule)
         self.watcher.reload(watch)
         logging.getLogger().setLevel(level)

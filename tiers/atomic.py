@@ -28,10 +28,23 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_synced(path: Path, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
+    """Write `data` to `path` (created or truncated) and fsync it unless not `durable`: the first half of an atomic write."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -48,18 +61,10 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, private_dir: 
         ensure_private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        write_synced(tmp, data, mode, durable)
         os.replace(tmp, path)
         if durable:
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
     except OSError as exc:
         try:
             tmp.unlink()

@@ -13,6 +13,10 @@ from .warm import empty_warm, validate_warm
 
 log = logging.getLogger("memoryd.tiers")
 
+# Called as listener(agent_dir, agent_id, state) after a save changed hot or tree, under the agent's
+# lock; the wiring registers the harness-file renderer here (daemon/render_targets.py install()).
+SAVE_LISTENERS: list[Callable[[Path, str, dict[str, Any]], None]] = []
+
 FILES = {"hot": "hot-memory-state.json", "warm": "warm-memory.json", "tree": "memory-tree.json"}
 _SHAPES: dict[str, tuple[Callable[[], Any], Callable[[Any], None]]] = {
     "hot": (empty_hot, validate_hot), "warm": (empty_warm, validate_warm), "tree": (empty_tree, validate_tree)}
@@ -78,3 +82,9 @@ class StateFiles:
         if changed.get("hot") or ("hot" in state and not (self.dir / "MEMORY.md").exists()):
             # rendered from hot (durable itself): a power cut at worst leaves the previous rendering
             atomic_write_text(self.dir / "MEMORY.md", render_markdown(state["hot"], self.agent_id), durable=False)
+        if SAVE_LISTENERS and (changed.get("hot") or changed.get("tree")) and "hot" in state and "tree" in state:
+            for listener in list(SAVE_LISTENERS):
+                try:
+                    listener(self.dir, self.agent_id, state)
+                except Exception:  # the state is saved; a listener's failure must not undo that
+                    log.exception("a save listener failed for agent %s", self.agent_id)

@@ -165,6 +165,20 @@ def enforce_limits(tree: Tree) -> list[dict]:
     return out
 
 
+def counts_by_path(warm_entries: list[dict], cold: dict[str, int]) -> dict[str, tuple[int, int]]:
+    """(warm, cold) memories per path including descendants; '' is the root."""
+    out: dict[str, list[int]] = {}
+    warm: dict[str, int] = {}
+    for e in warm_entries:
+        warm[e["category"]] = warm.get(e["category"], 0) + 1
+    for slot, counts in ((0, warm), (1, cold)):
+        for cat, n in counts.items():
+            parts = cat.split("/")
+            for i in range(len(parts) + 1):
+                out.setdefault("/".join(parts[:i]), [0, 0])[slot] += n
+    return {k: (v[0], v[1]) for k, v in out.items()}
+
+
 def render(tree: Tree, counts: dict[str, tuple[int, int]] | None = None) -> str:
     """The human tree view; counts maps path → (warm, cold) including descendants."""
     counts = counts or {}

@@ -1,0 +1,27 @@
+"""`memoryd mcp`: a Model Context Protocol server over stdio for agents (Claude Code, Cursor, OpenClaw…)."""
+from __future__ import annotations
+
+import click
+
+from .common import get_config, handles_errors
+from .main import cli
+
+
+@cli.command()
+@click.option("--agent-id", "agent_id", default=None,
+              help="Agent whose memory the server serves. [default: config.toml [mcp] agent, else default]")
+@handles_errors
+def mcp(agent_id: str | None) -> None:
+    """Serve one agent's memory to an MCP client on stdin/stdout (search, store, forget, hot, status, sync)."""
+    from memoryd.tiers.config import validate_agent_id
+    from memoryd.tiers.errors import ConfigError
+
+    config = get_config()
+    configured = config.section("mcp").get("agent", "default")
+    if not isinstance(configured, str):
+        raise ConfigError("config.toml [mcp] agent must be a string")
+    agent_id = validate_agent_id(agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
+                                 or configured)
+    from memoryd.daemon.mcp_server import serve
+
+    serve(config, agent_id)

