@@ -10,9 +10,9 @@ from .common import emit, get_config, handles_errors, json_option
 from .main import cli
 
 
-def _human(results: list[dict[str, Any]]) -> str:
+def _human(data: dict[str, Any]) -> str:
     lines = []
-    for r in results:
+    for r in data["targets"]:
         what = "wrote" if r["written"] else "unchanged:"
         extra = "; kept the changes others made since the last render" if r["outside_changes"] else ""
         lines.append(f"{what} {r['path']} ({r['block_bytes']} byte block{extra})")
@@ -47,4 +47,4 @@ def render(targets: tuple[str, ...], project_dir: str | None, agent_id: str | No
     for r in results:
         for warning in r["warnings"]:
             click.echo(f"memoryd: warning: {warning}", err=True)
-    emit(results, as_json, _human)
+    emit({"targets": results}, as_json, _human)

@@ -23,6 +23,7 @@ _CRON_FIELD = re.compile(r"[0-9A-Za-z*/,?#LW-]+")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 PATH = "path"  # a string that names a file or directory (~ expanded where it is used)
+STRINGS = "strings"  # a list of strings
 
 
 def _crontab(value: str) -> str | None:
@@ -78,6 +79,8 @@ class Key:
             bounds = [f"> {self.gt:g}" if self.gt is not None else "", f">= {self.ge:g}" if self.ge is not None else "",
                       f"<= {self.le:g}" if self.le is not None else ""]
             return " ".join([kind, " and ".join(b for b in bounds if b)]).strip()
+        if self.type == STRINGS:
+            return "a list of strings"
         return "a path" if self.type == PATH else "a string"
 
 
@@ -121,6 +124,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "timeout": Key(float, 15.0, gt=0, doc="seconds per statement"),
         "connect_timeout": Key(float, 5.0, gt=0, doc="seconds to connect"),
     },
+    "mcp": {
+        "agent": Key(str, "default", doc="the agent `memoryd mcp` serves (checked when it starts)"),
+    },
+    "render": {
+        "targets": Key(STRINGS, [], doc="harness files re-rendered after hot changes: openclaw, claude, agents, file:PATH"),
+        "agent": Key(str, "default", doc="whose hot memory is rendered (checked with the targets)"),
+        "project_dir": Key(PATH, None, doc="where CLAUDE.md / AGENTS.md live"),
+    },
     "llm": {
         "model": Key(str, None, env="MEMORYD_LLM_MODEL", doc="model name sent to a chat endpoint"),
         "api_key_env": Key(str, None, check=_pattern(_ENV_NAME, "the NAME of an environment variable"),
@@ -148,6 +159,10 @@ def check_value(section: str, key: str, spec: Key, value: Any) -> Any:
                 or (spec.le is not None and value > spec.le)):
             raise bad
         return spec.type(value)
+    if spec.type == STRINGS:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad
+        return value
     if not isinstance(value, str):
         raise bad
     if spec.choices:
