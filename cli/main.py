@@ -26,6 +26,7 @@ COMMANDS = {
     "status": "cmd_status", "distill": "cmd_notes", "ingest-daily": "cmd_notes", "validate": "cmd_notes",
     "sync": "cmd_sync", "restore": "cmd_sync", "key": "cmd_sync", "daemon": "cmd_daemon",
     "service": "cmd_daemon", "export": "cmd_transfer", "import": "cmd_transfer",
+    "openclaw": "cmd_openclaw", "flush": "cmd_openclaw",
 }
 
 

@@ -125,11 +125,19 @@ def hot_changes(facts: Sequence[Fact]):
 
 def distill_segment(mem: Any, turns: Sequence[Turn], source: str = "openclaw",
                     llm: LLM | None = None) -> dict[str, Any]:
-    """Archive a closed segment's turns in cold, then its facts in warm and hot. Idempotent by content ids.
+    """Archive a closed segment's turns in cold, then its facts in warm and hot (see distill_segments)."""
+    return distill_segments(mem, [list(turns)], source, llm)
 
+
+def distill_segments(mem: Any, segments: Sequence[Sequence[Turn]], source: str = "openclaw",
+                     llm: LLM | None = None) -> dict[str, Any]:
+    """Closed segments → cold (one put), warm (one store) and hot (one change). Idempotent by content ids.
+
+    Each segment is distilled on its own (one LLM prompt per segment); the writes are batched.
     Raises ArchiveError/RemoteError when cold cannot take the turns: the caller keeps its cursor
     and tries again later (nothing reached warm or hot yet).
     """
+    turns = [t for seg in segments for t in seg]
     report: dict[str, Any] = {"turns": len(turns), "cold": 0, "warm": 0, "hot": [], "warnings": []}
     if not turns:
         return report
@@ -139,8 +147,11 @@ def distill_segment(mem: Any, turns: Sequence[Turn], source: str = "openclaw",
         report["cold"] = len(entries)
     else:
         report["warnings"].append("no cold archive open: turns not archived")
-    facts, warnings = distill_turns(turns, llm)
-    report["warnings"] += warnings
+    facts: list[tuple[Turn, Fact]] = []
+    for seg in segments:
+        found, warnings = distill_turns(seg, llm)
+        facts += found
+        report["warnings"] += warnings
     with mem.locked():
         if facts:
             stored = mem.store_many([_warm_item(t, f, source) for t, f in facts])

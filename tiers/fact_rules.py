@@ -137,25 +137,18 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
+# First match wins: a lesson stated as a decision is a lesson; an event needs a date
+_ORDER = (("lesson", _LESSON, False), ("decision", _DECISION, False), ("task", _TASK, False),
+          ("event", _EVENT_WORDS, True), ("preference", _PREFERENCE, False), ("personal", _PERSONAL, False),
+          ("fact", _REMEMBER, False))
+
+
 def classify(sentence: str, has_date: bool) -> str | None:
     """The kind of one sentence, or None when it is nothing to keep."""
     if _QUESTION.search(sentence) or len(sentence) < 6 or _NOT_A_FACT.search(sentence):
         return None
-    if _LESSON.search(sentence):
-        return "lesson"
-    if _DECISION.search(sentence):
-        return "decision"
-    if _TASK.search(sentence):
-        return "task"
-    if has_date and _EVENT_WORDS.search(sentence):
-        return "event"
-    if _PREFERENCE.search(sentence):
-        return "preference"
-    if _PERSONAL.search(sentence):
-        return "personal"
-    if _REMEMBER.search(sentence):
-        return "fact"
-    return None
+    return next((kind for kind, rx, needs_date in _ORDER if (has_date or not needs_date) and rx.search(sentence)),
+                None)
 
 
 def profile_key(kind: str, text: str) -> str | None:

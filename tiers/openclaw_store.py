@@ -56,10 +56,6 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _columns(conn: sqlite3.Connection) -> set[str]:
-    return {r[1] for r in conn.execute("PRAGMA table_info(transcript_events)")}
-
-
 def _decompress(blob: bytes, size: int | None) -> bytes:
     import zstandard  # only when a compressed row is met
 
@@ -93,10 +89,10 @@ class SessionStore:
     def __enter__(self) -> "SessionStore":
         self.conn = _connect(self.path)
         try:
-            cols = _columns(self.conn)
-        except sqlite3.Error as exc:
+            cols = {r[1] for r in self._query("PRAGMA table_info(transcript_events)", ())}
+        except StoreUnreadable:
             self.close()
-            raise StoreUnreadable(f"session store {self.path.name} unreadable: {exc}") from None
+            raise
         if not cols:
             self.close()
             raise StoreUnreadable(f"session store {self.path.name} has no transcript_events table (unknown schema)")
