@@ -63,6 +63,10 @@ def _push(config: Config, agent_id: str, report: dict[str, Any]) -> None:
 def _sync_one(config: Config, oc_agent: Any, close_open: bool, parts: tuple[str, ...]) -> dict[str, Any]:
     from memoryd.tiers.openclaw_sync import AgentSync
 
+    if not config.agent_dir(oc_agent.memoryd_id).is_dir() and not oc_agent.has_content():
+        return {"agent_id": oc_agent.memoryd_id, "openclaw_agent": oc_agent.openclaw_id, "segments": 0, "turns": 0,
+                "cold": 0, "warm": 0, "hot": [], "skipped": {}, "notes": 0, "errors": [],
+                "warnings": ["nothing to read yet"]}
     ensure_agent(config, oc_agent.memoryd_id)
     llm = _llm(config)
     with memory(config, {"agent_id": oc_agent.memoryd_id}, with_archive=True, lazy=True) as mem:

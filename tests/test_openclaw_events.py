@@ -61,12 +61,14 @@ def test_heartbeats_flush_and_refusals_are_not_conversation() -> None:
         _msg("assistant", [{"type": "text", "text": "NO_REPLY"}]),
         _msg("user", "/new"),
         _msg("assistant", [{"type": "text", "text": "⚠️ You are not authorized to reset this session."}]),
+        _msg("assistant", [{"type": "text", "text": "Compaction finished."}], provider="openclaw",
+             model="gateway-injected"),
         _msg("user", "Real question: when is the release?"),
         _msg("assistant", "On Monday."),
         {"type": "reset", "reason": "new"},
     ])
     assert [t.text for t in out.turns] == ["Real question: when is the release?", "On Monday."]
-    assert out.resets == [10]
+    assert out.resets == [11]
     assert is_scaffolding("NO_REPLY", "assistant") and is_scaffolding("[OpenClaw heartbeat poll]", "user")
     assert is_scaffolding("Grafana it is.", "assistant") is None
 

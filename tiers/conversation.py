@@ -12,6 +12,7 @@ never turns a task or a preference into a "critical lesson".
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any, Sequence
 
 from .errors import MemorydError, UsageError
@@ -93,6 +94,24 @@ def _warm_item(turn: Turn, fact: Fact, source: str) -> tuple[str, str, float, di
     return fact.text, fact.category, round(min(1.0, importance), 3), meta
 
 
+_TOKEN = re.compile(r"[\w]+", re.UNICODE)
+
+
+def _words(text: str) -> set[str]:
+    """Words (and single CJK characters) of a text, for near-duplicate checks."""
+    out: set[str] = set()
+    for w in _TOKEN.findall(text.casefold()):
+        out |= set(w) if not w.isascii() else {w}
+    return out
+
+
+def similar(a: str, b: str, threshold: float = 0.8) -> bool:
+    """The shorter text's words are (nearly) all in the longer one: the same item said twice."""
+    wa, wb = _words(a), _words(b)
+    small = min(len(wa), len(wb))
+    return small >= 4 and len(wa & wb) / small >= threshold
+
+
 def hot_changes(facts: Sequence[Fact]):
     """A mem.change() step applying the explicit facts to hot; returns what it changed."""
     from . import hot as hot_tier
@@ -103,13 +122,17 @@ def hot_changes(facts: Sequence[Fact]):
         for fact in facts:
             try:
                 if fact.kind == "lesson":
-                    hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now)
-                elif fact.kind == "task":
-                    hot_tier.upsert_task(hot, fact.hot_text, None, now)
-                elif fact.kind == "event":
-                    if any(e["text"] == fact.hot_text for e in hot["active_context"]["events"]):
+                    if any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
                         continue
-                    hot_tier.add_event(hot, fact.hot_text, now)
+                    hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now)
+                elif fact.kind in ("task", "event"):
+                    items = hot["active_context"]["tasks" if fact.kind == "task" else "events"]
+                    if any(similar(x["text"], fact.hot_text) for x in items):
+                        continue  # the same task or event, told again (in chat and in a note)
+                    if fact.kind == "task":
+                        hot_tier.upsert_task(hot, fact.hot_text, None, now)
+                    else:
+                        hot_tier.add_event(hot, fact.hot_text, now)
                 elif fact.profile_key:
                     hot_tier.set_profile(hot, fact.profile_key, fact.text[:200])
                 else:

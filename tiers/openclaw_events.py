@@ -203,7 +203,8 @@ class EventParser:
             why = "internal turn" if internal else is_scaffolding(text, role)
             self.mute_reply, self.tools = why is not None, []
         else:
-            why = is_scaffolding(text, role)
+            injected = msg.get("provider") == "openclaw" or msg.get("model") == "gateway-injected"
+            why = "system message" if injected else is_scaffolding(text, role)  # OpenClaw's own words
             if self.mute_reply:  # everything answering a heartbeat or flush prompt
                 why = why or "answer to an internal turn"
             elif tools and why == "empty":  # a bare tool call: provenance for the reply that follows

@@ -34,6 +34,15 @@ class OpenClawAgent:
     sessions_dir: Path     # older JSONL transcripts and archives
     workspace: Path        # notes in <workspace>/memory
 
+    def has_content(self) -> bool:
+        """Anything to read at all: a store, a transcript, a note (a new memoryd agent waits for one)."""
+        if self.store.is_file():
+            return True
+        for folder, pattern in ((self.sessions_dir, "*.jsonl*"), (self.workspace / "memory", "*.md")):
+            if folder.is_dir() and next(folder.glob(pattern), None) is not None:
+                return True
+        return False
+
 
 def _read_config(path: Path) -> tuple[dict[str, Any], str | None]:
     """openclaw.json (JSON, or JSON5 with comments and trailing commas); ({}, warning) when unreadable."""

@@ -90,10 +90,11 @@ class AgentSync:
                 move(state)
             atomic_write_json(Path(self.mem.dir) / STATE_FILE, state)
 
-    def _note_error(self, where: str, message: str) -> None:
+    def _note_error(self, where: str, message: str, log_it: bool = True) -> None:
         line = f"{where}: {message}" if where else message
         self.report["errors"].append(line)
-        log.warning("OpenClaw agent %s: %s", self.agent.openclaw_id, line)
+        if log_it:
+            log.warning("OpenClaw agent %s: %s", self.agent.openclaw_id, line)
 
     # -- the session store --------------------------------------------------------------------
     def sync_store(self) -> None:
@@ -109,16 +110,17 @@ class AgentSync:
                         self._sync_session(store, sid, cur)
             self._store_status(str(path), None)
         except StoreUnreadable as exc:
-            self._note_error("", exc.message)
-            self._store_status(str(path), exc.message)
+            self._note_error("", exc.message, log_it=self._store_status(str(path), exc.message))
 
-    def _store_status(self, path: str, error: str | None) -> None:
+    def _store_status(self, path: str, error: str | None) -> bool:
+        """Record the store's condition; True when it changed (a broken store is logged once, not per pass)."""
         with self.mem.locked():
             state = load_state(self.mem)
             if state["store"].get("error") == error and state["store"].get("path") == path:
-                return
+                return False
             state["store"].update(path=path, error=error)
             atomic_write_json(Path(self.mem.dir) / STATE_FILE, state)
+            return True
 
     def _sync_session(self, store: SessionStore, sid: str, cur: dict[str, Any]) -> None:
         parser = EventParser(sid)
