@@ -96,3 +96,22 @@ def test_an_open_conversation_is_distilled_once_it_goes_quiet(env, home: Path, r
     assert wait_for(lambda: _found(op, "aisle seats", "aisle"), timeout=20)
     hot = op("status", {"agent_id": "main"})
     assert hot["agents"][0]["agent_id"] == "main"
+
+
+def test_jsonl_renamed_to_reset_inside_the_quiet_window_is_read_to_its_end(env, home: Path, request) -> None:
+    import json
+
+    (home / "config.toml").write_text("[watch]\nquiet_seconds = 2\nrecheck_seconds = 0.5\n")
+    sessions = Path(env["OPENCLAW_STATE_DIR"]) / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    op = request.getfixturevalue("daemon")
+    wait_for(lambda: op("daemon")["watcher"]["watching"])
+    line = lambda role, text: json.dumps({"type": "message", "message": {"role": role, "content": text}}) + "\n"  # noqa: E731
+    live = sessions / "older.jsonl"
+    live.write_text(line("user", "Decision: the retro moves to Wednesdays."))
+    time.sleep(0.5)
+    with open(live, "a") as fh:
+        fh.write(line("user", "Remind me to book the retro room by 2026-12-02."))
+    live.rename(sessions / "older.jsonl.reset.2026-11-24T10-00-00.000Z")  # before it went quiet
+    assert wait_for(lambda: _found(op, "retro Wednesdays", "Wednesdays"), timeout=20)
+    assert wait_for(lambda: _found(op, "book the retro room", "retro room"), timeout=20)
