@@ -66,10 +66,11 @@ def append(db: Path, n: int) -> None:
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA ignore_check_constraints = ON")
     top = conn.execute("SELECT MAX(seq) FROM transcript_events WHERE session_id = 'session-007'").fetchone()[0]
+    tag = top  # distinct texts per call
     with conn:
         for i in range(1, n + 1):
             ev = {"type": "message", "message": {"role": "user" if i % 2 else "assistant",
-                                                 "content": f"Decision: item {i} goes to the backlog review."}}
+                                                 "content": f"Decision: item {tag}-{i} goes to the backlog review."}}
             raw = json.dumps(ev)
             conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) "
                          "VALUES ('session-007', ?, ?, ?, ?)", (top + i, raw, 1_796_000_000_000 + i, len(raw)))
@@ -122,6 +123,8 @@ def main() -> None:
         noop, _ = sync_once()
         append(db, 10)
         incr, inc_report = sync_once()
+        append(db, 100)
+        incr100, _ = sync_once()
         rule_us, whole_us = distill_per_turn()
         print(f"store: {events} events in {SESSIONS} sessions ({db.stat().st_size // 1024} KB)")
         print(f"baseline  plain SQLite read + json.loads of every row: {base * 1000:8.1f} ms")
@@ -130,6 +133,9 @@ def main() -> None:
         print(f"openclaw sync, nothing new: {noop * 1000:6.1f} ms")
         print(f"openclaw sync, +10 events: {incr * 1000:7.1f} ms  ({inc_report['turns']} turns, "
               f"{inc_report['warm']} warm)  ratio to full: {incr / full:.3f}")
+        per = (incr100 - incr) / 90
+        print(f"openclaw sync, +100 events: {incr100 * 1000:6.1f} ms  → ≈ {per * 1000:.2f} ms per new event above a fixed "
+              f"≈ {(incr - 10 * per) * 1000:.0f} ms per run with new turns (one warm/hot write, state file, one push)")
         print(f"distillation per turn: rule only {rule_us:.0f} µs; whole segment (cold + warm + hot) {whole_us:.0f} µs")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
