@@ -145,3 +145,14 @@ def test_llm_mode_is_configured_in_config_toml(oc: Path, home: Path, monkeypatch
     (home / "config.toml").write_text('[openclaw]\ndistill = "llm"\n')
     report = run("openclaw", "sync")["agents"][0]
     assert report["warm"] > 5 and any("used rule mode" in w for w in report["warnings"])
+
+
+def test_flush_of_a_session_store_is_idempotent_with_the_sync(oc: Path, home: Path) -> None:
+    db = oc / DB_REL
+    first = run("flush", "--session", str(db))
+    assert (first["agent_id"], first["segments"], first["errors"]) == ("main", 3, [])
+    again = run("openclaw", "sync", "--agent", "main")["agents"][0]
+    assert again["turns"] == 0 and again["notes"] == 3  # the store was taken; the notes were not yet
+    append_events(db, session_id(db), [user_message("Decision: the quarterly review becomes a half-day offsite.")])
+    assert run("flush", "--session", str(db))["turns"] == 1
+    assert run("flush", "--session", str(db))["turns"] == 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .errors import MemorydError, UsageError
 from .fact_rules import Fact, extract
@@ -112,7 +112,7 @@ def similar(a: str, b: str, threshold: float = 0.8) -> bool:
     return small >= 4 and len(wa & wb) / small >= threshold
 
 
-def hot_changes(facts: Sequence[Fact]):
+def hot_changes(facts: Sequence[Fact]) -> Callable[[dict[str, Any], float], list[str]]:
     """A mem.change() step applying the explicit facts to hot; returns what it changed."""
     from . import hot as hot_tier
 

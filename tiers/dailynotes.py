@@ -407,7 +407,8 @@ def _to_hot(mem: Any, facts: list[NoteFact], report: dict[str, Any]) -> None:
     from .fact_rules import KIND_FLOOR, Fact
 
     explicit = [Fact(f.type, f.text, f.category, KIND_FLOOR[f.type], f.about, f.profile_key) for f in facts
-                if f.type == "lesson" or (f.type in ("task", "event") and f.about) or f.profile_key]
+                if f.type is not None and (f.type == "lesson" or (f.type in ("task", "event") and f.about)
+                                           or f.profile_key)]
     change = getattr(mem, "change", None)
     if explicit and callable(change):
         report.setdefault("hot", []).extend(change(hot_changes(explicit), "daily note"))

@@ -180,7 +180,7 @@ class AgentSync:
                 self._note_error(path.name, exc.message)
                 continue
             self.report["notes"] += 1
-            self._commit([], {}, lambda s, n=path.name, g=sig: s["notes"].__setitem__(n, g))
+            self._commit([], {}, _note_seen(path.name, sig))
 
     def _daily(self, path: Path) -> None:
         from .dailynotes import ingest
@@ -200,16 +200,20 @@ class AgentSync:
         self._commit(turns, parsed.skipped, lambda s: None)
 
     def run(self, parts: tuple[str, ...] = ("store", "jsonl", "notes")) -> dict[str, Any]:
-        """Store first, so a session note finds the turns it repeats already in cold."""
-        for part in parts:
-            try:
-                getattr(self, f"sync_{part}")()
-                self._flush()
-            except MemorydError as exc:  # cold archive down, local state unwritable: try again later
-                self._pending, self._pending_turns = [], 0  # their cursors stay where they were
-                self._note_error(part, exc.message)
-                break
+        """Store first, so a session note finds the turns it repeats already in cold.
+
+        The agent lock is held for the whole run: two runs for one agent (the daemon's watcher and a
+        `memoryd openclaw sync`, or two processes) never read the same cursor at once.
+        """
         with self.mem.locked():
+            for part in parts:
+                try:
+                    getattr(self, f"sync_{part}")()
+                    self._flush()
+                except MemorydError as exc:  # cold archive down, local state unwritable: try again later
+                    self._pending, self._pending_turns = [], 0  # their cursors stay where they were
+                    self._note_error(part, exc.message)
+                    break
             state = load_state(self.mem)
             state["last_run"] = self.mem.clock()
             state["last_error"] = self.report["errors"][0] if self.report["errors"] else None
@@ -226,6 +230,12 @@ def _cursor(sid: str, seq: int, mute: bool) -> Callable[[dict[str, Any]], None]:
 def _offset(tf: TranscriptFile, end: int, mute: bool) -> Callable[[dict[str, Any]], None]:
     def move(state: dict[str, Any]) -> None:
         state["jsonl"][tf.session_id] = {"offset": end, "file": tf.path.name, "mute": mute, "at": time.time()}
+    return move
+
+
+def _note_seen(name: str, sig: list[int]) -> Callable[[dict[str, Any]], None]:
+    def move(state: dict[str, Any]) -> None:
+        state["notes"][name] = sig
     return move
 
 
@@ -252,15 +262,17 @@ def _signature(path: Path) -> list[int] | None:
 def flush_file(mem: Any, agent: OpenClawAgent, path: Path, llm: LLM | None = None) -> dict[str, Any]:
     """`memoryd flush --session FILE`: a JSONL transcript (or an OpenClaw session store) up to now."""
     sync = AgentSync(mem, agent, llm, close_open=True)
-    if path.name.endswith(".sqlite"):
-        sync.agent = OpenClawAgent(agent.openclaw_id, agent.memoryd_id, path, agent.sessions_dir, agent.workspace)
-        sync.sync_store()
-        return sync.report
-    tf = classify_name(path)
-    if tf is None or not path.is_file():
+    tf = None if path.name.endswith(".sqlite") else classify_name(path)
+    if not path.is_file() or (tf is None and not path.name.endswith(".sqlite")):
         raise UsageError(f"{path} is not a session transcript (<id>.jsonl, a .reset./.deleted. rename, .zst, "
                          "or an openclaw-agent.sqlite store)")
-    sync.sync_jsonl(only=tf)
+    with mem.locked():
+        if tf is None:
+            sync.agent = OpenClawAgent(agent.openclaw_id, agent.memoryd_id, path, agent.sessions_dir, agent.workspace)
+            sync.sync_store()
+        else:
+            sync.sync_jsonl(only=tf)
+        sync._flush()
     if sync.report["errors"]:
         raise UsageError(sync.report["errors"][0])
     return sync.report

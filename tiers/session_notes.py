@@ -50,7 +50,8 @@ def _unquote(raw: str) -> str:
 def _note_time(text: str, date: str) -> float:
     m = _HEADER_TIME.search(text)
     if m and m.group(1) == date:
-        stamp = dt.datetime(*map(int, m.group(1).split("-")), int(m.group(2)), int(m.group(3)), int(m.group(4) or 0),
+        day = dt.date.fromisoformat(date)
+        stamp = dt.datetime(day.year, day.month, day.day, int(m.group(2)), int(m.group(3)), int(m.group(4) or 0),
                             tzinfo=dt.timezone.utc)
     else:
         stamp = dt.datetime.fromisoformat(date).replace(tzinfo=dt.timezone.utc)
@@ -71,11 +72,11 @@ def parse_session_note(path: Path) -> tuple[str, Parsed, str]:
     m = _SESSION_ID.search(text)
     session_id = m.group(1) if m else f"note:{path.stem}"
     when = _note_time(text, date)
-    raw: list[list[str]] = []  # [role, text, line]
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    raw: list[list[str]] = []  # [role, text, line number]
+    for number, line in enumerate(text.splitlines(), start=1):
         hit = _LINE.match(line)
         if hit:
-            raw.append([hit.group(1), hit.group(2), str(lineno)])
+            raw.append([hit.group(1), hit.group(2), str(number)])
         elif raw and line.strip() and not line.startswith(("#", "- **")):
             raw[-1][1] += "\n" + line  # a message spanning lines
     out = Parsed()
