@@ -262,6 +262,8 @@ class Watcher:
             if kind is None:
                 continue
             self.events += 1
+            if kind[1] not in layout.memoryd:  # an agent that appeared: watch its workspace too
+                self._restart.set()
             if kind[0] == "note":
                 notes.add(kind[1])
                 continue
