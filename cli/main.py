@@ -28,6 +28,7 @@ COMMANDS = {
     "service": "cmd_daemon", "export": "cmd_transfer", "import": "cmd_transfer",
     "config": "cmd_config",
     "mcp": "cmd_mcp", "render": "cmd_render",
+    "openclaw": "cmd_openclaw", "flush": "cmd_openclaw",
 }
 
 

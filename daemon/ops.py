@@ -225,3 +225,6 @@ def ingest_transcript(config: Config, params: dict[str, Any]) -> dict[str, Any]:
         except MemorydError as exc:  # queued in the outbox; the daemon retries it
             report["sync"] = {"queued": True, "error": exc.message}
     return report
+
+
+from . import openclaw_ops  # noqa: E402,F401 - registers openclaw_sync, openclaw_status and flush

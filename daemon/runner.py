@@ -53,6 +53,7 @@ class Daemon:
     """Everything the daemon runs, with the per-agent serialization of writes."""
 
     def __init__(self, config: Config, clock: Clock) -> None:
+        from . import openclaw_ops  # noqa: F401 - registers openclaw_sync, openclaw_status, flush
         from .ops import dispatch  # the lead's operations; imports tiers/sync lazily itself
         from . import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
 
@@ -68,7 +69,7 @@ class Daemon:
         self.state = read_json(self._state_path, lambda: {"last_ok": {}, "watch_mark": 0.0})
         self.scheduler = Scheduler(ScheduleSettings.from_section(config.section("schedule")),
                                    self.run_mode, self.last_ok, self.run_sync, clock=clock)
-        self.watcher = Watcher(WatchSettings.from_config(config), self.ingest_daily, self.ingest_transcript)
+        self.watcher = Watcher(WatchSettings.from_config(config), self.openclaw_pass)
         self.server = SocketServer(config.socket_path, self.handle)
 
     # -- agents and their locks ----------------------------------------------------
@@ -171,29 +172,42 @@ class Daemon:
             log.error("%s failed: %s", what, msg, exc_info=None if isinstance(exc, MemorydError) else exc)
 
     # -- watched files -------------------------------------------------------------------
-    def ingest_daily(self, agent: str, date: str) -> None:
-        self.call("ingest_daily", {"agent_id": agent, "date": date})
-        log.info("ingested daily note %s for agent %s", date, agent)
+    def openclaw_pass(self, openclaw_agent: str, kind: str) -> None:
+        """One pass over an OpenClaw agent: quick (segments closed by a reset), notes, or quiet (all)."""
+        from .watcher import NOTES, QUIET
 
-    def ingest_transcript(self, agent: str, path: str) -> None:
-        result = self.call("ingest_transcript", {"agent_id": agent, "path": path})
-        log.info("distilled transcript %s for agent %s", Path(path).name, agent)
-        if _pending_count(result):
+        layout = self.watcher.layout or self.watcher.current_layout()
+        agent = layout.memoryd.get(openclaw_agent, openclaw_agent)
+        parts = ["notes"] if kind == NOTES else ["store", "jsonl", "notes"] if kind == QUIET else ["store", "notes"]
+        result = self.call("openclaw_sync", {"agent_id": agent, "openclaw_agent": openclaw_agent,
+                                             "close_open": kind == QUIET, "parts": parts})
+        reports = result.get("agents", []) if isinstance(result, dict) else []
+        for report in reports:
+            if report.get("segments") or report.get("notes"):
+                log.info("OpenClaw %s pass for agent %s: %d conversation(s), %d note(s)", kind, agent,
+                         report.get("segments", 0), report.get("notes", 0))
+            if report.get("errors"):
+                self.last_error = f"openclaw {openclaw_agent}: {report['errors'][0]}"
+        if any(_pending_count(r) for r in reports):
             self.scheduler.kick_sync()
 
     def catch_up_files(self) -> None:
-        """Notes and transcripts changed since the previous start (ingestion is idempotent)."""
+        """Stores, transcripts and notes changed since the previous start (ingestion is idempotent)."""
         mark = float(self.state.get("watch_mark") or 0.0)
         started = time.time()
-        notes, queued = self.watcher.scan_since(mark)
+        try:
+            passes, queued = self.watcher.scan_since(mark)
+        except Exception as exc:
+            self._failed("OpenClaw catch-up scan", exc)
+            return
         failed = False
-        for agent, date in notes:
-            self.watcher.call(self.ingest_daily, agent, date)
+        for agent, kind in passes:
+            self.watcher.call(agent, kind)
             failed = failed or self.watcher.last_error is not None
-        if notes or queued:
-            log.info("caught up %d daily note(s), %d transcript(s) waiting to go quiet", len(notes), queued)
-        # Move the mark only past finished work: transcripts still waiting to go quiet (or a failed
-        # note) are found again after another restart; ingestion is idempotent, so that costs nothing.
+        if passes or queued:
+            log.info("caught up %d OpenClaw pass(es), %d agent(s) waiting to go quiet", len(passes), queued)
+        # Move the mark only past finished work: conversations still waiting to go quiet (or a failed
+        # pass) are found again after another restart; ingestion is idempotent, so that costs nothing.
         if not queued and not failed:
             with self._state_guard:
                 self.state["watch_mark"] = started
@@ -254,7 +268,7 @@ def _pending_count(result: Any) -> int:
     if isinstance(result, dict):
         if result.get("status") == "queued" or result.get("queued") is True:
             return 1
-        if isinstance(result.get("sync"), dict):  # ingest_transcript nests its push report
+        if isinstance(result.get("sync"), dict):  # openclaw_sync and flush nest their push report
             return _pending_count(result["sync"])
         for key in ("pending", "outbox", "outbox_pending"):
             value = result.get(key)

@@ -1,12 +1,19 @@
-"""Watch daily notes and session transcripts (watchfiles); fire a callback when a transcript goes quiet."""
+"""Watch OpenClaw (session stores, JSONL transcripts, workspace notes) with watchfiles; passes per agent.
+
+A change of an agent's session store (its `-wal` file) runs a quick pass at once — segments a
+`reset` closed are distilled right away — and restarts the agent's quiet timer; a changed JSONL
+transcript only restarts the timer; a changed note is ingested at once. When an agent has been
+quiet for `quiet_seconds`, a full pass closes what is still open (conversation end).
+"""
 from __future__ import annotations
 
 import heapq
 import logging
 import re
+import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -15,42 +22,95 @@ from memoryd.tiers.config_schema import check_section
 
 log = logging.getLogger("memoryd.daemon")
 
-DAILY_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
+STORE_FILES = ("openclaw-agent.sqlite", "openclaw-agent.sqlite-wal")
+QUICK, QUIET, NOTES = "quick", "quiet", "notes"  # pass kinds: resets only / close everything / notes only
 
 
 @dataclass(frozen=True)
 class WatchSettings:
-    """The `[watch]` section of config.toml (MEMORYD_SESSIONS_DIR overrides sessions_dir)."""
+    """The `[watch]` section of config.toml plus where OpenClaw keeps things (tiers.openclaw_install)."""
 
     notes_dir: Path
-    notes_agent: str
+    notes_agent: str | None
     sessions_dir: Path
     quiet_seconds: float = 120.0
     recheck_seconds: float = 60.0  # how often to look for a watched dir that does not exist yet
     enabled: bool = True
+    config: Config | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_config(cls, config: Config, env: Mapping[str, str] | None = None) -> "WatchSettings":
-        """From the checked [watch] section; `env` (tests) may override MEMORYD_SESSIONS_DIR once more."""
-        sec = check_section("watch", config.section("watch"))  # a Config built in code is checked too
-        sessions = (env or {}).get("MEMORYD_SESSIONS_DIR") or sec["sessions_dir"]
-        return cls(notes_dir=config.workspace / "memory", notes_agent=sec["notes_agent"],
-                   sessions_dir=Path(sessions).expanduser(), enabled=sec["enabled"],
-                   quiet_seconds=sec["quiet_seconds"], recheck_seconds=sec["recheck_seconds"])
+        from memoryd.tiers.openclaw_install import Install
+
+        env = os.environ if env is None else env
+        sec = config.section("watch")
+        agent = sec.get("notes_agent")
+        sessions = sec.get("sessions_dir")
+        if (sessions is not None and not isinstance(sessions, str)) or (
+                agent is not None and not (isinstance(agent, str) and AGENT_ID_RE.fullmatch(agent))):
+            raise ConfigError("config.toml [watch]: sessions_dir must be a path, notes_agent an agent id")
+        nums = {}
+        for key in ("quiet_seconds", "recheck_seconds"):
+            value = sec.get(key, getattr(cls, key))
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ConfigError(f"config.toml [watch] {key} must be a positive number")
+            nums[key] = float(value)
+        enabled = sec.get("enabled", True)
+        if not isinstance(enabled, bool):
+            raise ConfigError("config.toml [watch] enabled must be true or false")
+        install = Install(config, env)
+        return cls(notes_dir=install.workspace(install.default_agent()) / "memory", notes_agent=agent,
+                   sessions_dir=install.sessions_root, enabled=enabled, config=config, **nums)
+
+    def install(self) -> Any:
+        from memoryd.tiers.openclaw_install import Install
+
+        assert self.config is not None
+        return Install(self.config)
 
 
-def classify(path: Path, settings: WatchSettings) -> tuple[str, str, str] | None:
-    """("daily", agent, date) | ("transcript", agent, path) | None for anything else."""
-    if path.parent == settings.notes_dir:
-        m = DAILY_RE.match(path.name)
-        return ("daily", settings.notes_agent, m.group(1)) if m else None
-    try:
-        rel = path.relative_to(settings.sessions_dir)
-    except ValueError:
+@dataclass(frozen=True)
+class Layout:
+    """What to watch now and which OpenClaw agent a path belongs to (agents can appear at any time)."""
+
+    state_agents: Path
+    sessions_root: Path
+    notes: dict[Path, str]       # <workspace>/memory → OpenClaw agent id
+    memoryd: dict[str, str]      # OpenClaw agent id → memoryd agent id
+
+    @classmethod
+    def of(cls, settings: WatchSettings) -> "Layout":
+        install = settings.install()
+        agents = install.agents()
+        return cls(install.state_dir / "agents", install.sessions_root,
+                   {a.workspace / "memory": a.openclaw_id for a in agents}, {a.openclaw_id: a.memoryd_id for a in agents})
+
+    def roots(self) -> list[Path]:
+        roots = [self.state_agents] + ([self.sessions_root] if self.sessions_root != self.state_agents else [])
+        return roots + sorted(set(self.notes) - set(roots))
+
+
+def classify(path: Path, layout: Layout) -> tuple[str, str] | None:
+    """("store" | "transcript" | "note", OpenClaw agent id), or None for anything else."""
+    from memoryd.tiers.dailynotes import DATE_RE
+    from memoryd.tiers.openclaw_jsonl import classify_name
+    from memoryd.tiers.session_notes import session_note_date
+
+    if path.parent in layout.notes:
+        if DATE_RE.match(path.stem) or session_note_date(path.name):
+            return ("note", layout.notes[path.parent])
         return None
-    parts = rel.parts  # <agent>/sessions/<file>.jsonl
-    if len(parts) == 3 and parts[1] == "sessions" and parts[2].endswith(".jsonl") and AGENT_ID_RE.match(parts[0]):
-        return ("transcript", parts[0], str(path))
+    for root, kind in ((layout.state_agents, "store"), (layout.sessions_root, "transcript")):
+        try:
+            parts = path.relative_to(root).parts
+        except ValueError:
+            continue
+        if len(parts) < 3 or not AGENT_ID_RE.fullmatch(parts[0]) or ".." in parts:
+            continue
+        if kind == "store" and parts[1:] in (("agent", STORE_FILES[0]), ("agent", STORE_FILES[1])):
+            return ("store", parts[0])
+        if parts[1] == "sessions" and len(parts) <= 4 and classify_name(path) is not None:
+            return ("transcript", parts[0])
     return None
 
 
@@ -114,24 +174,33 @@ class QuietTimer:
 
 
 class Watcher:
-    """A thread running watchfiles.watch over the notes dir and the sessions root."""
+    """A thread running watchfiles.watch over OpenClaw's dirs; calls `on_pass(openclaw_agent, kind)`."""
 
-    def __init__(self, settings: WatchSettings, on_daily: Callable[[str, str], None],
-                 on_transcript: Callable[[str, str], None]) -> None:
+    def __init__(self, settings: WatchSettings, on_pass: Callable[[str, str], None]) -> None:
         self.settings = settings
-        self._on_daily = on_daily
-        self.quiet = QuietTimer(settings.quiet_seconds, self._fire_transcript)
-        self._on_transcript = on_transcript
+        self._on_pass = on_pass
+        self.quiet = QuietTimer(settings.quiet_seconds, self._fire_quiet)
         self._stop = threading.Event()
         self._restart = threading.Event()
         self._thread: threading.Thread | None = None
+        self.layout: Layout | None = None
         self.watching: list[str] = []
         self.missing: list[str] = []
         self.events = 0
         self.last_error: str | None = None
+        self._store_seen: dict[str, tuple] = {}  # per agent: the store's signature after our last read
+
+    def current_layout(self) -> Layout:
+        try:
+            self.layout = Layout.of(self.settings)
+        except Exception as exc:  # an unreadable openclaw.json must not stop the watcher
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            if self.layout is None:
+                raise
+        return self.layout
 
     def roots(self) -> list[Path]:
-        return [self.settings.notes_dir, self.settings.sessions_dir]
+        return self.current_layout().roots()
 
     def start(self) -> None:
         self.quiet.start()
@@ -153,21 +222,25 @@ class Watcher:
         alive = bool(self._thread and self._thread.is_alive())
         return {"state": "running" if alive else "stopped", "watching": list(self.watching),
                 "missing": list(self.missing), "events": self.events,
-                "transcripts_waiting": self.quiet.pending(),
+                "transcripts_waiting": self.quiet.pending(), "agents_waiting": self.quiet.pending(),
                 "quiet_seconds": self.settings.quiet_seconds, "last_error": self.last_error}
 
     def _loop(self) -> None:
         from watchfiles import Change, watch  # heavy: daemon only
 
         while not self._stop.is_set():
-            roots = self.roots()
+            try:
+                roots = self.roots()
+            except Exception:
+                self._stop.wait(self.settings.recheck_seconds)
+                continue
             self.watching = [str(p) for p in roots if p.is_dir()]
             self.missing = [str(p) for p in roots if not p.is_dir()]
             self._restart.clear()
             if not self.watching:  # nothing to watch yet: look again later
                 self._stop.wait(self.settings.recheck_seconds)
                 continue
-            # the timeout only serves to re-check missing roots; with all present it is long
+            # the timeout re-checks missing roots and new agents; with all present it is long
             timeout_ms = int((self.settings.recheck_seconds if self.missing else 3600) * 1000)
             try:
                 for changes in watch(*self.watching, stop_event=self._stop, yield_on_timeout=True,
@@ -182,46 +255,74 @@ class Watcher:
                 self._stop.wait(1.0)
 
     def _handle(self, changes: Iterable[tuple[Any, str]]) -> None:
+        layout = self.layout or self.current_layout()
+        quick: set[str] = set()
+        notes: set[str] = set()
         for _, raw in sorted(changes, key=lambda c: c[1]):
-            kind = classify(Path(raw), self.settings)
+            kind = classify(Path(raw), layout)
             if kind is None:
                 continue
             self.events += 1
-            if kind[0] == "daily":
-                self.call(self._on_daily, kind[1], kind[2])
-            else:
-                self.quiet.touch(kind[2])
+            if kind[1] not in layout.memoryd:  # an agent that appeared: watch its workspace too
+                self._restart.set()
+            if kind[0] == "note":
+                notes.add(kind[1])
+                continue
+            if kind[0] == "store":
+                if self._store_seen.get(kind[1]) == self._store_signature(kind[1]):
+                    continue  # our own read touched the -wal (opened, closed), nothing was written
+                quick.add(kind[1])
+            self.quiet.touch(kind[1])
+        for agent in sorted(quick):
+            self.call(agent, QUICK)
+        for agent in sorted(notes - quick):
+            self.call(agent, NOTES)
 
-    def _fire_transcript(self, path: str) -> None:
-        kind = classify(Path(path), self.settings)
-        if kind is not None and Path(path).exists():
-            self.call(self._on_transcript, kind[1], path)
+    def _fire_quiet(self, agent: str) -> None:
+        self.call(agent, QUIET)
 
-    def call(self, fn: Callable[[str, str], None], agent: str, arg: str) -> None:
+    def _store_signature(self, agent: str) -> tuple:
+        """Size and mtime of the store and its -wal: what OpenClaw's writes change and our reads do not."""
+        folder = (self.layout or self.current_layout()).state_agents / agent / "agent"
+        sig: list[int] = []
+        for name in STORE_FILES:
+            try:
+                st = (folder / name).stat()
+                sig += [st.st_size, st.st_mtime_ns]
+            except OSError:
+                sig += [-1, -1]
+        return tuple(sig)
+
+    def call(self, agent: str, kind: str) -> None:
         try:
-            fn(agent, arg)
+            before = self._store_signature(agent)
+            self._on_pass(agent, kind)
+            if kind != NOTES and self._store_signature(agent) == before:
+                self._store_seen[agent] = before  # events up to this state are handled
             self.last_error = None
         except Exception as exc:
             self.last_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-            log.error("ingest failed for agent %s: %s", agent, self.last_error)
+            log.error("OpenClaw %s pass failed for agent %s: %s", kind, agent, self.last_error)
 
     def scan_since(self, since: float) -> tuple[list[tuple[str, str]], int]:
-        """Files changed while the daemon was down: daily notes to ingest now, transcripts to time."""
-        notes: list[tuple[str, str]] = []
+        """Changes while the daemon was down: (agent, pass) to run now, and how many agents wait for quiet."""
+        from memoryd.tiers.openclaw_jsonl import transcript_files
+
+        now_passes: list[tuple[str, str]] = []
         queued = 0
-        s = self.settings
-        if s.notes_dir.is_dir():
-            for p in sorted(s.notes_dir.iterdir()):
-                m = DAILY_RE.match(p.name)
-                if m and _mtime(p) > since:
-                    notes.append((s.notes_agent, m.group(1)))
-        if s.sessions_dir.is_dir():
-            for p in sorted(s.sessions_dir.glob("*/sessions/*.jsonl")):
-                mt = _mtime(p)
-                if mt > since and classify(p, s):
-                    self.quiet.touch(str(p), delay=mt + s.quiet_seconds - time.time())
-                    queued += 1
-        return notes, queued
+        install = self.settings.install()
+        for agent in install.agents():
+            notes_dir = agent.workspace / "memory"
+            if notes_dir.is_dir() and any(_mtime(p) > since for p in notes_dir.glob("*.md")):
+                now_passes.append((agent.openclaw_id, NOTES))
+            files = [agent.store, agent.store.with_name(STORE_FILES[1])]
+            files += [t.path for t in transcript_files(agent.sessions_dir)]
+            newest = max((_mtime(p) for p in files), default=0.0)
+            if newest > since:
+                now_passes.append((agent.openclaw_id, QUICK))
+                self.quiet.touch(agent.openclaw_id, delay=newest + self.settings.quiet_seconds - time.time())
+                queued += 1
+        return now_passes, queued
 
 
 def _mtime(p: Path) -> float:

@@ -17,6 +17,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (ws / "memory").mkdir(parents=True)
     monkeypatch.setenv("MEMORYD_HOME", str(h))
     monkeypatch.setenv("MEMORYD_WORKSPACE", str(ws))
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(tmp_path / "openclaw"))  # never the machine's own ~/.openclaw
     for var in ("MEMORYD_DB_URL", "MEMORYD_DB_TOKEN", "MEMORYD_KEY", "MEMORYD_SOCKET", "MEMORYD_LLM_ENDPOINT"):
         monkeypatch.delenv(var, raising=False)
     return h

@@ -169,7 +169,7 @@ def test_daily_note_ingested_within_seconds(env, daemon):
     note.write_text("# 2026-03-10\n\n- Decided to migrate the billing service to PostgreSQL 16\n")
 
     def found():
-        hits = d.op("retrieve", {"agent_id": "default", "query": "billing PostgreSQL"})["results"]
+        hits = d.op("retrieve", {"agent_id": "main", "query": "billing PostgreSQL"})["results"]  # the workspace of OpenClaw agent main
         return [h for h in hits if "PostgreSQL" in h["text"]]
 
     assert wait_for(found, timeout=10)
@@ -184,7 +184,7 @@ def test_note_written_while_down_is_caught_up_on_start(env, daemon):
     d = daemon().start()
 
     def found():
-        hits = d.op("retrieve", {"agent_id": "default", "query": "CDN cache purge"})["results"]
+        hits = d.op("retrieve", {"agent_id": "main", "query": "CDN cache purge"})["results"]
         return [h for h in hits if "purge" in h["text"]]
 
     assert wait_for(found, timeout=10)

@@ -216,15 +216,28 @@ def test_sync_drain_backs_off_while_pending():
 
 
 # -- watcher pieces ----------------------------------------------------------------------
-def test_classify_paths(config, tmp_path):
-    s = watcher.WatchSettings.from_config(config, env={"MEMORYD_SESSIONS_DIR": str(tmp_path / "agents")})
-    notes = config.workspace / "memory"
-    assert watcher.classify(notes / "2026-03-10.md", s) == ("daily", "default", "2026-03-10")
-    assert watcher.classify(notes / "notes.md", s) is None
-    t = tmp_path / "agents" / "bot-1" / "sessions" / "abc.jsonl"
-    assert watcher.classify(t, s) == ("transcript", "bot-1", str(t))
-    assert watcher.classify(tmp_path / "agents" / "bot-1" / "x.jsonl", s) is None
-    assert watcher.classify(tmp_path / "agents" / ".." / "sessions" / "a.jsonl", s) is None
+def test_classify_paths(config, tmp_path, monkeypatch):
+    monkeypatch.delenv("MEMORYD_WORKSPACE")
+    state = tmp_path / "openclaw"
+    (state / "workspace" / "memory").mkdir(parents=True)
+    (state / "agents" / "bot-1" / "agent").mkdir(parents=True)
+    s = watcher.WatchSettings.from_config(config, env={"OPENCLAW_STATE_DIR": str(state)})
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
+    layout = watcher.Layout.of(s)
+    notes = state / "workspace" / "memory"
+    assert watcher.classify(notes / "2026-03-10.md", layout) == ("note", "main")
+    assert watcher.classify(notes / "2026-03-10-1530.md", layout) == ("note", "main")
+    assert watcher.classify(notes / "2026-03-10-vendor-pitch.md", layout) == ("note", "main")
+    assert watcher.classify(notes / "notes.md", layout) is None
+    agent_dir = state / "agents" / "bot-1"
+    assert watcher.classify(agent_dir / "agent" / "openclaw-agent.sqlite-wal", layout) == ("store", "bot-1")
+    assert watcher.classify(agent_dir / "agent" / "openclaw-agent.sqlite.generation-lock.sqlite", layout) is None
+    t = agent_dir / "sessions" / "abc.jsonl"
+    assert watcher.classify(t, layout) == ("transcript", "bot-1")
+    assert watcher.classify(t.with_name("abc.jsonl.reset.2026-03-10T10-00-00Z"), layout) == ("transcript", "bot-1")
+    assert watcher.classify(agent_dir / "x.jsonl", layout) is None
+    assert watcher.classify(state / "agents" / ".." / "sessions" / "a.jsonl", layout) is None
+    assert set(layout.roots()) == {state / "agents", notes, state / "workspace-bot-1" / "memory"}
 
 
 def test_watch_settings_from_config_toml(home, config):

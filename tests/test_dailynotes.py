@@ -50,9 +50,10 @@ def facts_by_line(text: str, date: str = "2026-02-18") -> dict[int, NoteFact]:
 def test_timed_sections_become_facts_with_time() -> None:
     facts = facts_by_line(EN_NOTE)
     api = facts[4]
-    assert api.text == ("API discussion: Discussed REST vs GraphQL. Decision: use REST to keep it simple. "
-                        "Key endpoints: /users, /auth, /projects.")
-    assert (api.time, api.kind, api.category) == ("10:30", "fact", "daily/2026")
+    assert api.text == ("Discussed REST vs GraphQL. Decision: use REST to keep it simple. "
+                        "Key endpoints: /users, /auth, /projects.")  # the heading is context, not text
+    assert (api.time, api.kind, api.section) == ("10:30", "fact", "API discussion")
+    assert (api.type, api.category) == ("decision", "decisions")  # the category comes from the content
     assert api.source == "memory/2026-02-18.md#L4"
     assert facts[8].time == "14:15" and "https://prod.example.com" in facts[8].text
     assert facts[10].text == "Call with Bob about pricing" and facts[10].time == "17:00"
@@ -68,14 +69,15 @@ def test_retain_lines_are_typed_with_entities_and_sources() -> None:
     assert (s.kind, s.entities, s.text) == ("observation", [], "The week was mostly about deployment.")
     assert o.source == "memory/2026-02-18.md#L15"
     assert o.metadata() == {"source": "memory/2026-02-18.md#L15", "kind": "opinion", "entities": ["Peter"],
-                            "date": "2026-02-18", "confidence": 0.95}
+                            "date": "2026-02-18", "confidence": 0.95, "type": "preference"}
 
 
 def test_chinese_note() -> None:
     facts, warnings = parse_note(ZH_NOTE, "2026-02-19")
     assert warnings == []
     by_line = {f.line: f for f in facts}
-    assert by_line[4].time == "10:30" and by_line[4].text.startswith("API 讨论: 讨论了 REST vs GraphQL。")
+    assert by_line[4].time == "10:30" and by_line[4].text.startswith("讨论了 REST vs GraphQL。")
+    assert by_line[4].section == "API 讨论"
     assert by_line[8].time == "16:00"
     assert (by_line[11].kind, by_line[11].entities, by_line[11].confidence) == ("opinion", ["用户"], 0.8)
     assert by_line[12].entities == ["王伟"] and "https://docs.example.cn/deploy" in by_line[12].text
@@ -116,8 +118,9 @@ def test_bullets_code_blocks_and_continuations() -> None:
     note = ("## 9:00 - Setup\n- installed the CLI\n- second item\n  continued here\n\n"
             "```bash\npip install memoryd\n\nmemoryd init\n```\n")
     facts, _ = parse_note(note, "2026-03-01")
-    assert [f.text for f in facts] == ["Setup: installed the CLI", "Setup: second item continued here",
-                                       "Setup: ```bash\npip install memoryd\n\nmemoryd init\n```"]
+    assert [f.text for f in facts] == ["installed the CLI", "second item continued here",
+                                       "```bash\npip install memoryd\n\nmemoryd init\n```"]
+    assert {f.section for f in facts} == {"Setup"}
     assert [f.line for f in facts] == [2, 3, 6]
 
 

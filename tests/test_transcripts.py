@@ -1,48 +1,34 @@
-"""Transcripts: only new, complete lines are distilled; hidden/short messages skipped; idempotent."""
+"""The `ingest_transcript` entry: conversation distillation, not every message as a warm fact; incremental."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 from memhelp import AgentMemory
-from memoryd.tiers.transcripts import ingest_transcript, parse_messages
+from memoryd.tiers.transcripts import ingest_transcript
 
 
 def _line(**obj) -> str:
     return json.dumps(obj, ensure_ascii=False) + "\n"
 
 
-def test_parse_keeps_messages_and_summaries() -> None:
-    lines = [
-        _line(type="session", id="s1"),
-        _line(type="message", role="user", content="Please remember that the staging DB lives on db2.internal"),
-        _line(type="message", role="assistant", content=[{"type": "text", "text": "Noted: staging DB is db2.internal for now"}]),
-        _line(type="message", role="user", content="ok"),
-        _line(type="custom_message", content="system information that is hidden", hidden=True),
-        _line(type="compaction", summary="We agreed to migrate the billing service to Postgres 16"),
-        "{broken json\n",
-    ]
-    msgs = parse_messages([l.encode() for l in lines])
-    assert [m["role"] for m in msgs] == ["user", "assistant", "summary"]
-    assert "db2.internal" in msgs[0]["text"]
-
-
-def test_ingest_is_incremental_and_waits_for_complete_lines(config, tmp_path: Path) -> None:
-    mem = AgentMemory(config, "default")
+def test_only_what_is_worth_keeping_reaches_warm_and_lines_wait_until_complete(config, archive, tmp_path: Path) -> None:
+    mem = AgentMemory(config, "default", archive=archive)
     path = tmp_path / "sess.jsonl"
-    path.write_text(_line(type="message", role="user", content="我们决定下周三发布新版本的记忆系统"))
+    path.write_text(_line(type="message", role="user", content="我们决定下周三发布新版本的记忆系统")
+                    + _line(type="message", role="assistant", content="好的，我会准备发布清单，然后通知团队所有成员。"))
     first = ingest_transcript(mem, path)
-    assert len(first["stored"]) == 1
+    assert (first["messages"], first["cold"]) == (2, 2) and first["stored"] >= 1
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(_line(type="message", role="assistant", content="The release checklist lives in docs/release.md"))
-        fh.write('{"type": "message", "role": "user", "content": "half writ')  # still being written
+        fh.write(_line(type="message", role="user", content="How was your weekend, anything fun happening?"))
+        fh.write('{"type": "message", "role": "user", "content": "Please remember that the staging DB is db2.int')
     second = ingest_transcript(mem, path)
-    assert len(second["stored"]) == 1
-    assert ingest_transcript(mem, path)["stored"] == []
+    assert (second["messages"], second["stored"]) == (1, 0)  # small talk goes to cold only
+    assert ingest_transcript(mem, path)["messages"] == 0
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write('ten and now complete, a long enough message"}\n')
-    third = ingest_transcript(mem, path)
-    assert len(third["stored"]) == 1
+        fh.write('ernal from now on"}\n')
+    assert ingest_transcript(mem, path)["stored"] == 1
     texts = [e["text"] for e in mem.read_state()["warm"]["entries"]]
-    assert any("发布" in t for t in texts) and any("docs/release.md" in t for t in texts)
-    assert len(texts) == 3
+    assert any("发布" in t for t in texts) and any("db2.internal" in t for t in texts)
+    assert not any("weekend" in t for t in texts) and len(texts) == 2
+    assert archive.count("default") == 4

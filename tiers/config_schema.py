@@ -105,8 +105,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "sync_backoff_max_seconds": Key(float, 1800.0, gt=0, doc="longest retry delay"),
     },
     "watch": {
-        "sessions_dir": Key(PATH, "~/.openclaw/agents", env="MEMORYD_SESSIONS_DIR", doc="<agent>/sessions/*.jsonl"),
-        "notes_agent": Key(str, "default", check=_pattern(_AGENT_ID, "an agent id (1-64 of A-Z a-z 0-9 _ -)")),
+        "sessions_dir": Key(PATH, None, env="MEMORYD_SESSIONS_DIR",
+                            doc="older OpenClaw: <agent>/sessions/*.jsonl (default: $OPENCLAW_STATE_DIR/agents)"),
+        "notes_agent": Key(str, None, check=_pattern(_AGENT_ID, "an agent id (1-64 of A-Z a-z 0-9 _ -)"),
+                           doc="older setups: the memoryd agent of the default OpenClaw agent's notes"),
         "quiet_seconds": Key(float, 120.0, gt=0, doc="a transcript quiet this long is finished"),
         "recheck_seconds": Key(float, 60.0, gt=0, doc="look again for a missing watched dir"),
         "enabled": Key(bool, True, doc="watch notes and transcripts at all"),

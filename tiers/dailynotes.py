@@ -38,8 +38,11 @@ class NoteFact:
     time: str | None = None        # HH:MM (24 h) of the timed section
     entities: list[str] = field(default_factory=list)
     confidence: float | None = None
-    section: str | None = None
+    section: str | None = None     # the heading above it: context, not part of the text
     key: str = ""                  # content hash: the same fact on the same day → the same key
+    type: str | None = None        # decision | preference | personal | lesson | task | event (fact_rules)
+    about: str | None = None       # the date a task or event is about
+    profile_key: str | None = None  # where an owner preference goes in the hot profile
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -48,7 +51,8 @@ class NoteFact:
 
     def metadata(self) -> dict[str, Any]:
         meta = {"source": self.source, "kind": self.kind, "entities": self.entities, "date": self.date,
-                "time": self.time, "confidence": self.confidence}
+                "time": self.time, "confidence": self.confidence, "section": self.section, "type": self.type,
+                "about": self.about}
         return {k: v for k, v in meta.items() if v not in (None, [], "")}
 
     def as_dict(self) -> dict[str, Any]:
@@ -81,23 +85,51 @@ def _clock_time(prefix: str | None, hour: int, minute: int, ampm: str | None) ->
     return f"{hour:02d}:{minute:02d}"
 
 
-def _split_long(text: str) -> list[str]:
-    """Split text over MAX_FACT_BYTES at sentence/line ends (hard cut on characters as a last resort)."""
-    if len(text.encode("utf-8")) <= MAX_FACT_BYTES:
+def split_long(text: str, limit: int = MAX_FACT_BYTES) -> list[str]:
+    """Split text over `limit` bytes at sentence/line ends (hard cut on characters as a last resort)."""
+    if len(text.encode("utf-8")) <= limit:
         return [text]
     parts, cur = [], ""
     for piece in re.split(r"(?<=[.!?。！？\n])", text):
-        while len(piece.encode("utf-8")) > MAX_FACT_BYTES:  # one enormous sentence
-            cut = piece.encode("utf-8")[:MAX_FACT_BYTES].decode("utf-8", "ignore")
+        while len(piece.encode("utf-8")) > limit:  # one enormous sentence
+            cut = piece.encode("utf-8")[:limit].decode("utf-8", "ignore")
             parts.append(cut)
             piece = piece[len(cut):]
-        if len((cur + piece).encode("utf-8")) > MAX_FACT_BYTES and cur:
+        if len((cur + piece).encode("utf-8")) > limit and cur:
             parts.append(cur)
             cur = ""
         cur += piece
     if cur.strip():
         parts.append(cur)
     return [p.strip() for p in parts if p.strip()]
+
+
+_SECTION_TYPES = ((r"decision|决定|决策", "decision"), (r"task|todo|to-do|待办|任务", "task"),
+                  (r"lesson|learned|教训|经验", "lesson"), (r"preference|偏好|喜好", "preference"),
+                  (r"event|calendar|schedule|日程|安排", "event"))
+
+
+def read_content(fact: NoteFact) -> None:
+    """Type, category, date and profile key of a note fact from what it says (its heading helps)."""
+    from .distill import distill
+    from .fact_rules import KIND_CATEGORY, classify, find_date, profile_key
+
+    import datetime as _dt
+
+    about = find_date(fact.text, _dt.date.fromisoformat(fact.date))
+    kind = classify(fact.text, about is not None)
+    if kind in (None, "fact") and fact.section:
+        kind = next((k for rx, k in _SECTION_TYPES if re.search(rx, fact.section, re.IGNORECASE)), kind)
+    fact.type = kind if kind != "fact" else None
+    fact.about = about if kind in ("task", "event", "personal") else None
+    fact.profile_key = profile_key(kind, fact.text) if kind in ("preference", "personal") else None
+    if fact.kind in KINDS.values():
+        return  # a Retain line keeps its bank/<kind> category
+    if fact.type:
+        fact.category = KIND_CATEGORY[fact.type]
+    else:
+        topics = distill(fact.text)["topics"]
+        fact.category = f"notes/{topics[0]}" if topics and re.fullmatch(r"[\w.-]{1,32}", topics[0]) else "notes"
 
 
 class _Parser:
@@ -117,7 +149,7 @@ class _Parser:
     def category(self, kind: str) -> str:
         if kind in KINDS.values():
             return f"bank/{kind}"
-        return f"daily/{self.date[:4]}"
+        return "notes"
 
     def add(self, text: str, line: int, kind: str = "fact", entities: list[str] | None = None,
             confidence: float | None = None) -> None:
@@ -126,11 +158,12 @@ class _Parser:
             return
         found = entities if entities is not None else []
         found = list(dict.fromkeys(found + _ENTITY.findall(text)))
-        for chunk in _split_long(text):
-            self.facts.append(NoteFact(text=chunk, category=self.category(kind), kind=kind,
-                                       source=f"{self.rel}#L{line}", date=self.date, line=line,
-                                       time=self.time, entities=found, confidence=confidence,
-                                       section=self.section))
+        for chunk in split_long(text):
+            fact = NoteFact(text=chunk, category=self.category(kind), kind=kind, source=f"{self.rel}#L{line}",
+                            date=self.date, line=line, time=self.time, entities=found, confidence=confidence,
+                            section=self.section)
+            read_content(fact)
+            self.facts.append(fact)
 
     def flush(self) -> None:
         """Emit the paragraph or bullet being collected (outside Retain)."""
@@ -142,8 +175,7 @@ class _Parser:
             body = " ".join(ln.strip() for ln in lines).strip()
         if not body:
             return
-        prefix = f"{self.section}: " if self.section else ""
-        self.add(prefix + body, start)
+        self.add(body, start)  # the heading is context (NoteFact.section), not part of the fact
         self.emitted = True
 
     def end_section(self) -> None:
@@ -285,7 +317,11 @@ def _load_ledger(path: Path) -> dict[str, str]:
 def _importance(fact: NoteFact) -> tuple[float, list[str]]:
     from .importance import rule_importance
 
+    from .fact_rules import KIND_FLOOR
+
     value, reasons = rule_importance(fact.text, fact.category)
+    if fact.type and KIND_FLOOR[fact.type] > value:
+        value, reasons = KIND_FLOOR[fact.type], reasons + [f"type:{fact.type}"]
     if fact.kind in KINDS.values():
         value = round(min(1.0, value + RETAIN_BONUS), 3)
         reasons = reasons + [f"retain+{RETAIN_BONUS:g}"]
@@ -344,7 +380,9 @@ def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], repor
     items = []
     for fact in new:
         importance, reasons = _importance(fact)
-        items.append((fact.text, fact.category, importance, fact.metadata() | {"importance_reasons": reasons[:4]}))
+        # "promoted": hot gets only what the note says explicitly (below), never a fact by its score
+        items.append((fact.text, fact.category, importance,
+                      fact.metadata() | {"importance_reasons": reasons[:4], "promoted": True}))
     if not items:
         return
     store_many = getattr(mem, "store_many", None)
@@ -364,3 +402,17 @@ def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], repor
         ledger[fact.key] = fact.date
         report["stored"] += 1
         report["by_kind"][fact.kind] = report["by_kind"].get(fact.kind, 0) + 1
+    _to_hot(mem, done, report)
+
+
+def _to_hot(mem: Any, facts: list[NoteFact], report: dict[str, Any]) -> None:
+    """Explicit lessons → hot lessons, dated tasks/events → hot, owner preferences → owner profile."""
+    from .conversation import hot_changes
+    from .fact_rules import KIND_FLOOR, Fact
+
+    explicit = [Fact(f.type, f.text, f.category, KIND_FLOOR[f.type], f.about, f.profile_key) for f in facts
+                if f.type is not None and (f.type == "lesson" or (f.type in ("task", "event") and f.about)
+                                           or f.profile_key)]
+    change = getattr(mem, "change", None)
+    if explicit and callable(change):
+        report.setdefault("hot", []).extend(change(hot_changes(explicit), "daily note"))

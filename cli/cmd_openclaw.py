@@ -1,0 +1,106 @@
+"""`memoryd openclaw sync|status` and `memoryd flush --session FILE`: conversations from OpenClaw into memory."""
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .common import emit, get_config, handles_errors, json_option
+from .main import cli
+
+
+def _run(name: str, params: dict[str, Any]) -> Any:
+    import memoryd.daemon.openclaw_ops  # noqa: F401 - registers the operations for in-process runs
+
+    from .proxy import run_op
+
+    return run_op(get_config(), name, params)
+
+
+def _warn(report: dict[str, Any]) -> None:
+    for agent in report.get("agents", [report]):
+        for line in agent.get("errors", []) + agent.get("warnings", []):
+            click.echo(f"memoryd: warning: {line}", err=True)
+    for line in report.get("warnings", []) if "agents" in report else []:
+        click.echo(f"memoryd: warning: {line}", err=True)
+
+
+@cli.group()
+def openclaw() -> None:
+    """Conversations and notes of an OpenClaw install (OPENCLAW_STATE_DIR, default ~/.openclaw)."""
+
+
+def _human_sync(r: dict[str, Any]) -> str:
+    if not r["agents"]:
+        return f"no OpenClaw agents under {r['state_dir']}"
+    lines = []
+    for a in r["agents"]:
+        lines.append(f"{a['openclaw_agent']} → {a['agent_id']}: {a['segments']} conversation(s), {a['turns']} turn(s) "
+                     f"to cold, {a['warm']} fact(s) to warm, {len(a['hot'])} hot change(s), {a['notes']} note(s)")
+    return "\n".join(lines)
+
+
+@openclaw.command("sync")
+@click.option("--agent", "agent", default=None, metavar="ID", help="Only this OpenClaw agent (default: all).")
+@json_option
+@handles_errors
+def openclaw_sync(agent: str | None, as_json: bool) -> None:
+    """Ingest everything new now: session store, older JSONL transcripts, daily and session notes."""
+    from memoryd.tiers.config import validate_agent_id
+
+    if agent is not None:
+        validate_agent_id(agent)
+    report = _run("openclaw_sync", {"openclaw_agent": agent, "close_open": True})
+    _warn(report)
+    emit(report, as_json, _human_sync)
+    if any(a.get("errors") for a in report["agents"]):
+        raise SystemExit(1)
+
+
+def _human_status(r: dict[str, Any]) -> str:
+    if not r["agents"]:
+        return f"no OpenClaw agents under {r['state_dir']}"
+    lines = [f"OpenClaw state dir: {r['state_dir']}"]
+    for a in r["agents"]:
+        skipped = sum(a["skipped"].values())
+        lines.append(f"  {a['openclaw_agent']} → agent {a['agent_id']}: {a['sessions']} session(s), "
+                     f"{a['pending_events'] if a['pending_events'] is not None else '?'} event(s) not yet taken, "
+                     f"last ingest {_when(a['last_ingest'])}, {skipped} skipped (not conversation)")
+        if a["error"]:
+            lines.append(f"    error: {a['error']}")
+    return "\n".join(lines)
+
+
+def _when(t: float | None) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) if t else "never"
+
+
+@openclaw.command("status")
+@json_option
+@handles_errors
+def openclaw_status(as_json: bool) -> None:
+    """Per OpenClaw agent: cursor, events not yet taken, last ingest, what was skipped, errors."""
+    emit(_run("openclaw_status", {}), as_json, _human_status)
+
+
+@cli.command("flush")
+@click.option("--session", "session", required=True, type=click.Path(dir_okay=False),
+              help="A transcript (<id>.jsonl, a .reset./.deleted. rename or .zst archive) or a session store.")
+@click.option("--agent-id", "agent_id", default=None,
+              help="Agent to store into [default: the OpenClaw agent owning FILE, else default].")
+@json_option
+@handles_errors
+def flush(session: str, agent_id: str | None, as_json: bool) -> None:
+    """Ingest one conversation up to now (before a harness compacts it); idempotent with the daemon."""
+    from memoryd.tiers.config import validate_agent_id
+
+    root = (click.get_current_context().find_root().obj or {}).get("agent_id")
+    agent_id = agent_id or root
+    if agent_id is not None:
+        validate_agent_id(agent_id)
+    report = _run("flush", {"agent_id": agent_id, "session": session})
+    _warn(report)
+    emit(report, as_json, lambda r: f"flushed {r['turns']} turn(s) to cold, {r['warm']} fact(s) to warm, "
+                                    f"{len(r['hot'])} hot change(s) for agent {r['agent_id']}")

@@ -1,0 +1,186 @@
+"""Operations for OpenClaw: `openclaw_sync`, `openclaw_status` and `flush` (registered on daemon.ops' table).
+
+One memoryd agent per OpenClaw agent id (tiers.openclaw_install). An agent first seen through its
+transcripts is initialised like `memoryd init` (dirs and key). After new memories arrived, the
+critical state is pushed once; a failed push waits in the outbox like every other.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from memoryd.tiers.config import Config, validate_agent_id
+from memoryd.tiers.errors import MemorydError, UsageError
+
+from .ops import dispatch, memory, op, stamp_edits
+
+log = logging.getLogger("memoryd.daemon")
+
+
+def _install(config: Config) -> Any:
+    from memoryd.tiers.openclaw_install import Install
+
+    return Install(config)
+
+
+def _llm(config: Config) -> Any:
+    """The LLM for conversation distillation when `[openclaw] distill = "llm"`, else None (rule mode)."""
+    mode = config.section("openclaw").get("distill", "rule")
+    if mode not in ("rule", "llm"):
+        raise UsageError('config.toml [openclaw] distill must be "rule" or "llm"')
+    if mode == "rule":
+        return None
+    from memoryd.sync.llm import llm_from_config
+    from memoryd.tiers.errors import ConfigError
+
+    llm = llm_from_config(config)
+    if llm is None:
+        raise ConfigError('[openclaw] distill = "llm" needs MEMORYD_LLM_ENDPOINT (or llm_endpoint in config.toml)')
+    return llm
+
+
+def ensure_agent(config: Config, agent_id: str) -> bool:
+    """Initialise an agent seen for the first time (dirs, key, schema) as `init` does; True if it was new."""
+    if config.agent_dir(agent_id).is_dir() and config.key_path(agent_id).exists():
+        return False
+    dispatch(config, "init", {"agent_id": agent_id})
+    log.info("agent %s first seen through OpenClaw: initialised", agent_id)
+    return True
+
+
+def _push(config: Config, agent_id: str, report: dict[str, Any]) -> None:
+    if not (report.get("warm") or report.get("hot") or report.get("cold")):
+        return
+    stamp_edits(config, agent_id)
+    try:
+        report["sync"] = dispatch(config, "sync", {"agent_id": agent_id})
+    except MemorydError as exc:  # queued in the outbox; the daemon retries it
+        report["sync"] = {"queued": True, "error": exc.message}
+
+
+def _sync_one(config: Config, oc_agent: Any, close_open: bool, parts: tuple[str, ...]) -> dict[str, Any]:
+    from memoryd.tiers.openclaw_sync import AgentSync
+
+    if not config.agent_dir(oc_agent.memoryd_id).is_dir() and not oc_agent.has_content():
+        return {"agent_id": oc_agent.memoryd_id, "openclaw_agent": oc_agent.openclaw_id, "segments": 0, "turns": 0,
+                "cold": 0, "warm": 0, "hot": [], "skipped": {}, "notes": 0, "errors": [],
+                "warnings": ["nothing to read yet"]}
+    ensure_agent(config, oc_agent.memoryd_id)
+    llm = _llm(config)
+    with memory(config, {"agent_id": oc_agent.memoryd_id}, with_archive=True, lazy=True) as mem:
+        report = AgentSync(mem, oc_agent, llm, close_open=close_open).run(parts)
+    _push(config, oc_agent.memoryd_id, report)
+    return report
+
+
+@op("openclaw_sync")
+def openclaw_sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    """Ingest what is new in the OpenClaw install (one agent with `openclaw_agent`, else all); idempotent."""
+    install = _install(config)
+    wanted = params.get("openclaw_agent")
+    parts = tuple(params.get("parts") or ("store", "jsonl", "notes"))
+    if not set(parts) <= {"store", "jsonl", "notes"}:
+        raise UsageError("parts must be among store, jsonl, notes")
+    ids = install.agent_ids()
+    if wanted is not None:
+        validate_agent_id(wanted)
+        if wanted not in ids:
+            raise UsageError(f"no OpenClaw agent {wanted!r} under {install.state_dir}")
+        ids = [wanted]
+    if params.get("agent_id") is not None:  # the daemon's per-agent call: only what maps to this agent
+        ids = [a for a in ids if install.agent(a).memoryd_id == params["agent_id"]]
+    out = [_sync_one(config, install.agent(a), bool(params.get("close_open", True)), parts) for a in ids]
+    return {"state_dir": str(install.state_dir), "agents": out,
+            "warnings": [install.warning] if install.warning else []}
+
+
+def _read_state(config: Config, agent_id: str) -> dict[str, Any]:
+    """The agent's OpenClaw state, read without quarantining or creating anything (status is read-only)."""
+    from memoryd.tiers.openclaw_sync import STATE_FILE
+
+    try:
+        obj = json.loads((config.agent_dir(agent_id) / STATE_FILE).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def _pending(store: Path, cursors: dict[str, Any]) -> tuple[int | None, str | None]:
+    """Events in the store past the cursors (one GROUP BY on the primary key), or (None, why not)."""
+    from memoryd.tiers.openclaw_store import SessionStore, StoreUnreadable
+
+    if not store.exists():
+        return 0, None
+    try:
+        with SessionStore(store) as s:
+            tops = s.sessions()
+    except StoreUnreadable as exc:
+        return None, exc.message
+    return sum(max(0, top - int((cursors.get(sid) or {}).get("seq", -1))) for sid, top in tops.items()), None
+
+
+@op("openclaw_status")
+def openclaw_status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    """Per OpenClaw agent: its memoryd agent, store, cursors, events not yet taken, last ingest, skipped."""
+    install = _install(config)
+    rows = []
+    for oc_id in install.agent_ids():
+        agent = install.agent(oc_id)
+        if params.get("agent_id") not in (None, agent.memoryd_id):
+            continue
+        state = _read_state(config, agent.memoryd_id)
+        cursors = (state.get("store") or {}).get("sessions") or {}
+        pending, error = _pending(agent.store, cursors)
+        rows.append({
+            "openclaw_agent": oc_id, "agent_id": agent.memoryd_id, "store": str(agent.store),
+            "store_exists": agent.store.exists(), "workspace": str(agent.workspace),
+            "sessions": len(cursors), "cursor": {sid: c.get("seq") for sid, c in sorted(cursors.items())},
+            "pending_events": pending, "jsonl_sessions": len(state.get("jsonl") or {}),
+            "notes": len(state.get("notes") or {}), "last_ingest": state.get("last_ingest"),
+            "last_run": state.get("last_run"), "skipped": state.get("skipped") or {},
+            "totals": state.get("totals") or {},
+            "error": error or (state.get("store") or {}).get("error") or state.get("last_error"),
+        })
+    return {"state_dir": str(install.state_dir), "agents": rows,
+            "warnings": [install.warning] if install.warning else []}
+
+
+@op("flush")
+def flush(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    """Ingest one session now ({"agent_id", "session": path}): a JSONL transcript or a session store."""
+    from memoryd.tiers.openclaw_install import OpenClawAgent
+    from memoryd.tiers.openclaw_sync import flush_file
+
+    raw = params.get("session")
+    if not isinstance(raw, str) or not raw.strip():
+        raise UsageError("session must be the path of a transcript file")
+    path = Path(raw).expanduser()
+    if not path.is_file():
+        raise UsageError(f"no session file at {path}")
+    install = _install(config)
+    oc_id = _owner(install, path)
+    agent_id = params.get("agent_id") or (install.agent(oc_id).memoryd_id if oc_id else "default")
+    validate_agent_id(agent_id)
+    base = install.agent(oc_id) if oc_id else None
+    target = OpenClawAgent(oc_id or agent_id, agent_id, base.store if base else path,
+                           base.sessions_dir if base else path.parent, base.workspace if base else config.workspace)
+    ensure_agent(config, agent_id)
+    with memory(config, {"agent_id": agent_id}, with_archive=True, lazy=True) as mem:
+        report = flush_file(mem, target, path, _llm(config))
+    _push(config, agent_id, report)
+    return report
+
+
+def _owner(install: Any, path: Path) -> str | None:
+    """The OpenClaw agent whose dir holds `path` (…/agents/<id>/sessions/… or …/agents/<id>/agent/…)."""
+    resolved = path.resolve()
+    for root in (install.sessions_root, install.state_dir / "agents"):
+        try:
+            rel = resolved.relative_to(root.resolve())
+        except (ValueError, OSError):
+            continue
+        if len(rel.parts) >= 3 and rel.parts[1] in ("sessions", "agent"):
+            return rel.parts[0]
+    return None
