@@ -1,6 +1,8 @@
 """Conversation-end distillation on a generated 200-turn conversation (English and Chinese), rule and LLM mode."""
 from __future__ import annotations
 
+from memoryd.tiers import analyzer
+
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -42,7 +44,7 @@ def test_200_turns_few_warm_facts_all_seeds_found_every_turn_in_cold(mem, archiv
     ids = {turn_id(t.session_id, t.role, t.text) for t in turns}
     assert len(archive.get("main", sorted(ids))) == len(ids) == report["cold"]
     for t in turns[::7]:
-        hits = archive.search("main", t.text, limit=50)
+        hits = archive.search("main", analyzer.query_terms(t.text), limit=50)
         assert turn_id(t.session_id, t.role, t.text) in {h["id"] for h in hits}, t.text
     for hit in archive.get("main", sorted(ids))[:5]:
         assert {"session_id", "role", "time", "seq"} <= set(hit["metadata"])

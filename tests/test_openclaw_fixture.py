@@ -25,11 +25,13 @@ def oc(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def run(*args: str) -> dict:
     result = CliRunner().invoke(cli, [*args, "--json"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    doc = json.loads(result.stdout)
+    assert doc.pop("schema") == 1
+    return doc
 
 
 def retrieve(query: str, agent: str = "main") -> list[dict]:
-    return run("retrieve", query, "--agent-id", agent, "--limit", "10")
+    return run("retrieve", query, "--agent-id", agent, "--limit", "10")["results"]
 
 
 def test_what_was_said_only_in_chat_is_retrievable_from_main(oc: Path, home: Path) -> None:
@@ -59,9 +61,9 @@ def test_no_scaffolding_anywhere_under_memoryd_home(oc: Path, home: Path) -> Non
     run("consolidate", "--mode", "full", "--agent-id", "main")
     assert grep_home(home, SCAFFOLDING) == []
     cold = sqlite3.connect(home / "cold.db")
-    roles = {r[0] for r in cold.execute("SELECT category FROM cold_memories WHERE agent_id = 'main'")}
+    roles = {r[0] for r in cold.execute("SELECT category FROM memories WHERE agent_id = 'main'")}
     assert roles <= {"conversations/user", "conversations/assistant"}
-    texts = [r[0] for r in cold.execute("SELECT text FROM cold_memories")]
+    texts = [r[0] for r in cold.execute("SELECT text FROM memories")]
     assert any(t.startswith("Here is the agenda draft") for t in texts)  # the envelope stripped, the words kept
 
 
@@ -70,7 +72,7 @@ def test_session_and_daily_notes_are_ingested_without_duplicating_turns(oc: Path
     notes = sorted(p.name for p in (oc / "workspace" / "memory").glob("*.md"))
     assert first["notes"] == len(notes) >= 3
     cold = sqlite3.connect(home / "cold.db")
-    count = cold.execute("SELECT count(*) FROM cold_memories").fetchone()[0]
+    count = cold.execute("SELECT count(*) FROM memories").fetchone()[0]
     assert count == first["cold"]  # the session notes repeat turns the store already gave: nothing new
     warm = AgentMemory(load_config(), "main").read_state()["warm"]
     daily = [e for e in warm["entries"] if e["metadata"].get("source", "").startswith("memory/2026-11-23.md#L")]
@@ -84,7 +86,7 @@ def test_session_and_daily_notes_are_ingested_without_duplicating_turns(oc: Path
         note.replace(sid, "0000-gone-session").replace("2026-11-23", "2026-11-22"))
     second = run("openclaw", "sync")["agents"][0]
     assert second["notes"] == 1 and second["cold"] > 0
-    rows = cold.execute("SELECT metadata FROM cold_memories WHERE metadata LIKE '%vendor-pitch%'").fetchall()
+    rows = cold.execute("SELECT metadata FROM memories WHERE metadata LIKE '%vendor-pitch%'").fetchall()
     assert rows and all(json.loads(r[0])["date"] == "2026-11-22" for r in rows)
 
 
@@ -92,12 +94,12 @@ def test_second_sync_changes_nothing(oc: Path, home: Path) -> None:
     run("openclaw", "sync")
     agent_dir = home / "agents" / "main"
     before = {p.name: p.read_bytes() for p in agent_dir.glob("*.json") if p.name != "openclaw-state.json"}
-    cold_before = sqlite3.connect(home / "cold.db").execute("SELECT count(*), sum(length(text)) FROM cold_memories").fetchone()
+    cold_before = sqlite3.connect(home / "cold.db").execute("SELECT count(*), sum(length(text)) FROM memories").fetchone()
     again = run("openclaw", "sync")["agents"][0]
     assert (again["segments"], again["turns"], again["cold"], again["warm"], again["hot"], again["notes"]) == (0, 0, 0, 0, [], 0)
     after = {p.name: p.read_bytes() for p in agent_dir.glob("*.json") if p.name != "openclaw-state.json"}
     assert after == before
-    assert sqlite3.connect(home / "cold.db").execute("SELECT count(*), sum(length(text)) FROM cold_memories").fetchone() == cold_before
+    assert sqlite3.connect(home / "cold.db").execute("SELECT count(*), sum(length(text)) FROM memories").fetchone() == cold_before
 
 
 def test_compressed_rows_are_read(oc: Path, home: Path) -> None:
@@ -107,7 +109,7 @@ def test_compressed_rows_are_read(oc: Path, home: Path) -> None:
     conn.close()  # the real OpenClaw compressed this row (its doctor rewrote the legacy envelope labels)
     run("openclaw", "sync")
     cold = sqlite3.connect(home / "cold.db")
-    parts = cold.execute("SELECT text FROM cold_memories WHERE json_extract(metadata, '$.seq') = ? "
+    parts = cold.execute("SELECT text FROM memories WHERE json_extract(metadata, '$.seq') = ? "
                          "AND category = 'conversations/user' ORDER BY json_extract(metadata, '$.part')",
                          (zseq,)).fetchall()
     text = " ".join(p[0] for p in parts)  # over 4 KB: kept in parts

@@ -126,6 +126,11 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "timeout": Key(float, 15.0, gt=0, doc="seconds per statement"),
         "connect_timeout": Key(float, 5.0, gt=0, doc="seconds to connect"),
     },
+    "openclaw": {
+        "state_dir": Key(PATH, None, env="OPENCLAW_STATE_DIR", doc="OpenClaw's state dir (default ~/.openclaw)"),
+        "distill": Key(str, "rule", check=_pattern(re.compile(r"rule|llm"), '"rule" or "llm"'),
+                       doc="how finished conversations are distilled"),
+    },
     "mcp": {
         "agent": Key(str, "default", doc="the agent `memoryd mcp` serves (checked when it starts)"),
     },
