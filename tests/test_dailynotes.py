@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.tiers.dailynotes import LEDGER, NoteFact, ingest, note_files, parse_note
+from memoryd.tiers.dailynotes import OLD_LEDGER, NoteFact, ingest, ledger_path, note_files, parse_note
 from memoryd.tiers.errors import UsageError
 
 EN_NOTE = """# 2026-02-18
@@ -179,9 +179,10 @@ def test_ingest_stores_facts_and_reingest_is_a_noop(config, mem) -> None:
     assert report["stored"] == 7 and report["skipped"] == 0 and report["files"] == 1
     assert report["by_kind"] == {"fact": 3, "world": 1, "experience": 1, "opinion": 1, "observation": 1}
     warm_before = (mem.dir / "warm-memory.json").read_bytes()
-    ledger_inode = (mem.dir / LEDGER).stat().st_ino
+    ledger_file = ledger_path(mem.dir, "2026-02-18")
+    ledger_inode = ledger_file.stat().st_ino
     again = ingest(mem, config.workspace, "2026-02-18")
-    assert (mem.dir / LEDGER).stat().st_ino == ledger_inode  # a no-op writes nothing
+    assert ledger_file.stat().st_ino == ledger_inode  # a no-op writes nothing
     assert again["stored"] == 0 and again["skipped"] == 7
     assert (mem.dir / "warm-memory.json").read_bytes() == warm_before
     entries = {e["metadata"].get("source"): e for e in mem.read_state()["warm"]["entries"]}
@@ -190,9 +191,9 @@ def test_ingest_stores_facts_and_reingest_is_a_noop(config, mem) -> None:
     assert o["metadata"]["confidence"] == 0.95 and o["metadata"]["entities"] == ["Peter"]
     assert o["metadata"]["date"] == "2026-02-18" and o["metadata"]["kind"] == "opinion"
     assert entries["memory/2026-02-18.md#L4"]["metadata"]["time"] == "10:30"
-    ledger = json.loads((mem.dir / LEDGER).read_text())
+    ledger = json.loads(ledger_file.read_text())
     assert len(ledger["keys"]) == 7 and set(ledger["keys"].values()) == {"2026-02-18"}
-    assert (mem.dir / LEDGER).stat().st_mode & 0o777 == 0o600
+    assert ledger_file.stat().st_mode & 0o777 == 0o600 and ledger_file.parent.stat().st_mode & 0o777 == 0o700
 
 
 def test_appended_lines_only_are_stored(config, mem) -> None:
@@ -212,8 +213,19 @@ def test_ingest_all_and_secrets_are_redacted(config, mem) -> None:
     assert report["dates"] == ["2026-02-18", "2026-02-19"] and report["files"] == 2
     warm = (mem.dir / "warm-memory.json").read_text(encoding="utf-8")
     assert "hunter2xyz" not in warm and "[REDACTED:password]" in warm
-    assert "hunter2xyz" not in (mem.dir / LEDGER).read_text()
+    assert "hunter2xyz" not in ledger_path(mem.dir, "2026-02-19").read_text()
     assert ingest(mem, config.workspace, all_=True)["stored"] == 0
+
+
+def test_round_one_ledger_is_split_by_date_and_still_honoured(config, mem) -> None:
+    write_note(config, "2026-02-18", EN_NOTE)
+    ingest(mem, config.workspace, "2026-02-18")
+    keys = json.loads(ledger_path(mem.dir, "2026-02-18").read_text())["keys"]
+    ledger_path(mem.dir, "2026-02-18").unlink()
+    (mem.dir / OLD_LEDGER).write_text(json.dumps({"keys": keys}))  # as round 1 left it
+    again = ingest(mem, config.workspace, all_=True)
+    assert again["stored"] == 0 and again["skipped"] == 7
+    assert not (mem.dir / OLD_LEDGER).exists() and ledger_path(mem.dir, "2026-02-18").exists()
 
 
 def test_missing_note(config, mem) -> None:
@@ -276,13 +288,15 @@ class BatchMemory:
         return [{"text": t} for t, *_ in items]
 
 
-def test_ingest_uses_one_batch_per_note(config, tmp_path: Path) -> None:
+def test_ingest_uses_one_batch_per_group_of_notes(config, tmp_path: Path) -> None:
     write_note(config, "2026-02-18", EN_NOTE)
     write_note(config, "2026-02-19", ZH_NOTE)
     m = BatchMemory(tmp_path)
     report = ingest(m, config.workspace, all_=True)
-    assert [len(b) for b in m.batches] == [7, 4] and report["stored"] == 11
-    text, category, importance, meta = m.batches[0][-1]
+    assert [len(b) for b in m.batches] == [11] and report["stored"] == 11  # both notes, one write
+    text, category, importance, meta = m.batches[0][6]
     assert (text, category) == ("The week was mostly about deployment.", "bank/observation")
     assert 0 < importance <= 1 and meta["importance_reasons"][-1] == "retain+0.1"
-    assert ingest(m, config.workspace, all_=True)["stored"] == 0 and len(m.batches) == 2
+    assert ingest(m, config.workspace, all_=True)["stored"] == 0 and len(m.batches) == 1
+    write_note(config, "2026-02-20", EN_NOTE.replace("deployment", "testing"))
+    assert ingest(m, config.workspace, "2026-02-20")["stored"] >= 1 and len(m.batches) == 2

@@ -43,6 +43,7 @@ class NoteFact:
     type: str | None = None        # decision | preference | personal | lesson | task | event (fact_rules)
     about: str | None = None       # the date a task or event is about
     profile_key: str | None = None  # where an owner preference goes in the hot profile
+    classified: bool = False       # read_content has run (type, category, about)
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -116,6 +117,7 @@ def read_content(fact: NoteFact) -> None:
 
     import datetime as _dt
 
+    fact.classified = True
     about = find_date(fact.text, _dt.date.fromisoformat(fact.date))
     kind = classify(fact.text, about is not None)
     if kind in (None, "fact") and fact.section:
@@ -162,7 +164,6 @@ class _Parser:
             fact = NoteFact(text=chunk, category=self.category(kind), kind=kind, source=f"{self.rel}#L{line}",
                             date=self.date, line=line, time=self.time, entities=found, confidence=confidence,
                             section=self.section)
-            read_content(fact)
             self.facts.append(fact)
 
     def flush(self) -> None:
@@ -243,8 +244,10 @@ def _retain_body(p: _Parser, line: str, lineno: int) -> None:
         p.add(line, lineno)
 
 
-def parse_note(source: str | Path, date: str) -> tuple[list[NoteFact], list[str]]:
-    """Parse one daily note (a path or its text) into facts and warnings. Pure apart from reading a path."""
+def parse_note(source: str | Path, date: str, classify: bool = True) -> tuple[list[NoteFact], list[str]]:
+    """Parse one daily note (a path or its text) into facts and warnings. Pure apart from reading a path.
+
+    classify=False leaves type/category/date-about to `read_content` (ingest runs it on new facts only)."""
     check_date(date)
     if isinstance(source, Path):
         try:
@@ -277,11 +280,15 @@ def parse_note(source: str | Path, date: str) -> tuple[list[NoteFact], list[str]
     for fact in p.facts:  # continuation lines changed the text: refresh keys
         fact.key = ""
         fact.__post_init__()
+        if classify:
+            read_content(fact)
     return p.facts, p.warnings
 
 
 # --- ingestion into an agent's memory ---------------------------------------------------------
-LEDGER = "ingested.json"
+LEDGER = "ingested"        # one small JSON per note date: what of that note was stored already
+OLD_LEDGER = "ingested.json"  # round 1: one file for every date, rewritten per note (grew all year)
+BATCH_NOTES = 16           # `--all`: notes stored per write (one warm write per batch, not per note)
 RETAIN_BONUS = 0.1  # a `## Retain` line is one the author chose to keep (seed 003's quality lever)
 
 
@@ -314,6 +321,38 @@ def _load_ledger(path: Path) -> dict[str, str]:
     return dict(read_json(path, lambda: {"keys": {}}, valid)["keys"])
 
 
+def ledger_path(agent_dir: Path, day: str) -> Path:
+    return Path(agent_dir) / LEDGER / f"{day}.json"
+
+
+def _split_old_ledger(agent_dir: Path) -> None:
+    """Round 1's single ledger → one file per date (caller holds the agent lock)."""
+    from .atomic import atomic_write_json, ensure_private_dir
+
+    old = Path(agent_dir) / OLD_LEDGER
+    if not old.exists():
+        return
+    by_day: dict[str, dict[str, str]] = {}
+    for key, day in _load_ledger(old).items():
+        by_day.setdefault(str(day), {})[key] = str(day)
+    ensure_private_dir(Path(agent_dir) / LEDGER)
+    for day, keys in by_day.items():
+        path = ledger_path(agent_dir, day)
+        atomic_write_json(path, {"keys": dict(sorted((_load_ledger(path) | keys).items()))})
+    old.unlink()
+
+
+def _write_ledgers(agent_dir: Path, ledger: dict[str, str], days: set[str]) -> None:
+    """Each changed date's file. Not fsync'd: a ledger lost in a power cut means facts stored again,
+    which reinforces them (same content id), never duplicates them."""
+    from .atomic import atomic_write_json, ensure_private_dir
+
+    ensure_private_dir(Path(agent_dir) / LEDGER)
+    for day in sorted(days):
+        keys = {k: d for k, d in ledger.items() if d == day}
+        atomic_write_json(ledger_path(agent_dir, day), {"keys": dict(sorted(keys.items()))}, durable=False)
+
+
 def _importance(fact: NoteFact) -> tuple[float, list[str]]:
     from .importance import rule_importance
 
@@ -332,12 +371,11 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
            progress: Progress | None = None) -> dict[str, Any]:
     """Store the facts of daily notes into `mem` (an AgentMemory); re-ingesting a fact is a no-op.
 
-    The ledger `ingested.json` (content keys → note date) is read and written per note under the agent
-    lock, so a crash repeats at most one note's stores (which reinforce rather than duplicate).
+    Each note date has its ledger (`ingested/DATE.json`: content keys of what was stored), read and
+    written with the stores of a batch of notes under the agent lock, so a crash repeats at most one
+    batch's stores (which reinforce rather than duplicate) and the cost per note stays flat all year.
     """
     import time as _time
-
-    from .atomic import atomic_write_json
 
     if date is None and not all_:
         date = _time.strftime("%Y-%m-%d", _time.localtime(mem.clock()))
@@ -346,27 +384,34 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
         explicit = not all_
     report: dict[str, Any] = {"files": 0, "facts": 0, "stored": 0, "skipped": 0, "by_kind": {}, "warnings": []}
     files = note_files(workspace, date, all_)
-    ledger_path = Path(mem.dir) / LEDGER
     advance = (progress or current_progress()).start("daily notes", len(files))
-    for day, path in files:
-        if not path.is_file():
-            if explicit:
-                raise UsageError(f"no daily note for {day}: {path} does not exist")
-            report["warnings"].append(f"no daily note for {day} ({path})")
-            continue
-        facts, warnings = parse_note(path, day)
-        report["files"] += 1
-        report["facts"] += len(facts)
-        report["warnings"] += warnings
-        with mem.locked():  # per note, so a year of notes does not block the daemon's other work
-            ledger = _load_ledger(ledger_path)
-            before = len(ledger)
+    for start in range(0, len(files), BATCH_NOTES):
+        batch, facts = [], []
+        for day, path in files[start:start + BATCH_NOTES]:
+            if not path.is_file():
+                if explicit:
+                    raise UsageError(f"no daily note for {day}: {path} does not exist")
+                report["warnings"].append(f"no daily note for {day} ({path})")
+                continue
+            found, warnings = parse_note(path, day, classify=False)
+            batch.append(day)
+            facts += found
+            report["files"] += 1
+            report["facts"] += len(found)
+            report["warnings"] += warnings
+        with mem.locked():  # per batch, so a year of notes does not block the daemon's other work
+            _split_old_ledger(Path(mem.dir))
+            ledger: dict[str, str] = {}
+            for day in batch:
+                ledger.update(_load_ledger(ledger_path(Path(mem.dir), day)))
+            before = dict(ledger)
             try:
                 _ingest_facts(mem, facts, ledger, report)
             finally:
-                if len(ledger) != before:  # a no-op re-ingest writes nothing
-                    atomic_write_json(ledger_path, {"keys": dict(sorted(ledger.items()))})
-        advance()
+                changed = {d for k, d in ledger.items() if k not in before}
+                if changed:  # a no-op re-ingest writes nothing
+                    _write_ledgers(Path(mem.dir), ledger, changed)
+        advance(len(files[start:start + BATCH_NOTES]))
     report["dates"] = [d for d, p in files if p.is_file()]
     return report
 
@@ -377,6 +422,9 @@ def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], repor
 
     new = [f for f in facts if f.key not in ledger]
     report["skipped"] += len(facts) - len(new)
+    for fact in new:
+        if not fact.classified:  # parse_note(classify=False): only what will be stored is read for meaning
+            read_content(fact)
     items = []
     for fact in new:
         importance, reasons = _importance(fact)

@@ -1,6 +1,7 @@
 """Rule-mode distiller: raw text → fact, emotion, people, topics, actions, outcome + verbatim urls/commands/paths."""
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -115,7 +116,8 @@ class Lexicon:
         self.phrases = tuple(w for w in words if w not in self.single)
 
     def hits(self, low: str, counts: dict[str, int]) -> int:
-        n = sum(counts.get(w, 0) for w in self.single)
+        single = self.single  # a text has far fewer words than a lexicon: walk the text's
+        n = sum(c for w, c in counts.items() if w in single)
         return n + sum(low.count(p) for p in self.phrases if p in low)
 
 
@@ -209,7 +211,12 @@ def truncate_bytes(text: str, limit: int, ellipsis: str = "") -> str:
 
 def distill(text: str) -> dict[str, Any]:
     """Rule-mode distillation (no LLM). Deterministic; urls/commands/paths are kept verbatim."""
-    text = text or ""
+    found = _distill(text or "")
+    return {k: list(v) if isinstance(v, list) else v for k, v in found.items()}  # callers may change theirs
+
+
+@functools.lru_cache(maxsize=2048)  # a note's facts are distilled to classify them, then again to store them
+def _distill(text: str) -> dict[str, Any]:
     low = text.lower()
     counts = word_counts(low)
     return {

@@ -1,6 +1,7 @@
 """Never-store class: replace secrets (keys, tokens, passwords, private keys) with [REDACTED:<kind>]."""
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable, Match
 
@@ -103,6 +104,18 @@ def _bearer(m: Match[str]) -> tuple[str, str] | None:
 
 def redact(text: str) -> tuple[str, dict[str, int]]:
     """Return `text` with secrets replaced by [REDACTED:<kind>], and the number replaced per kind."""
+    if len(text) > 512:
+        return _redact(text)
+    clean, counts = _redact_short(text)
+    return clean, dict(counts)
+
+
+@functools.lru_cache(maxsize=8192)  # metadata repeats itself (dates, names, topics): ~20 regexes each time otherwise
+def _redact_short(text: str) -> tuple[str, dict[str, int]]:
+    return _redact(text)
+
+
+def _redact(text: str) -> tuple[str, dict[str, int]]:
     counts: dict[str, int] = {}
     if not text:
         return text, counts
