@@ -195,3 +195,16 @@ def test_main_prints_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     kept = json.loads((tmp_path / "corpus.json").read_text(encoding="utf-8"))
     assert kept["today"] == "2025-06-30" and all(t["lang"] == "zh" for c in kept["conversations"] for t in c["turns"])
     assert (tmp_path / "results.json").is_file() and list((tmp_path / "home").iterdir())
+
+
+def test_dense_blend_is_a_min_max_weighted_sum() -> None:
+    from bench.recall.dense import blend, minmax
+
+    ids = ["a", "b", "c"]
+    assert minmax({"a": 2.0, "b": 4.0}, ids) == {"a": 0.5, "b": 1.0, "c": 0.0}
+    assert minmax({"a": 1.0, "b": 1.0, "c": 1.0}, ids) == {"a": 0.0, "b": 0.0, "c": 0.0}
+    dense = {"a": 0.9, "b": 0.7, "c": 0.1}     # dense likes a
+    lexical = {"c": 12.0, "b": 6.0}            # BM25 likes c; a does not match at all
+    assert blend(dense, lexical, 1.0, ids) == ["a", "b", "c"]
+    assert blend(dense, lexical, 0.0, ids) == ["c", "b", "a"]
+    assert blend(dense, lexical, 0.5, ids, depth=2) == ["b", "a"]   # b .625 beats a .5 and c .5 (a tie: by id)

@@ -54,5 +54,13 @@ class Bm25:
                                (expr, limit)).fetchall()
         return [self.ids[r[0] - 1] for r in rows]
 
+    def scores(self, question: str) -> dict[str, float]:
+        """Every matching turn with its BM25 relevance (higher is better; FTS5's bm25() is negative)."""
+        expr = match_expr(question)
+        if not expr:
+            return {}
+        rows = self.db.execute("SELECT rowid, -bm25(turns) FROM turns WHERE turns MATCH ?", (expr,)).fetchall()
+        return {self.ids[r - 1]: s for r, s in rows}
+
     def close(self) -> None:
         self.db.close()
