@@ -129,14 +129,27 @@ def _session(rng: random.Random, talk: ModuleType, people: list[Person], tales: 
         me, st = tales[i]
         other = people[1] if me is people[0] else people[0]
         lines: list[Line] = st.steps[k](day)
-        blocks.append([(me.name if ln.who == "o" else other.name, ln.text, (i, ln.key) if ln.key else None)
-                       for ln in lines])
+        pair = {"o": (me, other), "x": (other, me)}
+        blocks.append([(pair[ln.who][0].name, _pad(rng, talk, *pair[ln.who], ln.text, 0.45 if ln.key else 0.2),
+                        (i, ln.key) if ln.key else None) for ln in lines])
     blocks += [[(me.name, line, None)] for me, line in near]
     blocks += [_exchange(rng, talk, people, rng.choice(talk.SMALL)) for _ in range(rng.randint(3, 5))]
     rng.shuffle(blocks)
     opener = _exchange(rng, talk, people[first:] + people[:first], rng.choice(talk.OPEN))
     closer = _exchange(rng, talk, people, rng.choice(talk.CLOSE))
     return opener + [row for block in blocks for row in block] + closer
+
+
+def _pad(rng: random.Random, talk: ModuleType, me: Person, you: Person, text: str, chance: float,
+         lead_ok: bool = True) -> str:
+    """Sometimes a lead-in, a tail or both around the line (one message, several things)."""
+    roll, lead, tail = rng.random(), rng.choice(talk.LEADS), rng.choice(talk.TAILS)
+    if roll >= chance:
+        return text
+    fields = {"you": you.name, "yourpartner": you.partner, "partner": me.partner}
+    parts = [text, tail] if not lead_ok or chance / 3 <= roll < 2 * chance / 3 else \
+        [lead, text] if roll < chance / 3 else [lead, text, tail]
+    return talk.JOIN.join(p.format(**fields) if p is not text else p for p in parts)
 
 
 def _exchange(rng: random.Random, talk: ModuleType, people: list[Person], templates: list[str]) -> list[tuple]:
@@ -148,7 +161,7 @@ def _exchange(rng: random.Random, talk: ModuleType, people: list[Person], templa
     for j, template in enumerate(templates):
         me, you = people[(start + j) % 2], people[(start + j + 1) % 2]
         fields = dict(slots, you=you.name, yourpartner=you.partner, partner=me.partner, city=me.city)
-        rows.append((me.name, template.format(**fields), None))
+        rows.append((me.name, _pad(rng, talk, me, you, template.format(**fields), 0.15, lead_ok=False), None))
     return rows
 
 

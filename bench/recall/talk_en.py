@@ -83,3 +83,11 @@ SLOTS = {
 }
 NUMBERS = range(2, 40)
 STEPS = range(8000, 21000, 500)
+
+# Real messages often carry more than one thing: a lead-in or a tail around what matters.
+LEADS = ["Sorry for the slow reply, {you}, it's been a week.", "Okay, update time!", "Oh! Before I forget:",
+         "Ha, that reminds me.", "Long day, but anyway.", "You won't believe this, {you}.", "So, random news:"]
+TAILS = ["Anyway, how's {yourpartner} doing?", "Also I really need a nap.", "Other than that, work is work.",
+         "Oh, and the weather here is awful again.", "How was your weekend, by the way?", "Also, {partner} says hi!",
+         "Ugh, and I still haven't done the laundry.", "Anyway, what's new with you?"]
+JOIN = " "
