@@ -33,6 +33,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--shared", action="store_true", help="every conversation in one agent (default: one agent each)")
     p.add_argument("--cli", type=int, nargs="?", const=30, default=0, metavar="N",
                    help="also ask about N questions (default 30) through the `memoryd retrieve --json` console script")
+    p.add_argument("--misses", type=int, default=0, metavar="N",
+                   help="also show N questions stemmed BM25 finds in its top 5 and memoryd does not")
     p.add_argument("--json", action="store_true", help="print the results as one JSON document")
     p.add_argument("--out", type=Path, default=None, help="keep the notes, MEMORYD_HOME, corpus.json and results here")
     return p.parse_args(argv)
@@ -99,6 +101,21 @@ def report(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def misses(corpus: Corpus, rankings: dict[str, dict[str, list[str]]], n: int) -> str:
+    """Questions stemmed BM25 answers in its top 5 and memoryd does not: where to look first."""
+    from .score import first_hit
+
+    index, out = corpus.turn_index(), []
+    for q in corpus.questions:
+        if len(out) >= n:
+            break
+        mine, theirs = first_hit(q, rankings["memoryd"][q.id], 5), first_hit(q, rankings["bm25-porter"][q.id], 5)
+        if theirs and not mine:
+            out.append(f"{q.id} [{q.kind}] {q.text}\n  evidence: " + " | ".join(index[e].line for e in q.evidence)
+                       + "".join(f"\n  memoryd {i}: {index[t].line}" for i, t in enumerate(rankings["memoryd"][q.id][:3], 1)))
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     langs = LANGS if args.lang == "all" else (args.lang,)
@@ -115,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({k: v for k, v in res.items() if k != "rankings"}, ensure_ascii=False, indent=1))
     else:
         print(report(dict(res, _scores=scores)))
+        if args.misses:
+            print("\n" + misses(corpus, res["rankings"], args.misses))
     return 0
 
 
