@@ -10,6 +10,7 @@ import datetime as dt
 import importlib
 import random
 from types import ModuleType
+from typing import Any
 
 from . import stories
 from .cast import Ask, Cast, Line, Person, Story
@@ -40,13 +41,13 @@ def generate(seed: int, today: dt.date, small: bool = False, langs: tuple[str, .
 
 
 def _person(rng: random.Random, talk: ModuleType, name: tuple[str, str], taken: set[str]) -> Person:
-    def fresh(pool: list) -> object:
+    def fresh(pool: list) -> Any:
         choice = rng.choice([p for p in pool if repr(p) not in taken])
         taken.add(repr(choice))
         return choice
     partner, city, sibling = fresh(talk.PARTNERS), fresh(talk.CITIES), fresh(talk.SIBLINGS)
     kid = fresh(talk.KIDS) if rng.random() < 0.5 else None
-    return Person(name[0], name[1], str(partner), str(city), sibling, kid, tech=rng.random() < 0.45)  # type: ignore[arg-type]
+    return Person(name[0], name[1], partner, city, sibling, kid, tech=rng.random() < 0.45)
 
 
 def _stories(rng: random.Random, text: ModuleType, people: list[Person], today: dt.date,

@@ -17,7 +17,7 @@ from typing import Any
 
 from .generate import generate
 from .model import LANGS, Corpus
-from .score import ratio, score, table
+from .score import Metrics, ratio, score, table
 from .systems import Run, run_baselines, run_cli, run_memoryd, scopes
 
 GOAL = 1.1   # issue 10: memoryd ≥ 1.1 × the stemmed baseline at recall@5, in English and in Chinese
@@ -69,7 +69,6 @@ def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int 
         sample = score(asked, {"memoryd-cli": cli.rankings, "memoryd": runs["memoryd"].rankings})
         out["cli"] = {"questions": len(asked), "scores": {n: s["all"].as_dict() for n, s in sample.items()},
                       "timing": _percentiles(cli.latencies_ms)}
-    out["_scores"] = scores
     return out
 
 
@@ -79,8 +78,9 @@ def _round(x: float | None) -> float | None:
 
 def report(res: dict[str, Any]) -> str:
     c = res["corpus"]
+    scores = {n: {g: Metrics(**m) for g, m in s.items()} for n, s in res["scores"].items()}
     lines = [f"recall benchmark: {c['conversations']} conversations, {c['turns']} turns, {c['questions']} questions, "
-             f"{c['agents']} agent(s), seed {c['seed']}, asked on {c['today']}", "", table(res["_scores"]), ""]
+             f"{c['agents']} agent(s), seed {c['seed']}, asked on {c['today']}", "", table(scores), ""]
     for g, r in res["ratio_r5"].items():
         if r is not None:
             verdict = "meets" if r >= GOAL else "below"
@@ -124,14 +124,13 @@ def main(argv: list[str] | None = None) -> int:
         root = args.out or Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
         res = benchmark(corpus, root, shared=args.shared, cli_sample=args.cli)
-    scores = res.pop("_scores")
     if args.out:
         (args.out / "corpus.json").write_text(json.dumps(corpus.as_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
         (args.out / "results.json").write_text(json.dumps(res, ensure_ascii=False, indent=1), encoding="utf-8")
     if args.json:
         print(json.dumps({k: v for k, v in res.items() if k != "rankings"}, ensure_ascii=False, indent=1))
     else:
-        print(report(dict(res, _scores=scores)))
+        print(report(res))
         if args.misses:
             print("\n" + misses(corpus, res["rankings"], args.misses))
     return 0
