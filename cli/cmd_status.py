@@ -56,7 +56,8 @@ def _human(data: dict[str, Any]) -> str:
         lines.append(f"  tree  {t['nodes']}/{t['max_nodes']} nodes  {t['bytes']}/{t['max_bytes']} B")
         cold = "unknown" if c["count"] is None else f"{c['count']} in the local index"
         upload = f"  to upload={c['pending_upload']}" if c.get("pending_upload") else ""
-        lines.append(f"  cold  {cold}{upload}")
+        moving = f"  plaintext rows on the server: {c['plaintext_migration']}" if c.get("plaintext_migration") else ""
+        lines.append(f"  cold  {cold}{upload}{moving}")
         runs = ", ".join(f"{m}: {_ago((r or {}).get('last_end'))}" + ("" if not r or r.get("ok") else " FAILED")
                          for m, r in a["consolidation"].items())
         lines.append(f"  consolidation  {runs}")
@@ -73,6 +74,14 @@ def _human(data: dict[str, Any]) -> str:
                 lines.append(f"    v{v['version']}  {_ago(v['updated_at'])}  device {v['device_id']}  {v['bytes']} B")
             if s.get("remote_error"):
                 lines.append(f"    cloud: {s['remote_error']}")
+        for o in a.get("openclaw") or []:
+            if "openclaw_agent" not in o:
+                lines.append(f"  openclaw  {o.get('error')}")
+                continue
+            skipped = sum((o.get("skipped") or {}).values())
+            lines.append(f"  openclaw {o['openclaw_agent']}: {o['sessions']} session(s), {o['pending_events']} event(s) "
+                         f"not yet taken, last ingest {_ago(o.get('last_ingest'))}, {skipped} skipped"
+                         + (f"  ERROR {o['error']}" if o.get("error") else ""))
     return "\n".join(lines)
 
 

@@ -42,7 +42,10 @@ def sync(force: bool, agent_id: str, as_json: bool) -> None:
     """Two-way sync now: pull other devices' changes, push this device's (via the daemon when it runs)."""
     from .proxy import run_op
 
-    result = run_op(get_config(), "sync", {"agent_id": agent_id, "force": force})
+    from .progress import progress_for
+
+    with progress_for(as_json):  # a first sync may upload a whole archive (in-process: a bar; daemon: none)
+        result = run_op(get_config(), "sync", {"agent_id": agent_id, "force": force})
     if result.get("status") == "queued":  # with --json: the result and the error in one object
         fail(f"queued: {result.get('error', 'push failed')} (will retry)", 1, as_json, "queued", extra=result)
     emit(result, as_json, _human_sync)
@@ -76,7 +79,7 @@ def _human_restore(r: dict[str, Any]) -> str:
 @json_option
 @handles_errors
 def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, agent_id: str, as_json: bool) -> None:
-    """Pull, verify and decrypt the agent's state; rebuild hot, warm, tree and MEMORY.md."""
+    """Pull, verify and decrypt the agent's state and cold log; rebuild every tier and MEMORY.md."""
     from memoryd.sync.restore import list_versions
     from memoryd.sync.restore import restore as do_restore
 
@@ -84,13 +87,11 @@ def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, 
         emit({"versions": list_versions(get_config(), agent_id)}, as_json, _human_versions)
         return
 
-    key = _read_key_file(key_file) if key_file else None
-    result = do_restore(get_config(), agent_id, key=key, force=force, at=at)
-    if result.get("cold_reachable") and isinstance(result.get("cold_count"), int):
-        from memoryd.tiers.agent import AgentMemory
-        from memoryd.tiers.status import remember_cold_count
+    from .progress import progress_for
 
-        remember_cold_count(AgentMemory(get_config(), agent_id), result["cold_count"])  # for `status`
+    key = _read_key_file(key_file) if key_file else None
+    with progress_for(as_json):  # the cold log can be 100k rows: a bar on a terminal
+        result = do_restore(get_config(), agent_id, key=key, force=force, at=at)
     if not result.get("cold_reachable") and not as_json:
         click.echo(f"memoryd: warning: cold archive unreachable: {result.get('cold_error')}", err=True)
     emit(result, as_json, _human_restore)

@@ -140,9 +140,32 @@ def status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     for agent_id in ids:
         with memory(config, {"agent_id": agent_id}) as mem:
             info = agent_status(mem)
+            info["cold"].update(_migration_status(config, mem))
         info["sync"] = _sync_status(config, agent_id, bool(params.get("remote")))
+        info["openclaw"] = _openclaw_status(config, agent_id)
         out.append(info)
     return {"home": str(config.home), "agents": out}
+
+
+def _migration_status(config: Config, mem: AgentMemory) -> dict[str, Any]:
+    """Where the move of round-1 plaintext cold rows off the server stands (server URLs only)."""
+    if config.db_url.startswith("file:") or not (config.agent_dir(mem.agent_id) / "sync").is_dir():
+        return {}
+    from memoryd.sync.legacy import status
+    from memoryd.sync.syncstate import SyncFiles
+
+    state = status(mem.archive, mem.agent_id, SyncFiles(config, mem.agent_id).db_id)
+    return {"plaintext_migration": state} if state and state != "done" else {}
+
+
+def _openclaw_status(config: Config, agent_id: str) -> list[dict[str, Any]]:
+    """The OpenClaw agents feeding this memoryd agent (read-only; one short query per store)."""
+    from memoryd.tiers.errors import MemorydError
+
+    try:
+        return dispatch(config, "openclaw_status", {"agent_id": agent_id})["agents"]
+    except MemorydError as exc:
+        return [{"error": exc.message}]
 
 
 def _sync_status(config: Config, agent_id: str, remote: bool) -> dict[str, Any]:

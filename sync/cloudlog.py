@@ -42,7 +42,8 @@ _INSERT_FORGET = ("INSERT INTO memory_log (agent_id, ref, kind, version, digest,
 _DROP_PUTS = "DELETE FROM memory_log WHERE agent_id = ? AND ref = ? AND kind = 'put'"
 _PAGE = ("SELECT seq, ref, kind, version, data FROM memory_log WHERE agent_id = ? AND seq > ? "
          "ORDER BY seq LIMIT ?")
-_TOP = "SELECT COALESCE(MAX(seq), 0), COUNT(*) FROM memory_log WHERE agent_id = ?"
+_TOP = ("SELECT (SELECT COALESCE(MAX(seq), 0) FROM memory_log WHERE agent_id = ?), "
+        "(SELECT COUNT(*) FROM memory_log WHERE agent_id = ? AND seq > ?)")
 
 
 def ref_of(key: bytes, agent_id: str, memory_id: str) -> str:
@@ -92,6 +93,7 @@ def push(remote: Any, index: LocalIndex, key: bytes, agent_id: str, device_id: s
          progress: Progress | None = None) -> int:
     """Upload the agent's outbox, PUSH_BATCH rows per round trip; returns how many went up."""
     total = index.pending_uploads(agent_id)
+    advance = _reporter(progress, "upload", total)
     sent = 0
     while True:
         page = index.outbox_page(agent_id, PUSH_BATCH)
@@ -112,8 +114,23 @@ def push(remote: Any, index: LocalIndex, key: bytes, agent_id: str, device_id: s
             remote.batch(stmts)
         index.outbox_done(agent_id, [(mid, op, queued) for mid, op, queued, _ in page])
         sent += len(page)
-        if progress:
-            progress(sent, max(total, sent))
+        advance(len(page))
+
+
+def _reporter(progress: Progress | None, label: str, total: int) -> Callable[[int], None]:
+    """Count steps to `progress` (done, total), else to the context's reporter (a bar on a terminal)."""
+    if progress is not None:
+        done = [0]
+
+        def tell(n: int = 1) -> None:
+            done[0] += n
+            progress(done[0], max(total, done[0]))
+        return tell
+    if total < 500:  # a few hundred rows: no bar worth drawing
+        return lambda n=1: None
+    from memoryd.tiers.progress import current_progress
+
+    return current_progress().start(label, total)
 
 
 def cursor_key(agent_id: str, remote_id: str) -> str:
@@ -125,13 +142,14 @@ def pull(remote: Any, index: LocalIndex, key: bytes, agent_id: str, remote_id: s
     """Apply every log row past this device's cursor; returns counts (rows, added, forgotten)."""
     ck = cursor_key(agent_id, remote_id)
     cursor = int(index.meta(ck) or 0)
-    top, count = remote.execute(_TOP, [agent_id]).rows[0]
+    top, count = remote.execute(_TOP, [agent_id, agent_id, cursor]).rows[0]
     top, count = int(top or 0), int(count or 0)
     if top < cursor:
         raise RemoteError(f"the cloud log of agent {agent_id} ends at {top}, before this device's cursor {cursor}: "
                           "the server lost rows (restored from an older backup?); run 'memoryd sync --force' "
                           "to upload this device's memories again", transient=False)
     seen = added = forgotten = 0
+    advance = _reporter(progress, "cloud log", count)
     while cursor < top:
         rows = remote.execute(_PAGE, [agent_id, cursor, PULL_PAGE]).rows
         if not rows:
@@ -140,8 +158,7 @@ def pull(remote: Any, index: LocalIndex, key: bytes, agent_id: str, remote_id: s
         a, f = index.apply_remote(agent_id, items, ck, int(rows[-1][0]))
         cursor = int(rows[-1][0])
         seen, added, forgotten = seen + len(rows), added + a, forgotten + f
-        if progress:
-            progress(seen, max(count, seen))
+        advance(len(rows))
     return {"rows": seen, "added": added, "forgotten": forgotten, "cursor": cursor}
 
 

@@ -253,3 +253,22 @@ def test_reading_commands_never_load_the_network_client(tmp_path: Path, server: 
                  ["consolidate", "--agent-id", AGENT]):
         out = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True)
         assert out.returncode == 0, (args, out.stderr)
+
+
+def test_restore_shows_progress_on_a_terminal_only(tmp_path: Path, server: SqldServer) -> None:
+    from memoryd.sync.keys import export_recovery
+
+    from test_cli_finish import run_on_terminal
+
+    a, key = first_device(tmp_path, server.http_url)
+    archive_facts(a, [f"restored with a bar {i}" for i in range(700)])
+    sync_now(a, AGENT)
+    b = device(tmp_path, "b", server.http_url)
+    env = dict(env_for(b, MEMORYD_KEY=export_recovery(key)))
+    code, screen = run_on_terminal("restore", "--agent-id", AGENT, env=env)
+    assert code == 0, screen
+    assert "cloud log" in screen and "700/700" in screen and "700 cold" in screen
+    c = device(tmp_path, "c", server.http_url)
+    piped = subprocess.run([str(Path(sys.executable).with_name("memoryd")), "restore", "--agent-id", AGENT],
+                           env=env_for(c, MEMORYD_KEY=export_recovery(key)), capture_output=True, text=True)
+    assert piped.returncode == 0 and "cloud log" not in piped.stderr and "\r" not in piped.stderr
