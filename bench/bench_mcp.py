@@ -129,12 +129,13 @@ def seed(env: dict[str, str], facts: int) -> None:
     """`facts` memories: the newest in warm, the rest archived in cold by a full consolidation."""
     from memoryd.daemon.ops import dispatch
     from memoryd.tiers.agent import AgentMemory
+    from memoryd.sync.index import LazyIndex  # noqa: E402
     from memoryd.tiers.config import load_config
 
     config = load_config(env)
     dispatch(config, "init", {"agent_id": "default"})
     rng = random.Random(3)
-    mem = AgentMemory(config, "default")
+    mem = AgentMemory(config, "default", archive=LazyIndex(config))
     for start in range(0, facts, 100):
         mem.store_many([(f"fact {i}: " + " ".join(rng.sample(WORDS, 4)), f"topic/{rng.choice(WORDS)}", None, None)
                         for i in range(start, min(start + 100, facts))])

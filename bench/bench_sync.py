@@ -20,6 +20,7 @@ from memoryd.sync.keys import ensure_key, import_key  # noqa: E402
 from memoryd.sync.restore import restore  # noqa: E402
 from memoryd.tiers import hot, tree, warm  # noqa: E402
 from memoryd.tiers.agent import AgentMemory  # noqa: E402
+from memoryd.sync.index import LazyIndex  # noqa: E402
 from memoryd.tiers.atomic import dumps  # noqa: E402
 from memoryd.tiers.config import load_config  # noqa: E402
 
@@ -65,7 +66,7 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
 
     a = device(root, "a", url)
     key = ensure_key(a, AGENT)
-    mem = AgentMemory(a, AGENT)
+    mem = AgentMemory(a, AGENT, archive=LazyIndex(a))
     mem.init()
     fill(mem)
     t0 = time.perf_counter()
@@ -94,27 +95,38 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
 
 
 def bench_restore(root: Path, url: str, a, key: bytes, cold_counts: list[int]) -> None:
-    from memoryd.sync.cold import open_archive
+    """Device a archives N memories (local index), uploads them sealed; a new device restores all of it."""
+    from memoryd.sync.critical import push_now
+    from memoryd.sync.index import open_index
 
-    archive = open_archive(a)
     have = 0
     for target in cold_counts:
         t0 = time.perf_counter()
-        while have < target:
-            n = min(5000, target - have)
-            archive.put(AGENT, [{"id": f"{i:016x}", "text": f"cold memory {i} about host h{i % 97} and team t{i % 13}",
-                                 "category": f"area{i % 9}", "importance": 0.2, "created_at": 1_700_000_000 + i,
-                                 "access_count": i % 5, "metadata": {}} for i in range(have, have + n)])
-            have += n
+        with open_index(a) as archive:
+            while have < target:
+                n = min(5000, target - have)
+                archive.put(AGENT, [{"id": f"{i:016x}", "text": f"cold memory {i} about host h{i % 97} and team t{i % 13}",
+                                     "category": f"area{i % 9}", "importance": 0.2, "created_at": 1_700_000_000 + i,
+                                     "access_count": i % 5, "metadata": {}} for i in range(have, have + n)])
+                have += n
         fill_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        pushed = push_now(a, AGENT)
+        upload_s = time.perf_counter() - t0
         b = device(root, f"restore{target}", url)
         t0 = time.perf_counter()
         report = restore(b, AGENT, key=key)
         wall = time.perf_counter() - t0
-        print(f"restore with {report['cold_count']} cold memories: {wall:.2f} s "
-              f"(warm {report['warm_entries']}, tree {report['tree_nodes']}, hot items {report['hot_items']}; "
-              f"filling cold took {fill_s:.1f} s)")
-    archive.close()
+        with open_index(b) as index:
+            from memoryd.tiers import analyzer
+
+            t1 = time.perf_counter()
+            found = index.search(AGENT, analyzer.query_terms(f"cold memory {target - 1}"), 5)
+            first_search = (time.perf_counter() - t1) * 1000
+        print(f"restore with {report['cold_count']} cold memories (the whole sealed log, verified, indexed): "
+              f"{wall:.2f} s; searchable at once ({first_search:.1f} ms, hit: {bool(found)}); "
+              f"upload of the new rows took {upload_s:.2f} s ({pushed.get('cold', {}).get('uploaded')} rows); "
+              f"local archiving took {fill_s:.1f} s")
 
 
 def bench_converge(root: Path, url: str, key: bytes, rounds: int) -> None:
@@ -124,14 +136,14 @@ def bench_converge(root: Path, url: str, key: bytes, rounds: int) -> None:
         restore(c, AGENT, key=key, force=True)
     times = []
     for n in range(rounds):
-        AgentMemory(x, AGENT).store(f"x concurrent fact {n}", "area2/topic0")
-        AgentMemory(y, AGENT).store(f"y concurrent fact {n}", "area3/topic0")
+        AgentMemory(x, AGENT, archive=LazyIndex(x)).store(f"x concurrent fact {n}", "area2/topic0")
+        AgentMemory(y, AGENT, archive=LazyIndex(y)).store(f"y concurrent fact {n}", "area3/topic0")
         t0 = time.perf_counter()
         push_now(x, AGENT)
         push_now(y, AGENT)  # conflict: pull, merge, push
         pull_now(x, AGENT)
         times.append(1000 * (time.perf_counter() - t0))
-        assert AgentMemory(x, AGENT).read_state() == AgentMemory(y, AGENT).read_state()
+        assert AgentMemory(x, AGENT, archive=LazyIndex(x)).read_state() == AgentMemory(y, AGENT, archive=LazyIndex(y)).read_state()
     print(f"two devices converge after concurrent changes: median {statistics.median(times):.1f} ms, "
           f"p95 {pct(times, 95):.1f} ms (push, conflicting push + merge, pull)")
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from memoryd.tiers import hot as H
 from memoryd.tiers import warm as W
 from memoryd.tiers.agent import AgentMemory
+from memoryd.sync.index import LazyIndex  # noqa: E402
 from memoryd.tiers.atomic import dumps
 from memoryd.tiers.config import load_config
 
@@ -50,7 +51,7 @@ def fill_to_caps(mem: AgentMemory, rng: random.Random) -> None:
 
 def bench_store_retrieve(home: Path, stores: int, retrieves: int) -> None:
     config = load_config({"MEMORYD_HOME": str(home)})
-    mem = AgentMemory(config, "bench")
+    mem = AgentMemory(config, "bench", archive=LazyIndex(config))
     rng = random.Random(1)
     fill_to_caps(mem, rng)
     state = mem.read_state()
@@ -72,7 +73,7 @@ def bench_store_retrieve(home: Path, stores: int, retrieves: int) -> None:
 
 
 def bench_cold(home: Path, rows: int, queries: int) -> None:
-    from memoryd.sync.cold import open_archive
+    from memoryd.sync.index import open_index as open_archive
 
     config = load_config({"MEMORYD_HOME": str(home), "MEMORYD_DB_URL": f"file:{home / f'cold-{rows}.db'}"})
     archive = open_archive(config)

@@ -32,14 +32,10 @@ PUSH_BATCH = 200
 PULL_PAGE = 1000
 Progress = Callable[[int, int], None]
 
-_INSERT_PUT = ("INSERT INTO memory_log (agent_id, ref, kind, version, digest, data, device_id, created_at) "
-               "SELECT ?, ?, 'put', ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM memory_log WHERE agent_id = ? "
-               "AND ref = ? AND kind = 'put' AND digest = ?)")
-_DROP_OLDER_PUTS = "DELETE FROM memory_log WHERE agent_id = ? AND ref = ? AND kind = 'put' AND digest <> ?"
-_INSERT_FORGET = ("INSERT INTO memory_log (agent_id, ref, kind, version, digest, data, device_id, created_at) "
-                  "SELECT ?, ?, 'forget', ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM memory_log WHERE agent_id = ? "
-                  "AND ref = ? AND kind = 'forget' AND digest = ?)")
-_DROP_PUTS = "DELETE FROM memory_log WHERE agent_id = ? AND ref = ? AND kind = 'put'"
+_INSERT = ("INSERT OR IGNORE INTO memory_log (agent_id, ref, kind, version, digest, data, device_id, created_at) "
+           "VALUES ")  # + one (?, ?, ?, ?, ?, ?, ?, ?) per row; the unique (agent, ref, kind, digest) drops repeats
+_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
+ROWS_PER_INSERT = 100  # 8 parameters each: under SQLite's classic 999-variable limit
 _PAGE = ("SELECT seq, ref, kind, version, data FROM memory_log WHERE agent_id = ? AND seq > ? "
          "ORDER BY seq LIMIT ?")
 _TOP = ("SELECT (SELECT COALESCE(MAX(seq), 0) FROM memory_log WHERE agent_id = ?), "
@@ -99,19 +95,15 @@ def push(remote: Any, index: LocalIndex, key: bytes, agent_id: str, device_id: s
         page = index.outbox_page(agent_id, PUSH_BATCH)
         if not page:
             return sent
-        stmts: list[tuple[str, list[Any]]] = []
+        rows, stale = [], []
         for mid, op, _queued, item in page:
             if item is None:
                 continue  # forgotten (or gone) since it was queued: its own forget row follows
             ref, digest, data = seal_row(key, agent_id, op, item)
-            if op == "put":
-                stmts.append((_INSERT_PUT, [agent_id, ref, LOG_VERSION, digest, data, device_id, now, agent_id, ref, digest]))
-                stmts.append((_DROP_OLDER_PUTS, [agent_id, ref, digest]))
-            else:
-                stmts.append((_INSERT_FORGET, [agent_id, ref, LOG_VERSION, digest, data, device_id, now, agent_id, ref, digest]))
-                stmts.append((_DROP_PUTS, [agent_id, ref]))
-        if stmts:
-            remote.batch(stmts)
+            rows.append([agent_id, ref, op, LOG_VERSION, digest, data, device_id, now])
+            stale.append((ref, digest if op == "put" else ""))  # older puts of it go (a forget: every put)
+        if rows:
+            remote.batch(_statements(agent_id, rows, stale))
         index.outbox_done(agent_id, [(mid, op, queued) for mid, op, queued, _ in page])
         sent += len(page)
         advance(len(page))
@@ -131,6 +123,20 @@ def _reporter(progress: Progress | None, label: str, total: int) -> Callable[[in
     from memoryd.tiers.progress import current_progress
 
     return current_progress().start(label, total)
+
+
+def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str]]) -> list[tuple[str, list[Any]]]:
+    """One atomic batch: the new rows, then the ciphertext they replace (older versions, forgotten puts)."""
+    stmts = []
+    for i in range(0, len(rows), ROWS_PER_INSERT):
+        chunk = rows[i:i + ROWS_PER_INSERT]
+        stmts.append((_INSERT + ", ".join([_ROW] * len(chunk)), [v for r in chunk for v in r]))
+    for i in range(0, len(stale), 400):
+        chunk = stale[i:i + 400]
+        stmts.append((f"DELETE FROM memory_log WHERE agent_id = ? AND kind = 'put' AND ref IN ({', '.join('?' * len(chunk))}) "
+                      f"AND ref || ':' || digest NOT IN ({', '.join('?' * len(chunk))})",
+                      [agent_id, *[r for r, _ in chunk], *[f"{r}:{d}" for r, d in chunk]]))
+    return stmts
 
 
 def cursor_key(agent_id: str, remote_id: str) -> str:

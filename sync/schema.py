@@ -56,7 +56,8 @@ _V2: tuple[str, ...] = (
         created_at INTEGER NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS memory_log_agent_seq ON memory_log(agent_id, seq)",
-    "CREATE INDEX IF NOT EXISTS memory_log_ref ON memory_log(agent_id, ref, kind)",
+    # one row per (memory, kind, content): a retried upload is a no-op (INSERT OR IGNORE), and ref lookups use it
+    "CREATE UNIQUE INDEX IF NOT EXISTS memory_log_ref ON memory_log(agent_id, ref, kind, digest)",
 )
 
 # MIGRATIONS[i] takes the schema from version i to version i + 1. Append only.

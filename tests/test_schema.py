@@ -63,11 +63,13 @@ def test_ensure_schema_idempotent_and_one_round_trip(db: Database) -> None:
 def test_log_sequence_is_assigned_by_the_server_and_never_reused(db: Database) -> None:
     ensure_schema(db)
     row = ("INSERT INTO memory_log (agent_id, ref, kind, version, digest, data, device_id, created_at) "
-           "VALUES (?, 'r', 'put', 1, 'd', 'x', 'dev', 0)")
-    db.batch([(row, ["a"]), (row, ["b"])])
+           "VALUES (?, 'r', 'put', 1, ?, 'x', 'dev', 0)")
+    db.batch([(row, ["a", "d1"]), (row, ["b", "d1"])])
     db.execute("DELETE FROM memory_log WHERE agent_id = 'b'")
-    db.execute(row, ["a"])
+    db.execute(row, ["a", "d2"])
     assert [r[0] for r in db.execute("SELECT seq FROM memory_log ORDER BY seq").rows] == [1, 3]
+    with pytest.raises(ArchiveError):  # the same memory, kind and content once: a retried upload adds nothing
+        db.execute(row, ["a", "d2"])
 
 
 def test_newer_schema_is_refused(db: Database) -> None:
