@@ -24,7 +24,7 @@ from typing import Any, Callable
 from memoryd.tiers.errors import CryptoError, RemoteError
 
 from .crypto import open_text, seal_text
-from .index import LocalIndex
+from .index import LocalIndex, _reporter
 
 log = logging.getLogger("memoryd.sync")
 LOG_VERSION = 1
@@ -107,22 +107,6 @@ def push(remote: Any, index: LocalIndex, key: bytes, agent_id: str, device_id: s
         index.outbox_done(agent_id, [(mid, op, queued) for mid, op, queued, _ in page])
         sent += len(page)
         advance(len(page))
-
-
-def _reporter(progress: Progress | None, label: str, total: int) -> Callable[[int], None]:
-    """Count steps to `progress` (done, total), else to the context's reporter (a bar on a terminal)."""
-    if progress is not None:
-        done = [0]
-
-        def tell(n: int = 1) -> None:
-            done[0] += n
-            progress(done[0], max(total, done[0]))
-        return tell
-    if total < 500:  # a few hundred rows: no bar worth drawing
-        return lambda n=1: None
-    from memoryd.tiers.progress import current_progress
-
-    return current_progress().start(label, total)
 
 
 def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str]]) -> list[tuple[str, list[Any]]]:

@@ -112,6 +112,11 @@ class RemoteBackend:
 
     # -- error translation -------------------------------------------------------------------
     def _translate(self, exc: BaseException) -> MemorydError:
+        error = self._translate_plain(exc)
+        hint = _scheme_hint(self.url, exc, error)
+        return type(error)(f"{error.message}; {hint}", transient=error.transient) if hint else error
+
+    def _translate_plain(self, exc: BaseException) -> MemorydError:
         shown = self.url.display
         if isinstance(exc, aiohttp.WSServerHandshakeError) and exc.status in (401, 403):
             return _auth_error(shown, exc.status)
@@ -199,3 +204,21 @@ def _reason(exc: BaseException) -> str:
 
 def _result(rs: Any) -> Result:
     return Result(tuple(rs.columns), [tuple(row) for row in rs.rows], int(rs.rows_affected or 0))
+
+
+_TLS_ON_PLAIN = ("wrong_version_number", "wrong version number", "record layer failure", "packet length too long",
+                 "unknown protocol", "http_request")
+_PLAIN_ON_TLS = ("server disconnected", "connection reset", "400", "bad request", "plain http request")
+
+
+def _scheme_hint(url: Any, exc: BaseException, error: MemorydError) -> str | None:
+    """The common URL mistake: TLS (libsql://, https://, wss://) against a plain-HTTP server such as a
+    local sqld, or the reverse. Name the URL to use instead."""
+    text = f"{exc} {error.message}".lower()
+    host = url.netloc
+    if url.scheme in ("https", "wss") and any(t in text for t in _TLS_ON_PLAIN):
+        return (f"the server does not speak TLS (a local sqld serves plain HTTP): use http://{host} "
+                f"or ws://{host} (or libsql://{host}?tls=0)")
+    if url.scheme in ("http", "ws") and "auth" not in text and any(t in text for t in _PLAIN_ON_TLS):
+        return f"if the server uses TLS (Turso does), use https://{host} or libsql://{host}"
+    return None

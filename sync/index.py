@@ -33,6 +33,23 @@ _COLS = "m.id, m.text, m.category, m.importance, m.created_at, m.access_count, m
 Progress = Callable[[int, int], None]
 
 
+def _reporter(progress: Progress | None, label: str, total: int) -> Callable[..., None]:
+    """Count steps to `progress(done, total)` if given, else to the context's reporter (a bar on a
+    terminal) when the work is big enough to be worth one."""
+    if progress is not None:
+        done = [0]
+
+        def tell(n: int = 1) -> None:
+            done[0] += n
+            progress(done[0], max(total, done[0]))
+        return tell
+    if total < 500:
+        return lambda n=1: None
+    from memoryd.tiers.progress import current_progress
+
+    return current_progress().start(label, total)
+
+
 def _marks(n: int) -> str:
     return ", ".join("?" * n)
 
@@ -194,6 +211,7 @@ class LocalIndex:
             self._create_terms(conn, agent_id)
             total = conn.execute("SELECT COUNT(*) FROM memories WHERE agent_id = ?", [agent_id]).fetchone()[0]
             done = n_terms = 0
+            advance = _reporter(progress, "index", total)
             insert = f"INSERT INTO {terms_table(agent_id)}(rowid, terms) VALUES (?, ?)"
             rows = conn.execute("SELECT rowid, text, category FROM memories WHERE agent_id = ?", [agent_id]).fetchall()
             for chunk in _chunks(rows, 2000):
@@ -204,8 +222,7 @@ class LocalIndex:
                     n_terms += n
                 conn.executemany(insert, batch)
                 done += len(chunk)
-                if progress:
-                    progress(done, total)
+                advance(len(chunk))
             conn.execute("INSERT OR REPLACE INTO agent_stats VALUES (?, ?, ?)", [agent_id, total, n_terms])
         return total
 
@@ -220,8 +237,13 @@ class LocalIndex:
         rows = [check_entry(e, n) for n, e in enumerate(entries)]
         if not rows:
             return 0
+        advance = _reporter(None, "archive", len(rows))
         with self.tx() as conn:
-            return self._put(conn, agent_id, rows, queue and self.remote)
+            changed = 0
+            for start in range(0, len(rows), 1000):  # one transaction; progress per thousand rows
+                changed += self._put(conn, agent_id, rows[start:start + 1000], queue and self.remote)
+                advance(len(rows[start:start + 1000]))
+            return changed
 
     def _put(self, conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]], queue: bool) -> int:
         self._create_terms(conn, agent_id)

@@ -38,7 +38,10 @@ def migrate(s: Any, progress: Progress | None = None) -> int:
         if state is None:
             s.index.set_meta(_key(s), "done")
         return 0
+    from .index import _reporter
+
     total = int(s.execute("SELECT COUNT(*) FROM cold_memories WHERE agent_id = ?", [s.agent_id]).rows[0][0])
+    advance = _reporter(progress, "plaintext migration", total)
     after, moved = "", 0
     while True:
         rows = s.execute("SELECT id, text, category, importance, created_at, access_count, last_access, metadata "
@@ -49,8 +52,7 @@ def migrate(s: Any, progress: Progress | None = None) -> int:
         s.index.put(s.agent_id, [_entry(r) for r in rows])
         s.index.queue_ids(s.agent_id, [r[0] for r in rows])  # owed to the log even if already indexed
         after, moved = rows[-1][0], moved + len(rows)
-        if progress:
-            progress(moved, max(total, moved))
+        advance(len(rows))
     s.index.set_meta(_key(s), "copied")
     return moved
 
