@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import heapq
 import logging
-import re
 import os
 import threading
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from memoryd.tiers.config import AGENT_ID_RE, Config
-from memoryd.tiers.config_schema import check_section
+from memoryd.tiers.errors import ConfigError
 
 log = logging.getLogger("memoryd.daemon")
 

@@ -236,7 +236,7 @@ class _FileBackend:
             if (path.stat().st_mode & 0o777) != 0o600:
                 os.chmod(path, 0o600)
             conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
-            _enable_wal(conn, timeout)
+            enable_wal(conn, timeout)
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
         except OSError as exc:
@@ -280,7 +280,7 @@ class _FileBackend:
             conn.close()
 
 
-def _enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
+def enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
     """Switching to WAL can fail with "locked" at once (no busy handler) while another connection
     is opening the same fresh file: retry until the timeout."""
     deadline = time.monotonic() + timeout

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from pathlib import Path
 
 from memoryd.tiers.atomic import ensure_private_dir
@@ -71,7 +70,9 @@ def connect(path: Path) -> sqlite3.Connection:
             os.chmod(path, 0o600)
         conn = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
-        _enable_wal(conn)
+        from .db import enable_wal  # the same retry the file: backend needs
+
+        enable_wal(conn, BUSY_MS / 1000)
         conn.execute("PRAGMA synchronous=FULL")
     except StoreError as exc:
         raise ArchiveError(f"cannot open the local index {path}: {exc.message}") from None
@@ -80,19 +81,6 @@ def connect(path: Path) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise translate(exc, path) from None
     return conn
-
-
-def _enable_wal(conn: sqlite3.Connection) -> None:
-    """Switching to WAL fails with "locked" at once while another connection opens the same fresh file."""
-    deadline = time.monotonic() + BUSY_MS / 1000
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
 
 
 def translate(exc: sqlite3.Error, where: Path | str) -> MemorydError:
