@@ -116,6 +116,8 @@ class LocalIndex:
         self.clock = clock
         self._lock = threading.RLock()
         self._ready: set[str] = set()  # agents whose terms table is known to exist
+        self._stats: dict[tuple[Any, ...], tuple[int, int, dict[str, int]]] = {}
+        self._vocab: set[str] = set()
         self._conn: sqlite3.Connection | None = connect(path)
         try:
             with self._guard():
@@ -345,6 +347,15 @@ class LocalIndex:
         self.forget(agent_id, ids)
         return ids
 
+    def set_access(self, agent_id: str, counts: dict[str, tuple[int, int]]) -> None:
+        """Fold recorded access counts ({id: (count, last)}; max, so repeating it changes nothing)."""
+        if not counts:
+            return
+        with self.tx(durable=False) as conn:
+            conn.executemany("UPDATE memories SET access_count = MAX(access_count, ?), last_access = "
+                             "MAX(COALESCE(last_access, 0), ?) WHERE agent_id = ? AND id = ?",
+                             [(n, last, agent_id, mid) for mid, (n, last) in counts.items()])
+
     def touch(self, agent_id: str, ids: Sequence[str]) -> None:
         """Count one access each (reinforcement); not worth an fsync of its own."""
         unique = sorted(set(ids))
@@ -408,12 +419,23 @@ class LocalIndex:
     def term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
         """(rows, total terms, {term: rows holding it}) of the agent: BM25's corpus statistics."""
         validate_agent_id(agent_id)
+        with self._guard() as conn:  # data_version moves when any connection commits: the cache stays right
+            key = (agent_id, tuple(terms), conn.execute("PRAGMA data_version").fetchone()[0])
+        if key not in self._stats:  # ranking and the exact top-k both ask, within one retrieve
+            if len(self._stats) > 256:
+                self._stats.clear()
+            self._stats[key] = self._term_stats(agent_id, terms)
+        return self._stats[key]
+
+    def _term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
         with self._guard() as conn:
             stats = conn.execute("SELECT docs, terms FROM agent_stats WHERE agent_id = ?", [agent_id]).fetchone()
             if not stats or not terms or not self._has_terms(conn, agent_id):
                 return (int(stats[0]), int(stats[1]), {}) if stats else (0, 0, {})
             vocab = f'temp."vocab:{agent_id}"'
-            conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, 'terms:{agent_id}', row)")
+            if agent_id not in self._vocab:
+                conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, 'terms:{agent_id}', row)")
+                self._vocab.add(agent_id)
             sql = " UNION ALL ".join([f"SELECT term, doc FROM {vocab} WHERE term = ?"] * len(terms))
             dfs = dict(conn.execute(sql, list(terms)).fetchall())
         return int(stats[0]), int(stats[1]), {t: int(n) for t, n in dfs.items()}

@@ -139,8 +139,9 @@ class AgentMemory:
         with self.locked():
             now = self.clock()
             pending = self.accesses.pending()
-            if pending:  # retrievals since the last write: counts into warm, activity into the tree
+            if pending:  # retrievals since the last write: counts into warm and the index, activity into the tree
                 tree_index.touch(state["tree"], self.accesses.fold(state["warm"], pending), now)
+                self._fold_cold_accesses(state, pending)
             fixed, evictions = enforce_all(state, now, grace=self.grace)
             self.archive_entries([e["entry"] for e in evictions if "entry" in e])
             for row in evictions:
@@ -162,6 +163,15 @@ class AgentMemory:
             if n:
                 metrics.setdefault("counters", {})[key] = metrics["counters"].get(key, 0) + n
         atomic_write_json(self.dir / "metrics.json", metrics, durable=False)  # counters: not worth an fsync
+
+    def _fold_cold_accesses(self, state: dict[str, Any], pending: dict[str, tuple[int, int]]) -> None:
+        in_warm = {e["id"] for e in state["warm"]["entries"]}
+        cold = {mid: rec for mid, rec in pending.items() if mid not in in_warm}
+        if cold and self.archive is not None:
+            try:
+                self.archive.set_access(self.agent_id, cold)
+            except MemorydError as exc:  # counts only: the log is cleared anyway, nothing else is lost
+                self.warnings.append(f"cold access counts not updated: {exc.message}")
 
     # --- cold: entries leave warm by one durable insert into the local index ---------------
     def archive_entries(self, entries: list[dict]) -> int:

@@ -99,4 +99,9 @@ def query_terms(text: str) -> list[str]:
 
 def document(text: str, category: str = "") -> list[str]:
     """The terms a memory is indexed by: its text and its category's words."""
-    return terms(f"{text} {category.replace('/', ' ')}" if category else text)
+    return list(_document(text, category))
+
+
+@functools.lru_cache(maxsize=4096)  # warm and hot are analysed on every retrieve: a long-lived process keeps them
+def _document(text: str, category: str) -> tuple[str, ...]:
+    return tuple(terms(f"{text} {category.replace('/', ' ')}" if category else text))

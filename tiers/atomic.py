@@ -110,20 +110,26 @@ def quarantine(path: Path, reason: str) -> Path:
 
 def read_json(path: Path, default: Callable[[], Any], validate: Callable[[Any], None] | None = None) -> Any:
     """Load a JSON state file; missing → default(); corrupt → quarantined, then default()."""
+    return read_json_raw(path, default, validate)[0]
+
+
+def read_json_raw(path: Path, default: Callable[[], Any],
+                  validate: Callable[[Any], None] | None = None) -> tuple[Any, bytes | None]:
+    """read_json() and the bytes it parsed (None when the default was used)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return default()
+        return default(), None
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror}") from None
     try:
         obj = json.loads(raw.decode("utf-8"))
         if validate is not None:
             validate(obj)
-        return obj
+        return obj, raw
     except (ValueError, UnicodeDecodeError, TypeError, KeyError, CorruptStateError) as exc:
         quarantine(path, type(exc).__name__)
-        return default()
+        return default(), None
 
 
 class FileLock:

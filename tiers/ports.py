@@ -34,6 +34,9 @@ class Archive(Protocol):
     def touch(self, agent_id: str, ids: Sequence[str]) -> None:
         """Count one access for each id (reinforcement)."""
 
+    def set_access(self, agent_id: str, counts: dict[str, tuple[int, int]]) -> None:
+        """Raise access counts and last access to at least these ({id: (count, last)})."""
+
     def dated(self, agent_id: str, since: float | None, until: float | None, limit: int = 50) -> list[dict[str, Any]]:
         """The most important entries dated in [since, until) (a note's own date, else when stored)."""
 

@@ -97,21 +97,16 @@ def _cold_candidates(mem: AgentMemory, terms: list[str], query: str, limit: int,
 
 
 def _reinforce(mem: AgentMemory, state: dict, results: list[dict], pending: dict, now: float) -> None:
-    """Warm accesses go to the access log (folded by the next write); cold ones to the index."""
+    """Accesses (warm and cold) go to the access log; the next write folds them into warm and the index."""
     warm = {e["id"]: e for e in state["warm"]["entries"]}
     counts = {}
     for r in results:
         if r["tier"] == "warm" and r["id"] in warm:
             n = warm[r["id"]]["access_count"] + 1
-            counts[r["id"]] = (n, int(now))
-            r.update(access_count=n, last_access=int(now))
+        elif r["tier"] == "cold":
+            n = max(int(r.get("access_count") or 0), pending.get(r["id"], (0, 0))[0]) + 1
+        else:
+            continue
+        counts[r["id"]] = (n, int(now))
+        r.update(access_count=n, last_access=int(now))
     mem.accesses.record(counts)
-    cold_ids = [r["id"] for r in results if r["tier"] == "cold"]
-    if cold_ids and mem.archive is not None:
-        try:
-            mem.archive.touch(mem.agent_id, cold_ids)
-        except MemorydError as exc:
-            mem.warnings.append(f"cold access counts not updated: {exc.message}")
-        for r in results:
-            if r["tier"] == "cold":
-                r["access_count"] = int(r.get("access_count") or 0) + 1

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .atomic import atomic_write_bytes, atomic_write_text, dumps, ensure_private_dir, read_json
+from .atomic import atomic_write_bytes, atomic_write_text, dumps, ensure_private_dir, read_json, read_json_raw
 from .hot import empty_hot, render_markdown, validate_hot
 from .tree import empty_tree, validate_tree
 from .warm import empty_warm, validate_warm
@@ -36,9 +36,11 @@ class StateFiles:
     def load(self, name: str) -> Any:
         default, validate = _SHAPES[name]
         path = self.path(name)
-        obj = read_json(path, lambda: None, validate)
+        obj, raw = read_json_raw(path, lambda: None, validate)
         if obj is not None:
-            self._written[name] = dumps(obj)
+            # our files are written canonical, so the bytes read stand for the object (no re-encoding
+            # on every read); were they not, the next save merely writes once more
+            self._written[name] = raw if raw is not None else dumps(obj)
             return obj
         backup = path.with_name(path.name + ".bak")
         if not path.exists() and backup.exists():
