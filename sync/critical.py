@@ -185,6 +185,7 @@ def absorb(s: Session, version: int, data: str) -> tuple[Replica, bool]:
 
 def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]:
     """One atomic batch: write version expected+1 if the cloud is at `expected`. (applied, version, data)."""
+    upload_archived(s)
     new = expected + 1
     data = s.seal(rep, new)
     marker = data[:MARKER_CHARS]
@@ -200,6 +201,16 @@ def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]
         raise RemoteError(f"critical state of agent {s.agent_id} vanished during the push", transient=True)
     version, other = int(rows[0][0]), rows[0][1]
     return (version == new and other is None), version, other
+
+
+def upload_archived(s: Session) -> int:
+    """Entries that left warm (a merge may have just evicted some) are in the cloud log before a push
+    announces their removal from warm: losing this device right after the push loses nothing."""
+    if s.is_file or not s.index.pending_uploads(s.agent_id):
+        return 0
+    from . import cloudlog
+
+    return cloudlog.push(s, s.index, s.key, s.agent_id, s.files.device_id(), int(time.time()))
 
 
 def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:

@@ -102,6 +102,8 @@ def test_three_devices_exchange_cold_memories_and_forgets(tmp_path: Path, server
            (("alpha", a), ("beta", b), ("gamma", c))}
     for cfg in (a, b, c, a, b):
         assert sync_now(cfg, AGENT)["status"] != "queued"
+        with open_index(cfg) as ix:  # what a merge evicted went up before the push that announced it
+            assert ix.pending_uploads(AGENT) == 0
     every = {f"{n} archived fact {i}" for n in ("alpha", "beta", "gamma") for i in range(5)}
     assert cold_texts(a) == cold_texts(b) == cold_texts(c) == every
     with memory(b, {"agent_id": AGENT}) as mem:
