@@ -24,7 +24,8 @@ from typing import Any, Callable
 from memoryd.tiers.errors import CryptoError, RemoteError
 
 from .crypto import open_text, seal_text
-from .index import LocalIndex, _reporter
+from .index import LocalIndex
+from .index_rows import reporter
 
 log = logging.getLogger("memoryd.sync")
 LOG_VERSION = 1
@@ -89,7 +90,7 @@ def push(remote: Any, index: LocalIndex, key: bytes, agent_id: str, device_id: s
          progress: Progress | None = None) -> int:
     """Upload the agent's outbox, PUSH_BATCH rows per round trip; returns how many went up."""
     total = index.pending_uploads(agent_id)
-    advance = _reporter(progress, "upload", total)
+    advance = reporter(progress, "upload", total)
     sent = 0
     while True:
         page = index.outbox_page(agent_id, PUSH_BATCH)
@@ -139,7 +140,7 @@ def pull(remote: Any, index: LocalIndex, key: bytes, agent_id: str, remote_id: s
                           "the server lost rows (restored from an older backup?); run 'memoryd sync --force' "
                           "to upload this device's memories again", transient=False)
     seen = added = forgotten = 0
-    advance = _reporter(progress, "cloud log", count)
+    advance = reporter(progress, "cloud log", count)
     while cursor < top:
         rows = remote.execute(_PAGE, [agent_id, cursor, PULL_PAGE]).rows
         if not rows:

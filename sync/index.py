@@ -9,8 +9,6 @@ newest-N cut; the ranking across tiers happens in memoryd.tiers.ranking.
 from __future__ import annotations
 
 import json
-import math
-import re
 import sqlite3
 import threading
 import time
@@ -20,93 +18,14 @@ from typing import Any, Callable, Iterator, Sequence
 
 from memoryd.tiers import analyzer
 from memoryd.tiers.config import Config, validate_agent_id
-from memoryd.tiers.errors import UsageError
 from memoryd.tiers.ports import ColdEntry
 
 from . import topk
+from .index_log import CloudLogSide
+from .index_rows import IDS_PER_STMT, PAGE, Progress, COLUMNS, TERM_RE, check_entry, chunks, entry_day, marks, reporter, row_entry, terms_text
 from .index_schema import connect, ensure_local_schema, index_path, terms_table, translate
 
-PAGE = 500
-_TERM = re.compile(r"[^\W_]+")
-IDS_PER_STMT = 500
-_COLS = "m.id, m.text, m.category, m.importance, m.created_at, m.access_count, m.last_access, m.metadata, m.day"
-Progress = Callable[[int, int], None]
-
-
-def _reporter(progress: Progress | None, label: str, total: int) -> Callable[..., None]:
-    """Count steps to `progress(done, total)` if given, else to the context's reporter (a bar on a
-    terminal) when the work is big enough to be worth one."""
-    if progress is not None:
-        done = [0]
-
-        def tell(n: int = 1) -> None:
-            done[0] += n
-            progress(done[0], max(total, done[0]))
-        return tell
-    if total < 500:
-        return lambda n=1: None
-    from memoryd.tiers.progress import current_progress
-
-    return current_progress().start(label, total)
-
-
-def _marks(n: int) -> str:
-    return ", ".join("?" * n)
-
-
-def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i:i + size]
-
-
-def entry_day(created_at: float, metadata: dict[str, Any]) -> str:
-    """A memory's date: a note's own date (YYYY-MM-DD) when it has one, else the UTC day it was stored."""
-    date = metadata.get("date")
-    if isinstance(date, str) and len(date) == 10 and date[4] == "-" and date[7] == "-":
-        return date
-    return time.strftime("%Y-%m-%d", time.gmtime(created_at))
-
-
-def check_entry(entry: ColdEntry, n: int = 0) -> dict[str, Any]:
-    """A validated, normalised copy of one entry (UsageError naming what is wrong)."""
-    try:
-        mid, text, category = entry["id"], entry["text"], entry["category"]
-        created = float(entry["created_at"])
-        importance = entry.get("importance")
-        importance = None if importance is None else float(importance)
-        access = int(entry.get("access_count") or 0)
-        last = entry.get("last_access")
-        last = None if last is None else int(float(last))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UsageError(f"cold entry #{n} is malformed: {type(exc).__name__} {exc}") from None
-    if not (isinstance(mid, str) and mid and isinstance(text, str) and text and isinstance(category, str)):
-        raise UsageError(f"cold entry #{n} needs a non-empty id, text and category")
-    if not math.isfinite(created) or (importance is not None and not math.isfinite(importance)):
-        raise UsageError(f"cold entry #{n} has a non-finite number")
-    meta = entry.get("metadata") or {}
-    if not isinstance(meta, dict):
-        raise UsageError(f"cold entry #{n}: metadata must be an object")
-    return {"id": mid, "text": text, "category": category, "importance": importance, "created_at": int(created),
-            "access_count": access, "last_access": last, "metadata": meta}
-
-
-def _entry(row: Sequence[Any]) -> dict[str, Any]:
-    mid, text, category, importance, created, access, last, meta, day = row[:9]
-    try:
-        metadata = json.loads(meta) if meta else {}
-    except ValueError:
-        metadata = {}  # a hand-edited row must not break search
-    return {"id": mid, "text": text, "category": category, "importance": importance, "created_at": created,
-            "access_count": int(access or 0), "last_access": last,
-            "metadata": metadata if isinstance(metadata, dict) else {}, "day": day, "tier": "cold"}
-
-
-def _terms_text(text: str, category: str) -> tuple[str, int]:
-    found = analyzer.document(text, category)
-    return " ".join(found), len(found)
-
-
-class LocalIndex:
+class LocalIndex(CloudLogSide):
     """One SQLite file for every agent of this device; safe to share between threads."""
 
     def __init__(self, path: Path, *, remote: bool = False, clock: Callable[[], float] = time.time,
@@ -213,13 +132,13 @@ class LocalIndex:
             self._create_terms(conn, agent_id)
             total = conn.execute("SELECT COUNT(*) FROM memories WHERE agent_id = ?", [agent_id]).fetchone()[0]
             done = n_terms = 0
-            advance = _reporter(progress, "index", total)
+            advance = reporter(progress, "index", total)
             insert = f"INSERT INTO {terms_table(agent_id)}(rowid, terms) VALUES (?, ?)"
             rows = conn.execute("SELECT rowid, text, category FROM memories WHERE agent_id = ?", [agent_id]).fetchall()
-            for chunk in _chunks(rows, 2000):
+            for chunk in chunks(rows, 2000):
                 batch = []
                 for rowid, text, category in chunk:
-                    joined, n = _terms_text(text, category)
+                    joined, n = terms_text(text, category)
                     batch.append((rowid, joined))
                     n_terms += n
                 conn.executemany(insert, batch)
@@ -239,7 +158,7 @@ class LocalIndex:
         rows = [check_entry(e, n) for n, e in enumerate(entries)]
         if not rows:
             return 0
-        advance = _reporter(None, "archive", len(rows))
+        advance = reporter(None, "archive", len(rows))
         with self.tx() as conn:
             changed = 0
             for start in range(0, len(rows), 1000):  # one transaction; progress per thousand rows
@@ -265,7 +184,7 @@ class LocalIndex:
                     "INSERT INTO memories (agent_id, id, text, category, importance, created_at, metadata, day, "
                     "access_count, last_access) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [agent_id, r["id"], r["text"], r["category"], *values, r["access_count"], r["last_access"]])
-                joined, n = _terms_text(r["text"], r["category"])
+                joined, n = terms_text(r["text"], r["category"])
                 conn.execute(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", [cur.lastrowid, joined])
                 d_docs, d_terms = d_docs + 1, d_terms + n
             elif (old[1], old[2], old[3], old[4], old[5]) == (r["text"], r["category"], *values[:3]):
@@ -273,8 +192,8 @@ class LocalIndex:
                 continue
             else:
                 if (old[1], old[2]) != (r["text"], r["category"]):
-                    old_terms, n_old = _terms_text(old[1], old[2])
-                    joined, n = _terms_text(r["text"], r["category"])
+                    old_terms, n_old = terms_text(old[1], old[2])
+                    joined, n = terms_text(r["text"], r["category"])
                     conn.execute(f"INSERT INTO {table}({table}, rowid, terms) VALUES ('delete', ?, ?)", [old[0], old_terms])
                     conn.execute(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", [old[0], joined])
                     d_terms += n - n_old
@@ -297,8 +216,8 @@ class LocalIndex:
     @staticmethod
     def _tombstones(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str]) -> dict[str, int]:
         out: dict[str, int] = {}
-        for chunk in _chunks(list(ids), IDS_PER_STMT):
-            out.update(conn.execute(f"SELECT id, forgotten_at FROM tombstones WHERE agent_id = ? AND id IN ({_marks(len(chunk))})",
+        for chunk in chunks(list(ids), IDS_PER_STMT):
+            out.update(conn.execute(f"SELECT id, forgotten_at FROM tombstones WHERE agent_id = ? AND id IN ({marks(len(chunk))})",
                                     [agent_id, *chunk]).fetchall())
         return out
 
@@ -322,7 +241,7 @@ class LocalIndex:
                                [agent_id, mid]).fetchone()
             if old is not None and (queue or old[3] <= at):
                 if has_terms:
-                    old_terms, n_old = _terms_text(old[1], old[2])
+                    old_terms, n_old = terms_text(old[1], old[2])
                     table = terms_table(agent_id)
                     conn.execute(f"INSERT INTO {table}({table}, rowid, terms) VALUES ('delete', ?, ?)", [old[0], old_terms])
                     d_terms += n_old
@@ -363,9 +282,9 @@ class LocalIndex:
             return
         now = int(self.clock())
         with self.tx(durable=False) as conn:
-            for chunk in _chunks(unique, IDS_PER_STMT):
+            for chunk in chunks(unique, IDS_PER_STMT):
                 conn.execute(f"UPDATE memories SET access_count = access_count + 1, last_access = ? "
-                             f"WHERE agent_id = ? AND id IN ({_marks(len(chunk))})", [now, agent_id, *chunk])
+                             f"WHERE agent_id = ? AND id IN ({marks(len(chunk))})", [now, agent_id, *chunk])
 
     # -- reads -------------------------------------------------------------------------------------
     def search(self, agent_id: str, terms: Sequence[str], limit: int = 10,
@@ -373,8 +292,8 @@ class LocalIndex:
         """The `limit` best rows by BM25 over the agent's terms (any term may match; `prefixes` match
         any term they begin), best first; each carries `bm25` (higher is better)."""
         validate_agent_id(agent_id)
-        terms = [t for t in terms if _TERM.fullmatch(t)]  # analyzer terms only: nothing else reaches MATCH
-        prefixes = [p for p in prefixes if _TERM.fullmatch(p)]
+        terms = [t for t in terms if TERM_RE.fullmatch(t)]  # analyzer terms only: nothing else reaches MATCH
+        prefixes = [p for p in prefixes if TERM_RE.fullmatch(p)]
         if not terms and not prefixes:
             return []
         limit = max(1, min(int(limit), 5000))
@@ -386,12 +305,12 @@ class LocalIndex:
                 if found is not None:
                     return found
             rows = self._top(conn, agent_id, [f'"{t}"' for t in terms] + [f'"{p}"*' for p in prefixes], limit)
-        return [dict(_entry(row), bm25=-float(row[9])) for row in rows]
+        return [dict(row_entry(row), bm25=-float(row[9])) for row in rows]
 
     def _top(self, conn: sqlite3.Connection, agent_id: str, phrases: list[str], limit: int) -> list[Any]:
         table = terms_table(agent_id)
         return conn.execute(
-            f"SELECT {_COLS}, r.score FROM (SELECT rowid, rank AS score FROM {table} WHERE {table} MATCH ? "
+            f"SELECT {COLUMNS}, r.score FROM (SELECT rowid, rank AS score FROM {table} WHERE {table} MATCH ? "
             f"ORDER BY rank LIMIT ?) r CROSS JOIN memories m ON m.rowid = r.rowid ORDER BY r.score",
             [" OR ".join(phrases), limit]).fetchall()
 
@@ -408,7 +327,7 @@ class LocalIndex:
         found = []
         for row in rows:
             doc = analyzer.document(row[1], row[2])
-            found.append(dict(_entry(row), bm25=topk.score(terms, doc, dfs, n_docs, avg)))
+            found.append(dict(row_entry(row), bm25=topk.score(terms, doc, dfs, n_docs, avg)))
         last_rare = -float(rows[-1][9]) if rows else 0.0
         if not topk.settled([f["bm25"] for f in found], limit, last_rare, topk.ceiling(common, dfs, n_docs),
                             complete=len(rows) < fetch):
@@ -443,20 +362,20 @@ class LocalIndex:
     def get(self, agent_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
         wanted = list(dict.fromkeys(ids))
         found: dict[str, dict[str, Any]] = {}
-        for chunk in _chunks(wanted, IDS_PER_STMT):
-            rows = self.read(f"SELECT {_COLS} FROM memories m WHERE m.agent_id = ? AND m.id IN ({_marks(len(chunk))})",
+        for chunk in chunks(wanted, IDS_PER_STMT):
+            rows = self.read(f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = ? AND m.id IN ({marks(len(chunk))})",
                              [agent_id, *chunk])
-            found.update((row[0], _entry(row)) for row in rows)
+            found.update((row[0], row_entry(row)) for row in rows)
         return [found[i] for i in wanted if i in found]
 
     def dated(self, agent_id: str, since: float | None, until: float | None, limit: int = 50) -> list[dict[str, Any]]:
         """The most important entries dated in [since, until): a note's own date, else when stored."""
         lo = time.strftime("%Y-%m-%d", time.gmtime(since)) if since is not None else "0000-01-01"
         hi = time.strftime("%Y-%m-%d", time.gmtime(until)) if until is not None else "9999-12-31"
-        rows = self.read(f"SELECT {_COLS} FROM memories m WHERE m.agent_id = ? AND m.day >= ? AND m.day < ? "
+        rows = self.read(f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = ? AND m.day >= ? AND m.day < ? "
                          "ORDER BY m.importance DESC, m.created_at DESC, m.id LIMIT ?",
                          [agent_id, lo, hi, max(1, min(int(limit), 1000))])
-        return [_entry(row) for row in rows]
+        return [row_entry(row) for row in rows]
 
     def count(self, agent_id: str) -> int:
         validate_agent_id(agent_id)
@@ -472,92 +391,12 @@ class LocalIndex:
         """Every entry in id order, PAGE rows at a time (keyset paging: stable under inserts)."""
         after = ""
         while True:
-            rows = self.read(f"SELECT {_COLS} FROM memories m WHERE m.agent_id = ? AND m.id > ? ORDER BY m.id LIMIT ?",
+            rows = self.read(f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = ? AND m.id > ? ORDER BY m.id LIMIT ?",
                              [agent_id, after, PAGE])
-            yield from (_entry(row) for row in rows)
+            yield from (row_entry(row) for row in rows)
             if len(rows) < PAGE:
                 return
             after = rows[-1][0]
-
-    # -- the cloud log's side (sync/cloudlog.py) ----------------------------------------------------
-    def pending_uploads(self, agent_id: str) -> int:
-        return int(self.read("SELECT COUNT(*) FROM outbox WHERE agent_id = ?", [agent_id])[0][0])
-
-    def outbox_page(self, agent_id: str, limit: int) -> list[tuple[str, str, int, dict[str, Any] | None]]:
-        """(id, op, queued_at, entry or None) of the oldest queued uploads."""
-        rows = self.read("SELECT id, op, queued_at FROM outbox WHERE agent_id = ? ORDER BY queued_at, id LIMIT ?",
-                         [agent_id, int(limit)])
-        entries = {e["id"]: e for e in self.get(agent_id, [r[0] for r in rows if r[1] == "put"])}
-        tombs = dict(self.read(f"SELECT id, forgotten_at FROM tombstones WHERE agent_id = ? AND id IN "
-                               f"({_marks(len(rows))})", [agent_id, *[r[0] for r in rows]])) if rows else {}
-        out = []
-        for mid, op, queued in rows:
-            item = entries.get(mid) if op == "put" else ({"id": mid, "at": tombs[mid]} if mid in tombs else None)
-            out.append((mid, op, queued, item))
-        return out
-
-    def outbox_done(self, agent_id: str, rows: Sequence[tuple[str, str, int]]) -> None:
-        """Drop uploaded rows, unless queued again meanwhile (a newer change still has to go)."""
-        with self.tx() as conn:
-            conn.executemany("DELETE FROM outbox WHERE agent_id = ? AND id = ? AND op = ? AND queued_at = ?",
-                             [(agent_id, mid, op, queued) for mid, op, queued in rows])
-
-    def queue_everything(self, agent_id: str) -> int:
-        """A database this agent never synced with: every memory and every forget is owed to it."""
-        now = int(self.clock())
-        with self.tx() as conn:
-            n = conn.execute("INSERT OR IGNORE INTO outbox SELECT agent_id, id, 'put', ? FROM memories WHERE agent_id = ?",
-                             [now, agent_id]).rowcount
-            n += conn.execute("INSERT OR IGNORE INTO outbox SELECT agent_id, id, 'forget', forgotten_at FROM tombstones "
-                              "WHERE agent_id = ?", [agent_id]).rowcount
-        return n
-
-    def drop_agent(self, agent_id: str) -> None:
-        """Remove every trace of an agent from the index (a refused restore on a new device)."""
-        validate_agent_id(agent_id)
-        with self.tx() as conn:
-            conn.execute(f"DROP TABLE IF EXISTS {terms_table(agent_id)}")
-            self._ready.discard(agent_id)
-            for table in ("memories", "agent_stats", "outbox", "tombstones"):
-                conn.execute(f"DELETE FROM {table} WHERE agent_id = ?", [agent_id])
-            prefix = f"cursor:{agent_id}:"
-            conn.execute("DELETE FROM index_meta WHERE key = ? OR substr(key, 1, ?) = ?",
-                         [f"sig:{agent_id}", len(prefix), prefix])
-
-    def queue_ids(self, agent_id: str, ids: Sequence[str]) -> None:
-        """Owe these memories to the cloud log (when they are still here)."""
-        now = int(self.clock())
-        with self.tx() as conn:
-            for chunk in _chunks(list(ids), IDS_PER_STMT):
-                conn.execute(f"INSERT OR IGNORE INTO outbox SELECT agent_id, id, 'put', ? FROM memories "
-                             f"WHERE agent_id = ? AND id IN ({_marks(len(chunk))})", [now, agent_id, *chunk])
-
-    def meta(self, key: str) -> str | None:
-        rows = self.read("SELECT value FROM index_meta WHERE key = ?", [key])
-        return rows[0][0] if rows else None
-
-    def set_meta(self, key: str, value: str | None) -> None:
-        with self.tx() as conn:
-            if value is None:
-                conn.execute("DELETE FROM index_meta WHERE key = ?", [key])
-            else:
-                conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [key, value])
-
-    def apply_remote(self, agent_id: str, items: Sequence[tuple[str, dict[str, Any]]], cursor_key: str,
-                     seq: int) -> tuple[int, int]:
-        """Apply a page pulled from the cloud log (("put", entry) / ("forget", {id, at})) and move the
-        cursor, in one transaction: a crash re-applies the whole page, which changes nothing."""
-        puts = [check_entry(e, n) for n, (kind, e) in enumerate(items) if kind == "put"]
-        with self.tx() as conn:
-            added = forgotten = 0
-            for kind, item in items:  # in log order: a forget after a put wins, a re-store after it too
-                if kind == "put":
-                    added += self._put(conn, agent_id, [puts.pop(0)], False)
-                else:
-                    forgotten += len(self._forget(conn, agent_id, [item["id"]], int(item["at"]), False))
-            conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [cursor_key, str(int(seq))])
-        return added, forgotten
-
 
 _shared: dict[tuple[Path, bool], LocalIndex] = {}
 _shared_lock = threading.Lock()

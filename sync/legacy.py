@@ -38,10 +38,10 @@ def migrate(s: Any, progress: Progress | None = None) -> int:
         if state is None:
             s.index.set_meta(_key(s), "done")
         return 0
-    from .index import _reporter
+    from .index_rows import reporter
 
     total = int(s.execute("SELECT COUNT(*) FROM cold_memories WHERE agent_id = ?", [s.agent_id]).rows[0][0])
-    advance = _reporter(progress, "plaintext migration", total)
+    advance = reporter(progress, "plaintext migration", total)
     after, moved = "", 0
     while True:
         rows = s.execute("SELECT id, text, category, importance, created_at, access_count, last_access, metadata "
