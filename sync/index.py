@@ -316,24 +316,29 @@ class LocalIndex(CloudLogSide):
 
     def _search_rare_first(self, conn: sqlite3.Connection, agent_id: str, terms: list[str],
                            limit: int) -> list[dict[str, Any]] | None:
-        """sync/topk.py: the exact answer from the rare terms' top rows, or None (run the full query)."""
+        """sync/topk.py: the exact answer from the rarer terms' top rows, or None (run the full query).
+
+        Tried with the rare terms, then adding common ones rarest first (each try scores fewer rows
+        than the full query), at most topk.TRIES times."""
         n_docs, n_terms, dfs = self.term_stats(agent_id, terms)
         rare, common = topk.split(terms, dfs, n_docs)
-        if not common or not rare:
+        if not common:
             return None
+        common.sort(key=lambda t: dfs.get(t, 0))
+        tries = [rare + common[:k] for k in range(0 if rare else 1, len(common))][:topk.TRIES]
         fetch = max(limit * 4, 200)
-        rows = self._top(conn, agent_id, [f'"{t}"' for t in rare], fetch)
         avg = n_terms / max(n_docs, 1)
-        found = []
-        for row in rows:
-            doc = analyzer.document(row[1], row[2])
-            found.append(dict(row_entry(row), bm25=topk.score(terms, doc, dfs, n_docs, avg)))
-        last_rare = -float(rows[-1][9]) if rows else 0.0
-        if not topk.settled([f["bm25"] for f in found], limit, last_rare, topk.ceiling(common, dfs, n_docs),
+        for first in tries:
+            rows = self._top(conn, agent_id, [f'"{t}"' for t in first], fetch)
+            found = [dict(row_entry(row), bm25=topk.score(terms, analyzer.document(row[1], row[2]), dfs, n_docs, avg))
+                     for row in rows]
+            last = -float(rows[-1][9]) if rows else 0.0
+            rest = [t for t in terms if t not in first]
+            if topk.settled([f["bm25"] for f in found], limit, last, topk.ceiling(rest, dfs, n_docs),
                             complete=len(rows) < fetch):
-            return None
-        found.sort(key=lambda f: -f["bm25"])
-        return found[:limit]
+                found.sort(key=lambda f: -f["bm25"])
+                return found[:limit]
+        return None
 
     def term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
         """(rows, total terms, {term: rows holding it}) of the agent: BM25's corpus statistics."""

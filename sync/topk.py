@@ -16,6 +16,7 @@ from typing import Sequence
 K1, B = 1.2, 0.75          # FTS5's bm25() defaults
 COMMON_SHARE = 0.02        # a term in more than 2 % of the rows is "common" ...
 COMMON_MIN = 2000          # ... and in more than this many (small indexes: always the full query)
+TRIES = 1                  # one shortcut try (rare terms, or the rarest common one): more tries cost more than they save (measured)
 
 
 def idf(n_docs: int, df: int) -> float:
