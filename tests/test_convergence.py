@@ -218,3 +218,34 @@ def test_status_says_how_far_behind_and_ahead_the_device_was(tmp_path: Path, ser
     assert after["last_check"] == s["last_check"]  # the server was not reached: no new look to report
     assert after["pending"] == 1
     server.start()
+
+
+def test_a_copy_uploaded_after_the_forget_is_dropped_from_the_cloud(tmp_path: Path, server: SqldServer) -> None:
+    """b archives its copy and uploads it (a forget's push, which does not pull) after a's forget reached
+    the server: the server must not keep that ciphertext once b syncs."""
+    from memoryd.daemon.ops import memory
+    from memoryd.sync.cloudlog import ref_of
+
+    a, key = first_device(tmp_path, server.http_url)
+    b = device(tmp_path, "b", server.http_url, key)
+    past = time.time() - 40 * DAY
+    with memory(a, {"agent_id": AGENT}, clock=lambda: past) as mem:
+        mid = mem.store("the gate code of the old office is 1234", "office", 0.3)["id"]
+    other = memoryd(a, "store", "an unrelated fact about lunch", "--category", "notes")["id"]
+    for cfg in (a, b):
+        memoryd(cfg, "sync")
+    memoryd(a, "forget", mid)  # the forget row is on the server now
+    memoryd(b, "consolidate")  # b, which has not pulled it, archives its old copy (queued for upload)
+    memoryd(b, "forget", other)  # whose push uploads that copy, after the forget row
+    db = connect(Config(home=Path("/nonexistent"), db_url=server.http_url))
+    try:
+        puts = lambda: db.execute("SELECT COUNT(*) FROM memory_log WHERE ref = ? AND kind = 'put'",  # noqa: E731
+                                  [ref_of(key, AGENT, mid)]).rows[0][0]
+        assert puts() == 1  # the race really happened
+        for cfg in (b, a):
+            memoryd(cfg, "sync")
+        assert puts() == 0
+    finally:
+        db.close()
+    for cfg in (a, b):
+        assert mid not in index_rows(cfg) and "gate code" not in " ".join(warm_texts(cfg))
