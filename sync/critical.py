@@ -265,6 +265,7 @@ def _guarded(s: Session, body: Any) -> dict[str, Any]:
 def _check_agent(s: Session) -> None:
     if not s.mem.exists():
         raise UsageError(f"agent {s.agent_id} has no memory on this device: run 'memoryd init' or 'memoryd restore'")
+    s.key  # noqa: B018 - a missing key is a usage error too, before any file is written
 
 
 def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = None,
@@ -280,7 +281,7 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
     s = Session(config, agent_id, db=db, key=key)
     s.purge_history = purge_history or bool((s.files.outbox() or {}).get("purge_history"))
     force = force or s.purge_history
-    _check_agent(s)
+    _check_agent(s)  # a usage error (no such agent, no key) before anything is written
 
     def body() -> dict[str, Any]:
         base = stamp_local(s)  # local edits are stamped before any network I/O
@@ -289,7 +290,6 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
         if not force and rep_hash == base["pushed"]:
             s.files.clear_outbox()
             return _result(s, "unchanged", base["version"], **cold)
-        s.key  # noqa: B018 - a missing key is a usage error before any network I/O
         return dict(_push_loop(s, base, force, rep_hash), **cold)
 
     try:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,18 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return "\n".join(p["text"] for p in content  # a part without text (null, a number) is skipped
+                         if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str))
     return ""
+
+
+def _clean(text: str) -> str:
+    """Whitespace collapsed; a lone surrogate (a JavaScript string cut inside a pair) becomes U+FFFD,
+    as it cannot be stored as UTF-8."""
+    return " ".join(_LONE_SURROGATE.sub("\ufffd", text).split())
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def parse_messages(lines: list[bytes]) -> list[dict[str, str]]:
@@ -35,12 +46,14 @@ def parse_messages(lines: list[bytes]) -> list[dict[str, str]]:
         if not isinstance(obj, dict) or obj.get("hidden"):
             continue
         if obj.get("type") == "compaction" and isinstance(obj.get("summary"), str):
-            out.append({"role": "summary", "text": obj["summary"], "timestamp": str(obj.get("timestamp", ""))})
+            summary = _clean(obj["summary"])  # an empty one would refuse the whole batch
+            if summary:
+                out.append({"role": "summary", "text": summary, "timestamp": str(obj.get("timestamp", ""))})
             continue
         msg = obj.get("message") if isinstance(obj.get("message"), dict) else obj
         if obj.get("type") not in ("message", None) or msg.get("role") not in ("user", "assistant"):
             continue
-        text = " ".join(_text_of(msg.get("content")).split())
+        text = _clean(_text_of(msg.get("content")))
         if len(text.encode("utf-8")) >= MIN_BYTES:
             out.append({"role": msg["role"], "text": text, "timestamp": str(obj.get("timestamp", ""))})
     return out
