@@ -87,6 +87,11 @@ def _index_view(cold: dict[str, Any]) -> dict[str, tuple]:
             for i, e in cold.items()}
 
 
+def _canonical(state: dict[str, Any]) -> dict[str, Any]:
+    """Warm is a set of entries: its order on disk is the last local write's eviction order."""
+    return dict(state, warm=dict(state["warm"], entries=sorted(state["warm"]["entries"], key=lambda e: e["id"])))
+
+
 def _texts(snap: dict[str, Any]) -> list[str]:
     return [e["text"] for e in snap["state"]["warm"]["entries"]] + [e["text"] for e in snap["cold"].values()]
 
@@ -224,8 +229,8 @@ def figures(devices: list[Device], ledger: Ledger, url: str, rounds: int) -> dic
     snaps = {d.name: snapshot(d) for d in devices}
     puts, cloud_dups = cloud_log(url)
     first = next(iter(snaps.values()))
-    identical = all(s["state"] == first["state"] and _index_view(s["cold"]) == _index_view(first["cold"])
-                    for s in snaps.values())
+    identical = all(_canonical(s["state"]) == _canonical(first["state"]) and
+                    _index_view(s["cold"]) == _index_view(first["cold"]) for s in snaps.values())
     warm_and_cold = {n: len({e["id"] for e in s["state"]["warm"]["entries"]} & set(s["cold"])) for n, s in snaps.items()}
     warm_dups = {n: len(s["state"]["warm"]["entries"]) - len({e["id"] for e in s["state"]["warm"]["entries"]})
                  for n, s in snaps.items()}

@@ -249,3 +249,36 @@ def test_a_copy_uploaded_after_the_forget_is_dropped_from_the_cloud(tmp_path: Pa
         db.close()
     for cfg in (a, b):
         assert mid not in index_rows(cfg) and "gate code" not in " ".join(warm_texts(cfg))
+
+
+def test_a_fresh_fact_at_the_warm_cap_reaches_the_other_device(tmp_path: Path, server: SqldServer) -> None:
+    """Warm is full of older, more important facts: a fact just stored stays in warm (its grace period)
+    and syncs; with no grace (config.toml) it goes straight to the local index and still reaches b."""
+    from memoryd.daemon.ops import memory
+
+    a, key = first_device(tmp_path, server.http_url)
+    b = device(tmp_path, "b", server.http_url, key)
+    two_days_ago = time.time() - 2 * DAY
+    with memory(a, {"agent_id": AGENT}, clock=lambda: two_days_ago) as mem:
+        mem.store_many([(f"older important fact {i:03d} " + "k" * 380, "notes", 0.9, None) for i in range(140)])
+    assert index_rows(a), "warm must be at its cap"
+    fresh = memoryd(a, "store", "a minor but fresh note about the printer", "--category", "office")
+    assert "note" not in fresh  # it stayed in warm; an older fact made room
+    for cfg in (a, b):
+        memoryd(cfg, "sync")
+    assert "a minor but fresh note about the printer" in warm_texts(b)
+
+    a.home.joinpath("config.toml").write_text("[warm]\ngrace_hours = 0\n")
+    gone = memoryd(a, "store", "another minor note, stored without a grace period" + " detail" * 80,
+                   "--category", "office", "--importance", "0.05")  # too big for what is left of the cap
+    assert gone["tier"] == "cold" and gone.get("note"), gone  # the store says where the fact went
+    rows = [json.loads(line) for line in (a.agent_dir(AGENT) / "evictions.jsonl").read_text().splitlines()]
+    assert any(r["id"] == gone["id"] and r.get("to") == "cold" for r in rows)  # and so does the eviction log
+    assert gone["id"] in index_rows(a)  # durable in the local index before the command returned
+    for cfg in (a, b):
+        memoryd(cfg, "sync")
+    assert gone["id"] in index_rows(b) and index_rows(a) == index_rows(b)
+    sa, sb = state_of(a), state_of(b)  # (warm's order on disk follows each device's own grace setting)
+    key = lambda e: e["id"]  # noqa: E731
+    assert sorted(sa["warm"]["entries"], key=key) == sorted(sb["warm"]["entries"], key=key)
+    assert (sa["hot"], sa["tree"]) == (sb["hot"], sb["tree"])
