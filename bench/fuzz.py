@@ -22,8 +22,9 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from faultcheck import mcp_note  # noqa: E402
-from fuzzlib import (DaemonClient, Sandbox, Tally, command_line, command_paths, export_file, note_file,  # noqa: E402
-                     probe_cli, probe_import, probe_note, probe_socket, probe_transcript, socket_line, transcript_file)
+from fuzzgen import command_line, command_paths, export_file, note_file, socket_line, transcript_file  # noqa: E402
+from fuzzlib import (DaemonClient, Sandbox, Tally, probe_cli, probe_import, probe_note, probe_socket,  # noqa: E402
+                     probe_transcript)
 
 KINDS = ("cli", "import", "notes", "transcripts", "socket")
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -18,7 +18,7 @@ from memoryd.sync.index import open_index
 from memoryd.sync.syncstate import KIND
 from memoryd.tiers.config import Config
 
-from sqld_server import SqldServer, sqld_binary
+from sqld_server import SqldServer
 from synchelp import AGENT, device, env_for, first_device, state_of
 
 CLI = str(Path(sys.executable).with_name("memoryd"))
@@ -39,12 +39,8 @@ print(json.dumps(codes))
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[SqldServer]:
-    (tmp_path / "sqld").mkdir()
-    srv = SqldServer(sqld_binary(), tmp_path / "sqld")
-    srv.start()
-    yield srv
-    srv.stop()
+def server(private_sqld: SqldServer) -> SqldServer:
+    return private_sqld
 
 
 def memoryd(config: Config, *args: str, ok: bool = True) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from faultcheck import print_figures, run_faults
-from sqld_server import SqldServer, sqld_binary
+from sqld_server import SqldServer
 
 # One process holds the local index open (the daemon's shared connection) while a second connection
 # is opened and closed beside it, another process opens and closes the file, then the first writes and
@@ -45,15 +45,9 @@ def test_a_second_connection_in_one_process_keeps_the_first_ones_writes(tmp_path
             assert [e["id"] for e in ix.iter_entries("ag")] == ["one", "two"]
 
 
-def test_kill_9_anywhere_loses_tears_and_duplicates_nothing(tmp_path: Path) -> None:
-    (tmp_path / "sqld").mkdir()
-    server = SqldServer(sqld_binary(), tmp_path / "sqld")
-    server.start()
+def test_kill_9_anywhere_loses_tears_and_duplicates_nothing(tmp_path: Path, private_sqld: SqldServer) -> None:
     started = time.monotonic()
-    try:
-        fig = run_faults(tmp_path / "run", server, seed=20260112, steps=150, kill_rate=0.65, budget=100)
-    finally:
-        server.stop()
+    fig = run_faults(tmp_path / "run", private_sqld, seed=20260112, steps=150, kill_rate=0.65, budget=100)
     print_figures(fig)
     assert fig["kills"] >= 200, fig["kills_by_kind"]
     assert fig["acknowledged"] >= 150 and fig["outages"] >= 3

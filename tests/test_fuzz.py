@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from faultcheck import mcp_note
-from fuzzlib import (DaemonClient, Sandbox, Tally, command_line, command_paths, export_file, note_file, probe_cli,
-                     probe_import, probe_note, probe_socket, probe_transcript, socket_line, transcript_file)
+from fuzzgen import command_line, command_paths, export_file, note_file, socket_line, transcript_file
+from fuzzlib import DaemonClient, Sandbox, Tally, probe_cli, probe_import, probe_note, probe_socket, probe_transcript
 
 SCALE = int(os.environ.get("MEMORYD_FUZZ_EXAMPLES", "0"))  # 0: the CI budget
 
