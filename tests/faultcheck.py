@@ -159,7 +159,8 @@ def _lost_registers(ops: list[Op], state: dict[str, Any], name: str) -> list[str
         allowed += [o.value for o in seq[(last or 0):] if o.maybe]
         final = _register(state, key)
         if final not in allowed:
-            lost.append(f"{name}: {key[0]} {key[1]} is {final!r}, acknowledged {allowed[0]!r}")
+            story = ", ".join(f"{o.value!r}:{'killed' if o.run.killed else o.run.code}" for o in seq[-6:])
+            lost.append(f"{name}: {key[0]} {key[1]} is {final!r}, acknowledged {allowed[0]!r} (last commands: {story})")
     return lost
 
 
