@@ -41,6 +41,19 @@ def _daemon_lines(d: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _check_words(c: dict[str, Any]) -> str:
+    """How far behind/ahead of the server the device was when it last looked."""
+    if not c:
+        return "in step with the server"
+    behind = [f"{c['behind']} version(s)" if c.get("behind") else "",
+              f"{c['pulled_rows']} archived change(s)" if c.get("pulled_rows") else ""]
+    ahead = ["unpushed edits" if c.get("ahead") else "",
+             f"{c['uploaded']} archived change(s)" if c.get("uploaded") else ""]
+    words = ([f"behind by {' and '.join(w for w in behind if w)}"] if any(behind) else []) + (
+        [f"ahead by {' and '.join(w for w in ahead if w)}"] if any(ahead) else [])
+    return (", ".join(words) or "in step") + f" (this device v{c.get('local_version')}, server v{c.get('remote_version')})"
+
+
 def _human(data: dict[str, Any]) -> str:
     d = data.get("daemon")
     lines = [f"home: {data['home']}",
@@ -70,6 +83,8 @@ def _human(data: dict[str, Any]) -> str:
         if s:
             lines.append(f"  sync  version={s.get('version')} last_push={_ago(s.get('last_push'))} "
                          f"pending={s.get('pending', 0)}" + (f" last_error={s['last_error']}" if s.get("last_error") else ""))
+            if s.get("last_check"):
+                lines.append(f"    last check {_ago(s['last_check'])}: {_check_words(s.get('check') or {})}")
             for v in s.get("versions") or []:
                 lines.append(f"    v{v['version']}  {_ago(v['updated_at'])}  device {v['device_id']}  {v['bytes']} B")
             if s.get("remote_error"):

@@ -99,6 +99,9 @@ class Daemon:
 
     # -- socket requests -------------------------------------------------------------
     def handle(self, op: str, params: dict[str, Any]) -> Any:
+        from .params import check_params
+
+        check_params(params)  # a number where text belongs is the client's mistake (exit 2), not ours
         if op == "ping":
             return {"pong": True, "pid": os.getpid()}
         if op == "daemon":

@@ -146,11 +146,42 @@ def pull(remote: Any, index: LocalIndex, key: bytes, agent_id: str, remote_id: s
         if not rows:
             break
         items = [open_row(key, agent_id, tuple(r)) for r in rows]  # all verified before any is applied
+        _drop_stale(remote, index, agent_id, rows, items)
         a, f = index.apply_remote(agent_id, items, ck, int(rows[-1][0]))
         cursor = int(rows[-1][0])
         seen, added, forgotten = seen + len(rows), added + a, forgotten + f
         advance(len(rows))
     return {"rows": seen, "added": added, "forgotten": forgotten, "cursor": cursor}
+
+
+def _drop_stale(remote: Any, index: LocalIndex, agent_id: str, rows: list[Any],
+                items: list[tuple[str, dict[str, Any]]]) -> None:
+    """Delete the ciphertext of puts that came after a forget of the same memory (a device uploaded
+    its copy before it saw the forget; a copy stored anew after the forget is newer and stays).
+    Before the page is applied: if this fails, the page is pulled again and the delete retried."""
+    ids = [item["id"] for kind, item in items if kind == "put"]
+    if not ids:
+        return
+    forgotten = index.forgotten_at(agent_id, ids)
+    stale = []
+    for row, (kind, item) in zip(rows, items):
+        if kind == "forget":
+            forgotten[item["id"]] = max(forgotten.get(item["id"], -1), int(item["at"]))
+        elif _created(item) <= forgotten.get(item["id"], -1):
+            stale.append(int(row[0]))
+    for i in range(0, len(stale), 500):
+        chunk = stale[i:i + 500]
+        remote.execute(f"DELETE FROM memory_log WHERE agent_id = ? AND kind = 'put' AND seq IN "
+                       f"({', '.join('?' * len(chunk))})", [agent_id, *chunk])
+    if stale:
+        log.info("agent %s: dropped %d stale cloud copies of forgotten memories", agent_id, len(stale))
+
+
+def _created(item: dict[str, Any]) -> float:
+    try:
+        return int(float(item.get("created_at")))  # as the index compares it (check_entry)
+    except (TypeError, ValueError):
+        return float("inf")  # malformed: apply_remote refuses the page anyway
 
 
 def reset(index: LocalIndex, agent_id: str, remote_id: str) -> int:

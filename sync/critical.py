@@ -21,7 +21,7 @@ from memoryd.tiers.errors import ArchiveError, CryptoError, MemorydError, Remote
 from .crypto import open_text, seal_text
 from .hlc import stamp_seconds
 from .keys import load_key, read_key_file
-from .merge import Replica, compact, empty_replica, join, materialize, max_stamp, replica_hash, restamp, valid_replica
+from .merge import Replica, compact, drop_orphans, empty_replica, join, materialize, max_stamp, replica_hash, restamp, valid_replica
 from .outbox import record_failure
 from .syncstate import KIND, SyncFiles
 
@@ -69,6 +69,7 @@ class Session:
         self.bytes_sent = 0
         self.conflicts = 0
         self.purge_history = False  # after a forget: older versions (which still hold it) go too
+        self.check: dict[str, Any] = {}  # what the last look at the server found (for `status`)
 
     @property
     def key(self) -> bytes:
@@ -173,7 +174,7 @@ def absorb(s: Session, version: int, data: str) -> tuple[Replica, bool]:
         hlc.observe(max(max_stamp(base["replica"]), max_stamp(remote)))
         local = restamp(base["replica"], _local_state(s, base["replica"]), hlc.now())
         merged = join(local, remote)
-        view = materialize(merged)
+        view = drop_orphans(materialize(merged), merged)
         if view != materialize(local):
             top = max_stamp(merged)
             write_local(s.mem, view, stamp_seconds(top) if top else time.time(), "sync-merge")
@@ -224,7 +225,8 @@ def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | No
         applied, remote_version, remote_data = cas(s, version, rep)
         if applied:
             now = time.time()
-            s.files.save_base(remote_version, rep, rep_hash or replica_hash(rep), last_push=now, last_check=now, last_error=None)
+            s.files.save_base(remote_version, rep, rep_hash or replica_hash(rep), last_push=now, last_check=now,
+                              last_error=None, **_checked(s))
             s.files.clear_outbox()
             log.info("agent %s: pushed critical state v%d", s.agent_id, remote_version)
             return _result(s, "pushed", remote_version)
@@ -240,9 +242,14 @@ def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | No
     raise RemoteError(f"gave up pushing agent {s.agent_id} after {MAX_ATTEMPTS} conflicting writes", transient=True)
 
 
+def _checked(s: Session) -> dict[str, Any]:
+    return {"check": s.check} if s.check else {}
+
+
 def _synced(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
     s.files.clear_outbox()
-    s.files.update_state(version=version, last_pull=time.time(), last_check=time.time(), last_error=None)
+    s.files.update_state(version=version, last_pull=time.time(), last_check=time.time(), last_error=None,
+                         **_checked(s))
     return _result(s, status, version, **extra)
 
 
@@ -256,6 +263,8 @@ def _guarded(s: Session, body: Any) -> dict[str, Any]:
         except MemorydError as exc:
             if exc.transient:
                 record = record_failure(s.files, exc.message, purge_history=s.purge_history)
+                if s.check:  # the server was reached before the failure: that look still counts
+                    s.files.update_state(last_check=time.time(), check=s.check)
                 log.info("agent %s: push queued (%s); retry in %.0fs", s.agent_id, exc.message,
                             record["next_try"] - time.time())
                 return _result(s, "queued", s.files.base()["version"], error=exc.message,
@@ -267,6 +276,7 @@ def _guarded(s: Session, body: Any) -> dict[str, Any]:
 def _check_agent(s: Session) -> None:
     if not s.mem.exists():
         raise UsageError(f"agent {s.agent_id} has no memory on this device: run 'memoryd init' or 'memoryd restore'")
+    s.key  # noqa: B018 - a missing key is a usage error too, before any file is written
 
 
 def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = None,
@@ -282,7 +292,7 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
     s = Session(config, agent_id, db=db, key=key)
     s.purge_history = purge_history or bool((s.files.outbox() or {}).get("purge_history"))
     force = force or s.purge_history
-    _check_agent(s)
+    _check_agent(s)  # a usage error (no such agent, no key) before anything is written
 
     def body() -> dict[str, Any]:
         base = stamp_local(s)  # local edits are stamped before any network I/O
@@ -291,7 +301,6 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
         if not force and rep_hash == base["pushed"]:
             s.files.clear_outbox()
             return _result(s, "unchanged", base["version"], **cold)
-        s.key  # noqa: B018 - a missing key is a usage error before any network I/O
         return dict(_push_loop(s, base, force, rep_hash), **cold)
 
     try:
@@ -324,6 +333,7 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
         start = base["version"]
         rows = s.execute("SELECT version, data FROM critical_state WHERE agent_id = ? AND version <> ?",
                          [agent_id, base["version"]]).rows
+        s.check = _check_report(base, rows, cold)
         pulled = None
         if rows:
             s.conflicts = 0
@@ -341,6 +351,15 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
         return _guarded(s, body)
     finally:
         s.close()
+
+
+def _check_report(base: dict[str, Any], rows: list[Any], cold: dict[str, Any]) -> dict[str, Any]:
+    """How far behind and ahead of the server this device was when it looked (shown by `status`)."""
+    remote = int(rows[0][0]) if rows else base["version"]
+    c = cold.get("cold") or {}
+    return {"local_version": base["version"], "remote_version": remote, "behind": max(0, remote - base["version"]),
+            "pulled_rows": int((c.get("pulled") or {}).get("rows", 0)), "uploaded": int(c.get("uploaded", 0)),
+            "ahead": replica_hash(base["replica"]) != base["pushed"]}
 
 
 def sync_now(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:

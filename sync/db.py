@@ -231,8 +231,10 @@ class _FileBackend:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-            os.close(fd)
+            try:  # never open and close an existing file: it would drop this process's POSIX locks on it
+                os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))  # (see index_schema)
+            except FileExistsError:
+                pass
             if (path.stat().st_mode & 0o777) != 0o600:
                 os.chmod(path, 0o600)
             conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)

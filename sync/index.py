@@ -221,6 +221,11 @@ class LocalIndex(CloudLogSide):
                                     [agent_id, *chunk]).fetchall())
         return out
 
+    def forgotten_at(self, agent_id: str, ids: Sequence[str]) -> dict[str, int]:
+        """When each of these ids was forgotten (ids never forgotten are absent)."""
+        with self._guard() as conn:
+            return self._tombstones(conn, agent_id, list(dict.fromkeys(ids)))
+
     def forget(self, agent_id: str, ids: Sequence[str], at: float | None = None) -> list[str]:
         """Delete these ids and remember them as forgotten (the cloud log too, with a server URL).
         Returns the ids that were in the index."""

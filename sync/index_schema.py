@@ -64,8 +64,13 @@ def connect(path: Path) -> sqlite3.Connection:
     """Open (creating 0600, dir 0700) with WAL, a busy timeout and durable commits."""
     try:
         ensure_private_dir(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        os.close(fd)
+        # Create it 0600, but never open and close an existing file: closing any descriptor of it drops
+        # every POSIX lock this process holds on it, and another process may then delete the WAL that
+        # this process's other connection (the daemon's shared one) is still writing to.
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
         if (path.stat().st_mode & 0o777) != 0o600:
             os.chmod(path, 0o600)
         conn = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)

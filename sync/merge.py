@@ -142,6 +142,17 @@ def materialize(rep: Replica) -> dict:
     return {"hot": hot, "warm": warm, "tree": tree}
 
 
+def drop_orphans(view: dict, rep: Replica) -> dict:
+    """Drop hot lessons promoted from a warm entry that `rep` holds as forgotten (tombstoned, not
+    re-created): a device that promoted it while offline must not bring a forgotten fact back."""
+    lessons = view["hot"]["critical_lessons"]
+    dead = [les for les in lessons if isinstance(les, dict) and isinstance(les.get("source_id"), str)
+            and f"wm:{les['source_id']}" in rep["tombs"] and CREATED not in rep["stamps"].get(f"wm:{les['source_id']}", {})]
+    if dead:
+        view["hot"] = dict(view["hot"], critical_lessons=[les for les in lessons if les not in dead])
+    return view
+
+
 def _maxkey(value: Any) -> tuple:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (1, float(value), "")

@@ -18,6 +18,7 @@ def status_info(config: Config, agent_id: str, *, db: Any = None, remote: bool =
     info: dict[str, Any] = {
         "device_id": state.get("device_id"), "version": state.get("version", 0),
         "last_push": state.get("last_push"), "last_pull": state.get("last_pull"),
+        "last_check": state.get("last_check"), "check": state.get("check"),
         "last_error": state.get("last_error"), "pending": 1 if files.outbox() else 0, "outbox": files.outbox(),
         "restoring": files.restoring() is not None,
         "unpushed_changes": bool(base and replica_hash(base["replica"]) != base["pushed"]),

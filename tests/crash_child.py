@@ -4,6 +4,11 @@
                                worker, print "pid P", reap it, print "done P STATUS" (cheap kills)
   crash_child.py run HOME N A  one worker in this process (the real start-up path)
   crash_child.py stores HOME P K  store K facts prefixed P (concurrency test), acking each, then exit
+  crash_child.py cli-zygote    import the whole CLI once; "go JSON" forks a worker running one memoryd
+                               command ({"argv", "env", "out", "err"}), prints "pid P" then "done P STATUS"
+                               (STATUS: exit code, or minus the signal); "bg JSON" forks one (a daemon)
+                               without waiting; "reap P" waits for it ("reaped P STATUS"): the fault
+                               suite's cheap kills of real commands
 
 A worker prints "ready" when set up, then "ack <id>" lines (one os.write each) forever, until killed.
 """
@@ -91,8 +96,84 @@ def stores(home: str, prefix: str, count: int) -> None:
         say(f"ack {mem.store(f'{prefix} parallel fact {i}', 'notes/' + prefix, 0.5)['id']}")
 
 
+def cli_worker(req: dict) -> None:
+    """In a forked child: run `memoryd ARGV` with the request's environment and output files; never returns."""
+    code = 70
+    try:
+        os.environ.clear()
+        os.environ.update(req["env"])
+        for fd, path, flags in ((0, os.devnull, os.O_RDONLY), (1, req["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                (2, req["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+            new = os.open(path, flags, 0o600)
+            os.dup2(new, fd)
+            os.close(new)
+        from memoryd.cli.main import main as cli_main
+
+        sys.argv = ["memoryd", *req["argv"]]
+        try:
+            cli_main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - a traceback is what the suite counts
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(code)
+
+
+def cli_zygote() -> None:
+    import importlib
+    import json
+
+    import memoryd.cli.main as cli_main
+
+    for module in sorted(set(cli_main.COMMANDS.values())):  # every command, and what they load lazily
+        importlib.import_module(f"memoryd.cli.{module}")
+    for module in ("memoryd.daemon.runner", "memoryd.daemon.ops", "memoryd.daemon.client", "memoryd.sync.critical",
+                   "memoryd.sync.coldsync", "memoryd.sync.restore", "memoryd.sync.db", "memoryd.sync.db_remote",
+                   "memoryd.sync.status", "memoryd.sync.outbox", "memoryd.tiers.consolidate",
+                   "memoryd.tiers.dailynotes", "memoryd.tiers.distill", "memoryd.tiers.importance",
+                   "memoryd.tiers.redact", "memoryd.tiers.status", "memoryd.tiers.search", "libsql_client"):
+        importlib.import_module(module)
+    unreaped = None  # the last worker stays a zombie until the next request: its pid cannot be reused
+    for line in sys.stdin:  # while the driver may still send it a SIGKILL
+        if unreaped is not None:
+            os.waitpid(unreaped, 0)
+            unreaped = None
+        cmd, _, arg = line.strip().partition(" ")
+        if cmd in ("go", "bg"):
+            req = json.loads(arg)
+            pid = os.fork()
+            if pid == 0:
+                cli_worker(req)
+            say(f"pid {pid}")
+            if cmd == "go":
+                say(f"done {pid} {_exit_code(os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT))}")
+                unreaped = pid
+        elif cmd == "reap":
+            _, status = os.waitpid(int(arg), 0)
+            say(f"reaped {arg} {os.waitstatus_to_exitcode(status)}")
+        else:
+            break
+
+
+def _exit_code(info: os.waitid_result) -> int:
+    """Like subprocess: the exit status, or minus the signal that ended the process."""
+    return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+
+
 def main() -> None:
-    if sys.argv[1] == "zygote":
+    if sys.argv[1] == "cli-zygote":
+        cli_zygote()
+    elif sys.argv[1] == "zygote":
         zygote(sys.argv[2])
     elif sys.argv[1] == "stores":
         stores(sys.argv[2], sys.argv[3], int(sys.argv[4]))

@@ -4,6 +4,7 @@ Fixtures:
   sqld       session: no-auth server; .http_url .ws_url .port .stop() .start() .wipe()
   sqld_auth  session: server with --auth-jwt-key-file; .token(...) mints EdDSA JWTs
   db_url     per test, parametrised over file/http/ws: a fresh, empty database URL
+  private_sqld  per test: a server of its own (its data dir holds only what the test sent; stop/kill freely)
 """
 from __future__ import annotations
 
@@ -223,6 +224,18 @@ def sqld(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqldServer]:
 def killable_sqld(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqldServer]:
     """A private server that outage tests may kill and restart without disturbing the shared one."""
     server = SqldServer(sqld_binary(), tmp_path_factory.mktemp("killable-sqld"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def private_sqld(tmp_path: Path) -> Iterator[SqldServer]:
+    """A private sqld: its data directory holds only what this test sent."""
+    (tmp_path / "sqld").mkdir()
+    server = SqldServer(sqld_binary(), tmp_path / "sqld")
     server.start()
     try:
         yield server

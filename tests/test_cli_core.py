@@ -256,6 +256,7 @@ def test_json_output_is_one_document(tmp_path: Path) -> None:
 def test_failure_not_callers_fault_exits_1(tmp_path: Path) -> None:
     h = tmp_path / "h"
     env = {"MEMORYD_HOME": str(h)}
+    assert run("init", env=env).returncode == 0  # the key: without it, sync is a usage error (exit 2)
     assert run("store", "fact", "--category", "c", env=env).returncode == 0
     down = dict(env, MEMORYD_DB_URL="http://127.0.0.1:1")
     assert run("retrieve", "fact", env=down).returncode == 0  # reading never needs the server

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -23,20 +23,16 @@ from memoryd.tiers.consolidate import consolidate
 from memoryd.tiers.errors import CryptoError, RemoteError
 from memoryd.tiers.forget import forget_id
 
-from sqld_server import SqldServer, sqld_binary
+from sqld_server import SqldServer
 from synchelp import AGENT, device, env_for, first_device
 
 DAY = 86400.0
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[SqldServer]:
+def server(private_sqld: SqldServer) -> SqldServer:
     """A private sqld: its data directory holds only what these tests sent."""
-    (tmp_path / "sqld").mkdir()
-    srv = SqldServer(sqld_binary(), tmp_path / "sqld")
-    srv.start()
-    yield srv
-    srv.stop()
+    return private_sqld
 
 
 def archive_facts(config: Config, texts: list[str], category: str = "notes", meta: dict | None = None) -> list[str]:

@@ -45,6 +45,8 @@ def _line_count(mem: AgentMemory) -> int:
 
 def export_to(mem: AgentMemory, path: Path, progress: Progress | None = None) -> int:
     """Write the export to `path` via a temp file + rename; returns the number of lines."""
+    if not path.name or path.is_dir():
+        raise UsageError(f"export needs a file name, not the directory {str(path) or '.'!r}")
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     n = 0
     advance = (progress or current_progress()).start(f"export {path.name}", _line_count(mem))
