@@ -103,8 +103,13 @@ def _drop_envelope_blocks(text: str) -> str:
     return "\n".join(out)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def clean_text(text: str, role: str) -> str:
-    """The words a person said: envelopes (user) and reply tags (assistant) removed, whitespace kept tidy."""
+    """The words a person said: envelopes (user) and reply tags (assistant) removed, whitespace kept tidy.
+    A lone surrogate (a JavaScript string cut inside a pair) becomes U+FFFD: it cannot be stored as UTF-8."""
+    text = _LONE_SURROGATE.sub("\ufffd", text)
     if role == "user":
         text = strip_envelopes(text)
     text = _REPLY_TAG.sub("", text)
@@ -181,7 +186,7 @@ class EventParser:
             self.mute_reply = False
             return
         if kind == "compaction" and isinstance(obj.get("summary"), str):
-            out.turns.append(Turn(self.session_id, seq, "summary", obj["summary"].strip(),
+            out.turns.append(Turn(self.session_id, seq, "summary", clean_text(obj["summary"], "summary"),
                                   event_time(obj, {}, fallback_time)))
             return
         msg = obj.get("message") if isinstance(obj.get("message"), dict) else obj
