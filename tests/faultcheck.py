@@ -276,12 +276,12 @@ def _reason(run: Any) -> str:
 
 
 def run_faults(root: Path, server: Any, *, seed: int, steps: int, kill_rate: float, budget: float,
-               outage_every: tuple[float, float] = (2.0, 6.0)) -> dict[str, Any]:
+               outage_every: tuple[int, int] = (60, 150)) -> dict[str, Any]:
     """The whole run: devices race for `steps` steps each (or `budget` seconds) with outages, then settle."""
     ledger = Ledger()
     started = time.monotonic()
     devices = make_devices(root, server.http_url, ledger, seed, kill_rate)
-    outages = Outages(server, random.Random(seed), outage_every)
+    outages = Outages(server, random.Random(seed), ledger, outage_every)
     try:
         outages.start()
         errors = drive(devices, steps, started + budget)

@@ -179,10 +179,13 @@ class Ledger:
 
 
 class Outages:
-    """Stops the server for 0.3–2 s every few seconds (SIGTERM, or now and then SIGKILL) until stopped."""
+    """Stops the server for 0.3–2 s every so many commands (SIGTERM, or now and then SIGKILL) until stopped.
 
-    def __init__(self, server: Any, rng: random.Random, every: tuple[float, float] = (2.0, 6.0)) -> None:
-        self.server, self.rng, self.every = server, rng, every
+    Paced by commands, not seconds, so a fast machine sees as many outages as a slow one."""
+
+    def __init__(self, server: Any, rng: random.Random, ledger: Ledger,
+                 every: tuple[int, int] = (60, 150)) -> None:
+        self.server, self.rng, self.ledger, self.every = server, rng, ledger, every
         self.count = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="outages", daemon=True)
@@ -190,12 +193,20 @@ class Outages:
     def start(self) -> None:
         self._thread.start()
 
+    def _commands(self) -> int:
+        with self.ledger.lock:
+            return len(self.ledger.ops)
+
     def _loop(self) -> None:
-        while not self._stop.wait(self.rng.uniform(*self.every)):
+        due = self.rng.randint(*self.every)
+        while not self._stop.wait(0.05):
+            if self._commands() < due:
+                continue
             (self.server.kill if self.rng.random() < 0.3 else self.server.stop)()
             self.count += 1
             self._stop.wait(self.rng.uniform(0.3, 2.0))
             self.server.start()
+            due = self._commands() + self.rng.randint(*self.every)
 
     def stop(self) -> None:
         self._stop.set()
