@@ -25,6 +25,7 @@ from memoryd.tiers.ports import ColdEntry
 
 from . import topk
 from .index_schema import connect, ensure_local_schema, index_path, terms_table, translate
+from .vectors import attach
 
 PAGE = 500
 _TERM = re.compile(r"[^\W_]+")
@@ -99,6 +100,8 @@ class LocalIndex:
         self.clock = clock
         self._lock = threading.RLock()
         self._ready: set[str] = set()  # agents whose terms table is known to exist
+        self.after_put: Callable[[str, list[str]], None] | None = None  # hybrid mode: sync/vectors.attach
+        self._vectors: Any = None
         self._conn: sqlite3.Connection | None = connect(path)
         try:
             with self._guard():
@@ -155,6 +158,15 @@ class LocalIndex:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    @property
+    def vectors(self) -> Any:
+        """Hybrid retrieval's vectors of this index (sync/vectors.py; loaded on first use)."""
+        if self._vectors is None:
+            from .vectors import VectorStore
+
+            self._vectors = VectorStore(self)
+        return self._vectors
 
     # -- the terms tables ------------------------------------------------------------------------
     def _has_terms(self, conn: sqlite3.Connection, agent_id: str) -> bool:
@@ -221,7 +233,10 @@ class LocalIndex:
         if not rows:
             return 0
         with self.tx() as conn:
-            return self._put(conn, agent_id, rows, queue and self.remote)
+            changed = self._put(conn, agent_id, rows, queue and self.remote)
+        if self.after_put is not None:
+            self.after_put(agent_id, [r["id"] for r in rows])
+        return changed
 
     def _put(self, conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]], queue: bool) -> int:
         self._create_terms(conn, agent_id)
@@ -474,7 +489,7 @@ class LocalIndex:
         with self.tx() as conn:
             conn.execute(f"DROP TABLE IF EXISTS {terms_table(agent_id)}")
             self._ready.discard(agent_id)
-            for table in ("memories", "agent_stats", "outbox", "tombstones"):
+            for table in ("memories", "agent_stats", "outbox", "tombstones", "live_vectors", "vector_stats"):
                 conn.execute(f"DELETE FROM {table} WHERE agent_id = ?", [agent_id])
             prefix = f"cursor:{agent_id}:"
             conn.execute("DELETE FROM index_meta WHERE key = ? OR substr(key, 1, ?) = ?",
@@ -512,6 +527,8 @@ class LocalIndex:
                 else:
                     forgotten += len(self._forget(conn, agent_id, [item["id"]], int(item["at"]), False))
             conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [cursor_key, str(int(seq))])
+        if self.after_put is not None and added:
+            self.after_put(agent_id, [item["id"] for kind, item in items if kind == "put"])
         return added, forgotten
 
 
@@ -527,7 +544,7 @@ def shared_index(config: Config) -> LocalIndex:
     with _shared_lock:
         index = _shared.get(key)
         if index is None or index._conn is None:
-            index = _shared[key] = LocalIndex(key[0], remote=key[1])
+            index = _shared[key] = attach(LocalIndex(key[0], remote=key[1]), config)
         return index
 
 
@@ -560,4 +577,5 @@ class LazyIndex:
 
 def open_index(config: Config, *, clock: Callable[[], float] = time.time, progress: Progress | None = None) -> LocalIndex:
     """The device's local index for this config (the archive itself with a `file:` URL)."""
-    return LocalIndex(index_path(config), remote=not config.db_url.startswith("file:"), clock=clock, progress=progress)
+    return attach(LocalIndex(index_path(config), remote=not config.db_url.startswith("file:"), clock=clock,
+                             progress=progress), config)

@@ -66,8 +66,8 @@ def run_baselines(parts: list[Scope], limit: int = 10) -> dict[str, Run]:
     return runs
 
 
-def _env(root: Path, scope: Scope) -> dict[str, str]:
-    return {"MEMORYD_HOME": str(root / "home"), "MEMORYD_WORKSPACE": str(root / "workspaces" / scope.agent)}
+def _env(root: Path, scope: Scope, home: Path | None = None) -> dict[str, str]:
+    return {"MEMORYD_HOME": str(home or root / "home"), "MEMORYD_WORKSPACE": str(root / "workspaces" / scope.agent)}
 
 
 def results_of(answer: Any) -> list[dict[str, Any]]:
@@ -82,27 +82,41 @@ def results_of(answer: Any) -> list[dict[str, Any]]:
 class Memoryd:
     """memoryd in this process, through `dispatch` (the CLI's own path when no daemon runs)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: Path, home: Path | None = None, retrieval: dict[str, Any] | None = None) -> None:
+        self.root, self.home = root, home or root / "home"
+        self.retrieval = retrieval or {}  # [retrieval] settings over the config's (hybrid mode, fusion)
         self.sources: dict[str, dict[str, str]] = {}
         self.by_text: dict[str, dict[str, str]] = {}
 
     def ingest(self, scope: Scope) -> dict[str, Any]:
         from memoryd.daemon.ops import dispatch
-        from memoryd.tiers.config import load_config
 
-        env = _env(self.root, scope)
+        env = _env(self.root, scope, self.home)
         self.sources[scope.agent] = write_notes(scope.turns, Path(env["MEMORYD_WORKSPACE"]))
         self.by_text[scope.agent] = {}
         for t in scope.turns:
             self.by_text[scope.agent].setdefault(t.line, t.id)
-        return dispatch(load_config(env), "ingest_daily", {"agent_id": scope.agent, "all": True})
+        return dispatch(self.config(scope), "ingest_daily", {"agent_id": scope.agent, "all": True})
+
+    def embed(self, scope: Scope) -> dict[str, Any]:
+        """Vectors for what has none yet, warm and hot included (the `embed` operation)."""
+        from memoryd.daemon import embed_ops  # noqa: F401  (registers the operation)
+        from memoryd.daemon.ops import dispatch
+
+        return dispatch(self.config(scope), "embed", {"agent_id": scope.agent})
+
+    def config(self, scope: Scope) -> Any:
+        from memoryd.tiers.config import load_config
+
+        config = load_config(_env(self.root, scope, self.home))
+        if not self.retrieval:
+            return config
+        return config.with_(sections={**config.sections, "retrieval": {**config.section("retrieval"), **self.retrieval}})
 
     def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
         from memoryd.daemon.ops import dispatch
-        from memoryd.tiers.config import load_config
 
-        answer = dispatch(load_config(_env(self.root, scope)), "retrieve",
+        answer = dispatch(self.config(scope), "retrieve",
                           {"agent_id": scope.agent, "query": question, "limit": limit})
         warnings = answer.get("warnings", []) if isinstance(answer, dict) else []
         return ranked_turns(results_of(answer), self.sources[scope.agent], self.by_text[scope.agent]), warnings
@@ -113,7 +127,7 @@ class Memoryd:
         command = str(exe) if exe.exists() else shutil.which("memoryd")
         if command is None:
             raise RuntimeError("the memoryd console script is not installed (pip install -e .)")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")} | _env(self.root, scope)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")} | _env(self.root, scope, self.home)
         proc = subprocess.run([command, "retrieve", "--agent-id", scope.agent, "--limit", str(limit), "--json",
                                "--", question], env=env, capture_output=True, text=True, timeout=60)
         if proc.returncode != 0:
