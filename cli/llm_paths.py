@@ -60,16 +60,17 @@ def retrieve_llm(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     if raw is None:
         click.echo("memoryd: warning: MEMORYD_LLM_ENDPOINT is not set; used keyword search", err=True)
         return run_op(config, "retrieve", params)
-    llm = _FailOnce(raw)
-    paths, warning = tree_search_llm(_nodes(config, params["agent_id"]), params["query"], llm, extra=HOT_PATHS)
+    llm, settings = _FailOnce(raw), config.section("retrieval")
+    timeout = float(settings["llm_timeout"])
+    paths, warning = tree_search_llm(_nodes(config, params["agent_id"]), params["query"], llm, extra=HOT_PATHS,
+                                     timeout=timeout)
     if warning:
         click.echo(f"memoryd: warning: {warning}", err=True)
-    settings = config.section("retrieval")
     limit, depth = params["limit"], int(settings["llm_rerank"])
     asked = dict(params, paths=None if warning else {p["path"]: p["relevance"] for p in paths or []},
                  limit=max(limit, depth))
     data = run_op(config, "retrieve", asked)
-    results, warning = (rerank_llm(params["query"], data["results"], llm, depth, float(settings["llm_timeout"]))
+    results, warning = (rerank_llm(params["query"], data["results"], llm, depth, timeout)
                         if depth and params["query"] else (data["results"], None))
     warnings = list(data.get("warnings") or []) + ([warning] if warning else [])
     return dict(data, results=results[:limit], warnings=warnings)

@@ -25,7 +25,6 @@ from memoryd.tiers.ports import ColdEntry
 
 from . import topk
 from .index_schema import connect, ensure_local_schema, index_path, terms_table, translate
-from .vectors import attach
 
 PAGE = 500
 _TERM = re.compile(r"[^\W_]+")
@@ -100,7 +99,7 @@ class LocalIndex:
         self.clock = clock
         self._lock = threading.RLock()
         self._ready: set[str] = set()  # agents whose terms table is known to exist
-        self.after_put: Callable[[str, list[str]], None] | None = None  # hybrid mode: sync/vectors.attach
+        self.after_put: Callable[..., None] | None = None  # hybrid mode: sync/vectors.attach
         self._vectors: Any = None
         self._conn: sqlite3.Connection | None = connect(path)
         try:
@@ -528,7 +527,7 @@ class LocalIndex:
                     forgotten += len(self._forget(conn, agent_id, [item["id"]], int(item["at"]), False))
             conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [cursor_key, str(int(seq))])
         if self.after_put is not None and added:
-            self.after_put(agent_id, [item["id"] for kind, item in items if kind == "put"])
+            self.after_put(agent_id, [item["id"] for kind, item in items if kind == "put"], True)
         return added, forgotten
 
 
@@ -544,7 +543,7 @@ def shared_index(config: Config) -> LocalIndex:
     with _shared_lock:
         index = _shared.get(key)
         if index is None or index._conn is None:
-            index = _shared[key] = attach(LocalIndex(key[0], remote=key[1]), config)
+            index = _shared[key] = _attach(LocalIndex(key[0], remote=key[1]), config)
         return index
 
 
@@ -577,5 +576,14 @@ class LazyIndex:
 
 def open_index(config: Config, *, clock: Callable[[], float] = time.time, progress: Progress | None = None) -> LocalIndex:
     """The device's local index for this config (the archive itself with a `file:` URL)."""
-    return attach(LocalIndex(index_path(config), remote=not config.db_url.startswith("file:"), clock=clock,
-                             progress=progress), config)
+    return _attach(LocalIndex(index_path(config), remote=not config.db_url.startswith("file:"), clock=clock,
+                              progress=progress), config)
+
+
+def _attach(index: LocalIndex, config: Config) -> LocalIndex:
+    """Hybrid mode: memories get their vectors as they arrive (sync/vectors.py; not even imported otherwise)."""
+    if config.section("retrieval").get("mode") == "hybrid":
+        from .vectors import attach
+
+        attach(index, config)
+    return index

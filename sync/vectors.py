@@ -29,6 +29,7 @@ SIG_KEY = "vectors:model"
 FILL_BATCH = 64       # rows embedded and committed together (a crash loses at most one batch of work)
 IDS_PER_STMT = 500
 MATRICES = 4          # agents whose matrix a process keeps in memory
+PULLED_INLINE = 100   # a pull bringing more (a restore, a long absence) leaves them to the backfill
 Progress = Callable[[int, int], None]
 
 
@@ -214,12 +215,15 @@ class VectorStore:
 def attach(index: LocalIndex, config: Config) -> LocalIndex:
     """In hybrid mode (with the extra installed), memories get their vector as they arrive."""
     if retrieval_mode(config) == "hybrid" and embed.available():
-        index.after_put = lambda agent_id, ids: embed_arrived(index, agent_id, ids)
+        index.after_put = lambda agent_id, ids, pulled=False: embed_arrived(index, agent_id, ids, pulled)
     return index
 
 
-def embed_arrived(index: LocalIndex, agent_id: str, ids: Sequence[str]) -> None:
+def embed_arrived(index: LocalIndex, agent_id: str, ids: Sequence[str], pulled: bool = False) -> None:
     """After a durable put: embed what arrived. A failure only leaves the rows to the backfill."""
+    if pulled and len(ids) > PULLED_INLINE:  # ~30 ms each: a restore must not wait minutes for them
+        log.info("agent %s: %d pulled memories left to the backfill (memoryd embed)", agent_id, len(ids))
+        return
     try:
         index.vectors.fill(agent_id, ids)
     except (MemorydError, OSError, RuntimeError, ValueError) as exc:

@@ -146,7 +146,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
                       doc="hybrid: min-max blend of the two scores, or reciprocal rank fusion"),
         "dense_weight": Key(float, 0.5, ge=0, le=1, doc="hybrid blend: the embedding's share (BM25 has the rest)"),
         "llm_rerank": Key(int, 20, ge=0, le=100, doc="--mode llm: top candidates the LLM re-orders (0: none)"),
-        "llm_timeout": Key(float, 20.0, gt=0, le=600, doc="--mode llm: seconds to wait for the re-ranking"),
+        "llm_timeout": Key(float, 20.0, gt=0, le=600, doc="--mode llm: seconds each LLM call of a retrieve may take"),
     },
     "llm": {
         "model": Key(str, None, env="MEMORYD_LLM_MODEL", doc="model name sent to a chat endpoint"),

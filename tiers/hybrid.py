@@ -66,10 +66,6 @@ class Dense:
         return min(1.0, max(0.0, (cos - self.lo) / (self.hi - self.lo)))
 
 
-def wanted(mem: AgentMemory, query: str) -> bool:
-    return bool(query) and mem.config.section("retrieval").get("mode") == "hybrid"
-
-
 def dense_side(mem: AgentMemory, query: str, live: list[dict[str, Any]], cands: list[dict[str, Any]], k: int,
                to_candidate: Callable[[dict[str, Any]], dict[str, Any]]) -> Dense | None:
     """Cosines for every candidate; the index's nearest memories join `cands` (in place). None, with a

@@ -109,10 +109,10 @@ def cold_candidate(e: dict, now: float) -> dict:
 
 def _dense(mem: AgentMemory, query: str, state: dict, cands: list[dict], limit: int, now: float) -> Any:
     """Hybrid mode: the embedding side (tiers/hybrid.py), or None (keyword mode, or no model)."""
+    if not query or mem.config.section("retrieval").get("mode") != "hybrid":
+        return None
     from . import hybrid
 
-    if not hybrid.wanted(mem, query):
-        return None
     live = [c for c in cands if c["tier"] == "warm"] + hot_candidates(state["hot"])
     return hybrid.dense_side(mem, query, live, cands, max(limit * COLD_FACTOR, COLD_MIN),
                              lambda e: cold_candidate(e, now))
