@@ -60,8 +60,10 @@ class VectorStore:
 
     def check_model(self) -> None:
         """Vectors made by another model or format are dropped once (the backfill remakes them)."""
+        if self._checked:
+            return
         sig = embed.signature()
-        if self._checked or sig is None:
+        if sig is None:
             return
         if self.index.meta(SIG_KEY) != sig:
             with self.index.tx() as conn:

@@ -143,6 +143,9 @@ def test_backfill_command_and_rebuild(home: Path, monkeypatch: pytest.MonkeyPatc
     assert _run("retrieve", "a pet dog")["warnings"] == []
     again = _run("embed", "--rebuild")
     assert (again["cleared"], again["embedded"], again["with_vector"]) == (6, 6, 6)
+    _run("store", "The cello lessons are on Tuesdays", "--category", "notes")
+    assert _run("embed")["warm_and_hot"] == 1  # warm and hot get theirs too: a retrieve has nothing left to do
+    assert _rows(home, "SELECT COUNT(*) FROM live_vectors") == [(1,)]
     res = CliRunner().invoke(cli, ["embed", "--limit", "0"])
     assert res.exit_code == 2
 
@@ -218,3 +221,16 @@ def test_without_the_extra_hybrid_says_so_and_searches_by_keywords(home: Path) -
     assert any("pip install 'memoryd[embed]'" in w for w in out["warnings"])
     run = subprocess.run([sys.executable, "-c", code, "embed"], env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "memoryd[embed]" in run.stderr
+
+
+def test_pulled_memories_are_embedded_unless_the_pull_is_big(home: Path) -> None:
+    """A sync's few pulled memories get their vectors at once; a restore's thousands wait for the backfill."""
+    from memoryd.sync import vectors
+
+    config = _hybrid_config(home)
+    with open_index(config) as index:
+        index.apply_remote("default", [("put", e) for e in _entries(FACTS)], "cursor:default:test", 6)
+        assert index.vectors.counts("default") == (len(FACTS), len(FACTS))
+        many = _entries([f"note number {i}" for i in range(vectors.PULLED_INLINE + 1)], start=100)
+        index.apply_remote("default", [("put", e) for e in many], "cursor:default:test", 200)
+        assert index.vectors.counts("default") == (len(FACTS), len(FACTS) + len(many))
