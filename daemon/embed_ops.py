@@ -65,10 +65,9 @@ def _embed_live(mem: Any, store: Any) -> int:
 
 def after_consolidation(call: Callable[[str, dict[str, Any]], Any], config: Config, agent_id: str) -> None:
     """The daemon's backfill: a bounded batch per agent and consolidation, in hybrid mode only."""
-    from memoryd.sync.vectors import retrieval_mode
     from memoryd.tiers import embed as model
 
-    if retrieval_mode(config) != "hybrid" or not model.available():
+    if not model.hybrid_ready(config)[0]:
         return
     try:
         report = call("embed", {"agent_id": agent_id, "limit": AFTER_CONSOLIDATION})

@@ -582,7 +582,9 @@ def open_index(config: Config, *, clock: Callable[[], float] = time.time, progre
 
 def _attach(index: LocalIndex, config: Config) -> LocalIndex:
     """Hybrid mode: memories get their vectors as they arrive (sync/vectors.py; not even imported otherwise)."""
-    if config.section("retrieval").get("mode") == "hybrid":
+    from memoryd.tiers.embed import hybrid_ready
+
+    if hybrid_ready(config)[0]:
         from .vectors import attach
 
         attach(index, config)

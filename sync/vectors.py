@@ -33,10 +33,6 @@ PULLED_INLINE = 100   # a pull bringing more (a restore, a long absence) leaves 
 Progress = Callable[[int, int], None]
 
 
-def retrieval_mode(config: Config) -> str:
-    return str(config.section("retrieval").get("mode") or "keyword")
-
-
 def _marks(n: int) -> str:
     return ", ".join("?" * n)
 
@@ -216,7 +212,7 @@ class VectorStore:
 
 def attach(index: LocalIndex, config: Config) -> LocalIndex:
     """In hybrid mode (with the extra installed), memories get their vector as they arrive."""
-    if retrieval_mode(config) == "hybrid" and embed.available():
+    if embed.hybrid_ready(config)[0]:
         index.after_put = lambda agent_id, ids, pulled=False: embed_arrived(index, agent_id, ids, pulled)
     return index
 

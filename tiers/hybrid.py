@@ -1,7 +1,8 @@
 """Hybrid ranking: the keyword ranking's exact BM25 fused with a local embedding model's cosine.
 
     candidates = keyword mode's (hot, warm, the index's BM25 top) + the index's nearest in meaning
-    dense      = cosine of query and memory, min-max scaled over every memory of the agent
+    dense      = cosine of query and memory, min-max scaled over every memory of the agent (over at least
+                 MIN_SPAN: a few memories must not stretch small differences to the whole scale)
     fused      = blend: w × dense + (1 − w) × bm25 / best bm25          ([retrieval] dense_weight = w)
                  rrf:   1 / (60 + bm25 rank) + 1 / (60 + dense rank)
     final      = fused × (1 + BETA × prior) × (DATE_BOOST if the memory's date is in the asked range)
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from .agent import AgentMemory
 
 RRF_K = 60
+MIN_SPAN = 0.2   # cosines are scaled over at least this range: a handful of memories must not turn a
+                 # 0.02 difference in meaning into the whole 0..1 scale (e5's unrelated texts still score ~0.75)
 FUSIONS = ("blend", "rrf")
 
 
@@ -41,11 +44,11 @@ class VectorIndex(Protocol):
 @dataclass(frozen=True)
 class Fusion:
     rule: str = "blend"
-    weight: float = 0.5
+    weight: float = 0.7
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> "Fusion":
-        return cls(str(section.get("fusion") or "blend"), float(section.get("dense_weight", 0.5)))
+        return cls(str(section.get("fusion") or "blend"), float(section.get("dense_weight", 0.7)))
 
     def describe(self) -> str:
         return f"blend {self.weight:g}" if self.rule == "blend" else f"rrf {RRF_K}"
@@ -61,9 +64,10 @@ class Dense:
 
     def scaled(self, mid: str) -> float:
         cos = self.sims.get(mid)
-        if cos is None or self.hi <= self.lo:
+        lo = min(self.lo, self.hi - MIN_SPAN)
+        if cos is None or self.hi <= lo:
             return 0.0
-        return min(1.0, max(0.0, (cos - self.lo) / (self.hi - self.lo)))
+        return min(1.0, max(0.0, (cos - lo) / (self.hi - lo)))
 
 
 def dense_side(mem: AgentMemory, query: str, live: list[dict[str, Any]], cands: list[dict[str, Any]], k: int,

@@ -109,7 +109,12 @@ def cold_candidate(e: dict, now: float) -> dict:
 
 def _dense(mem: AgentMemory, query: str, state: dict, cands: list[dict], limit: int, now: float) -> Any:
     """Hybrid mode: the embedding side (tiers/hybrid.py), or None (keyword mode, or no model)."""
-    if not query or mem.config.section("retrieval").get("mode") != "hybrid":
+    from .embed import hybrid_ready
+
+    ready, warning = hybrid_ready(mem.config) if query else (False, None)
+    if warning:
+        mem.warnings.append(warning)
+    if not ready:
         return None
     from . import hybrid
 

@@ -3,7 +3,8 @@
 A scope is what one memory holds: one conversation per agent (the default), or every conversation in one
 agent (`shared`). memoryd ingests a scope's daily notes with `ingest_daily` (all=True), exactly what
 `memoryd ingest-daily --all` runs, and answers through the `retrieve` operation the CLI calls; its access
-counting (reinforcement) stays on, as in use.
+counting (reinforcement) stays on, as in use. "memoryd" is keyword mode (`[retrieval] mode = "keyword"`);
+hybrid mode, the default where the extra is installed, is `--hybrid` (bench/recall/hybrid.py).
 """
 from __future__ import annotations
 
@@ -128,6 +129,8 @@ class Memoryd:
         if command is None:
             raise RuntimeError("the memoryd console script is not installed (pip install -e .)")
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")} | _env(self.root, scope, self.home)
+        if "mode" in self.retrieval:
+            env["MEMORYD_RETRIEVAL_MODE"] = self.retrieval["mode"]
         proc = subprocess.run([command, "retrieve", "--agent-id", scope.agent, "--limit", str(limit), "--json",
                                "--", question], env=env, capture_output=True, text=True, timeout=60)
         if proc.returncode != 0:
@@ -136,7 +139,7 @@ class Memoryd:
 
 
 def run_memoryd(parts: list[Scope], root: Path, limit: int = 10) -> tuple[Run, Memoryd]:
-    mem, run = Memoryd(root), Run()
+    mem, run = Memoryd(root, retrieval={"mode": "keyword"}), Run()  # hybrid: bench/recall/hybrid.py
     for scope in parts:
         t0 = time.perf_counter()
         report = mem.ingest(scope)
