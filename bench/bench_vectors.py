@@ -80,7 +80,6 @@ def run(size: int, queries: int, texts: list[str], questions: list[str]) -> None
         per_vector = (pages or 0) / size
         qv = [model.query(q) for q in questions]
         embed_ms = timed(lambda i: embed.load().model.query(questions[i % len(questions)] + " ?"), queries)
-        rss0 = rss_mb()
         t0 = time.perf_counter()
         index.vectors.nearest("b", qv[0], 40)
         load_ms = (time.perf_counter() - t0) * 1000
@@ -94,7 +93,7 @@ def run(size: int, queries: int, texts: list[str], questions: list[str]) -> None
         for ix in shared.values():
             ix.close()
     print(f"{size:>7} rows: vectors inserted in {insert_s:.1f} s, {per_vector:.0f} bytes each on disk; matrix load "
-          f"{load_ms:.0f} ms (RSS +{rss_mb() - rss0:.0f} MB); dense top-40 p50/p95 {dense[0]:.1f}/{dense[1]:.1f} ms "
+          f"{load_ms:.0f} ms ({size * (model.dim + 4) / 2**20:.0f} MB kept in memory; RSS now {rss_mb():.0f} MB); dense top-40 p50/p95 {dense[0]:.1f}/{dense[1]:.1f} ms "
           f"vs BM25 top-40 {bm25[0]:.1f}/{bm25[1]:.1f} ms; query embedding {embed_ms[0]:.1f}/{embed_ms[1]:.1f} ms")
     print(f"{'':>13}retrieve in-process, shared index (daemon): keyword {full['keyword'][0]:.1f}/{full['keyword'][1]:.1f} ms, "
           f"hybrid {full['hybrid'][0]:.1f}/{full['hybrid'][1]:.1f} ms (query vector cached); hybrid with a fresh "

@@ -29,6 +29,7 @@ SIG_KEY = "vectors:model"
 FILL_BATCH = 64       # rows embedded and committed together (a crash loses at most one batch of work)
 IDS_PER_STMT = 500
 MATRICES = 4          # agents whose matrix a process keeps in memory
+LOAD_PAGE = 8192      # vectors read per statement when a matrix is loaded
 PULLED_INLINE = 100   # a pull bringing more (a restore, a long absence) leaves them to the backfill
 Progress = Callable[[int, int], None]
 
@@ -188,19 +189,34 @@ class VectorStore:
             if cached is not None and cached.version == version:
                 self._matrices.move_to_end(agent_id)
                 return cached
-        rows = self.index.read("SELECT m.id, v.vec FROM vectors v JOIN memories m ON m.rowid = v.rowid "
-                               "WHERE v.agent_id = ? ORDER BY v.rowid", [agent_id])
-        dim = embed.load().dim
         try:
-            matrix, scales = embed.unpack([bytes(r[1]) for r in rows], dim)
+            found = _Matrix(version, *self._load(agent_id))
         except ValueError as exc:
             raise ArchiveError(f"local index {self.index.path}: {exc}; run `memoryd embed --rebuild`") from None
-        found = _Matrix(version, [r[0] for r in rows], matrix, scales)
         with self._lock:
             self._matrices[agent_id] = found
             while len(self._matrices) > MATRICES:
                 self._matrices.popitem(last=False)
         return found
+
+    def _load(self, agent_id: str) -> tuple[list[str], Any, Any]:
+        """(ids, int8 rows, scales) of the agent's vectors, read a page at a time (no list of every blob)."""
+        import numpy as np
+
+        dim = embed.load().dim
+        ids: list[str] = []
+        parts = [np.zeros((0, 4 + dim), dtype=np.uint8)]
+        after = 0
+        while True:
+            rows = self.index.read("SELECT v.rowid, m.id, v.vec FROM vectors v JOIN memories m ON m.rowid = v.rowid "
+                                   "WHERE v.agent_id = ? AND v.rowid > ? ORDER BY v.rowid LIMIT ?",
+                                   [agent_id, after, LOAD_PAGE])
+            if rows:
+                parts.append(embed.raw_rows([r[2] for r in rows], dim))
+                ids += [r[1] for r in rows]
+                after = rows[-1][0]
+            if len(rows) < LOAD_PAGE:
+                return (ids, *embed.split_rows(np.concatenate(parts)))
 
     def clear(self, agent_id: str) -> int:
         """Drop every vector of the agent (they are remade by `fill`); returns how many."""

@@ -136,16 +136,27 @@ def pack(vectors: "np.ndarray") -> list[bytes]:
     return [s.tobytes() + row.tobytes() for s, row in zip(scale, q)]
 
 
-def unpack(blobs: Sequence[bytes], dim: int) -> tuple["np.ndarray", "np.ndarray"]:
-    """Blobs → (int8 matrix (n, dim), float32 scales (n,)); a blob of the wrong size is a ValueError."""
+def raw_rows(blobs: Sequence[bytes], dim: int) -> "np.ndarray":
+    """Blobs → one (n, 4 + dim) byte matrix; a blob of the wrong size is a ValueError."""
     import numpy as np
 
     width = 4 + dim
     if any(len(b) != width for b in blobs):
         raise ValueError(f"a stored vector is not {width} bytes")
-    raw = np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(len(blobs), width)
-    scales = raw[:, :4].copy().view("<f4").reshape(len(blobs)).astype(np.float32)
-    return raw[:, 4:].copy().view(np.int8), scales
+    return np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(len(blobs), width)
+
+
+def split_rows(raw: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
+    """(int8 matrix (n, dim) — a view, no copy —, float32 scales (n,)) of raw_rows' bytes."""
+    import numpy as np
+
+    scales = np.ascontiguousarray(raw[:, :4]).view("<f4").reshape(len(raw)).astype(np.float32)
+    return raw[:, 4:].view(np.int8), scales
+
+
+def unpack(blobs: Sequence[bytes], dim: int) -> tuple["np.ndarray", "np.ndarray"]:
+    """Blobs → (int8 matrix (n, dim), float32 scales (n,)); a blob of the wrong size is a ValueError."""
+    return split_rows(raw_rows(blobs, dim))
 
 
 def similarities(matrix: "np.ndarray", scales: "np.ndarray", query: "np.ndarray", chunk: int = 4096) -> "np.ndarray":
