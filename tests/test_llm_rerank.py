@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 from click.testing import CliRunner
 
+from llm_server import serving
 from memoryd.cli.main import cli
 from memoryd.sync.llm import HttpLLM
 from memoryd.tiers.llm_rerank import parse_rerank_answer, rerank_llm, rerank_prompt
@@ -58,15 +58,8 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def llm_server() -> Iterator[tuple[Script, str]]:
     script = Script()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(script))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
-        yield script, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(script)) as base:
+        yield script, base + "/v1"
 
 
 RESULTS = [{"id": f"m{i}", "text": t, "tier": "cold", "date": "2025-03-0%d" % (i + 1), "reason": "matched"}
