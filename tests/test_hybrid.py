@@ -192,7 +192,7 @@ def test_fusion_rules() -> None:
     assert rrf["b"] == pytest.approx(1 / 61 + 1 / 63)
     assert hybrid.Dense({}, 0, 0).scaled("x") == 0.0
     few = hybrid.Dense({"a": 0.80, "b": 0.78}, lo=0.78, hi=0.80)  # two memories: no stretching to 0..1
-    assert few.scaled("a") == 1.0 and few.scaled("b") == pytest.approx(0.9)
+    assert few.scaled("a") == 1.0 and few.scaled("b") == pytest.approx(0.8)
 
 
 def test_daemon_backfill_after_consolidation(home: Path) -> None:
