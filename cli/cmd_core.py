@@ -58,7 +58,7 @@ def _human_results(data: dict[str, Any]) -> str:
 @click.argument("query", required=False, default="")
 @click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True, help="Most results to show.")
 @click.option("--mode", type=click.Choice(["keyword", "llm"]), default="keyword", show_default=True,
-              help="Pick tree branches by keywords, or ask the configured LLM.")
+              help="Pick tree branches by keywords, or let the configured LLM pick them and re-order the top results.")
 @click.option("--url", "url", default=None, help="Only facts whose URLs contain this fragment.")
 @click.option("--entity", default=None, help="Only facts about this @entity (from daily notes' Retain lines).")
 @click.option("--since", default=None, metavar="YYYY-MM-DD", help="Only facts dated on or after this day.")
@@ -78,11 +78,12 @@ def retrieve(query: str, limit: int, mode: str, url: str | None, entity: str | N
         from .llm_paths import write_prompt
 
         return write_prompt(config, agent_id, query, llm_prompt_file)
-    if mode == "llm":
-        from .llm_paths import llm_tree_paths
+    if mode == "llm":  # tree paths from the LLM, and its order of the top candidates
+        from .llm_paths import retrieve_llm
 
-        params["paths"] = llm_tree_paths(config, agent_id, query)
-    data = run_op(config, "retrieve", params)
+        data = retrieve_llm(config, params)
+    else:
+        data = run_op(config, "retrieve", params)
     _warn(data.get("warnings"))
     emit({"results": data["results"], "warnings": data.get("warnings") or []}, as_json, _human_results)
 

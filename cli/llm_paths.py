@@ -1,7 +1,8 @@
-"""`retrieve --mode llm`: ask the configured LLM which tree paths fit the query (keyword fallback)."""
+"""`retrieve --mode llm`: the configured LLM picks tree paths and re-orders the top candidates (keyword fallback)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -27,17 +28,49 @@ def write_prompt(config: Config, agent_id: str, query: str, path: str) -> None:
     click.echo(f"wrote the tree-search prompt to {path}")
 
 
-def llm_tree_paths(config: Config, agent_id: str, query: str) -> dict[str, float] | None:
-    """Path → relevance from the LLM, or None (with a warning) to fall back to keyword search."""
+class _FailOnce:
+    """The LLM of one command: after a transport failure or timeout, later calls fail at once
+    (a dead endpoint must not cost a second timeout)."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm, self.error = llm, None
+
+    def complete(self, prompt: str, *, timeout: float = 30.0) -> str:
+        from memoryd.tiers.errors import RemoteError
+
+        if self.error is not None:
+            raise self.error
+        try:
+            return self.llm.complete(prompt, timeout=timeout)
+        except RemoteError as exc:
+            self.error = exc
+            raise
+
+
+def retrieve_llm(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    """--mode llm: tree paths from the LLM, then the LLM re-orders the ranking's top `[retrieval] llm_rerank`
+    candidates; on error, timeout or garbage the keyword order stands, with a warning."""
     from memoryd.sync.llm import llm_from_config
     from memoryd.tiers.llm_prompts import tree_search_llm
+    from memoryd.tiers.llm_rerank import rerank_llm
 
-    llm = llm_from_config(config)
-    if llm is None:
+    from .proxy import run_op
+
+    raw = llm_from_config(config)
+    if raw is None:
         click.echo("memoryd: warning: MEMORYD_LLM_ENDPOINT is not set; used keyword search", err=True)
-        return None
-    paths, warning = tree_search_llm(_nodes(config, agent_id), query, llm, extra=HOT_PATHS)
+        return run_op(config, "retrieve", params)
+    llm, settings = _FailOnce(raw), config.section("retrieval")
+    timeout = float(settings["llm_timeout"])
+    paths, warning = tree_search_llm(_nodes(config, params["agent_id"]), params["query"], llm, extra=HOT_PATHS,
+                                     timeout=timeout)
     if warning:
         click.echo(f"memoryd: warning: {warning}", err=True)
-        return None
-    return {p["path"]: p["relevance"] for p in paths or []}
+    limit, depth = params["limit"], int(settings["llm_rerank"])
+    asked = dict(params, paths=None if warning else {p["path"]: p["relevance"] for p in paths or []},
+                 limit=max(limit, depth))
+    data = run_op(config, "retrieve", asked)
+    results, warning = (rerank_llm(params["query"], data["results"], llm, depth, timeout)
+                        if depth and params["query"] else (data["results"], None))
+    warnings = list(data.get("warnings") or []) + ([warning] if warning else [])
+    return dict(data, results=results[:limit], warnings=warnings)

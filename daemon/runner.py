@@ -56,6 +56,7 @@ class Daemon:
         from . import openclaw_ops  # noqa: F401 - registers openclaw_sync, openclaw_status, flush
         from .ops import dispatch  # the lead's operations; imports tiers/sync lazily itself
         from . import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
+        from . import embed_ops  # noqa: F401  (registers embed: vectors for hybrid retrieval)
 
         install_render(config)  # [render] targets follow every hot change the daemon makes
 
@@ -127,6 +128,8 @@ class Daemon:
 
     # -- scheduled work ----------------------------------------------------------------
     def run_mode(self, mode: str, reason: str, agents: list[str] | None) -> bool:
+        from . import embed_ops
+
         ok = True
         for agent in agents if agents is not None else self.agents():
             if self.scheduler.stopping:
@@ -134,6 +137,7 @@ class Daemon:
             try:
                 self.call("consolidate", {"agent_id": agent, "mode": mode})
                 self._record_ok(agent, mode)
+                embed_ops.after_consolidation(self.call, self.config, agent)  # hybrid mode: vectors still missing
             except Exception as exc:
                 ok = False
                 self._failed(f"consolidate {mode} for {agent}", exc)

@@ -37,6 +37,8 @@ class LocalIndex(CloudLogSide):
         self._ready: set[str] = set()  # agents whose terms table is known to exist
         self._stats: dict[tuple[Any, ...], tuple[int, int, dict[str, int]]] = {}
         self._vocab: set[str] = set()
+        self.after_put: Callable[..., None] | None = None  # hybrid mode: sync/vectors.attach
+        self._vectors: Any = None
         self._conn: sqlite3.Connection | None = connect(path)
         try:
             with self._guard():
@@ -93,6 +95,15 @@ class LocalIndex(CloudLogSide):
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    @property
+    def vectors(self) -> Any:
+        """Hybrid retrieval's vectors of this index (sync/vectors.py; loaded on first use)."""
+        if self._vectors is None:
+            from .vectors import VectorStore
+
+            self._vectors = VectorStore(self)
+        return self._vectors
 
     # -- the terms tables ------------------------------------------------------------------------
     def _has_terms(self, conn: sqlite3.Connection, agent_id: str) -> bool:
@@ -164,7 +175,9 @@ class LocalIndex(CloudLogSide):
             for start in range(0, len(rows), 1000):  # one transaction; progress per thousand rows
                 changed += self._put(conn, agent_id, rows[start:start + 1000], queue and self.remote)
                 advance(len(rows[start:start + 1000]))
-            return changed
+        if self.after_put is not None:
+            self.after_put(agent_id, [r["id"] for r in rows])
+        return changed
 
     def _put(self, conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]], queue: bool) -> int:
         self._create_terms(conn, agent_id)
@@ -420,7 +433,7 @@ def shared_index(config: Config) -> LocalIndex:
     with _shared_lock:
         index = _shared.get(key)
         if index is None or index._conn is None:
-            index = _shared[key] = LocalIndex(key[0], remote=key[1])
+            index = _shared[key] = _attach(LocalIndex(key[0], remote=key[1]), config)
         return index
 
 
@@ -453,4 +466,16 @@ class LazyIndex:
 
 def open_index(config: Config, *, clock: Callable[[], float] = time.time, progress: Progress | None = None) -> LocalIndex:
     """The device's local index for this config (the archive itself with a `file:` URL)."""
-    return LocalIndex(index_path(config), remote=not config.db_url.startswith("file:"), clock=clock, progress=progress)
+    return _attach(LocalIndex(index_path(config), remote=not config.db_url.startswith("file:"), clock=clock,
+                              progress=progress), config)
+
+
+def _attach(index: LocalIndex, config: Config) -> LocalIndex:
+    """Hybrid mode: memories get their vectors as they arrive (sync/vectors.py; not even imported otherwise)."""
+    from memoryd.tiers.embed import hybrid_ready
+
+    if hybrid_ready(config)[0]:
+        from .vectors import attach
+
+        attach(index, config)
+    return index

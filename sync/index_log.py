@@ -14,6 +14,7 @@ class CloudLogSide:
 
     clock: Callable[[], float]
     _ready: set[str]
+    after_put: Callable[..., None] | None
 
     def pending_uploads(self, agent_id: str) -> int:
         return int(self.read("SELECT COUNT(*) FROM outbox WHERE agent_id = ?", [agent_id])[0][0])
@@ -53,7 +54,7 @@ class CloudLogSide:
         with self.tx() as conn:
             conn.execute(f"DROP TABLE IF EXISTS {terms_table(agent_id)}")
             self._ready.discard(agent_id)
-            for table in ("memories", "agent_stats", "outbox", "tombstones"):
+            for table in ("memories", "agent_stats", "outbox", "tombstones", "live_vectors", "vector_stats"):
                 conn.execute(f"DELETE FROM {table} WHERE agent_id = ?", [agent_id])
             prefix = f"cursor:{agent_id}:"
             conn.execute("DELETE FROM index_meta WHERE key = ? OR substr(key, 1, ?) = ?",
@@ -91,4 +92,6 @@ class CloudLogSide:
                 else:
                     forgotten += len(self._forget(conn, agent_id, [item["id"]], int(item["at"]), False))
             conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [cursor_key, str(int(seq))])
+        if self.after_put is not None and added:  # hybrid mode: the new memories get their vectors
+            self.after_put(agent_id, [item["id"] for kind, item in items if kind == "put"], True)
         return added, forgotten

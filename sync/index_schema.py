@@ -11,6 +11,9 @@ Tables (local schema version in PRAGMA user_version):
     outbox            memories and forgets still to upload to the cloud log (server URLs only)
     tombstones        forgotten ids and when, so a stale copy from another device stays forgotten
     index_meta        the analyzer signature the terms were built with; cloud-log cursors
+    vectors, live_vectors, vector_stats
+                      hybrid retrieval's embeddings (v2; sync/vectors.py): triggers delete them with
+                      their memory, so a forget never leaves a vector behind
 
 An index from round 1 (`cold_memories` with word/trigram indexes, in the default `file:` database)
 is migrated in place: rows copied, terms built, the old tables and their plaintext indexes dropped.
@@ -25,7 +28,9 @@ from memoryd.tiers.atomic import ensure_private_dir
 from memoryd.tiers.config import Config
 from memoryd.tiers.errors import ArchiveError, MemorydError, StoreError
 
-LOCAL_VERSION = 1
+from .vector_schema import VECTOR_SCHEMA
+
+LOCAL_VERSION = 2
 BUSY_MS = 15000
 
 _SCHEMA = (
@@ -43,6 +48,7 @@ _SCHEMA = (
         forgotten_at INTEGER NOT NULL, PRIMARY KEY (agent_id, id)) WITHOUT ROWID""",
     "CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
 )
+_SCHEMA += VECTOR_SCHEMA  # v1 → v2: the vector tables (every statement above is IF NOT EXISTS)
 _LEGACY_TABLES = ("cold_fts", "cold_trigram", "cold_memories")
 _LEGACY_TRIGGERS = ("cold_ai", "cold_ad", "cold_au")
 

@@ -23,6 +23,13 @@ NOTE_2 = """# 2026-03-05
 """
 
 
+@pytest.fixture(autouse=True)
+def keyword_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests pin keyword mode's exact answers (hybrid also returns the nearest in meaning:
+    tests/test_hybrid.py checks that the filters hold there too)."""
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+
+
 @pytest.fixture
 def mem(config) -> AgentMemory:
     notes = Path(config.workspace) / "memory"

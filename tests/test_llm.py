@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 from click.testing import CliRunner
 
+from llm_server import serving
 from memoryd.sync.llm import HttpLLM, llm_from_config
 from memoryd.tiers.errors import ConfigError, RemoteError
 from memoryd.tiers.llm_prompts import (distill_llm, distill_prompt, parse_distill_answer, parse_json_answer,
@@ -68,15 +68,8 @@ def _handler(state: FakeLLM) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def fake() -> Iterator[tuple[FakeLLM, str]]:
     state = FakeLLM()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(state)) as base:
+        yield state, base
 
 
 def test_endpoint_kinds() -> None:

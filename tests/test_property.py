@@ -45,7 +45,8 @@ class TieredMemory(RuleBasedStateMachine):
         from memoryd.sync.index import open_index as open_archive
 
         self.root = Path(tempfile.mkdtemp(prefix="memoryd-prop-"))
-        self.config = load_config({"MEMORYD_HOME": str(self.root / "home")})
+        # tier invariants, not ranking: keyword mode (hybrid embeds every random text: 14 min instead of seconds)
+        self.config = load_config({"MEMORYD_HOME": str(self.root / "home"), "MEMORYD_RETRIEVAL_MODE": "keyword"})
         self.archive = open_archive(self.config)
         self.clock = Clock()
         self.mem = AgentMemory(self.config, AGENT, archive=self.archive, clock=self.clock)

@@ -14,6 +14,13 @@ from memoryd.tiers.retrieval import score_paths
 from clock import Clock
 
 
+@pytest.fixture(autouse=True)
+def keyword_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests pin keyword mode's exact answers (hybrid also returns the nearest in meaning:
+    tests/test_hybrid.py)."""
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+
+
 def test_analyzer_english_and_cjk() -> None:
     assert analyzer.query_terms("The Quick, brown foxes!") == ["quick", "brown", "fox"]
     assert analyzer.query_terms("Caroline's painting") == ["carolin", "paint"]  # possessive cut, stems meet

@@ -139,6 +139,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "agent": Key(str, "default", doc="whose hot memory is rendered (checked with the targets)"),
         "project_dir": Key(PATH, None, doc="where CLAUDE.md / AGENTS.md live"),
     },
+    "retrieval": {
+        "mode": Key(str, "hybrid", check=_pattern(re.compile(r"keyword|hybrid"), '"keyword" or "hybrid"'),
+                    env="MEMORYD_RETRIEVAL_MODE", doc="hybrid: BM25 fused with a local embedding model when memoryd[embed] is installed"),
+        "fusion": Key(str, "blend", check=_pattern(re.compile(r"blend|rrf"), '"blend" or "rrf"'),
+                      doc="hybrid: min-max blend of the two scores, or reciprocal rank fusion"),
+        "dense_weight": Key(float, 0.7, ge=0, le=1, doc="hybrid blend: the embedding's share (BM25 has the rest)"),
+        "llm_rerank": Key(int, 20, ge=0, le=100, doc="--mode llm: top candidates the LLM re-orders (0: none)"),
+        "llm_timeout": Key(float, 20.0, gt=0, le=600, doc="--mode llm: seconds each LLM call of a retrieve may take"),
+    },
     "llm": {
         "model": Key(str, None, env="MEMORYD_LLM_MODEL", doc="model name sent to a chat endpoint"),
         "api_key_env": Key(str, None, check=_pattern(_ENV_NAME, "the NAME of an environment variable"),

@@ -36,14 +36,21 @@ def retrieve(mem: AgentMemory, query: str, limit: int = 10, *, url: str | None =
             cands += hot_candidates(state["hot"])
         corpus = ranking.local_corpus(cands, terms)
         cands += _cold_candidates(mem, terms, query, limit, now, {c["id"] for c in cands}, filters, corpus)
+        dense = _dense(mem, query, state, cands, limit, now)
         cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
         for c in cands:
             c["date"] = when.memory_date(c)
         if query:
             span = when.question_range(query, now)
             path_scores = score_paths(terms, state["tree"]["nodes"]) if paths is None else paths
-            results = ranking.rank(terms, cands, corpus, path_scores, limit,
-                                   (lambda c: when.day_in(c["date"], span)) if span else None)
+            in_range = (lambda c: when.day_in(c["date"], span)) if span else None
+            if dense is not None:  # [retrieval] mode = "hybrid" (tiers/hybrid.py)
+                from .hybrid import Fusion, rank
+
+                results = rank(terms, cands, corpus, path_scores, limit, in_range, dense,
+                               Fusion.from_section(mem.config.section("retrieval")))
+            else:
+                results = ranking.rank(terms, cands, corpus, path_scores, limit, in_range)
         else:
             cands.sort(key=lambda c: (-c["score"], c["id"]))
             results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
@@ -91,9 +98,29 @@ def _cold_candidates(mem: AgentMemory, terms: list[str], query: str, limit: int,
         if e["id"] in seen:
             continue  # also in warm (a crash between archiving and rewriting warm): warm's copy wins
         seen.add(e["id"])
-        s = score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0))
-        out.append(dict(e, score=round(s, 4), tier="cold", path=e["category"]))
+        out.append(cold_candidate(e, now))
     return out
+
+
+def cold_candidate(e: dict, now: float) -> dict:
+    s = score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0))
+    return dict(e, score=round(s, 4), tier="cold", path=e["category"])
+
+
+def _dense(mem: AgentMemory, query: str, state: dict, cands: list[dict], limit: int, now: float) -> Any:
+    """Hybrid mode: the embedding side (tiers/hybrid.py), or None (keyword mode, or no model)."""
+    from .embed import hybrid_ready
+
+    ready, warning = hybrid_ready(mem.config) if query else (False, None)
+    if warning:
+        mem.warnings.append(warning)
+    if not ready:
+        return None
+    from . import hybrid
+
+    live = [c for c in cands if c["tier"] == "warm"] + hot_candidates(state["hot"])
+    return hybrid.dense_side(mem, query, live, cands, max(limit * COLD_FACTOR, COLD_MIN),
+                             lambda e: cold_candidate(e, now))
 
 
 def _reinforce(mem: AgentMemory, state: dict, results: list[dict], pending: dict, now: float) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .generate import generate
+from .hybrid import RULES, hybrid_report, run_hybrid
 from .model import LANGS, Corpus
 from .score import Metrics, ratio, score, table
 from .systems import Run, run_baselines, run_cli, run_memoryd, scopes
@@ -35,6 +36,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="also ask about N questions (default 30) through the `memoryd retrieve --json` console script")
     p.add_argument("--misses", type=int, default=0, metavar="N",
                    help="also show N questions stemmed BM25 finds in its top 5 and memoryd does not")
+    p.add_argument("--hybrid", nargs="?", const=",".join(RULES), default="", metavar="RULES",
+                   help="also hybrid retrieval (needs the extra memoryd[embed]; minutes: every turn is embedded), "
+                        f"with these fusion rules (default {','.join(RULES)})")
     p.add_argument("--json", action="store_true", help="print the results as one JSON document")
     p.add_argument("--out", type=Path, default=None, help="keep the notes, MEMORYD_HOME, corpus.json and results here")
     return p.parse_args(argv)
@@ -47,11 +51,16 @@ def _percentiles(values: list[float]) -> dict[str, float]:
     return {"p50_ms": round(statistics.median(ordered), 3), "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3)}
 
 
-def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int = 0) -> dict[str, Any]:
+def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int = 0,
+              hybrid: tuple[str, ...] = ()) -> dict[str, Any]:
     """Run every system on the corpus (notes and MEMORYD_HOME under `root`) and return the results."""
     parts = scopes(corpus, shared)
     runs: dict[str, Run] = {}
     runs["memoryd"], mem = run_memoryd(parts, root)
+    cost = None
+    if hybrid:
+        more, cost = run_hybrid(parts, root, {name: RULES[name] for name in hybrid})
+        runs.update(more)
     runs.update(run_baselines(parts))
     scores = score(corpus.questions, {n: r.rankings for n, r in runs.items()})
     out: dict[str, Any] = {
@@ -59,6 +68,8 @@ def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int 
                    "turns": len(corpus.turns), "questions": len(corpus.questions), "agents": len(parts)},
         "scores": {n: {g: m.as_dict() for g, m in s.items()} for n, s in scores.items()},
         "ratio_r5": {g: _round(ratio(scores, "memoryd", "bm25-porter", g)) for g in ("all",) + LANGS},
+        "hybrid_r5": {n: {g: _round(ratio(scores, n, "memoryd", g)) for g in ("all",) + LANGS} for n in hybrid},
+        "hybrid_cost": cost,
         "timing": {n: {"setup_s": round(r.setup_s, 3), **_percentiles(r.latencies_ms)} for n, r in runs.items()},
         "warnings": runs["memoryd"].warnings,
         "rankings": {n: r.rankings for n, r in runs.items()},
@@ -79,8 +90,11 @@ def _round(x: float | None) -> float | None:
 def report(res: dict[str, Any]) -> str:
     c = res["corpus"]
     scores = {n: {g: Metrics(**m) for g, m in s.items()} for n, s in res["scores"].items()}
+    main_table = {n: s for n, s in scores.items() if n not in res["hybrid_r5"]}
     lines = [f"recall benchmark: {c['conversations']} conversations, {c['turns']} turns, {c['questions']} questions, "
-             f"{c['agents']} agent(s), seed {c['seed']}, asked on {c['today']}", "", table(scores), ""]
+             f"{c['agents']} agent(s), seed {c['seed']}, asked on {c['today']}", "", table(main_table), ""]
+    if res["hybrid_r5"]:
+        lines += [hybrid_report(res, scores), ""]
     for g, r in res["ratio_r5"].items():
         if r is not None:
             verdict = "meets" if r >= GOAL else "below"
@@ -116,6 +130,19 @@ def misses(corpus: Corpus, rankings: dict[str, dict[str, list[str]]], n: int) ->
     return "\n".join(out)
 
 
+def hybrid_rules(spec: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in spec.split(",") if n.strip())
+    unknown = [n for n in names if n not in RULES]
+    if unknown:
+        raise SystemExit(f"--hybrid: unknown rule {unknown[0]!r}; known: {', '.join(RULES)}")
+    if names:
+        from memoryd.tiers import embed
+
+        if not embed.available():
+            raise SystemExit(f"--hybrid: {embed.MISSING}")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     langs = LANGS if args.lang == "all" else (args.lang,)
@@ -123,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="recall-") as tmp:
         root = args.out or Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
-        res = benchmark(corpus, root, shared=args.shared, cli_sample=args.cli)
+        res = benchmark(corpus, root, shared=args.shared, cli_sample=args.cli, hybrid=hybrid_rules(args.hybrid))
     if args.out:
         (args.out / "corpus.json").write_text(json.dumps(corpus.as_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
         (args.out / "results.json").write_text(json.dumps(res, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -3,7 +3,8 @@
 A scope is what one memory holds: one conversation per agent (the default), or every conversation in one
 agent (`shared`). memoryd ingests a scope's daily notes with `ingest_daily` (all=True), exactly what
 `memoryd ingest-daily --all` runs, and answers through the `retrieve` operation the CLI calls; its access
-counting (reinforcement) stays on, as in use.
+counting (reinforcement) stays on, as in use. "memoryd" is keyword mode (`[retrieval] mode = "keyword"`);
+hybrid mode, the default where the extra is installed, is `--hybrid` (bench/recall/hybrid.py).
 """
 from __future__ import annotations
 
@@ -66,8 +67,8 @@ def run_baselines(parts: list[Scope], limit: int = 10) -> dict[str, Run]:
     return runs
 
 
-def _env(root: Path, scope: Scope) -> dict[str, str]:
-    return {"MEMORYD_HOME": str(root / "home"), "MEMORYD_WORKSPACE": str(root / "workspaces" / scope.agent)}
+def _env(root: Path, scope: Scope, home: Path | None = None) -> dict[str, str]:
+    return {"MEMORYD_HOME": str(home or root / "home"), "MEMORYD_WORKSPACE": str(root / "workspaces" / scope.agent)}
 
 
 def results_of(answer: Any) -> list[dict[str, Any]]:
@@ -82,27 +83,41 @@ def results_of(answer: Any) -> list[dict[str, Any]]:
 class Memoryd:
     """memoryd in this process, through `dispatch` (the CLI's own path when no daemon runs)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: Path, home: Path | None = None, retrieval: dict[str, Any] | None = None) -> None:
+        self.root, self.home = root, home or root / "home"
+        self.retrieval = retrieval or {}  # [retrieval] settings over the config's (hybrid mode, fusion)
         self.sources: dict[str, dict[str, str]] = {}
         self.by_text: dict[str, dict[str, str]] = {}
 
     def ingest(self, scope: Scope) -> dict[str, Any]:
         from memoryd.daemon.ops import dispatch
-        from memoryd.tiers.config import load_config
 
-        env = _env(self.root, scope)
+        env = _env(self.root, scope, self.home)
         self.sources[scope.agent] = write_notes(scope.turns, Path(env["MEMORYD_WORKSPACE"]))
         self.by_text[scope.agent] = {}
         for t in scope.turns:
             self.by_text[scope.agent].setdefault(t.line, t.id)
-        return dispatch(load_config(env), "ingest_daily", {"agent_id": scope.agent, "all": True})
+        return dispatch(self.config(scope), "ingest_daily", {"agent_id": scope.agent, "all": True})
+
+    def embed(self, scope: Scope) -> dict[str, Any]:
+        """Vectors for what has none yet, warm and hot included (the `embed` operation)."""
+        from memoryd.daemon import embed_ops  # noqa: F401  (registers the operation)
+        from memoryd.daemon.ops import dispatch
+
+        return dispatch(self.config(scope), "embed", {"agent_id": scope.agent})
+
+    def config(self, scope: Scope) -> Any:
+        from memoryd.tiers.config import load_config
+
+        config = load_config(_env(self.root, scope, self.home))
+        if not self.retrieval:
+            return config
+        return config.with_(sections={**config.sections, "retrieval": {**config.section("retrieval"), **self.retrieval}})
 
     def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
         from memoryd.daemon.ops import dispatch
-        from memoryd.tiers.config import load_config
 
-        answer = dispatch(load_config(_env(self.root, scope)), "retrieve",
+        answer = dispatch(self.config(scope), "retrieve",
                           {"agent_id": scope.agent, "query": question, "limit": limit})
         warnings = answer.get("warnings", []) if isinstance(answer, dict) else []
         return ranked_turns(results_of(answer), self.sources[scope.agent], self.by_text[scope.agent]), warnings
@@ -113,7 +128,9 @@ class Memoryd:
         command = str(exe) if exe.exists() else shutil.which("memoryd")
         if command is None:
             raise RuntimeError("the memoryd console script is not installed (pip install -e .)")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")} | _env(self.root, scope)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")} | _env(self.root, scope, self.home)
+        if "mode" in self.retrieval:
+            env["MEMORYD_RETRIEVAL_MODE"] = self.retrieval["mode"]
         proc = subprocess.run([command, "retrieve", "--agent-id", scope.agent, "--limit", str(limit), "--json",
                                "--", question], env=env, capture_output=True, text=True, timeout=60)
         if proc.returncode != 0:
@@ -122,7 +139,7 @@ class Memoryd:
 
 
 def run_memoryd(parts: list[Scope], root: Path, limit: int = 10) -> tuple[Run, Memoryd]:
-    mem, run = Memoryd(root), Run()
+    mem, run = Memoryd(root, retrieval={"mode": "keyword"}), Run()  # hybrid: bench/recall/hybrid.py
     for scope in parts:
         t0 = time.perf_counter()
         report = mem.ingest(scope)

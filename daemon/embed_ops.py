@@ -1,0 +1,79 @@
+"""The `embed` operation: vectors for the local index's memories that have none (hybrid retrieval).
+
+Memories get their vector as they are archived when `[retrieval] mode = "hybrid"`; this fills in the
+rest (rows archived before, or while the model was missing) — from `memoryd embed`, and in the daemon
+a bounded batch after each scheduled consolidation. Needs the optional extra `memoryd[embed]`.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from memoryd.tiers.config import Config
+from memoryd.tiers.errors import MemorydError, UsageError
+
+from .ops import memory, op
+
+log = logging.getLogger("memoryd.daemon")
+
+AFTER_CONSOLIDATION = 1000   # rows the daemon embeds per agent after a consolidation (~30 s of one core)
+
+
+@op("embed")
+def embed(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+    """{agent_id, limit?, rebuild?} → how many memories got a vector, and how many have one now."""
+    from memoryd.tiers import embed as model
+    from memoryd.tiers.progress import current_progress
+
+    limit = params.get("limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise UsageError("limit must be a positive integer")
+    model.load()  # the model must work even when nothing is left to embed (ConfigError without the extra)
+    with memory(config, params) as mem:
+        store = mem.archive.vectors  # type: ignore[union-attr]
+        cleared = store.clear(mem.agent_id) if params.get("rebuild") else 0
+        have, total = store.counts(mem.agent_id)
+        todo = min(total - have, limit) if limit else total - have
+        advance = current_progress().start("memories embedded", todo)
+        done = [0]
+
+        def step(n: int, _total: int) -> None:
+            advance(n - done[0])
+            done[0] = n
+
+        added = store.fill(mem.agent_id, limit=limit, progress=step)
+        have, total = store.counts(mem.agent_id)
+        live = _embed_live(mem, store)
+    return {"agent_id": mem.agent_id, "embedded": added, "cleared": cleared, "with_vector": have,
+            "memories": total, "warm_and_hot": live, "model": model.signature()}
+
+
+def _embed_live(mem: Any, store: Any) -> int:
+    """Warm entries and hot items get theirs too (cached), so a retrieve has nothing left to embed.
+    Under the agent's lock: a forget meanwhile must not see its vector written back."""
+    from memoryd.tiers import embed as model
+    from memoryd.tiers.search import hot_candidates
+
+    if not mem.dir.is_dir():
+        return 0
+    with mem.locked():
+        state = mem.files.load_all()
+        items = [(e["id"], e["text"]) for e in state["warm"]["entries"]]
+        items += [(c["id"], c["text"]) for c in hot_candidates(state["hot"])]
+        return len(store.live(mem.agent_id, items, model.load))
+
+
+def after_consolidation(call: Callable[[str, dict[str, Any]], Any], config: Config, agent_id: str) -> None:
+    """The daemon's backfill: a bounded batch per agent and consolidation, in hybrid mode only."""
+    from memoryd.tiers import embed as model
+
+    if not model.hybrid_ready(config)[0]:
+        return
+    try:
+        report = call("embed", {"agent_id": agent_id, "limit": AFTER_CONSOLIDATION})
+    except MemorydError as exc:
+        log.warning("agent %s: memories not embedded: %s", agent_id, exc.message)
+        return
+    if report.get("embedded"):
+        log.info("agent %s: %d memories embedded (%d of %d have a vector)", agent_id, report["embedded"],
+                 report["with_vector"], report["memories"])
