@@ -21,7 +21,8 @@ from memoryd.tiers.errors import ArchiveError, CryptoError, MemorydError, Remote
 from .crypto import open_text, seal_text
 from .hlc import stamp_seconds
 from .keys import load_key, read_key_file
-from .merge import Replica, compact, drop_orphans, empty_replica, join, materialize, max_stamp, replica_hash, restamp, valid_replica
+from .merge import (Replica, compact, drop_orphans, empty_replica, join, materialize, max_stamp, replica_hash, restamp,
+                    unmerged, valid_replica)
 from .outbox import record_failure
 from .syncstate import KIND, SyncFiles
 
@@ -153,6 +154,7 @@ def _local_state(s: Session, base: Replica) -> dict[str, Any]:
 def stamp_local(s: Session) -> dict[str, Any]:
     """Stamp what changed locally since base.json and save it; returns the (updated) base."""
     with s.mem.locked():
+        resume_merge(s)
         base = s.files.base()
         hlc = s.files.hlc()
         hlc.observe(max_stamp(base["replica"]))
@@ -169,19 +171,43 @@ def absorb(s: Session, version: int, data: str) -> tuple[Replica, bool]:
     remote = s.open(version, data)  # CryptoError before anything local changes
     remote_hash = replica_hash(normal(remote))
     with s.mem.locked():
+        resume_merge(s)
         base = s.files.base()
         hlc = s.files.hlc()
         hlc.observe(max(max_stamp(base["replica"]), max_stamp(remote)))
         local = restamp(base["replica"], _local_state(s, base["replica"]), hlc.now())
-        merged = join(local, remote)
-        view = drop_orphans(materialize(merged), merged)
-        if view != materialize(local):
-            top = max_stamp(merged)
-            write_local(s.mem, view, stamp_seconds(top) if top else time.time(), "sync-merge")
-        # Limits may have evicted items: stamp that (tombstones) so every device agrees.
-        final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
-        s.files.save_base(version, final, remote_hash, hlc)
+        final = _apply_merge(s, join(local, remote), local, version, remote_hash, hlc)
     return final, replica_hash(final) != remote_hash
+
+
+def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, remote_hash: str, hlc: Any) -> Replica:
+    """Write a merge to the tier files, then base.json. The merge journal goes first: a process killed
+    in between is finished by the next one (resume_merge) instead of its half-written files being
+    taken for local edits, whose fresh stamps would beat other devices' later edits."""
+    view = drop_orphans(materialize(merged), merged)
+    if view != materialize(local):
+        s.files.save_merging(version, remote_hash, merged)
+        top = max_stamp(merged)
+        write_local(s.mem, view, stamp_seconds(top) if top else time.time(), "sync-merge")
+    # Limits may have evicted items: stamp that (tombstones) so every device agrees.
+    final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
+    s.files.save_base(version, final, remote_hash, hlc)
+    s.files.clear_merging()
+    return final
+
+
+def resume_merge(s: Session) -> None:
+    """Finish a merge whose process died between the tier files and base.json (agent lock held)."""
+    journal = s.files.merging()
+    if journal is None:
+        return
+    base = s.files.base()
+    hlc = s.files.hlc()
+    hlc.observe(max(max_stamp(base["replica"]), max_stamp(journal["merged"])))
+    files = s.mem.read_state()  # edits made since the crash are stamped as this device's own
+    local = unmerged(restamp(base["replica"], files, hlc.now()), base["replica"], files, journal["merged"])
+    log.warning("agent %s: finishing a merge interrupted by a crash", s.agent_id)
+    _apply_merge(s, join(local, journal["merged"]), local, journal["version"], journal["remote_hash"], hlc)
 
 
 def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]:

@@ -153,6 +153,26 @@ def drop_orphans(view: dict, rep: Replica) -> dict:
     return view
 
 
+def unmerged(local: Replica, base: Replica, files: dict, merged: Replica) -> Replica:
+    """`local` (= restamp(base, files)) with every key whose file content is what materialize(merged)
+    wrote put back to base's registers: such a change came from an interrupted merge, not from an edit
+    on this device, and must not get this device's newer stamp."""
+    wrote = {k: v[0] for k, v in explode(drop_orphans(materialize(merged), merged)).items()}
+    had = {k: v[0] for k, v in explode(materialize(base)).items()}
+    now = {k: v[0] for k, v in explode(files).items()}
+    keys = [k for k in set(wrote) | set(now) if now.get(k) == wrote.get(k) and had.get(k) != now.get(k)]
+    if not keys:
+        return local
+    out = {"fmt": FMT, **{part: dict(local[part]) for part in ("items", "stamps", "tombs", "maxf")}}
+    for key in keys:
+        for part in ("items", "stamps", "tombs", "maxf"):
+            if key in base[part]:
+                out[part][key] = base[part][key]
+            else:
+                out[part].pop(key, None)
+    return out
+
+
 def _maxkey(value: Any) -> tuple:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (1, float(value), "")

@@ -1,4 +1,4 @@
-"""The sync layer's local files in agents/<id>/sync/: state.json, base.json, outbox/, restore marker."""
+"""The sync layer's local files in agents/<id>/sync/: state.json, base.json, outbox/, merge journal, restore marker."""
 from __future__ import annotations
 
 import hashlib
@@ -103,6 +103,27 @@ class SyncFiles:
     def clear_outbox(self) -> None:
         try:
             self.path("outbox/pending.json").unlink()
+        except FileNotFoundError:
+            pass
+
+    # --- merge journal: the merged replica, written before the tier files are ----------------
+    def merging(self) -> dict[str, Any] | None:
+        journal = read_json(self.path("merging.json"), lambda: None)
+        if not isinstance(journal, dict) or not isinstance(journal.get("version"), int):
+            return None
+        try:
+            valid_replica(journal.get("merged"))
+        except ValueError:
+            return None
+        return journal
+
+    def save_merging(self, version: int, remote_hash: str, merged: Replica) -> None:
+        ensure_private_dir(self.dir)
+        atomic_write_json(self.path("merging.json"), {"version": version, "remote_hash": remote_hash, "merged": merged})
+
+    def clear_merging(self) -> None:
+        try:
+            self.path("merging.json").unlink()
         except FileNotFoundError:
             pass
 

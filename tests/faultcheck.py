@@ -87,9 +87,29 @@ def _index_view(cold: dict[str, Any]) -> dict[str, tuple]:
             for i, e in cold.items()}
 
 
+DERIVED = ("score", "tier")  # recomputed from importance, age and accesses whenever a device rescores
+
+
 def _canonical(state: dict[str, Any]) -> dict[str, Any]:
-    """Warm is a set of entries: its order on disk is the last local write's eviction order."""
-    return dict(state, warm=dict(state["warm"], entries=sorted(state["warm"]["entries"], key=lambda e: e["id"])))
+    """Warm is a set of entries (its order on disk is the last local write's eviction order), and an
+    entry's score and tier are a cache each device recomputes when it rescores (merged by max, not synced)."""
+    entries = [{k: v for k, v in e.items() if k not in DERIVED} for e in state["warm"]["entries"]]
+    return dict(state, warm=dict(state["warm"], entries=sorted(entries, key=lambda e: e["id"])))
+
+
+def _differences(name_a: str, a: dict[str, Any], name_b: str, b: dict[str, Any]) -> list[str]:
+    """What two devices hold differently: items of the critical state (by sync key) and index rows."""
+    from memoryd.sync.merge import explode
+
+    out = []
+    if _canonical(a["state"]) != _canonical(b["state"]):
+        ea, eb = explode(_canonical(a["state"])), explode(_canonical(b["state"]))
+        out += [f"{name_a}/{name_b} {k}: {ea.get(k)!r:.150} vs {eb.get(k)!r:.150}"
+                for k in sorted(set(ea) | set(eb)) if ea.get(k) != eb.get(k)] or [f"{name_a}/{name_b}: order"]
+    ia, ib = _index_view(a["cold"]), _index_view(b["cold"])
+    out += [f"{name_a}/{name_b} index {k}: {ia.get(k)!r:.150} vs {ib.get(k)!r:.150}"
+            for k in sorted(set(ia) | set(ib)) if ia.get(k) != ib.get(k)]
+    return out
 
 
 def _texts(snap: dict[str, Any]) -> list[str]:
@@ -229,9 +249,9 @@ def figures(devices: list[Device], ledger: Ledger, url: str, rounds: int) -> dic
     key = read_key_file(devices[0].config.key_path(AGENT))  # type: ignore[attr-defined]
     snaps = {d.name: snapshot(d) for d in devices}
     puts, cloud_dups = cloud_log(url)
-    first = next(iter(snaps.values()))
-    identical = all(_canonical(s["state"]) == _canonical(first["state"]) and
-                    _index_view(s["cold"]) == _index_view(first["cold"]) for s in snaps.values())
+    first_name, first = next(iter(snaps.items()))
+    differences = [d for name, s in snaps.items() for d in _differences(first_name, first, name, s)]
+    identical = not differences
     warm_and_cold = {n: len({e["id"] for e in s["state"]["warm"]["entries"]} & set(s["cold"])) for n, s in snaps.items()}
     warm_dups = {n: len(s["state"]["warm"]["entries"]) - len({e["id"] for e in s["state"]["warm"]["entries"]})
                  for n, s in snaps.items()}
@@ -254,7 +274,7 @@ def figures(devices: list[Device], ledger: Ledger, url: str, rounds: int) -> dic
         "operations": len(ledger.ops), "acknowledged": sum(1 for o in ledger.ops if o.acked),
         "lost": len(lost), "lost_examples": lost[:10],
         "torn": len(torn), "torn_examples": torn[:5], "torn_log_lines": torn_lines,
-        "identical": identical, "settle_rounds": rounds,
+        "identical": identical, "differences": differences[:10], "settle_rounds": rounds,
         "duplicates": sum(s["dup"] for s in snaps.values()) + cloud_dups + sum(warm_dups.values()),
         "in_warm_and_index": sum(warm_and_cold.values()),
         "tracebacks": len(tracebacks), "traceback_examples": tracebacks[:3],
@@ -310,7 +330,7 @@ def print_figures(fig: dict[str, Any]) -> None:
     print(f"operations acknowledged: {fig['acknowledged']}")
     print(f"acknowledged operations lost: {fig['lost']} {fig['lost_examples']}")
     print(f"torn files: {fig['torn']} {fig['torn_examples']} (torn log lines: {fig['torn_log_lines']})")
-    print(f"devices identical: {'yes' if fig['identical'] else 'NO'}")
+    print(f"devices identical: {'yes' if fig['identical'] else 'NO'} {fig['differences']}")
     print(f"duplicates: {fig['duplicates']} (memories in both warm and the index: {fig['in_warm_and_index']})")
     print(f"tracebacks: {fig['tracebacks']}; exit codes outside 0/1/2: {fig['odd_exit_codes']}; hung: {fig['hung']}")
     print(f"memories per device: {fig['memories']}; cloud log puts: {fig['cloud_log_puts']}")

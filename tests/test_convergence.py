@@ -278,3 +278,49 @@ def test_a_fresh_fact_at_the_warm_cap_reaches_the_other_device(tmp_path: Path, s
     key = lambda e: e["id"]  # noqa: E731
     assert sorted(sa["warm"]["entries"], key=key) == sorted(sb["warm"]["entries"], key=key)
     assert (sa["hot"], sa["tree"]) == (sb["hot"], sb["tree"])
+
+
+# A sync killed (SIGKILL, from inside: a fixed point) after the merge reached the tier files but before
+# base.json recorded it.
+KILLED_MERGE = """
+import os, signal
+from memoryd.sync import critical, syncstate
+from memoryd.tiers.config import load_config
+written = []
+real_write, real_save = critical.write_local, syncstate.SyncFiles.save_base
+def write_local(*args, **kw):
+    written.append(1)
+    return real_write(*args, **kw)
+def save_base(self, *args, **kw):
+    if written:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real_save(self, *args, **kw)
+critical.write_local, syncstate.SyncFiles.save_base = write_local, save_base
+critical.sync_now(load_config(), "ag")
+"""
+
+
+def test_a_merge_killed_half_way_does_not_pass_other_devices_values_off_as_newer(tmp_path: Path,
+                                                                              server: SqldServer) -> None:
+    from memoryd.daemon.ops import memory, stamp_edits
+    from memoryd.tiers import hot
+
+    a, key = first_device(tmp_path, server.http_url)
+    b = device(tmp_path, "b", server.http_url, key)
+
+    def profile(cfg: Config, value: str) -> None:
+        with memory(cfg, {"agent_id": AGENT}) as mem:
+            mem.change(lambda s, now: hot.set_profile(s["hot"], "editor", value), "test")
+        stamp_edits(cfg, AGENT)
+
+    for cfg in (a, b):
+        memoryd(cfg, "sync")
+    profile(b, "vim")
+    memoryd(b, "sync")
+    killed = subprocess.run([sys.executable, "-c", KILLED_MERGE], env=env_for(a), capture_output=True, text=True)
+    assert killed.returncode == -9, killed.stderr
+    assert state_of(a)["hot"]["owner_profile"] == {"editor": "vim"}  # the files got the merge, base.json did not
+    profile(b, "emacs")  # b's later edit
+    for cfg in (b, a, b, a):
+        memoryd(cfg, "sync")
+    assert state_of(a)["hot"]["owner_profile"] == state_of(b)["hot"]["owner_profile"] == {"editor": "emacs"}
