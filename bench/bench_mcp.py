@@ -175,6 +175,13 @@ def start_daemon(exe: str, env: dict[str, str]) -> subprocess.Popen:
     return proc
 
 
+def rss_mib(pid: int) -> float:
+    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if row.startswith("VmRSS:"):
+            return int(row.split()[1]) / 1024
+    return float("nan")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10, help="server starts per startup case")
@@ -200,8 +207,14 @@ def main() -> None:
         print(line("  memory_search, no daemon", search_round_trips(exe, env, args.calls)))
         daemon = start_daemon(exe, env)
         try:
+            before = rss_mib(daemon.pid)
+            first = time_to_initialize([exe, "mcp"], env, 1)[0]  # the daemon loads the SDK for its first session
             print(line("  memory_search, through the daemon", search_round_trips(exe, env, args.calls)))
+            print(f"startup with the daemon up (it serves the session; `memoryd mcp` only pumps lines):\n"
+                  f"  first session of a daemon that had not loaded the SDK: initialize {first:7.1f} ms")
             startup("  memoryd mcp: initialize (daemon up)", time_to_initialize, [exe, "mcp"], env, args.runs)
+            print(f"daemon RSS: {before:.1f} MiB before any MCP session, {rss_mib(daemon.pid):.1f} MiB with the SDK"
+                  " loaded (it preloads at start when MCP was used in the last 30 days)")
         finally:
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(15)

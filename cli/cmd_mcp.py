@@ -22,6 +22,13 @@ def mcp(agent_id: str | None) -> None:
         raise ConfigError("config.toml [mcp] agent must be a string")
     agent_id = validate_agent_id(agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
                                  or configured)
+    handover = None
+    if config.socket_path.exists():  # a running daemon serves the session with the SDK it has loaded
+        from memoryd.daemon.mcp_bridge import bridge
+
+        handover = bridge(config, agent_id)
+        if handover is None:
+            return  # the client ended the session
     from memoryd.daemon.mcp_server import serve
 
-    serve(config, agent_id)
+    serve(config, agent_id, handover)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, BinaryIO, Callable
 
 from memoryd.tiers.config import Config
 from memoryd.tiers.errors import MemorydError
@@ -55,15 +55,17 @@ def _tool_result(types: Any, tools: Tools, name: str, arguments: Any) -> Any:
                                 structured_content=json.loads(text))
 
 
-def build_server(config: Config, agent_id: str) -> Any:
-    """The SDK server object with our handlers (imports the SDK: ~1 s, see bench/bench_mcp.py)."""
+def build_server(config: Config, agent_id: str, run: Callable[[str, dict[str, Any]], Any] | None = None) -> Any:
+    """The SDK server object with our handlers (imports the SDK: ~1 s, see bench/bench_mcp.py).
+
+    `run` carries out an operation: the daemon's own dispatcher in the daemon, else run_op."""
     import anyio
     import anyio.to_thread
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
-    tools = Tools(config, agent_id)
+    tools = Tools(config, agent_id, run)
     lock = anyio.Lock()  # one memoryd operation at a time, like the daemon's per-agent lock
     listing = _listing(types)
     served = resources(agent_id)
@@ -123,15 +125,100 @@ def _version() -> str:
         return "0"
 
 
-def serve(config: Config, agent_id: str) -> None:
-    """Serve MCP on stdin/stdout until the client closes stdin."""
+def serve(config: Config, agent_id: str, handover: Any = None) -> None:
+    """Serve MCP on stdin/stdout until the client closes stdin.
+
+    `handover` (daemon/mcp_bridge.Handover): a session the daemon dropped, taken over here; the
+    client's initialize is replayed and, when it was answered already, its second answer dropped."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     server = build_server(config, agent_id)
+    streams: tuple[Any, Any] = (None, None)
+    if handover is not None and (handover.replay or handover.unread):
+        streams = (anyio.wrap_file(_Replayed(b"".join(handover.replay) + handover.unread)),
+                   anyio.wrap_file(_DropReply(handover.drop_reply_to)))
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(*streams) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     anyio.run(main)
+
+
+class _Replayed:
+    """stdin as text lines, after lines already read from it by the bridge."""
+
+    def __init__(self, first: bytes) -> None:
+        import io
+        import sys
+
+        self._first = io.BytesIO(first)
+        self._rest = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
+
+    def __iter__(self) -> Any:
+        for line in self._first:
+            yield line.decode("utf-8", "replace")
+        yield from self._rest
+
+    def readline(self) -> str:
+        line = self._first.readline()
+        return line.decode("utf-8", "replace") if line else self._rest.readline()
+
+
+class _DropReply:
+    """stdout that swallows one answer: the replayed initialize's, which the client already has."""
+
+    def __init__(self, reply_id: Any) -> None:
+        import io
+        import sys
+
+        self._out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
+        self._drop = json.dumps(reply_id) if reply_id is not None else None
+
+    def write(self, text: str) -> int:
+        if self._drop is not None:
+            try:
+                msg = json.loads(text)
+            except ValueError:
+                msg = None
+            if isinstance(msg, dict) and "method" not in msg and json.dumps(msg.get("id")) == self._drop:
+                self._drop = None
+                return len(text)
+        return self._out.write(text)
+
+    def flush(self) -> None:
+        self._out.flush()
+
+
+def serve_stream(server: Any, rfile: BinaryIO, wfile: BinaryIO) -> None:
+    """Serve one MCP session over a byte stream (a daemon socket) until its reader ends."""
+    import io
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    reader = io.TextIOWrapper(rfile, encoding="utf-8", errors="replace", newline="\n")
+    writer = io.TextIOWrapper(wfile, encoding="utf-8", newline="\n", write_through=True)
+
+    async def main() -> None:
+        async with stdio_server(anyio.wrap_file(reader), anyio.wrap_file(writer)) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    finally:
+        for f in (reader, writer):
+            try:
+                f.detach()  # the caller closes the socket's files
+            except (ValueError, OSError):
+                pass
+
+
+def preload() -> None:
+    """Import the SDK ahead of the first session (the daemon does it in a background thread)."""
+    import anyio  # noqa: F401
+    import mcp_types  # noqa: F401
+    from mcp.server.lowlevel import Server  # noqa: F401
+    from mcp.server.stdio import stdio_server  # noqa: F401
+    from mcp.shared.exceptions import MCPError  # noqa: F401

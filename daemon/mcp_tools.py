@@ -197,8 +197,10 @@ def _removed(removed: dict[str, int]) -> str:
 class Tools:
     """The tools of one server, scoped to one agent."""
 
-    def __init__(self, config: Config, agent_id: str) -> None:
+    def __init__(self, config: Config, agent_id: str,
+                 run: Callable[[str, dict[str, Any]], Any] | None = None) -> None:
         self.config, self.agent_id = config, agent_id
+        self._run = run or (lambda name, params: run_op(self.config, name, params))  # the daemon passes its own
         self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "memory_search": self._search, "memory_store": self._store, "memory_forget": self._forget,
             "memory_forget_recent": self._forget_recent, "memory_hot": lambda a: self.op("hot_show"),
@@ -214,7 +216,7 @@ class Tools:
         return self._handlers[name](check_arguments(tool, arguments))
 
     def op(self, name: str, **params: Any) -> Any:
-        return run_op(self.config, name, {"agent_id": self.agent_id, **params})
+        return self._run(name, {"agent_id": self.agent_id, **params})
 
     def _search(self, a: dict[str, Any]) -> dict[str, Any]:
         query = (a.get("query") or "").strip()

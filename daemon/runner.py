@@ -22,6 +22,7 @@ from memoryd.tiers.errors import ConfigError, MemorydError, UsageError
 from .lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
 from .render_targets import install as install_render
 from .scheduler import Clock, Scheduler, ScheduleSettings
+from .mcp_host import STATE_KEY, MCPHost
 from .server import SocketServer
 from .watcher import Watcher, WatchSettings
 
@@ -71,7 +72,9 @@ class Daemon:
         self.scheduler = Scheduler(ScheduleSettings.from_section(config.section("schedule")),
                                    self.run_mode, self.last_ok, self.run_sync, clock=clock)
         self.watcher = Watcher(WatchSettings.from_config(config), self.openclaw_pass)
-        self.server = SocketServer(config.socket_path, self.handle)
+        self.mcp = MCPHost(lambda: self.config, self.handle, self._remember)
+        self.server = SocketServer(config.socket_path, self.handle,
+                                   upgrades={"mcp_attach": (self.mcp.check, self.mcp.take_over)})
 
     # -- agents and their locks ----------------------------------------------------
     def agents(self) -> list[str]:
@@ -124,7 +127,7 @@ class Daemon:
                 "uptime": round(time.monotonic() - self.started_mono, 3),
                 "socket": str(self.config.socket_path), "now": self.clock(),
                 "jobs": self.scheduler.info(), "watcher": self.watcher.info(),
-                "agents": self.agents(), "last_error": self.last_error}
+                "agents": self.agents(), "mcp": self.mcp.info(), "last_error": self.last_error}
 
     # -- scheduled work ----------------------------------------------------------------
     def run_mode(self, mode: str, reason: str, agents: list[str] | None) -> bool:
@@ -170,6 +173,11 @@ class Daemon:
     def _record_ok(self, agent: str, mode: str) -> None:
         with self._state_guard:
             self.state.setdefault("last_ok", {}).setdefault(agent, {})[mode] = self.clock()
+            atomic_write_json(self._state_path, self.state)
+
+    def _remember(self, key: str, value: Any) -> None:
+        with self._state_guard:
+            self.state[key] = value
             atomic_write_json(self._state_path, self.state)
 
     def _failed(self, what: str, exc: BaseException, quiet: bool = False) -> None:
@@ -229,6 +237,8 @@ class Daemon:
         threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
         self.scheduler.start()
         self.server.start()  # last: once the socket answers, everything behind it is running
+        if self.mcp.should_preload(self.state.get(STATE_KEY), time.time()):
+            self.mcp.preload_in_background()  # MCP clients were served lately: have the SDK ready
 
     def reload(self) -> None:
         try:
@@ -249,6 +259,7 @@ class Daemon:
     def stop(self) -> None:
         deadline = time.monotonic() + STOP_BUDGET
         self.server.stop(timeout=2.5)  # operations in progress finish first
+        self.mcp.stop()  # their bridges go on serving in-process
         self.watcher.stop(timeout=0.5)
         self.scheduler.stop(timeout=max(0.1, deadline - time.monotonic() - 0.5))
         for lock in list(self._locks.values()):  # let a write in progress land (atomic anyway)

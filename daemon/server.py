@@ -10,13 +10,16 @@ import stat
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable
 
 from memoryd.tiers.errors import IPCError, MemorydError, UsageError
 
 log = logging.getLogger("memoryd.daemon")
 
 Handler = Callable[[str, dict], Any]
+# A request that turns its connection into a long-lived stream of another protocol (MCP): it is
+# checked, answered with one line, then the connection and its buffered reader belong to the upgrade.
+Upgrade = Callable[[socket.socket, BinaryIO, dict], None]
 _MAX_REQUEST = 16 * 1024 * 1024
 _SUN_PATH_MAX = 107  # sockaddr_un.sun_path minus the NUL
 WORKERS = 4           # connections served at once; more wait in the queue
@@ -53,9 +56,11 @@ class SocketServer:
     the daemon, and a client idle for IDLE_SECONDS is let go so it cannot hold a worker.
     """
 
-    def __init__(self, path: Path, handler: Handler) -> None:
+    def __init__(self, path: Path, handler: Handler,
+                 upgrades: dict[str, tuple[Callable[[dict], None], Upgrade]] | None = None) -> None:
         self.path = path
         self.handler = handler
+        self.upgrades = upgrades or {}  # op → (check params or raise, take the connection over)
         self._sock: socket.socket | None = None
         self._wake_r, self._wake_w = os.pipe()
         self._thread: threading.Thread | None = None
@@ -105,7 +110,8 @@ class SocketServer:
 
     def _serve_conn(self, conn: socket.socket) -> None:
         # several requests may share one connection; each line is answered in order
-        with conn, conn.makefile("rb") as rfile:
+        rfile = conn.makefile("rb")
+        try:
             while True:
                 try:
                     line = rfile.readline(_MAX_REQUEST + 1)
@@ -116,8 +122,52 @@ class SocketServer:
                 if len(line) > _MAX_REQUEST:
                     self._reply(conn, {"ok": False, "error": error_payload(UsageError("request too large"))})
                     return
-                if line.strip() and not self._reply(conn, self._answer(line)):
+                if not line.strip():
+                    continue
+                upgrade, refused = self._upgrade(line)
+                if refused is not None:
+                    self._reply(conn, refused)
                     return
+                if upgrade is not None:
+                    if self._reply(conn, {"ok": True, "result": {"upgraded": True}}):
+                        conn.settimeout(None)  # an MCP session may rightly sit silent for hours
+                        threading.Thread(target=self._run_upgrade, args=(upgrade, conn, rfile),
+                                         name="memoryd-upgraded", daemon=True).start()
+                        rfile = conn = None  # type: ignore[assignment]  # the upgrade closes them
+                    return
+                if not self._reply(conn, self._answer(line)):
+                    return
+        finally:
+            if conn is not None:
+                rfile.close()
+                conn.close()
+
+    def _upgrade(self, line: bytes) -> tuple[tuple[Upgrade, dict] | None, dict | None]:
+        """(the upgrade this line asks for with its params, or the refusal to answer); (None, None) for a plain request."""
+        try:
+            op, params = parse_request(line)
+        except UsageError:
+            return None, None  # _answer reports it
+        found = self.upgrades.get(op)
+        if found is None:
+            return None, None
+        check, take_over = found
+        try:
+            check(params)
+        except Exception as exc:
+            return None, {"ok": False, "error": error_payload(exc)}
+        return (take_over, params), None
+
+    @staticmethod
+    def _run_upgrade(upgrade: tuple[Upgrade, dict], conn: socket.socket, rfile: BinaryIO) -> None:
+        take_over, params = upgrade
+        try:
+            take_over(conn, rfile, params)
+        except Exception as exc:  # one session's failure must not reach the daemon
+            log.error("upgraded connection failed", exc_info=exc)
+        finally:
+            rfile.close()
+            conn.close()
 
     def _answer(self, line: bytes) -> dict:
         with self._idle:

@@ -133,6 +133,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "mcp": {
         "agent": Key(str, "default", doc="the agent `memoryd mcp` serves (checked when it starts)"),
+        "preload": Key(str, "auto", check=_pattern(re.compile(r"auto|always|never"), '"auto", "always" or "never"'),
+                       doc="the daemon loads the MCP SDK at start: auto = when MCP was used in the last 30 days"),
     },
     "render": {
         "targets": Key(STRINGS, [], doc="harness files re-rendered after hot changes: openclaw, claude, agents, file:PATH"),
