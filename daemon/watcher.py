@@ -1,4 +1,4 @@
-"""Watch OpenClaw (session stores, JSONL transcripts, workspace notes) with watchfiles; passes per agent.
+"""Watch OpenClaw (session stores, JSONL transcripts, workspace notes): inotify or watchfiles; passes per agent.
 
 A change of an agent's session store (its `-wal` file) runs a quick pass at once — segments a
 `reset` closed are distilled right away — and restarts the agent's quiet timer; a changed JSONL
@@ -14,9 +14,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from memoryd.tiers.config import AGENT_ID_RE, Config
+
+from . import inotify
+from .inotify import DELETED, Waker
 from memoryd.tiers.errors import ConfigError
 
 log = logging.getLogger("memoryd.daemon")
@@ -35,6 +38,7 @@ class WatchSettings:
     quiet_seconds: float = 120.0
     recheck_seconds: float = 60.0  # how often to look for a watched dir that does not exist yet
     enabled: bool = True
+    backend: str = "auto"  # auto | inotify | watchfiles
     config: Config | None = field(default=None, compare=False, repr=False)
 
     @classmethod
@@ -57,9 +61,12 @@ class WatchSettings:
         enabled = sec.get("enabled", True)
         if not isinstance(enabled, bool):
             raise ConfigError("config.toml [watch] enabled must be true or false")
+        backend = env.get("MEMORYD_WATCH_BACKEND") or sec.get("backend", "auto")
+        if backend not in ("auto", "inotify", "watchfiles"):
+            raise ConfigError('config.toml [watch] backend must be "auto", "inotify" or "watchfiles"')
         install = Install(config, env)
         return cls(notes_dir=install.workspace(install.default_agent()) / "memory", notes_agent=agent,
-                   sessions_dir=install.sessions_root, enabled=enabled, config=config, **nums)
+                   sessions_dir=install.sessions_root, enabled=enabled, config=config, backend=backend, **nums)
 
     def install(self) -> Any:
         from memoryd.tiers.openclaw_install import Install
@@ -173,7 +180,7 @@ class QuietTimer:
 
 
 class Watcher:
-    """A thread running watchfiles.watch over OpenClaw's dirs; calls `on_pass(openclaw_agent, kind)`."""
+    """A thread watching OpenClaw's dirs (daemon/inotify.py, or watchfiles); calls `on_pass(openclaw_agent, kind)`."""
 
     def __init__(self, settings: WatchSettings, on_pass: Callable[[str, str], None]) -> None:
         self.settings = settings
@@ -181,6 +188,8 @@ class Watcher:
         self.quiet = QuietTimer(settings.quiet_seconds, self._fire_quiet)
         self._stop = threading.Event()
         self._restart = threading.Event()
+        self._waker = Waker()  # ends an inotify wait at once on stop and reload
+        self.backend = ""  # the event source in use: inotify or watchfiles
         self._thread: threading.Thread | None = None
         self.layout: Layout | None = None
         self.watching: list[str] = []
@@ -208,6 +217,7 @@ class Watcher:
 
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
+        self._waker.wake()
         if self._thread is not None:
             self._thread.join(timeout)
         self.quiet.stop(timeout)
@@ -216,17 +226,16 @@ class Watcher:
         self.settings = settings
         self.quiet.quiet = settings.quiet_seconds
         self._restart.set()
+        self._waker.wake()
 
     def info(self) -> dict[str, Any]:
         alive = bool(self._thread and self._thread.is_alive())
-        return {"state": "running" if alive else "stopped", "watching": list(self.watching),
+        return {"state": "running" if alive else "stopped", "backend": self.backend, "watching": list(self.watching),
                 "missing": list(self.missing), "events": self.events,
                 "transcripts_waiting": self.quiet.pending(), "agents_waiting": self.quiet.pending(),
                 "quiet_seconds": self.settings.quiet_seconds, "last_error": self.last_error}
 
     def _loop(self) -> None:
-        from watchfiles import Change, watch  # heavy: daemon only
-
         while not self._stop.is_set():
             try:
                 roots = self.roots()
@@ -242,16 +251,32 @@ class Watcher:
             # the timeout re-checks missing roots and new agents; with all present it is long
             timeout_ms = int((self.settings.recheck_seconds if self.missing else 3600) * 1000)
             try:
-                for changes in watch(*self.watching, stop_event=self._stop, yield_on_timeout=True,
-                                     rust_timeout=timeout_ms, debounce=1000, step=200,
-                                     raise_interrupt=False, watch_filter=None):
-                    self._handle({(c, p) for c, p in changes if c != Change.deleted})
+                for changes in self._changes(timeout_ms):
+                    self._handle({(c, p) for c, p in changes if c != DELETED})
                     if self._restart.is_set() or (self.missing and any(Path(m).is_dir() for m in self.missing)):
                         break
             except Exception as exc:  # e.g. a watched dir removed: rebuild the watch
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 log.warning("file watcher restarting: %s", self.last_error)
                 self._stop.wait(1.0)
+
+    def _changes(self, timeout_ms: int) -> Iterator[set[tuple[int, str]]]:
+        """Change sets from inotify (no polling) where it works, else from watchfiles (wakes every 200 ms)."""
+        if self.settings.backend != "watchfiles" and (self.backend == "inotify" or inotify.available()):
+            try:
+                self.backend = "inotify"
+                return inotify.watch(self.watching, self._stop, timeout_ms, 1000, self._waker)
+            except OSError as exc:  # e.g. out of inotify watches (fs.inotify.max_user_watches)
+                if self.settings.backend == "inotify":
+                    raise
+                log.warning("inotify unavailable (%s): watching with watchfiles", exc)
+        elif self.settings.backend == "inotify":
+            raise OSError("inotify is not available here; set [watch] backend to auto or watchfiles")
+        from watchfiles import watch  # heavy: daemon only
+
+        self.backend = "watchfiles"
+        return watch(*self.watching, stop_event=self._stop, yield_on_timeout=True, rust_timeout=timeout_ms,
+                     debounce=1000, step=200, raise_interrupt=False, watch_filter=None)
 
     def _handle(self, changes: Iterable[tuple[Any, str]]) -> None:
         layout = self.layout or self.current_layout()

@@ -160,10 +160,13 @@ def test_kill9_then_restart_no_stale_lock_nothing_lost(env, daemon):
     assert "staging database" not in logs  # DEBUG logs name operations, never memories
 
 
-def test_daily_note_ingested_within_seconds(env, daemon):
+@pytest.mark.parametrize("backend", ["auto", "watchfiles"])
+def test_daily_note_ingested_within_seconds(env, daemon, backend):
     init_agent(env)
+    env["MEMORYD_WATCH_BACKEND"] = backend
     d = daemon().start()
     wait_for(lambda: d.info()["watcher"]["watching"])
+    assert d.info()["watcher"]["backend"] == ("inotify" if backend == "auto" else backend)
     note = Path(env["MEMORYD_WORKSPACE"]) / "memory" / "2026-03-10.md"
     t0 = time.monotonic()
     note.write_text("# 2026-03-10\n\n- Decided to migrate the billing service to PostgreSQL 16\n")

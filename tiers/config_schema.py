@@ -112,6 +112,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "quiet_seconds": Key(float, 120.0, gt=0, doc="a transcript quiet this long is finished"),
         "recheck_seconds": Key(float, 60.0, gt=0, doc="look again for a missing watched dir"),
         "enabled": Key(bool, True, doc="watch notes and transcripts at all"),
+        "backend": Key(str, "auto", check=_pattern(re.compile(r"auto|inotify|watchfiles"),
+                                                   '"auto", "inotify" or "watchfiles"'),
+                       env="MEMORYD_WATCH_BACKEND",
+                       doc="auto: inotify on Linux (no wake-ups while idle), watchfiles elsewhere"),
     },
     "daemon": {
         "log_level": Key(str, "INFO", choices=LOG_LEVELS, env="MEMORYD_LOG_LEVEL"),
