@@ -6,6 +6,7 @@ Prints numbers only; nothing here is a pass/fail test.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import tempfile
@@ -49,8 +50,15 @@ def fill_to_caps(mem: AgentMemory, rng: random.Random) -> None:
     mem.write_state(state, "bench fill")
 
 
+def bench_env(**values: str) -> dict[str, str]:
+    """The bench's own home, with the retrieval mode of this shell (MEMORYD_RETRIEVAL_MODE=keyword|hybrid):
+    hybrid embeds every row as it is archived, ~40 ms each on this machine."""
+    mode = os.environ.get("MEMORYD_RETRIEVAL_MODE")
+    return {**values, **({"MEMORYD_RETRIEVAL_MODE": mode} if mode else {})}
+
+
 def bench_store_retrieve(home: Path, stores: int, retrieves: int) -> None:
-    config = load_config({"MEMORYD_HOME": str(home)})
+    config = load_config(bench_env(MEMORYD_HOME=str(home)))
     mem = AgentMemory(config, "bench", archive=LazyIndex(config))
     rng = random.Random(1)
     fill_to_caps(mem, rng)
@@ -75,7 +83,7 @@ def bench_store_retrieve(home: Path, stores: int, retrieves: int) -> None:
 def bench_cold(home: Path, rows: int, queries: int) -> None:
     from memoryd.sync.index import open_index as open_archive
 
-    config = load_config({"MEMORYD_HOME": str(home), "MEMORYD_DB_URL": f"file:{home / f'cold-{rows}.db'}"})
+    config = load_config(bench_env(MEMORYD_HOME=str(home), MEMORYD_DB_URL=f"file:{home / f'cold-{rows}.db'}"))
     archive = open_archive(config)
     rng = random.Random(rows)
     now = time.time()
