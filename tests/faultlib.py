@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from synchelp import KEYWORD
+
 CHILD = Path(__file__).with_name("crash_child.py")
 AGENT = "default"  # the daemon's watcher files daily notes under this agent
 
@@ -130,7 +132,8 @@ def _read(path: Path) -> str:
 def base_env(home: Path, url: str, workspace: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env.update({"MEMORYD_HOME": str(home), "MEMORYD_DB_URL": url, "MEMORYD_WORKSPACE": str(workspace),
-                "MEMORYD_SESSIONS_DIR": str(home.parent / f"{home.name}-sessions"), "MEMORYD_LOG_LEVEL": "WARNING"})
+                "MEMORYD_SESSIONS_DIR": str(home.parent / f"{home.name}-sessions"), "MEMORYD_LOG_LEVEL": "WARNING",
+                **KEYWORD})  # durability is under test here, not ranking
     return env
 
 

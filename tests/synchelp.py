@@ -13,12 +13,15 @@ from memhelp import AgentMemory
 from memoryd.tiers.config import Config, load_config
 
 AGENT = "ag"
+# These suites test sync and durability. Hybrid retrieval (the default where memoryd[embed] is
+# installed) would embed every archived row (~40 ms each); it has its own tests (test_hybrid.py).
+KEYWORD = {"MEMORYD_RETRIEVAL_MODE": "keyword"}
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def device(tmp_path: Path, name: str, url: str, key: bytes | None = None, agent: str = AGENT) -> Config:
     """A MEMORYD_HOME of its own (one device) pointing at `url`; with `key`, the agent is initialised."""
-    config = load_config({"MEMORYD_HOME": str(tmp_path / name), "MEMORYD_DB_URL": url})
+    config = load_config({"MEMORYD_HOME": str(tmp_path / name), "MEMORYD_DB_URL": url, **KEYWORD})
     if key is not None:
         import_key(config, agent, key)
         AgentMemory(config, agent).init()
@@ -26,7 +29,7 @@ def device(tmp_path: Path, name: str, url: str, key: bytes | None = None, agent:
 
 
 def first_device(tmp_path: Path, url: str, name: str = "a", agent: str = AGENT) -> tuple[Config, bytes]:
-    config = load_config({"MEMORYD_HOME": str(tmp_path / name), "MEMORYD_DB_URL": url})
+    config = load_config({"MEMORYD_HOME": str(tmp_path / name), "MEMORYD_DB_URL": url, **KEYWORD})
     key = ensure_key(config, agent)
     AgentMemory(config, agent).init()
     return config, key
@@ -63,7 +66,7 @@ def run_py(code: str, env: dict[str, str], timeout: float = 60) -> subprocess.Co
 
 def env_for(config: Config, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
-    env.update({"MEMORYD_HOME": str(config.home), "MEMORYD_DB_URL": config.db_url, **extra})
+    env.update({"MEMORYD_HOME": str(config.home), "MEMORYD_DB_URL": config.db_url, **KEYWORD, **extra})
     return env
 
 
