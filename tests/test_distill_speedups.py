@@ -22,6 +22,7 @@ from memoryd.tiers import distill as D
 from memoryd.tiers import redact as R
 from memoryd.tiers.dailynotes import parse_note
 from memoryd.tiers.distill_lexicon import EMOTIONS, FILLERS, NOT_NAMES, OUTCOME_NEG, OUTCOME_POS, TOPICS, ZH_SURNAMES
+from memoryd.tiers.rxgate import Gated
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # bench/ is not installed: run from the checkout
@@ -236,3 +237,60 @@ WORDS = ["um", "uh", "erm", "hmm", "like,", "basically", "actually", "so", "well
        st.sampled_from([" ", "", "  ", "\t", "-", "_"]))
 def test_generated_texts_are_the_same(parts: list[str], sep: str) -> None:
     _same(sep.join(parts))
+
+
+# --- gated regexes (importance, fact rules): a skipped search is one that finds nothing ---------
+def _gates() -> list[tuple[str, Any]]:
+    from memoryd.tiers import fact_rules as F
+    from memoryd.tiers import importance as I
+
+    found = [(f"importance.{n}", g) for n, _, g in I._INTRINSIC_RX + I._NEGATED_RX + I._EXPLICIT_RX + I._CONTENT_RX]
+    found.append(("importance.temporary", I._TEMPORARY_RX))
+    found += [(f"fact_rules.{n}", getattr(F, n)) for n in dir(F) if isinstance(getattr(F, n), Gated)]
+    return found
+
+
+def _same_search(gate: Any, text: str) -> None:
+    got, want = gate.search(text), gate.rx.search(text)
+    assert (got and got.span()) == (want and want.span()), (gate.rx.pattern, text)
+
+
+def test_gated_searches_find_what_the_regex_finds() -> None:
+    gates = _gates()
+    assert len(gates) > 25 and sum(g.needles is not None for _, g in gates) > 25  # the gates are in use
+    for text in CORPUS:
+        for variant in (text, text.lower(), text.upper()):
+            for _, gate in gates:
+                _same_search(gate, variant)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(WORDS + ["my name is", "remind me to", "tomorrow", "Dec 4", "2025-01-02", "12月4日",
+                                         "decided to", "lesson:", "我叫", "过敏", "$5", "3 usd", "v1.2.3", "never ever run"])
+                | st.text(max_size=5), max_size=10), st.sampled_from([" ", "", "-"]))
+def test_generated_gated_searches_are_the_same(parts: list[str], sep: str) -> None:
+    text = sep.join(parts)
+    for _, gate in _gates():
+        for variant in (text, text.lower()):
+            _same_search(gate, variant)
+
+
+TRICKY = [r"x(?i:abc)", r"(?i)ſs", r"(?i)\u212a", r"(?i)k", r"(?i)paſs", r"um+|s?x", r"(?i)[kſ]", r"a(?-i:B)c",
+          r"(?i)a(?-i:B)c", r"(?:ab|cd)+e", r"(?:ab|)c", r"[?？]\s*$", r"\bfoo\b(?=bar)bar", r"(a)\1b", r"(?x) a b "]
+
+
+FOLDS = ["ſſ", "paſs", "PAſS", "xABC", "xabc", "aBc", "abc", "\u212a", "k", "K", "İ", "ı", "foobar", "abab e", "c", "ab?"]
+
+
+def test_needles_never_skip_a_match_on_case_folds() -> None:
+    for pattern in TRICKY:
+        for text in FOLDS:
+            _same_search(Gated(re.compile(pattern)), text)
+            _same_search(Gated(re.compile(pattern, re.IGNORECASE)), text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(TRICKY), st.text(alphabet="abcdeksxABCKSX?？ ſ\u212aİı", max_size=8))
+def test_needles_never_skip_a_match(pattern: str, text: str) -> None:
+    _same_search(Gated(re.compile(pattern)), text)
+    _same_search(Gated(re.compile(pattern, re.IGNORECASE)), text)
