@@ -80,7 +80,7 @@ class Gated:
         if self.needles is None or (self.fold and not text.isascii()):
             return False
         hay = text.lower() if self.fold else text
-        return not any(n in hay for n in self.needles)
+        return not any(map(hay.__contains__, self.needles))
 
     def search(self, text: str) -> re.Match[str] | None:
         return None if self.absent(text) else self.rx.search(text)

@@ -106,6 +106,14 @@ def split_due_for_cold(warm: Warm, now: float) -> tuple[list[Entry], list[dict]]
     return out, log
 
 
+def _sizes(warm: Warm) -> tuple[int, list[int]]:
+    """len(dumps(warm)) and each entry's share of it, from one dumps per entry (no dumps of the whole):
+    canonical JSON is compositional, so the whole is the rest of warm plus each entry and a comma between."""
+    sizes = [len(dumps(e)) for e in warm["entries"]]
+    rest = len(dumps(dict(warm, entries=[])))
+    return rest + sum(sizes) + max(len(sizes) - 1, 0), sizes
+
+
 def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry], list[dict]]:
     """Evict lowest-scored entries (ties: oldest, then id) until the JSON is ≤ 50 KB; entries
     created less than `grace` seconds ago go only when nothing older is left."""
@@ -114,15 +122,13 @@ def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry
     fresh = now - grace
     warm["entries"].sort(key=lambda e: (e["created_at"] <= fresh, -e["score"], -e["created_at"], e["id"]))
     out, log = [], []
-    size = warm_size(warm)
+    size, sizes = _sizes(warm)
     while warm["entries"] and size > WARM_MAX_BYTES:
         e = warm["entries"].pop()
+        size -= sizes.pop() + (1 if warm["entries"] else 0)  # the entry, and its comma if one is left
         out.append(e)
         young = " (within its grace period: nothing older was left)" if e["created_at"] > fresh else ""
         log.append(_eviction(e, f"warm over {WARM_MAX_BYTES} bytes, lowest score {e['score']:.3f}{young}"))
-        # cheap running estimate (the entry and its comma); re-measured exactly when it says we are under
-        left = size - len(dumps(e)) - 1
-        size = left if left > WARM_MAX_BYTES else warm_size(warm)
     return out, log
 
 

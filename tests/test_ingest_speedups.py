@@ -1,4 +1,4 @@
-"""The fast paths of distill/redact give exactly what the plain loops they replace gave.
+"""The fast paths of distill/redact/importance/fact rules/warm give exactly what the plain code they replace gave.
 
 Each reference below is the straightforward code as it stood before the shortcuts (every regex run
 on every text, a re.sub per filler, a lexicon walked phrase by phrase); the corpus is the bench's
@@ -294,3 +294,84 @@ def test_needles_never_skip_a_match_on_case_folds() -> None:
 def test_needles_never_skip_a_match(pattern: str, text: str) -> None:
     _same_search(Gated(re.compile(pattern)), text)
     _same_search(Gated(re.compile(pattern, re.IGNORECASE)), text)
+
+
+# --- warm: the size cap and reinforcement ----------------------------------------------------------
+def ref_enforce_size(warm: dict, now: float, grace: float) -> tuple[list, list]:
+    """The cap measured by dumping the whole of warm after every eviction."""
+    from memoryd.tiers import warm as W
+    from memoryd.tiers.atomic import dumps
+    from memoryd.tiers.model import WARM_MAX_BYTES
+
+    for e in warm["entries"]:
+        W.rescore(e, now)
+    fresh = now - grace
+    warm["entries"].sort(key=lambda e: (e["created_at"] <= fresh, -e["score"], -e["created_at"], e["id"]))
+    out, log = [], []
+    while warm["entries"] and len(dumps(warm)) > WARM_MAX_BYTES:
+        e = warm["entries"].pop()
+        out.append(e)
+        young = " (within its grace period: nothing older was left)" if e["created_at"] > fresh else ""
+        log.append(W._eviction(e, f"warm over {WARM_MAX_BYTES} bytes, lowest score {e['score']:.3f}{young}"))
+    return out, log
+
+
+def ref_add_or_reinforce(warm: dict, entry: dict, now: float) -> tuple[dict, bool]:
+    from memoryd.tiers import warm as W
+
+    for old in warm["entries"]:
+        if old["id"] == entry["id"]:
+            old["access_count"] += 1
+            old["last_access"] = int(now)
+            old["importance"] = max(old["importance"], entry["importance"])
+            for key, value in entry.get("metadata", {}).items():
+                old.setdefault("metadata", {}).setdefault(key, value)
+            W.rescore(old, now)
+            return old, False
+    warm["entries"].append(entry)
+    return entry, True
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(CORPUS[:400] + ["x", "部署 ✓", "\"quoted\\\\\""]), st.integers(0, 3),
+                          st.floats(0.05, 1.0), st.integers(0, 90 * 86400), st.text(max_size=30)),
+                max_size=90),
+       st.integers(1, 300), st.sampled_from([0.0, 3600.0, 86400.0 * 30]), st.booleans())
+def test_warm_cap_and_reinforcement_are_the_same(rows: list, repeat: int, grace: float, extra_key: bool) -> None:
+    import copy as copy_module
+
+    from memoryd.tiers import warm as W
+
+    now = 1_750_000_000.0
+    fast: dict = {"entries": []} | ({"note": "ü" * 7} if extra_key else {})
+    slow = copy_module.deepcopy(fast)
+    for text, cat, importance, age, meta in rows * (1 + repeat // 100):
+        entry = W.new_entry(text * (1 + repeat % 7), f"c{cat}", importance, now - age, {"m": meta} if meta else None)
+        got = W.add_or_reinforce(fast, copy_module.deepcopy(entry), now)
+        want = ref_add_or_reinforce(slow, copy_module.deepcopy(entry), now)
+        assert got == want
+    assert fast == slow
+    assert W.enforce_size(fast, now, grace) == ref_enforce_size(slow, now, grace)
+    assert fast == slow
+
+
+def test_warm_cap_stops_where_the_whole_dump_says_at_the_byte() -> None:
+    """Warm padded so that keeping `keep` entries is exactly 1 byte over, at, or under the cap."""
+    import copy as copy_module
+
+    from memoryd.tiers import warm as W
+    from memoryd.tiers.atomic import dumps
+    from memoryd.tiers.model import WARM_MAX_BYTES
+
+    now = 1_750_000_000.0
+    entries = [W.new_entry(f"fact {i} 部署 " + "x" * (i * 37 % 500), "c", 0.9 - i / 100, now - 60) for i in range(40)]
+    for keep in (0, 1, 2, 3, 17, 39):
+        for delta in (-1, 0, 1, 2):
+            warm = {"entries": copy_module.deepcopy(entries), "pad": ""}
+            kept = {"entries": warm["entries"][:keep], "pad": ""}
+            warm["pad"] = "p" * (WARM_MAX_BYTES + delta - len(dumps(kept)))
+            slow = copy_module.deepcopy(warm)
+            assert W._sizes(warm)[0] == len(dumps(warm))
+            got, want = W.enforce_size(warm, now), ref_enforce_size(slow, now, 0.0)
+            assert got == want and warm == slow, (keep, delta)
+            assert len(warm["entries"]) == (keep - (delta > 0) if keep else 0)
