@@ -63,7 +63,7 @@ def ref_fact(text: str) -> str:
 
 def ref_people(text: str) -> list[str]:
     found = [m.group(1) for m in D._MENTION.finditer(text)]
-    for rx in (D._PEOPLE_BEFORE, D._PEOPLE_AFTER):
+    for rx in (D._PEOPLE_BEFORE, D._PEOPLE_AFTER.rx):
         found += [m.group(1) for m in rx.finditer(text) if m.group(1).split()[0] not in NOT_NAMES]
     for m in D._ZH_PERSON.finditer(text):
         name = m.group(1) or m.group(2)

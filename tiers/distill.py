@@ -8,6 +8,7 @@ from typing import Any
 
 from .distill_lexicon import ACTION_EN, ACTION_ZH, EMOTIONS, FILLERS, NOT_NAMES, OUTCOME_NEG, OUTCOME_POS, TOPICS
 from .distill_lexicon import CMD_TOOLS, SUBCOMMANDS, ZH_SURNAMES
+from .rxgate import Gated
 
 FACT_MAX_BYTES = 240
 CORE_MAX_BYTES = 30
@@ -29,7 +30,8 @@ _REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
 _MENTION = re.compile(r"(?<![\w@.])@([A-Za-z][\w\-]{0,38})")
 _EN_NAME = r"([A-Z][a-z]{1,19}(?:\s[A-Z][a-z]{1,19})?)"
 _PEOPLE_BEFORE = re.compile(r"\b(?:with|and|to|from|by|told|asked|met|called|emailed|thanked|cc)\s+" + _EN_NAME + r"\b")
-_PEOPLE_AFTER = re.compile(r"\b" + _EN_NAME + r"(?:\s+(?:said|says|told|asked|thinks|wants|prefers|mentioned|suggested|agreed|decided|likes|hates)\b|'s\b)")
+_PEOPLE_AFTER = Gated(re.compile(r"\b" + _EN_NAME + r"(?:\s+(?:said|says|told|asked|thinks|wants|prefers|mentioned|"
+                                 r"suggested|agreed|decided|likes|hates)\b|'s\b)"))  # skipped without said/.../'s
 _ZH_PERSON = re.compile(r"(?:和|跟|与|同|给|告诉|问|找|约)([\u4e00-\u9fff]{2,3}?)(?=说|讨论|聊|开会|一起|确认|沟通|见面|吃饭|打电话|商量)"
                         r"|([\u4e00-\u9fff]{2,3}?)(?=说|认为|提到|觉得|表示|建议|同意|决定)")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|our|us|User)\b|我|咱|用户")
@@ -138,8 +140,13 @@ class Lexicons:
             for w in single:
                 self.by_word.setdefault(w, []).append(i)
             self.phrases += [(i, w) for w in words if w not in single]
-        # a phrase with a non-ASCII character cannot occur in an ASCII text
+        # a phrase with a non-ASCII character cannot occur in an ASCII text; in another text only when
+        # the text holds the phrase's first character
         self.ascii_phrases = [(i, p) for i, p in self.phrases if p.isascii()]
+        self.by_first: dict[str, list[tuple[int, str]]] = {}
+        for i, p in self.phrases:
+            if not p.isascii():
+                self.by_first.setdefault(p[0], []).append((i, p))
 
     def count(self, low: str, counts: dict[str, int]) -> dict[str, int]:
         """Per list: its single words' counts in `counts` plus its phrases' occurrences in `low`."""
@@ -148,7 +155,10 @@ class Lexicons:
         for w, c in counts.items():
             for i in by_word.get(w, ()):
                 n[i] += c
-        for i, p in self.ascii_phrases if low.isascii() else self.phrases:
+        phrases = self.ascii_phrases
+        if not low.isascii():
+            phrases = phrases + [ip for ch in set(low).intersection(self.by_first) for ip in self.by_first[ch]]
+        for i, p in phrases:
             if p in low:
                 n[i] += low.count(p)
         return dict(zip(self.names, n))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Iterator
 
 try:  # the stdlib's own pattern parser; without it every gate is open (always runs the regex)
     from re import _constants as C, _parser as P  # type: ignore[attr-defined]
@@ -84,3 +84,6 @@ class Gated:
 
     def search(self, text: str) -> re.Match[str] | None:
         return None if self.absent(text) else self.rx.search(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return iter(()) if self.absent(text) else self.rx.finditer(text)
