@@ -230,27 +230,17 @@ def _actions(text: str) -> list[str]:
     return _dedupe(found)[:6]
 
 
-# FILLERS compiled, each with the lowercase strings one of which an ASCII text must hold for it to match
-# (None: no cheap test, always run). For ASCII text, re.IGNORECASE folds only A-Z/a-z, as lower() does.
-_FILLER_GATES: tuple[tuple[str, ...] | None, ...] = (
-    ("um", "uh", "erm", "hm", "like,"), ("basically",), ("actually",), None, ("had a ",),
-    ("i think", "i guess", "i feel like"), ("by the way",), ("btw",))
-_FILLERS_RX = tuple(re.compile(f, re.IGNORECASE) for f in FILLERS)
-# The CJK fillers all begin with a required CJK character: they never match an ASCII text.
-_FILLERS_ASCII = tuple(zip(_FILLERS_RX, _FILLER_GATES))
+# FILLERS compiled and gated: a filler whose words an ASCII text lacks is not run (most texts have none)
+_FILLERS_RX = tuple(Gated(re.compile(f, re.IGNORECASE)) for f in FILLERS)
 
 
 def _strip_fillers(text: str) -> str:
-    """re.sub(filler, " ", ...) for each FILLER in order, skipping the ones that cannot match."""
-    if not text.isascii():
-        for rx in _FILLERS_RX:
-            text = rx.sub(" ", text)
-        return text
+    """re.sub(filler, " ", text, flags=re.IGNORECASE) for each of FILLERS in turn."""
     low = text.lower()
-    for rx, gate in _FILLERS_ASCII:
-        if gate is None or any(g in low for g in gate):
-            out = rx.sub(" ", text)
-            if out != text:  # the gates look at the text as it is now
+    for rx in _FILLERS_RX:
+        if not rx.absent(text, low):  # on the text as it is now: an earlier filler may have changed it
+            out = rx.rx.sub(" ", text)
+            if out != text:
                 text, low = out, out.lower()
     return text
 

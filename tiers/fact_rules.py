@@ -87,12 +87,14 @@ _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun",
                                        "dec"), start=1)}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ISO = Gated(re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"))
-_MONTH_DAY = Gated(re.compile(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?\b"
-                              r"(?:,? (\d{4}))?|\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
-                              r"nov|dec)[a-z]*\b(?: (\d{4}))?"))
+_MONTH_DAY = Gated(re.compile(
+    r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?\b"
+    r"(?:,? (\d{4}))?|\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"nov|dec)[a-z]*\b(?: (\d{4}))?"))
 _ZH_DATE = Gated(re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]"))
-_RELATIVE = Gated(re.compile(r"(?i)\b(tomorrow|today|tonight|next week|(?:next|this|on|by|until|before) (?:monday|tuesday|"
-                             r"wednesday|thursday|friday|saturday|sunday))\b(?!'s)|(明天|后天|今天|下周)"))
+_RELATIVE = Gated(re.compile(
+    r"(?i)\b(tomorrow|today|tonight|next week|(?:next|this|on|by|until|before) (?:monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday))\b(?!'s)|(明天|后天|今天|下周)"))
 
 
 def _safe_date(y: int, m: int, d: int) -> str | None:

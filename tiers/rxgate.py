@@ -31,6 +31,12 @@ def _seq(items: Any, fold: bool) -> Needles | None:
             continue
         if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
             continue  # zero-width: the literals on both sides stay next to each other
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is C.LITERAL \
+                and (not fold or _caseless_ok(chr(av[2][0][1]))):
+            ch = chr(av[2][0][1])  # "um+": the run goes on with "m" once, then may repeat
+            cands.append(frozenset([run + (ch.lower() if fold else ch) * av[0]]))
+            run = ""
+            continue
         if run:
             cands.append(frozenset([run]))
             run = ""
@@ -76,10 +82,11 @@ class Gated:
         self.needles = needles(rx)
         self.fold = bool(rx.flags & re.IGNORECASE)
 
-    def absent(self, text: str) -> bool:
+    def absent(self, text: str, low: str | None = None) -> bool:
+        """True when `rx` cannot match `text` (`low`: text.lower(), if the caller has it already)."""
         if self.needles is None or (self.fold and not text.isascii()):
             return False
-        hay = text.lower() if self.fold else text
+        hay = (text.lower() if low is None else low) if self.fold else text
         return not any(map(hay.__contains__, self.needles))
 
     def search(self, text: str) -> re.Match[str] | None:
