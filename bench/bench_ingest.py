@@ -2,7 +2,8 @@
 
 Prints the whole-year time against plain sqlite3 + FTS5 (a transaction per note) in the same run, the
 per-note cost in the first and last month (flat is the goal), and retrieve/status afterwards.
-Run: python bench/bench_ingest.py [--days 365] [--facts-per-note 30]
+Run: python bench/bench_ingest.py [--days 365] [--facts-per-note 30] [--split]
+--split also prints the per-fact rules' time over the same facts (distill, redact, importance, fact rules).
 """
 from __future__ import annotations
 
@@ -85,10 +86,26 @@ def timed(fn, n: int = 20) -> tuple[float, float]:
     return statistics.median(samples), samples[int(0.95 * (len(samples) - 1))]
 
 
+def rule_split(facts: list[str]) -> None:
+    """Each per-fact rule run once over every fact (cold caches): where the time of a year goes."""
+    from memoryd.tiers import distill, fact_rules, importance, redact
+
+    ref = dt.date(2025, 6, 1)
+    rules = {"distill": distill._distill.__wrapped__, "redact": redact._redact,
+             "importance": lambda t: importance.rule_importance(t, "notes"),
+             "classify + find_date": lambda t: (fact_rules.classify(t, False), fact_rules.find_date(t, ref))}
+    for name, rule in rules.items():
+        t0 = time.perf_counter()
+        for text in facts:
+            rule(text)
+        print(f"  {name:<22s} {time.perf_counter() - t0:7.2f} s over {len(facts)} facts")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--days", type=int, default=365)
     ap.add_argument("--facts-per-note", type=int, default=30)
+    ap.add_argument("--split", action="store_true", help="also time each per-fact rule over the same facts")
     args = ap.parse_args()
     rng = random.Random(42)
     with tempfile.TemporaryDirectory() as tmp:
@@ -109,12 +126,13 @@ def main() -> None:
         from memoryd.tiers.config import load_config
         from memoryd.tiers.dailynotes import note_files, parse_note
 
-        parsed = [[f["text"] if isinstance(f, dict) else str(f) for f in parse_note(p, d)[0]]
-                  for d, p in note_files(ws, all_=True)]
+        parsed = [[f.text for f in parse_note(p, d)[0]] for d, p in note_files(ws, all_=True)]
         facts = sum(len(p) for p in parsed)
         print(f"year of notes: {len(days)} files, {total_lines} lines, {facts} facts")
         floor = plain_floor(Path(tmp) / "plain.db", parsed)
         print(f"plain sqlite3 + FTS5 floor       {floor:7.2f} s")
+        if args.split:
+            rule_split([text for note in parsed for text in note])
 
         config = load_config()
         dispatch(config, "init", {"agent_id": "bench"})

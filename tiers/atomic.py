@@ -86,9 +86,13 @@ def remove_leftovers(directory: Path) -> int:
     return removed
 
 
+# json.dumps with these options builds a new encoder per call; warm's size cap calls this per entry
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+
+
 def dumps(obj: Any) -> bytes:
     """The canonical JSON encoding used for every state file (and for size limits)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
+    return _CANONICAL.encode(obj).encode("utf-8")
 
 
 def atomic_write_json(path: Path, obj: Any, durable: bool = True) -> None:

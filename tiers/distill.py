@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from typing import Any
 
 from .distill_lexicon import ACTION_EN, ACTION_ZH, EMOTIONS, FILLERS, NOT_NAMES, OUTCOME_NEG, OUTCOME_POS, TOPICS
 from .distill_lexicon import CMD_TOOLS, SUBCOMMANDS, ZH_SURNAMES
+from .rxgate import Gated
 
 FACT_MAX_BYTES = 240
 CORE_MAX_BYTES = 30
@@ -28,7 +30,8 @@ _REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
 _MENTION = re.compile(r"(?<![\w@.])@([A-Za-z][\w\-]{0,38})")
 _EN_NAME = r"([A-Z][a-z]{1,19}(?:\s[A-Z][a-z]{1,19})?)"
 _PEOPLE_BEFORE = re.compile(r"\b(?:with|and|to|from|by|told|asked|met|called|emailed|thanked|cc)\s+" + _EN_NAME + r"\b")
-_PEOPLE_AFTER = re.compile(r"\b" + _EN_NAME + r"(?:\s+(?:said|says|told|asked|thinks|wants|prefers|mentioned|suggested|agreed|decided|likes|hates)\b|'s\b)")
+_PEOPLE_AFTER = Gated(re.compile(r"\b" + _EN_NAME + r"(?:\s+(?:said|says|told|asked|thinks|wants|prefers|mentioned|"
+                                 r"suggested|agreed|decided|likes|hates)\b|'s\b)"))  # skipped without said/.../'s
 _ZH_PERSON = re.compile(r"(?:和|跟|与|同|给|告诉|问|找|约)([\u4e00-\u9fff]{2,3}?)(?=说|讨论|聊|开会|一起|确认|沟通|见面|吃饭|打电话|商量)"
                         r"|([\u4e00-\u9fff]{2,3}?)(?=说|认为|提到|觉得|表示|建议|同意|决定)")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|our|us|User)\b|我|咱|用户")
@@ -49,7 +52,14 @@ def _dedupe(items: list[str]) -> list[str]:
     return list(seen)
 
 
+def _may_have_url(text: str) -> bool:
+    """Exact pre-check: every _URL match holds "://" or "www." (no other character folds to w/W or '.')."""
+    return "://" in text or "www." in text.lower()
+
+
 def extract_urls(text: str) -> list[str]:
+    if not _may_have_url(text):
+        return []
     return _dedupe([m.group(0).rstrip(_TRAIL) for m in _URL.finditer(text)])
 
 
@@ -62,15 +72,19 @@ def _trim_command(cmd: str) -> str:
 def extract_commands(text: str) -> list[str]:
     """Shell commands kept verbatim: fenced blocks, `inline code` that starts with a tool, `$ prompt` lines."""
     found: list[str] = []
-    for block in _FENCE.findall(text):
-        found += [ln.strip().lstrip("$# ").strip() for ln in block.splitlines() if ln.strip()]
-    rest = _FENCE.sub(" ", text)
-    for code in _TICK.findall(rest):
-        if _TOOL_CMD.match(code.strip()) or code.strip().startswith(("./", "$ ")):
-            found.append(code.strip().lstrip("$ ").strip())
-    rest = _TICK.sub(" ", rest)
-    found += [_trim_command(m) for m in _PROMPT_LINE.findall(rest)]
-    rest = _PROMPT_LINE.sub(" ", rest)
+    rest = text
+    if "```" in rest:  # the shortcuts below skip a pattern whose mandatory literal is absent
+        for block in _FENCE.findall(rest):
+            found += [ln.strip().lstrip("$# ").strip() for ln in block.splitlines() if ln.strip()]
+        rest = _FENCE.sub(" ", rest)
+    if "`" in rest:
+        for code in _TICK.findall(rest):
+            if _TOOL_CMD.match(code.strip()) or code.strip().startswith(("./", "$ ")):
+                found.append(code.strip().lstrip("$ ").strip())
+        rest = _TICK.sub(" ", rest)
+    if "$" in rest or "#" in rest or ">" in rest:
+        found += [_trim_command(m) for m in _PROMPT_LINE.findall(rest)]
+        rest = _PROMPT_LINE.sub(" ", rest)
     for m in _TOOL_CMD.finditer(rest):
         arg = m.group(2)
         if arg.startswith("-") or arg in _SUBCOMMANDS or re.search(r"[/.=~:]", arg):
@@ -80,7 +94,11 @@ def extract_commands(text: str) -> list[str]:
 
 def extract_paths(text: str) -> list[str]:
     """File paths kept verbatim (URLs, commands' flags and redaction marks are not paths)."""
-    clean = _REDACTED.sub(" ", _URL.sub(" ", text))
+    clean = _URL.sub(" ", text) if _may_have_url(text) else text
+    if "[REDACTED:" in clean:
+        clean = _REDACTED.sub(" ", clean)
+    if "/" not in clean:
+        return []  # both _PATH alternatives need a "/"
     out = []
     for m in _PATH.finditer(clean):
         path = m.group(1).rstrip(".,;:")
@@ -93,13 +111,14 @@ def extract_paths(text: str) -> list[str]:
 
 
 def _people(text: str) -> list[str]:
-    found = [m.group(1) for m in _MENTION.finditer(text)]
+    found = [m.group(1) for m in _MENTION.finditer(text)] if "@" in text else []
     for rx in (_PEOPLE_BEFORE, _PEOPLE_AFTER):
         found += [m.group(1) for m in rx.finditer(text) if m.group(1).split()[0] not in NOT_NAMES]
-    for m in _ZH_PERSON.finditer(text):
-        name = m.group(1) or m.group(2)
-        if name and name[0] in ZH_SURNAMES:
-            found.append(name)
+    if not text.isascii():  # _ZH_PERSON needs a CJK character
+        for m in _ZH_PERSON.finditer(text):
+            name = m.group(1) or m.group(2)
+            if name and name[0] in ZH_SURNAMES:
+                found.append(name)
     if _FIRST_PERSON.search(text):
         found.append("User")
     return _dedupe(found)[:8]
@@ -108,52 +127,73 @@ def _people(text: str) -> list[str]:
 _WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
 
 
-class Lexicon:
-    """A word list counted against text fast: single words by lookup, phrases and CJK by substring."""
+class Lexicons:
+    """Named word lists counted against a text in one pass: a list's single words are counted by
+    lookup in the text's word counts, its phrases (and CJK words) by substring, as `count` says."""
 
-    def __init__(self, words: tuple[str, ...]) -> None:
-        self.single = frozenset(w for w in words if not _CJK.search(w) and _WORD.fullmatch(w))
-        self.phrases = tuple(w for w in words if w not in self.single)
+    def __init__(self, lists: dict[str, tuple[str, ...]]) -> None:
+        self.names = tuple(lists)
+        self.by_word: dict[str, list[int]] = {}  # word → the lists holding it (a set per list: counted once)
+        self.phrases: list[tuple[int, str]] = []
+        for i, words in enumerate(lists.values()):
+            single = frozenset(w for w in words if not _CJK.search(w) and _WORD.fullmatch(w))
+            for w in single:
+                self.by_word.setdefault(w, []).append(i)
+            self.phrases += [(i, w) for w in words if w not in single]
+        # a phrase with a non-ASCII character cannot occur in an ASCII text; in another text only when
+        # the text holds the phrase's first character
+        self.ascii_phrases = [(i, p) for i, p in self.phrases if p.isascii()]
+        self.by_first: dict[str, list[tuple[int, str]]] = {}
+        for i, p in self.phrases:
+            if not p.isascii():
+                self.by_first.setdefault(p[0], []).append((i, p))
 
-    def hits(self, low: str, counts: dict[str, int]) -> int:
-        single = self.single  # a text has far fewer words than a lexicon: walk the text's
-        n = sum(c for w, c in counts.items() if w in single)
-        return n + sum(low.count(p) for p in self.phrases if p in low)
+    def count(self, low: str, counts: dict[str, int]) -> dict[str, int]:
+        """Per list: its single words' counts in `counts` plus its phrases' occurrences in `low`."""
+        n = [0] * len(self.names)
+        by_word = self.by_word
+        for w, c in counts.items():
+            for i in by_word.get(w, ()):
+                n[i] += c
+        phrases = self.ascii_phrases
+        if not low.isascii():
+            phrases = phrases + [ip for ch in set(low).intersection(self.by_first) for ip in self.by_first[ch]]
+        for i, p in phrases:
+            if p in low:
+                n[i] += low.count(p)
+        return dict(zip(self.names, n))
 
 
 def word_counts(low: str) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for w in _WORD.findall(low):
-        counts[w] = counts.get(w, 0) + 1
-    return counts
+    return Counter(_WORD.findall(low))
 
 
-_TOPIC_LEX = {topic: Lexicon(words) for topic, words in TOPICS.items()}
-_EMOTION_LEX = {name: Lexicon(words) for name, words in EMOTIONS.items()}
-_POS_LEX, _NEG_LEX = Lexicon(OUTCOME_POS), Lexicon(OUTCOME_NEG)
+# topics, emotions and outcome words in one set: one walk of a text's words for all of them
+_LEXICONS = Lexicons({("topic", k): v for k, v in TOPICS.items()} | {("emotion", k): v for k, v in EMOTIONS.items()}
+                     | {("outcome", "pos"): OUTCOME_POS, ("outcome", "neg"): OUTCOME_NEG})
+_HASHTAG = re.compile(r"(?<![\w&])#([A-Za-z][\w\-]{1,30})")
 
 
-def _topics(text: str, low: str, counts: dict[str, int]) -> list[str]:
-    scored = []
-    for topic, lex in _TOPIC_LEX.items():
-        n = lex.hits(low, counts)
-        if n:
-            scored.append((-n, topic))
-    tags = [t.lower() for t in re.findall(r"(?<![\w&])#([A-Za-z][\w\-]{1,30})", text)]
+def lexicon_hits(low: str, counts: dict[str, int]) -> dict[tuple[str, str], int]:
+    return _LEXICONS.count(low, counts)
+
+
+def _topics(text: str, hits: dict[tuple[str, str], int]) -> list[str]:
+    scored = [(-n, topic) for (kind, topic), n in hits.items() if kind == "topic" and n]
+    tags = [t.lower() for t in _HASHTAG.findall(text)] if "#" in text else []
     return _dedupe(tags + [t for _, t in sorted(scored)])[:6]
 
 
-def _emotion(low: str, counts: dict[str, int]) -> str:
+def _emotion(hits: dict[tuple[str, str], int]) -> str:
     best, best_n = "neutral", 0
-    for name, lex in _EMOTION_LEX.items():
-        n = lex.hits(low, counts)
-        if n > best_n:
+    for (kind, name), n in hits.items():
+        if kind == "emotion" and n > best_n:
             best, best_n = name, n
     return best
 
 
-def _outcome(low: str, counts: dict[str, int]) -> str:
-    pos, neg = _POS_LEX.hits(low, counts), _NEG_LEX.hits(low, counts)
+def _outcome(hits: dict[tuple[str, str], int]) -> str:
+    pos, neg = hits[("outcome", "pos")], hits[("outcome", "neg")]
     if pos > neg:
         return "positive"
     if neg > pos:
@@ -164,27 +204,50 @@ def _outcome(low: str, counts: dict[str, int]) -> str:
 _CLAUSE_END = r"(?:[,;!?()\n]|[.:](?=\s|$))"
 _VERBS_EN = re.compile(r"\b(?:" + "|".join(ACTION_EN) + r")\b(?:(?!" + _CLAUSE_END + r").)*", re.IGNORECASE)
 _VERBS_ZH = re.compile(r"(?:" + "|".join(ACTION_ZH) + r")[^，。；！？,;!?\n]*")
+# _VERBS_EN's case-sensitive twin for lowercased ASCII text (about 3x faster: no case folding per try)
+_VERBS_EN_LOW = re.compile(r"\b(?:" + "|".join(w.lower() for w in ACTION_EN) + r")\b(?:(?!" + _CLAUSE_END + r").)*")
+
+
+def _verb_phrases(text: str) -> list[str]:
+    """_VERBS_EN's matches. Exact on ASCII text: lower() keeps every position and word boundary there,
+    and re.IGNORECASE folds ASCII letters just as lower() does."""
+    if text.isascii():
+        return [text[m.start():m.end()] for m in _VERBS_EN_LOW.finditer(text.lower())]
+    return [m.group(0) for m in _VERBS_EN.finditer(text)]
 
 
 def _actions(text: str) -> list[str]:
     found: list[str] = []
-    text = _TICK.sub(lambda m: m.group(1), text)
-    for m in _VERBS_EN.finditer(text):
-        words = m.group(0).split()[:8]
+    if "`" in text:
+        text = _TICK.sub(lambda m: m.group(1), text)
+    for phrase in _verb_phrases(text):
+        words = phrase.split()[:8]
         while len(words) > 1 and words[-1].lower() in _STOP:
             words.pop()
         found.append(" ".join(words).rstrip(".:"))
-    for m in _VERBS_ZH.finditer(text):
-        found.append(m.group(0)[:24])
+    if not text.isascii():  # every ACTION_ZH word is CJK
+        found += [m.group(0)[:24] for m in _VERBS_ZH.finditer(text)]
     return _dedupe(found)[:6]
+
+
+# FILLERS compiled and gated: a filler whose words an ASCII text lacks is not run (most texts have none)
+_FILLERS_RX = tuple(Gated(re.compile(f, re.IGNORECASE)) for f in FILLERS)
+
+
+def _strip_fillers(text: str) -> str:
+    """re.sub(filler, " ", text, flags=re.IGNORECASE) for each of FILLERS in turn."""
+    low = text.lower()
+    for rx in _FILLERS_RX:
+        if not rx.absent(text, low):  # on the text as it is now: an earlier filler may have changed it
+            out = rx.rx.sub(" ", text)
+            if out != text:
+                text, low = out, out.lower()
+    return text
 
 
 def _fact(text: str) -> str:
     """The text without filler, whitespace collapsed, cut at a word/char boundary near FACT_MAX_BYTES."""
-    fact = text
-    for filler in FILLERS:
-        fact = re.sub(filler, " ", fact, flags=re.IGNORECASE)
-    fact = " ".join(fact.split()).strip(" ,;:-")
+    fact = " ".join(_strip_fillers(text).split()).strip(" ,;:-")
     if fact and fact[0].islower() and fact[0].isascii():
         fact = fact[0].upper() + fact[1:]
     return truncate_bytes(fact, FACT_MAX_BYTES, ellipsis="…")
@@ -218,14 +281,14 @@ def distill(text: str) -> dict[str, Any]:
 @functools.lru_cache(maxsize=2048)  # a note's facts are distilled to classify them, then again to store them
 def _distill(text: str) -> dict[str, Any]:
     low = text.lower()
-    counts = word_counts(low)
+    hits = lexicon_hits(low, word_counts(low))
     return {
         "fact": _fact(text),
-        "emotion": _emotion(low, counts),
+        "emotion": _emotion(hits),
         "people": _people(text),
-        "topics": _topics(text, low, counts),
+        "topics": _topics(text, hits),
         "actions": _actions(text),
-        "outcome": _outcome(low, counts),
+        "outcome": _outcome(hits),
         "urls": extract_urls(text),
         "commands": extract_commands(text),
         "paths": extract_paths(text),

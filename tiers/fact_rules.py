@@ -11,6 +11,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from .rxgate import Gated
+
 KIND_CATEGORY = {"decision": "decisions", "preference": "owner/preferences", "personal": "owner/facts",
                  "lesson": "lessons", "task": "tasks", "event": "events", "fact": "notes"}
 KIND_FLOOR = {"decision": 0.8, "preference": 0.8, "personal": 0.8, "lesson": 0.9, "task": 0.75, "event": 0.7,
@@ -18,8 +20,9 @@ KIND_FLOOR = {"decision": 0.8, "preference": 0.8, "personal": 0.8, "lesson": 0.9
 MAX_FACT_CHARS = 300
 
 
-def _rx(en: str, zh: str = "") -> re.Pattern[str]:
-    return re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else ""))
+def _rx(en: str, zh: str = "") -> Gated:
+    """Gated: most sentences hold none of the pattern's words and are not searched at all."""
+    return Gated(re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else "")))
 
 
 _LESSON = _rx(r"\blessons? learned\b|\blesson:|\blearned the hard way\b|\bnote to self\b|\bnever again\b|"
@@ -47,7 +50,7 @@ _PERSONAL = _rx(r"\bmy name is\b|\bi'?m [A-Z][a-z]+ [A-Z][a-z]+\b|\bcall me [A-Z
                 r"\bi was born\b", r"我叫|我住在|我搬到|我的生日|我(?:的)?(?:老婆|妻子|丈夫|老公|孩子|护照)|我在.{1,12}工作|我对.{1,8}过敏")
 _REMEMBER = _rx(r"\b(?:please )?remember (?:that|this)\b|\bkeep in mind\b|\bnote that\b|\bfor the record\b|"
                 r"\bfrom now on\b", r"记住|请记得|以后都")
-_QUESTION = re.compile(r"[?？]\s*$")
+_QUESTION = Gated(re.compile(r"[?？]\s*$"))
 _NOT_A_FACT = _rx(r"\bjust for context\b|\bnothing to do\b|\bfor reference only\b|\bjust an example\b|"
                   r"\bhypothetically\b|\bjust kidding\b|\bnever mind\b", r"开玩笑|随便说说|算了")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|(?<=[。！？；])|\n+")
@@ -83,13 +86,15 @@ class Fact:
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"), start=1)}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_MONTH_DAY = re.compile(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?\b"
-                        r"(?:,? (\d{4}))?|\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
-                        r"nov|dec)[a-z]*\b(?: (\d{4}))?")
-_ZH_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
-_RELATIVE = re.compile(r"(?i)\b(tomorrow|today|tonight|next week|(?:next|this|on|by|until|before) (?:monday|tuesday|"
-                       r"wednesday|thursday|friday|saturday|sunday))\b(?!'s)|(明天|后天|今天|下周)")
+_ISO = Gated(re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"))
+_MONTH_DAY = Gated(re.compile(
+    r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?\b"
+    r"(?:,? (\d{4}))?|\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"nov|dec)[a-z]*\b(?: (\d{4}))?"))
+_ZH_DATE = Gated(re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]"))
+_RELATIVE = Gated(re.compile(
+    r"(?i)\b(tomorrow|today|tonight|next week|(?:next|this|on|by|until|before) (?:monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday))\b(?!'s)|(明天|后天|今天|下周)"))
 
 
 def _safe_date(y: int, m: int, d: int) -> str | None:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from .rxgate import Gated
+
 # Intrinsic types, highest first (seed 001): identity/health/safety 1.0, preference/relationship/status 0.8.
 _INTRINSIC: tuple[tuple[str, float, tuple[str, ...]], ...] = (
     ("identity", 1.0, (r"my name is", r"call me", r"i am \d+ years old", r"i was born", r"my birthday",
@@ -51,12 +53,13 @@ TEMPORARY = 0.2
 FLOOR = 0.05  # nothing a user chose to store starts out frozen
 
 
-def _compile(words: tuple[str, ...]) -> re.Pattern[str]:
-    """One alternation for lowercased text: English words get boundaries, CJK phrases match as substrings."""
+def _compile(words: tuple[str, ...]) -> Gated:
+    """One alternation for lowercased text: English words get boundaries, CJK phrases match as substrings.
+    Gated: a text holding none of the words' literal parts is not searched (most texts hold none)."""
     en = [w for w in words if not re.search(r"[\u4e00-\u9fff]", w)]
     zh = [w for w in words if re.search(r"[\u4e00-\u9fff]", w)]
     parts = ([r"(?<![\w])(?:" + "|".join(en) + r")(?![\w])"] if en else []) + (["|".join(zh)] if zh else [])
-    return re.compile("|".join(parts))
+    return Gated(re.compile("|".join(parts)))
 
 
 _INTRINSIC_RX = [(n, v, _compile(w)) for n, v, w in _INTRINSIC]
@@ -93,7 +96,7 @@ def rule_importance(text: str, category: str = "") -> tuple[float, list[str]]:
         if rx.search(masked):
             score += delta
             reasons.append(f"signal:{name}{delta:+g}")
-            masked = rx.sub(" ", masked)
+            masked = rx.rx.sub(" ", masked)
     explicit = False
     for name, delta, rx in _EXPLICIT_RX:
         if rx.search(masked):

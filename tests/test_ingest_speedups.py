@@ -1,0 +1,377 @@
+"""The fast paths of distill/redact/importance/fact rules/warm give exactly what the plain code they replace gave.
+
+Each reference below is the straightforward code as it stood before the shortcuts (every regex run
+on every text, a re.sub per filler, a lexicon walked phrase by phrase); the corpus is the bench's
+year of notes, every string literal of the distill/redact/importance/fact-rules/daily-notes tests,
+hand-picked near misses (case folding, CJK, marks) and hypothesis texts built from the words the
+shortcuts test for.
+"""
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import random
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings, strategies as st
+
+from memoryd.tiers import distill as D
+from memoryd.tiers import redact as R
+from memoryd.tiers.dailynotes import parse_note
+from memoryd.tiers.distill_lexicon import EMOTIONS, FILLERS, NOT_NAMES, OUTCOME_NEG, OUTCOME_POS, TOPICS, ZH_SURNAMES
+from memoryd.tiers.rxgate import Gated
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # bench/ is not installed: run from the checkout
+from bench.bench_ingest import synth_note  # noqa: E402
+
+
+# --- the references: the code before the shortcuts ---------------------------------------------
+class RefLexicon:
+    def __init__(self, words: tuple[str, ...]) -> None:
+        self.single = frozenset(w for w in words if not D._CJK.search(w) and D._WORD.fullmatch(w))
+        self.phrases = tuple(w for w in words if w not in self.single)
+
+    def hits(self, low: str, counts: dict[str, int]) -> int:
+        n = sum(c for w, c in counts.items() if w in self.single)
+        return n + sum(low.count(p) for p in self.phrases if p in low)
+
+
+REF_TOPICS = {t: RefLexicon(w) for t, w in TOPICS.items()}
+REF_EMOTIONS = {t: RefLexicon(w) for t, w in EMOTIONS.items()}
+REF_POS, REF_NEG = RefLexicon(OUTCOME_POS), RefLexicon(OUTCOME_NEG)
+
+
+def ref_word_counts(low: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for w in D._WORD.findall(low):
+        counts[w] = counts.get(w, 0) + 1
+    return counts
+
+
+def ref_fact(text: str) -> str:
+    for filler in FILLERS:
+        text = re.sub(filler, " ", text, flags=re.IGNORECASE)
+    fact = " ".join(text.split()).strip(" ,;:-")
+    if fact and fact[0].islower() and fact[0].isascii():
+        fact = fact[0].upper() + fact[1:]
+    return D.truncate_bytes(fact, D.FACT_MAX_BYTES, ellipsis="…")
+
+
+def ref_people(text: str) -> list[str]:
+    found = [m.group(1) for m in D._MENTION.finditer(text)]
+    for rx in (D._PEOPLE_BEFORE, D._PEOPLE_AFTER.rx):
+        found += [m.group(1) for m in rx.finditer(text) if m.group(1).split()[0] not in NOT_NAMES]
+    for m in D._ZH_PERSON.finditer(text):
+        name = m.group(1) or m.group(2)
+        if name and name[0] in ZH_SURNAMES:
+            found.append(name)
+    if D._FIRST_PERSON.search(text):
+        found.append("User")
+    return D._dedupe(found)[:8]
+
+
+def ref_topics(text: str, low: str, counts: dict[str, int]) -> list[str]:
+    scored = [(-n, t) for t, lex in REF_TOPICS.items() if (n := lex.hits(low, counts))]
+    tags = [t.lower() for t in re.findall(r"(?<![\w&])#([A-Za-z][\w\-]{1,30})", text)]
+    return D._dedupe(tags + [t for _, t in sorted(scored)])[:6]
+
+
+def ref_emotion(low: str, counts: dict[str, int]) -> str:
+    best, best_n = "neutral", 0
+    for name, lex in REF_EMOTIONS.items():
+        n = lex.hits(low, counts)
+        if n > best_n:
+            best, best_n = name, n
+    return best
+
+
+def ref_outcome(low: str, counts: dict[str, int]) -> str:
+    pos, neg = REF_POS.hits(low, counts), REF_NEG.hits(low, counts)
+    return "positive" if pos > neg else "negative" if neg > pos else "mixed" if pos else "neutral"
+
+
+def ref_actions(text: str) -> list[str]:
+    found: list[str] = []
+    text = D._TICK.sub(lambda m: m.group(1), text)
+    for m in D._VERBS_EN.finditer(text):
+        words = m.group(0).split()[:8]
+        while len(words) > 1 and words[-1].lower() in D._STOP:
+            words.pop()
+        found.append(" ".join(words).rstrip(".:"))
+    found += [m.group(0)[:24] for m in D._VERBS_ZH.finditer(text)]
+    return D._dedupe(found)[:6]
+
+
+def ref_urls(text: str) -> list[str]:
+    return D._dedupe([m.group(0).rstrip(D._TRAIL) for m in D._URL.finditer(text)])
+
+
+def ref_commands(text: str) -> list[str]:
+    found: list[str] = []
+    for block in D._FENCE.findall(text):
+        found += [ln.strip().lstrip("$# ").strip() for ln in block.splitlines() if ln.strip()]
+    rest = D._FENCE.sub(" ", text)
+    for code in D._TICK.findall(rest):
+        if D._TOOL_CMD.match(code.strip()) or code.strip().startswith(("./", "$ ")):
+            found.append(code.strip().lstrip("$ ").strip())
+    rest = D._TICK.sub(" ", rest)
+    found += [D._trim_command(m) for m in D._PROMPT_LINE.findall(rest)]
+    rest = D._PROMPT_LINE.sub(" ", rest)
+    for m in D._TOOL_CMD.finditer(rest):
+        arg = m.group(2)
+        if arg.startswith("-") or arg in D._SUBCOMMANDS or re.search(r"[/.=~:]", arg):
+            found.append(D._trim_command(m.group(1)))
+    return D._dedupe([c for c in found if len(c.split()) >= 2 or c.startswith("./")])
+
+
+def ref_paths(text: str) -> list[str]:
+    clean = D._REDACTED.sub(" ", D._URL.sub(" ", text))
+    out = []
+    for m in D._PATH.finditer(clean):
+        path = m.group(1).rstrip(".,;:")
+        if path.startswith("/") and path.count("/") < 2 and not path.endswith("/"):
+            continue
+        if re.fullmatch(r"[\d/.\-]+", path):
+            continue
+        out.append(path)
+    return D._dedupe(out)
+
+
+def ref_distill(text: str) -> dict[str, Any]:
+    low = text.lower()
+    counts = ref_word_counts(low)
+    return {"fact": ref_fact(text), "emotion": ref_emotion(low, counts), "people": ref_people(text),
+            "topics": ref_topics(text, low, counts), "actions": ref_actions(text),
+            "outcome": ref_outcome(low, counts), "urls": ref_urls(text), "commands": ref_commands(text),
+            "paths": ref_paths(text)}
+
+
+def ref_redact(text: str) -> tuple[str, dict[str, int]]:
+    counts: dict[str, int] = {}
+    if not text:
+        return text, counts
+    out = R._sub_all(text, "private_key", R._PEM, counts)
+    out = R._sub_all(out, "authorization", R._AUTH_HEADER, counts, R._auth_header)
+    for kind, pattern in R._TOKENS:
+        out = R._sub_all(out, kind, pattern, counts)
+    out = R._sub_all(out, "bearer_token", R._BEARER, counts, R._bearer)
+    out = R._sub_all(out, "url_password", R._URL_PASSWORD, counts,
+                     lambda m: ("url_password", m.group(1) + R.MARK.format("url_password") + m.group(3)))
+    out = R._sub_all(out, "secret", R._ASSIGN, counts, R._assign)
+    out = R._sub_all(out, "password", R._PROSE_IS, counts, R._prose_is)
+    out = R._sub_all(out, "password", R._ZH_PASSWORD, counts,
+                     lambda m: ("password", m.group(1) + R.MARK.format("password")))
+    return out, counts
+
+
+# --- the corpus --------------------------------------------------------------------------------
+def _test_literals() -> list[str]:
+    names = ("test_distill.py", "test_redact.py", "test_importance.py", "test_fact_rules.py", "test_dailynotes.py")
+    found = []
+    for name in names:
+        tree = ast.parse((ROOT / "tests" / name).read_text(encoding="utf-8"))
+        found += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return found
+
+
+def _bench_facts() -> list[str]:
+    rng = random.Random(7)
+    out = []
+    for i in range(40):
+        day = dt.date(2025, 1, 1) + dt.timedelta(days=i)
+        out += [f.text for f in parse_note(synth_note(day, rng, 30), day.isoformat(), classify=False)[0]]
+    return out
+
+
+NEAR_MISSES = [
+    "um, so I think we should basically ship it", "Um ok", "so we shipped", "Hmm, well", "hi there, like, hello",
+    "OK we had a quick call about billing", "btw the PIN is 4821", "my pin is 4821", "My PIN is hunter2!",
+    "the paſsword is s3cret!", "passwd=hunter22", "TOKEN: abcdef123456", "Authorization: Bearer abc123def456ghi",
+    "Proxy-Authorization: Basic dXNlcjpwYXNz", "apiKey = 'x9y8z7w6'", "ſo we went", "oK fine", "I think so",
+    "I  think so", "I guess it works", "by the way, we moved", "BY THE WAY it broke", "嗯，那个，其实我们决定了",
+    "顺便说一下，密码是 Abc12345", "令牌为 ghp_abcdefghijklmnopqrstuvwxyz0123456789", "WWW.example.com/x",
+    "see www.Example.org.", "ftp://u:p4ss@host/x", "https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXX",
+    "Run `make deploy`", "```\n$ pip install x\n```", "> git push origin main", "#deploy #api done",
+    "@alice and @Bob.smith", "cd ~/src/app && ls", "../lib/x.py", "11/27 and 1/2", "[REDACTED:password]/etc/x",
+    "user@example.com wrote /tmp/a/b", "Decided: use `git` — 決定 — 部署 v1.2", "I've KELVIN \u212a ok",
+    "sk-ant-abcdefghijklmnopqrstuvwx", "AKIAABCDEFGHIJKLMNOP", "eyJhbGciOiJI.eyJzdWIiOiIx.abcdefghijk",
+    "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----", "xoxb-1234567890-abc", "İ think ı guess",
+]
+CORPUS = _bench_facts() + _test_literals() + NEAR_MISSES
+
+
+def _same(text: str) -> None:
+    assert D._distill.__wrapped__(text) == ref_distill(text), text
+    assert R._redact(text) == ref_redact(text), text
+    assert R.redact(text) == ref_redact(text), text
+
+
+def test_corpus_is_the_same_as_the_plain_loops() -> None:
+    assert len(CORPUS) > 1000
+    for text in CORPUS:
+        _same(text)
+
+
+def test_lowercase_and_uppercase_variants_are_the_same() -> None:
+    for text in NEAR_MISSES + _test_literals()[:300]:
+        _same(text.upper())
+        _same(text.swapcase())
+
+
+WORDS = ["um", "uh", "erm", "hmm", "like,", "basically", "actually", "so", "well", "ok", "okay", "hey", "hi",
+         "had a", "productive", "chat", "call", "about", "I", "think", "guess", "feel like", "by the way", "btw",
+         "嗯", "那个，", "其实", "就是说", "顺便说一下", "decided", "use", "deploy", "with", "Alice", "Bob", "said", "'s",
+         "@peter", "#tag", "`git push origin main`", "```", "$", ">", "/", "src/app.py", "~/x", "https://", "www.",
+         "://", "password", "PIN", "pin", "is", "=", ":", "token", "api_key", "secret", "bearer", "Authorization",
+         "sk-", "ghp_", "hf_", "AKIA", "eyJ", "密码", "是", "令牌", "决定", "部署", "和王伟讨论", "\u212a", "ſ", "İ", "ı",
+         "smart contract", "unit test", "going to", "works now", "can't", "json-rpc", "[REDACTED:secret]", "\n",
+         "hunter22", "s3cret!", "x9y8z7w6abcdefghijklmnop", ".", ",", "?", "!", "(", ")", "1/2", "v1.2.3"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(WORDS) | st.text(max_size=6), max_size=14),
+       st.sampled_from([" ", "", "  ", "\t", "-", "_"]))
+def test_generated_texts_are_the_same(parts: list[str], sep: str) -> None:
+    _same(sep.join(parts))
+
+
+# --- gated regexes (importance, fact rules): a skipped search is one that finds nothing ---------
+def _gates() -> list[tuple[str, Any]]:
+    from memoryd.tiers import fact_rules as F
+    from memoryd.tiers import importance as I
+
+    found = [(f"importance.{n}", g) for n, _, g in I._INTRINSIC_RX + I._NEGATED_RX + I._EXPLICIT_RX + I._CONTENT_RX]
+    found.append(("importance.temporary", I._TEMPORARY_RX))
+    found += [(f"fact_rules.{n}", getattr(F, n)) for n in dir(F) if isinstance(getattr(F, n), Gated)]
+    return found
+
+
+def _same_search(gate: Any, text: str) -> None:
+    got, want = gate.search(text), gate.rx.search(text)
+    assert (got and got.span()) == (want and want.span()), (gate.rx.pattern, text)
+
+
+def test_gated_searches_find_what_the_regex_finds() -> None:
+    gates = _gates()
+    assert len(gates) > 25 and sum(g.needles is not None for _, g in gates) > 25  # the gates are in use
+    for text in CORPUS:
+        for variant in (text, text.lower(), text.upper()):
+            for _, gate in gates:
+                _same_search(gate, variant)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(WORDS + ["my name is", "remind me to", "tomorrow", "Dec 4", "2025-01-02", "12月4日",
+                                         "decided to", "lesson:", "我叫", "过敏", "$5", "3 usd", "v1.2.3", "never ever run"])
+                | st.text(max_size=5), max_size=10), st.sampled_from([" ", "", "-"]))
+def test_generated_gated_searches_are_the_same(parts: list[str], sep: str) -> None:
+    text = sep.join(parts)
+    for _, gate in _gates():
+        for variant in (text, text.lower()):
+            _same_search(gate, variant)
+
+
+TRICKY = [r"x(?i:abc)", r"(?i)ſs", r"(?i)\u212a", r"(?i)k", r"(?i)paſs", r"um+|s?x", r"(?i)[kſ]", r"a(?-i:B)c",
+          r"(?i)a(?-i:B)c", r"(?:ab|cd)+e", r"(?:ab|)c", r"[?？]\s*$", r"\bfoo\b(?=bar)bar", r"(a)\1b", r"(?x) a b "]
+
+
+FOLDS = ["ſſ", "paſs", "PAſS", "xABC", "xabc", "aBc", "abc", "\u212a", "k", "K", "İ", "ı", "foobar", "abab e", "c", "ab?"]
+
+
+def test_needles_never_skip_a_match_on_case_folds() -> None:
+    for pattern in TRICKY:
+        for text in FOLDS:
+            _same_search(Gated(re.compile(pattern)), text)
+            _same_search(Gated(re.compile(pattern, re.IGNORECASE)), text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(TRICKY), st.text(alphabet="abcdeksxABCKSX?？ ſ\u212aİı", max_size=8))
+def test_needles_never_skip_a_match(pattern: str, text: str) -> None:
+    _same_search(Gated(re.compile(pattern)), text)
+    _same_search(Gated(re.compile(pattern, re.IGNORECASE)), text)
+
+
+# --- warm: the size cap and reinforcement ----------------------------------------------------------
+def ref_enforce_size(warm: dict, now: float, grace: float) -> tuple[list, list]:
+    """The cap measured by dumping the whole of warm after every eviction."""
+    from memoryd.tiers import warm as W
+    from memoryd.tiers.atomic import dumps
+    from memoryd.tiers.model import WARM_MAX_BYTES
+
+    for e in warm["entries"]:
+        W.rescore(e, now)
+    fresh = now - grace
+    warm["entries"].sort(key=lambda e: (e["created_at"] <= fresh, -e["score"], -e["created_at"], e["id"]))
+    out, log = [], []
+    while warm["entries"] and len(dumps(warm)) > WARM_MAX_BYTES:
+        e = warm["entries"].pop()
+        out.append(e)
+        young = " (within its grace period: nothing older was left)" if e["created_at"] > fresh else ""
+        log.append(W._eviction(e, f"warm over {WARM_MAX_BYTES} bytes, lowest score {e['score']:.3f}{young}"))
+    return out, log
+
+
+def ref_add_or_reinforce(warm: dict, entry: dict, now: float) -> tuple[dict, bool]:
+    from memoryd.tiers import warm as W
+
+    for old in warm["entries"]:
+        if old["id"] == entry["id"]:
+            old["access_count"] += 1
+            old["last_access"] = int(now)
+            old["importance"] = max(old["importance"], entry["importance"])
+            for key, value in entry.get("metadata", {}).items():
+                old.setdefault("metadata", {}).setdefault(key, value)
+            W.rescore(old, now)
+            return old, False
+    warm["entries"].append(entry)
+    return entry, True
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(CORPUS[:400] + ["x", "部署 ✓", "\"quoted\\\\\""]), st.integers(0, 3),
+                          st.floats(0.05, 1.0), st.integers(0, 90 * 86400), st.text(max_size=30)),
+                max_size=90),
+       st.integers(1, 300), st.sampled_from([0.0, 3600.0, 86400.0 * 30]), st.booleans())
+def test_warm_cap_and_reinforcement_are_the_same(rows: list, repeat: int, grace: float, extra_key: bool) -> None:
+    import copy as copy_module
+
+    from memoryd.tiers import warm as W
+
+    now = 1_750_000_000.0
+    fast: dict = {"entries": []} | ({"note": "ü" * 7} if extra_key else {})
+    slow = copy_module.deepcopy(fast)
+    for text, cat, importance, age, meta in rows * (1 + repeat // 100):
+        entry = W.new_entry(text * (1 + repeat % 7), f"c{cat}", importance, now - age, {"m": meta} if meta else None)
+        got = W.add_or_reinforce(fast, copy_module.deepcopy(entry), now)
+        want = ref_add_or_reinforce(slow, copy_module.deepcopy(entry), now)
+        assert got == want
+    assert fast == slow
+    assert W.enforce_size(fast, now, grace) == ref_enforce_size(slow, now, grace)
+    assert fast == slow
+
+
+def test_warm_cap_stops_where_the_whole_dump_says_at_the_byte() -> None:
+    """Warm padded so that keeping `keep` entries is exactly 1 byte over, at, or under the cap."""
+    import copy as copy_module
+
+    from memoryd.tiers import warm as W
+    from memoryd.tiers.atomic import dumps
+    from memoryd.tiers.model import WARM_MAX_BYTES
+
+    now = 1_750_000_000.0
+    entries = [W.new_entry(f"fact {i} 部署 " + "x" * (i * 37 % 500), "c", 0.9 - i / 100, now - 60) for i in range(40)]
+    for keep in (0, 1, 2, 3, 17, 39):
+        for delta in (-1, 0, 1, 2):
+            warm = {"entries": copy_module.deepcopy(entries), "pad": ""}
+            kept = {"entries": warm["entries"][:keep], "pad": ""}
+            warm["pad"] = "p" * (WARM_MAX_BYTES + delta - len(dumps(kept)))
+            slow = copy_module.deepcopy(warm)
+            assert W._sizes(warm)[0] == len(dumps(warm))
+            got, want = W.enforce_size(warm, now), ref_enforce_size(slow, now, 0.0)
+            assert got == want and warm == slow, (keep, delta)
+            assert len(warm["entries"]) == (keep - (delta > 0) if keep else 0)

@@ -1,0 +1,96 @@
+"""Exact pre-checks for regexes: the strings one of which any match must contain, read from the pattern."""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+try:  # the stdlib's own pattern parser; without it every gate is open (always runs the regex)
+    from re import _constants as C, _parser as P  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    C = P = None
+
+Needles = frozenset[str]
+
+
+def _caseless_ok(ch: str) -> bool:
+    """Under IGNORECASE a literal is checked with lower(): exact for ASCII and for caseless characters."""
+    return ch.isascii() or ch.lower() == ch.upper() == ch
+
+
+def _best(cands: list[Needles]) -> Needles | None:
+    return max(cands, key=lambda n: min(map(len, n)), default=None)
+
+
+def _seq(items: Any, fold: bool) -> Needles | None:
+    """Needles of a sequence: its longest run of literals, or a branch/group/repeat every match goes through."""
+    cands: list[Needles] = []
+    run = ""
+    for op, av in items:
+        if op is C.LITERAL and (not fold or _caseless_ok(chr(av))):
+            run += chr(av).lower() if fold else chr(av)
+            continue
+        if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+            continue  # zero-width: the literals on both sides stay next to each other
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is C.LITERAL \
+                and (not fold or _caseless_ok(chr(av[2][0][1]))):
+            ch = chr(av[2][0][1])  # "um+": the run goes on with "m" once, then may repeat
+            cands.append(frozenset([run + (ch.lower() if fold else ch) * av[0]]))
+            run = ""
+            continue
+        if run:
+            cands.append(frozenset([run]))
+            run = ""
+        inner = _item(op, av, fold)
+        if inner:
+            cands.append(inner)
+    if run:
+        cands.append(frozenset([run]))
+    return _best(cands)
+
+
+def _item(op: Any, av: Any, fold: bool) -> Needles | None:
+    if op is C.BRANCH:
+        parts = [_seq(branch, fold) for branch in av[1]]
+        return None if any(p is None for p in parts) else frozenset().union(*parts)  # type: ignore[arg-type]
+    if op is C.SUBPATTERN:
+        _group, add, remove, inner = av
+        return None if (add | remove) & re.IGNORECASE else _seq(inner, fold)  # (?i:...) changes the rules
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[0] >= 1:
+        return _seq(av[2], fold)
+    if op is C.IN and all(o is C.LITERAL and (not fold or _caseless_ok(chr(a))) for o, a in av):
+        return frozenset(chr(a).lower() if fold else chr(a) for _, a in av)
+    return None
+
+
+def needles(rx: re.Pattern[str]) -> Needles | None:
+    """Strings one of which every match of `rx` contains (lowercase when it ignores case), or None."""
+    if P is None or rx.flags & re.VERBOSE:
+        return None
+    try:
+        return _seq(P.parse(rx.pattern, rx.flags), bool(rx.flags & re.IGNORECASE))
+    except Exception:  # a pattern the parser reads differently: no shortcut
+        return None
+
+
+class Gated:
+    """`rx.search` that answers None without running the regex when the text lacks all its needles.
+
+    Exact: with IGNORECASE the check runs only on ASCII text (where re folds just A-Z, as lower() does)."""
+
+    def __init__(self, rx: re.Pattern[str]) -> None:
+        self.rx = rx
+        self.needles = needles(rx)
+        self.fold = bool(rx.flags & re.IGNORECASE)
+
+    def absent(self, text: str, low: str | None = None) -> bool:
+        """True when `rx` cannot match `text` (`low`: text.lower(), if the caller has it already)."""
+        if self.needles is None or (self.fold and not text.isascii()):
+            return False
+        hay = (text.lower() if low is None else low) if self.fold else text
+        return not any(map(hay.__contains__, self.needles))
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return None if self.absent(text) else self.rx.search(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return iter(()) if self.absent(text) else self.rx.finditer(text)
