@@ -63,6 +63,9 @@ class Sandbox:
             "MEMORYD_SESSIONS_DIR": str(root / "sessions"), "HOME": str(self.user), "PATH": str(self.user),
             "XDG_CONFIG_HOME": str(self.user / "config"), "XDG_DATA_HOME": str(self.user / "data"),
             "XDG_RUNTIME_DIR": str(self.user / "run"), "MEMORYD_LOG_LEVEL": "WARNING",
+            # input handling is under test; hybrid's embedding backfill after the daemon's catch-up
+            # consolidation wrote to cold.db after settle() had seen the home quiet
+            "MEMORYD_RETRIEVAL_MODE": "keyword",
             **{k: None for k in ("MEMORYD_DB_URL", "MEMORYD_DB_TOKEN", "MEMORYD_KEY", "MEMORYD_SOCKET",
                                  "MEMORYD_LLM_ENDPOINT", "MEMORYD_CLOCK_FILE")}}
         self.ids = self._seed()
