@@ -243,3 +243,28 @@ def test_every_file_private_after_full_cycle(config) -> None:
             assert _mode(p) == 0o700, p
         else:
             assert _mode(p) & 0o077 == 0, f"{p} is {oct(_mode(p))}"
+
+
+def test_access_log_read_incrementally_stays_exact(tmp_path: Path) -> None:
+    """pending() parses only what was appended since it last looked, and notices a new log in the same place."""
+    from memoryd.tiers.access import AccessLog
+
+    log = AccessLog(tmp_path / "access.jsonl")
+    assert log.pending() == {}
+    log.record({"a": (1, 10)})
+    assert log.pending() == {"a": (1, 10)}
+    log.record({"a": (3, 30), "b": (1, 20)})
+    with open(log.path, "ab") as f:
+        f.write(b'{"b":[5,')  # a writer in the middle of its line
+    assert log.pending() == {"a": (3, 30), "b": (1, 20)}
+    with open(log.path, "ab") as f:
+        f.write(b'50]}\n')
+    assert log.pending() == {"a": (3, 30), "b": (5, 50)}
+    seen = log.pending()
+    seen["a"] = (99, 99)  # the caller's copy: the next answer is not affected
+    assert log.pending()["a"] == (3, 30)
+    log.clear()  # folded by a write: a new log, possibly on the same inode, longer than the old one
+    log.record({"c": (2, 5), "padding-" + "x" * 200: (1, 1)})
+    assert set(log.pending()) == {"c", "padding-" + "x" * 200}
+    log.clear()
+    assert log.pending() == {}
