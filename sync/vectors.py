@@ -31,6 +31,7 @@ IDS_PER_STMT = 500
 MATRICES = 4          # agents whose matrix a process keeps in memory
 LOAD_PAGE = 8192      # vectors read per statement when a matrix is loaded
 PULLED_INLINE = 100   # a pull bringing more (a restore, a long absence) leaves them to the backfill
+PUT_INLINE = 200      # so does a local put of more (a first OpenClaw sync of a long history, a bulk import)
 Progress = Callable[[int, int], None]
 
 
@@ -235,8 +236,9 @@ def attach(index: LocalIndex, config: Config) -> LocalIndex:
 
 def embed_arrived(index: LocalIndex, agent_id: str, ids: Sequence[str], pulled: bool = False) -> None:
     """After a durable put: embed what arrived. A failure only leaves the rows to the backfill."""
-    if pulled and len(ids) > PULLED_INLINE:  # ~30 ms each: a restore must not wait minutes for them
-        log.info("agent %s: %d pulled memories left to the backfill (memoryd embed)", agent_id, len(ids))
+    if len(ids) > (PULLED_INLINE if pulled else PUT_INLINE):  # ~30-50 ms each: nobody should wait minutes
+        log.info("agent %s: %d %s memories left to the backfill (memoryd embed)", agent_id, len(ids),
+                 "pulled" if pulled else "archived")
         return
     try:
         index.vectors.fill(agent_id, ids)

@@ -250,6 +250,25 @@ def test_pulled_memories_are_embedded_unless_the_pull_is_big(home: Path) -> None
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS) + len(many))
 
 
+def test_a_bulk_put_is_left_to_the_backfill(home: Path) -> None:
+    """A few archived memories get their vectors at once; a bulk put (a long OpenClaw history) waits for
+    the backfill instead of holding the agent for minutes, and `embed` then covers it."""
+    from memoryd.daemon import embed_ops  # noqa: F401  (registers the embed operation)
+    from memoryd.daemon.ops import dispatch
+    from memoryd.sync import vectors
+
+    config = _hybrid_config(home)
+    with open_index(config) as index:
+        index.put("default", _entries(FACTS))
+        assert index.vectors.counts("default") == (len(FACTS), len(FACTS))
+        bulk = _entries([f"turn number {i} of a long history" for i in range(vectors.PUT_INLINE + 1)], start=300)
+        index.put("default", bulk)
+        assert index.vectors.counts("default") == (len(FACTS), len(FACTS) + len(bulk))
+    dispatch(config, "init", {"agent_id": "default"})
+    done = dispatch(config, "embed", {"agent_id": "default"})
+    assert done["embedded"] == len(bulk) and done["with_vector"] == done["memories"] == len(FACTS) + len(bulk)
+
+
 def test_filters_and_date_boost_hold_in_hybrid_mode(home: Path) -> None:
     from memoryd.tiers.dailynotes import ingest
     from memoryd.tiers.retrieval import Filters
