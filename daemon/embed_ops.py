@@ -16,7 +16,8 @@ from .ops import memory, op
 
 log = logging.getLogger("memoryd.daemon")
 
-AFTER_CONSOLIDATION = 1000   # rows the daemon embeds per agent after a consolidation (~30 s of one core)
+AFTER_CONSOLIDATION = 10_000  # rows the daemon embeds per agent after a consolidation (minutes of one core)
+CHUNK = 64                    # ... this many per hold of the agent's lock: requests wait ~2-3 s at most
 
 
 @op("embed")
@@ -63,17 +64,24 @@ def _embed_live(mem: Any, store: Any) -> int:
         return len(store.live(mem.agent_id, items, model.load))
 
 
-def after_consolidation(call: Callable[[str, dict[str, Any]], Any], config: Config, agent_id: str) -> None:
-    """The daemon's backfill: a bounded batch per agent and consolidation, in hybrid mode only."""
+def after_consolidation(call: Callable[[str, dict[str, Any]], Any], config: Config, agent_id: str,
+                        stopping: Callable[[], bool] = lambda: False, chunk: int = CHUNK) -> None:
+    """The daemon's backfill, in hybrid mode only: up to AFTER_CONSOLIDATION rows per agent and
+    consolidation, CHUNK at a time so the agent's other requests get in between."""
     from memoryd.tiers import embed as model
 
     if not model.hybrid_ready(config)[0]:
         return
-    try:
-        report = call("embed", {"agent_id": agent_id, "limit": AFTER_CONSOLIDATION})
-    except MemorydError as exc:
-        log.warning("agent %s: memories not embedded: %s", agent_id, exc.message)
-        return
-    if report.get("embedded"):
-        log.info("agent %s: %d memories embedded (%d of %d have a vector)", agent_id, report["embedded"],
-                 report["with_vector"], report["memories"])
+    done, report = 0, {}
+    while done < AFTER_CONSOLIDATION and not stopping():
+        try:
+            report = call("embed", {"agent_id": agent_id, "limit": chunk})
+        except MemorydError as exc:
+            log.warning("agent %s: memories not embedded: %s", agent_id, exc.message)
+            break
+        done += int(report.get("embedded") or 0)
+        if int(report.get("embedded") or 0) < chunk:
+            break  # nothing (more) left to embed
+    if done:
+        log.info("agent %s: %d memories embedded (%d of %d have a vector)", agent_id, done,
+                 report.get("with_vector", 0), report.get("memories", 0))

@@ -140,7 +140,8 @@ class Daemon:
             try:
                 self.call("consolidate", {"agent_id": agent, "mode": mode})
                 self._record_ok(agent, mode)
-                embed_ops.after_consolidation(self.call, self.config, agent)  # hybrid mode: vectors still missing
+                embed_ops.after_consolidation(self.call, self.config, agent,  # hybrid mode: vectors still missing
+                                              lambda: self.scheduler.stopping)
             except Exception as exc:
                 ok = False
                 self._failed(f"consolidate {mode} for {agent}", exc)

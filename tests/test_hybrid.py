@@ -207,9 +207,16 @@ def test_daemon_backfill_after_consolidation(home: Path) -> None:
     embed_ops.after_consolidation(lambda op, p: calls.append(op), keyword, "default")
     assert calls == []  # keyword mode: nothing to do
     config = _hybrid_config(home)
-    embed_ops.after_consolidation(lambda op, p: dispatch(config, op, p), config, "default")
+    limits = []
+
+    def embed(op: str, params: dict) -> dict:
+        limits.append(params["limit"])
+        return dispatch(config, op, params)
+
+    embed_ops.after_consolidation(embed, config, "default", chunk=2)  # the agent's lock is let go between chunks
     with open_index(config) as index:
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS))
+    assert limits == [2] * (len(FACTS) // 2 + 1)  # the last call finds fewer than a chunk left and stops
 
 
 def _without_the_extra(*args: str, **env: str) -> subprocess.CompletedProcess:
