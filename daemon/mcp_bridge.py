@@ -100,6 +100,8 @@ def bridge(config: Config, agent_id: str) -> Handover | None:
     sock.settimeout(None)
     try:
         return _pump(sock)
+    except BrokenPipeError:  # the client went away while we wrote to it: the session is over
+        return None
     finally:
         sock.close()
 
