@@ -70,7 +70,8 @@ class Daemon:
         self._state_guard = threading.Lock()
         self.state = read_json(self._state_path, lambda: {"last_ok": {}, "watch_mark": 0.0})
         self.scheduler = Scheduler(ScheduleSettings.from_section(config.section("schedule")),
-                                   self.run_mode, self.last_ok, self.run_sync, clock=clock)
+                                   self.run_mode, self.last_ok, self.run_sync, clock=clock,
+                                   on_heartbeat=release_idle_model)
         self.watcher = Watcher(WatchSettings.from_config(config), self.openclaw_pass)
         self.mcp = MCPHost(lambda: self.config, self.handle, self._remember)
         self.server = SocketServer(config.socket_path, self.handle,
@@ -269,6 +270,18 @@ class Daemon:
         from memoryd.sync.index import close_shared
 
         close_shared()
+
+
+MODEL_IDLE_SECONDS = 600.0
+
+
+def release_idle_model() -> None:
+    """Hybrid mode: the embedding model leaves memory after 10 idle minutes (never imported otherwise)."""
+    import sys
+
+    embed = sys.modules.get("memoryd.tiers.embed")
+    if embed is not None and embed.release_if_idle(MODEL_IDLE_SECONDS):
+        log.info("embedding model released after %.0f idle minutes", MODEL_IDLE_SECONDS / 60)
 
 
 def _read_plain(path: Path) -> dict[str, Any]:

@@ -164,8 +164,9 @@ class Scheduler:
     def __init__(self, settings: ScheduleSettings, run_mode: Callable[[str, str, list[str] | None], bool],
                  last_ok: Callable[[str], Mapping[str, float | None]], run_sync: Callable[[], int],
                  clock: Clock = time.time, monotonic: Clock = time.monotonic,
-                 triggers: Mapping[str, Any] | None = None) -> None:
+                 triggers: Mapping[str, Any] | None = None, on_heartbeat: Callable[[], None] | None = None) -> None:
         self._run_mode, self._last_ok, self._run_sync = run_mode, last_ok, run_sync
+        self._on_heartbeat = on_heartbeat  # light upkeep on the heartbeat's existing wake-up
         self.clock, self.monotonic = clock, monotonic
         self._fixed_triggers = dict(triggers) if triggers else None
         self.jobs: dict[str, JobInfo] = {m: JobInfo() for m in (*MODES, "sync")}
@@ -268,6 +269,11 @@ class Scheduler:
             for mode in MODES:
                 self._consolidate(mode, "catch-up", now)
         self._last_wall, self._last_mono = self.clock(), self.monotonic()  # a long round is no jump
+        if self._on_heartbeat is not None:
+            try:
+                self._on_heartbeat()
+            except Exception as exc:
+                log.error("heartbeat upkeep failed", exc_info=exc)
 
     def _scheduled(self, mode: str) -> None:
         self._consolidate(mode, "schedule", self.clock())

@@ -428,3 +428,20 @@ def test_signals_wake_the_sleeping_main_loop_without_locks():
     finally:
         s.restore()
     assert sig.getsignal(sig.SIGTERM) == before
+
+
+def test_heartbeat_upkeep_runs_and_its_failure_does_not_stop_the_heartbeat():
+    calls: list[float] = []
+
+    def upkeep() -> None:
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            raise RuntimeError("one bad round")
+
+    cfg = scheduler.ScheduleSettings(timezone="UTC", heartbeat_seconds=0.1, sync_idle_seconds=600)
+    sch = scheduler.Scheduler(cfg, lambda *a: True, lambda m: {}, lambda: 0, on_heartbeat=upkeep)
+    sch.start()
+    try:
+        wait_for(lambda: len(calls) >= 3)
+    finally:
+        sch.stop()

@@ -315,3 +315,14 @@ def test_a_v1_index_gains_the_vector_tables_in_place(home: Path) -> None:
         assert index.vectors.fill("default") == 1 and index.vectors.counts("default") == (1, 1)
         index.forget("default", ["old1"])
         assert index.read("SELECT COUNT(*) FROM vectors") == [(0,)]
+
+
+def test_the_model_is_released_when_idle_and_loads_again() -> None:
+    from memoryd.tiers import embed
+
+    first = embed.load()
+    assert embed.release_if_idle(3600) is False and embed.load() is first  # used just now: kept
+    assert embed.release_if_idle(0) is True
+    assert embed.release_if_idle(0) is False  # nothing loaded, nothing to release
+    again = embed.load()
+    assert again is not first and len(embed.pack(again.passages(["a walk by the lake"]))) == 1
