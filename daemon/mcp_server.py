@@ -45,14 +45,23 @@ def _tool_result(types: Any, tools: Tools, name: str, arguments: Any) -> Any:
     except UnknownTool:
         raise
     except MemorydError as exc:
-        return types.CallToolResult(content=[types.TextContent(type="text", text=exc.message)], is_error=True)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=_valid_unicode(exc.message))], is_error=True)
     except Exception as exc:  # a bug must not take the server down: report it, keep serving
         log.exception("tool %s failed", name)
         text = f"internal error in {name}: {type(exc).__name__}"
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-    text = json.dumps(data, ensure_ascii=False, default=str)
+    text = _valid_unicode(json.dumps(data, ensure_ascii=False, default=str))
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=json.loads(text))
+
+
+def _valid_unicode(text: str) -> str:
+    """A lone surrogate in an answer (an old memory, a file name) would stop the SDK's writer: U+FFFD instead."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def build_server(config: Config, agent_id: str, run: Callable[[str, dict[str, Any]], Any] | None = None) -> Any:
@@ -78,7 +87,7 @@ def build_server(config: Config, agent_id: str, run: Callable[[str, dict[str, An
             try:
                 return await anyio.to_thread.run_sync(_tool_result, types, tools, params.name, params.arguments)
             except UnknownTool as exc:
-                raise MCPError(code=types.INVALID_PARAMS, message=exc.message) from None
+                raise MCPError(code=types.INVALID_PARAMS, message=_valid_unicode(exc.message)) from None
 
     async def list_resources(ctx: Any, params: Any) -> Any:
         return types.ListResourcesResult(resources=[
@@ -95,7 +104,7 @@ def build_server(config: Config, agent_id: str, run: Callable[[str, dict[str, An
             try:
                 data = await anyio.to_thread.run_sync(lambda: tools.op(op))
             except MemorydError as exc:
-                raise MCPError(code=types.INTERNAL_ERROR, message=exc.message) from None
+                raise MCPError(code=types.INTERNAL_ERROR, message=_valid_unicode(exc.message)) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=data[key])])
 
     server = Server("memoryd", version=_version(), title="memoryd", instructions=INSTRUCTIONS,
@@ -133,11 +142,13 @@ def serve(config: Config, agent_id: str, handover: Any = None) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from .mcp_lines import FixedLines
+
     server = build_server(config, agent_id)
-    streams: tuple[Any, Any] = (None, None)
-    if handover is not None and (handover.replay or handover.unread):
-        streams = (anyio.wrap_file(_Replayed(b"".join(handover.replay) + handover.unread)),
-                   anyio.wrap_file(_DropReply(handover.drop_reply_to)))
+    first = b"".join(handover.replay) + handover.unread if handover is not None else b""
+    streams: tuple[Any, Any] = (anyio.wrap_file(FixedLines(_Replayed(first))), None)  # None: the SDK claims fd 1
+    if handover is not None and handover.drop_reply_to is not None:
+        streams = (streams[0], anyio.wrap_file(_DropReply(handover.drop_reply_to)))
 
     async def main() -> None:
         async with stdio_server(*streams) as (read_stream, write_stream):
@@ -198,11 +209,14 @@ def serve_stream(server: Any, rfile: BinaryIO, wfile: BinaryIO) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from .mcp_lines import FixedLines
+
     reader = io.TextIOWrapper(rfile, encoding="utf-8", errors="replace", newline="\n")
     writer = io.TextIOWrapper(wfile, encoding="utf-8", newline="\n", write_through=True)
 
     async def main() -> None:
-        async with stdio_server(anyio.wrap_file(reader), anyio.wrap_file(writer)) as (read_stream, write_stream):
+        async with stdio_server(anyio.wrap_file(FixedLines(reader)), anyio.wrap_file(writer)) as (read_stream,
+                                                                                                 write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:

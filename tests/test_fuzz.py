@@ -140,3 +140,27 @@ def test_socket_requests(tmp_path: Path) -> None:
         log = client.close()
     assert "Traceback" not in log, log[-3000:]
     check(tally, "socket requests")
+
+
+def test_mcp_tool_arguments(tmp_path: Path) -> None:
+    from fuzzmcp import McpSession, tool_call
+
+    session = McpSession(Sandbox(tmp_path / "mcp"))
+    tally = Tally()
+
+    @fuzz(150)
+    @given(call=tool_call())
+    @example(call=("memory_store", {"text": "a fact", "importance": 1e308, "category": "a/b/c/d/e/f/g"}))
+    @example(call=("memory_search", {"query": "\ud800 tea", "limit": 50, "entity": "\x00"}))
+    @example(call=("memory_flush", {"session": "/etc/passwd"}))
+    def one(call: tuple[str, object]) -> None:
+        problems = session.probe(tally, *call)
+        assert not problems, problems
+
+    try:
+        run(one)
+    finally:
+        log = session.close()
+    assert "Traceback" not in log, log[-3000:]
+    check(tally, "MCP tool calls")
+

@@ -183,3 +183,13 @@ def test_the_client_process_exits_when_its_client_goes(env: dict[str, str], tmp_
         assert os.path.exists(env["MEMORYD_SOCKET"])
     finally:
         assert daemon.stop() == 0
+
+
+def test_lone_surrogate_escapes_become_the_replacement_character() -> None:
+    from memoryd.daemon.mcp_lines import fix_lone_surrogates as fix
+
+    assert fix(r'{"q": "tea \ud800 x"}') == r'{"q": "tea \ufffd x"}'
+    assert fix(r'{"q": "\ud83d\ude00 and \ude00 and \ud83d"}') == r'{"q": "\ud83d\ude00 and \ufffd and \ufffd"}'
+    assert fix(r'{"q": "\\ud800 is a backslash and text"}') == r'{"q": "\\ud800 is a backslash and text"}'
+    assert fix(r'{"q": "\\\ud800"}') == r'{"q": "\\\ufffd"}'
+    assert fix('{"q": "plain"}') == '{"q": "plain"}'
