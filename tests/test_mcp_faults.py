@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from faultcheck import torn_files
+from memoryd.daemon.mcp_bridge import LOST
 from memoryd.sync.index import open_index
 from memoryd.tiers.agent import AgentMemory
 from memoryd.tiers.config import load_config
@@ -74,7 +75,9 @@ def store_and_kill(env: dict[str, str], text: str, rng: random.Random) -> Outcom
                 pass
         proc.wait(30)
     stored = None
-    if reply is not None and not reply["result"].get("isError"):
+    if reply is not None and "error" in reply:  # the daemon died with the store: said so, not acknowledged
+        assert reply["error"]["message"] == LOST, reply
+    elif reply is not None and not reply["result"].get("isError"):
         stored = json.loads(reply["result"]["content"][0]["text"])["entry"]["id"]
     return Outcome(text, stored, proc.returncode == -signal.SIGKILL, proc.stderr.read() if proc.stderr else "")
 
