@@ -13,6 +13,7 @@ from typing import Any, BinaryIO, Callable
 
 from memoryd.tiers.config import Config
 from memoryd.tiers.errors import MemorydError
+from memoryd.tiers.model import without_lone_surrogates  # an answer that is not UTF-8 would stop the SDK's writer
 
 from .mcp_tools import TOOLS, Tools, UnknownTool
 
@@ -45,23 +46,15 @@ def _tool_result(types: Any, tools: Tools, name: str, arguments: Any) -> Any:
     except UnknownTool:
         raise
     except MemorydError as exc:
-        return types.CallToolResult(content=[types.TextContent(type="text", text=_valid_unicode(exc.message))], is_error=True)
+        text = without_lone_surrogates(exc.message)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
     except Exception as exc:  # a bug must not take the server down: report it, keep serving
         log.exception("tool %s failed", name)
         text = f"internal error in {name}: {type(exc).__name__}"
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-    text = _valid_unicode(json.dumps(data, ensure_ascii=False, default=str))
+    text = without_lone_surrogates(json.dumps(data, ensure_ascii=False, default=str))
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=json.loads(text))
-
-
-def _valid_unicode(text: str) -> str:
-    """A lone surrogate in an answer (an old memory, a file name) would stop the SDK's writer: U+FFFD instead."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def build_server(config: Config, agent_id: str, run: Callable[[str, dict[str, Any]], Any] | None = None) -> Any:
@@ -87,7 +80,7 @@ def build_server(config: Config, agent_id: str, run: Callable[[str, dict[str, An
             try:
                 return await anyio.to_thread.run_sync(_tool_result, types, tools, params.name, params.arguments)
             except UnknownTool as exc:
-                raise MCPError(code=types.INVALID_PARAMS, message=_valid_unicode(exc.message)) from None
+                raise MCPError(code=types.INVALID_PARAMS, message=without_lone_surrogates(exc.message)) from None
 
     async def list_resources(ctx: Any, params: Any) -> Any:
         return types.ListResourcesResult(resources=[
@@ -104,7 +97,7 @@ def build_server(config: Config, agent_id: str, run: Callable[[str, dict[str, An
             try:
                 data = await anyio.to_thread.run_sync(lambda: tools.op(op))
             except MemorydError as exc:
-                raise MCPError(code=types.INTERNAL_ERROR, message=_valid_unicode(exc.message)) from None
+                raise MCPError(code=types.INTERNAL_ERROR, message=without_lone_surrogates(exc.message)) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=data[key])])
 
     server = Server("memoryd", version=_version(), title="memoryd", instructions=INSTRUCTIONS,

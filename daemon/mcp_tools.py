@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from memoryd.tiers.config import Config
 from memoryd.tiers.errors import UsageError
+from memoryd.tiers.model import LONE_SURROGATE
 
 from .route import run_op, unknown_op_message
 
@@ -144,7 +145,7 @@ def _check_value(name: str, value: Any, schema: dict[str, Any]) -> Any:
         return value
     if not isinstance(value, str):
         raise _bad(name, f"must be a string, got {_show(value)}")
-    if not _is_utf8(value):  # a lone surrogate (\ud800 in the JSON) cannot be stored, nor sent back
+    if LONE_SURROGATE.search(value):  # a lone surrogate (\ud800 in the JSON) cannot be stored, nor sent back
         raise _bad(name, "is not valid Unicode text (it holds a lone surrogate)")
     if len(value) > schema.get("maxLength", len(value)):
         raise _bad(name, f"is {len(value)} characters long; the maximum is {schema['maxLength']}")
@@ -153,14 +154,6 @@ def _check_value(name: str, value: Any, schema: dict[str, Any]) -> Any:
     if "pattern" in schema and not re.search(schema["pattern"], value):
         raise _bad(name, f"{_PATTERN_HINTS.get(schema['pattern'], 'has the wrong form')}, got {_show(value)}")
     return value
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-        return True
-    except UnicodeEncodeError:
-        return False
 
 
 def _show(value: Any) -> str:

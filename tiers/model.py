@@ -56,6 +56,14 @@ def tier_for(value: float) -> str:
     return TIER_FROZEN
 
 
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str: what cannot be written as UTF-8
+
+
+def without_lone_surrogates(text: str) -> str:
+    """U+FFFD for each lone surrogate (a JavaScript string cut inside a pair), so the text is valid UTF-8."""
+    return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text
+
+
 def utf8_size(text: str, what: str) -> int:
     """Bytes of `text` as UTF-8; undecodable input (surrogate-escaped argv) is bad input."""
     try:

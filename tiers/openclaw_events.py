@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from .model import without_lone_surrogates
+
 ROLES = ("user", "assistant")
 SILENT_TOKENS = frozenset({"NO_REPLY", "HEARTBEAT_OK", "NO_REPLY.", "HEARTBEAT_OK."})
 INTERNAL_PROMPTS = ("[OpenClaw heartbeat poll]", "[OpenClaw exec completion]", "[OpenClaw cron wake]",
@@ -103,13 +105,10 @@ def _drop_envelope_blocks(text: str) -> str:
     return "\n".join(out)
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def clean_text(text: str, role: str) -> str:
     """The words a person said: envelopes (user) and reply tags (assistant) removed, whitespace kept tidy.
     A lone surrogate (a JavaScript string cut inside a pair) becomes U+FFFD: it cannot be stored as UTF-8."""
-    text = _LONE_SURROGATE.sub("\ufffd", text)
+    text = without_lone_surrogates(text)
     if role == "user":
         text = strip_envelopes(text)
     text = _REPLY_TAG.sub("", text)
