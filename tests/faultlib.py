@@ -205,11 +205,14 @@ class Outages:
         while not self._stop.wait(0.05):
             if self._commands() < due:
                 continue
+            started = self._commands()
             (self.server.kill if self.rng.random() < 0.3 else self.server.stop)()
             self.count += 1
             self._stop.wait(self.rng.uniform(0.3, 2.0))
             self.server.start()
-            due = self._commands() + self.rng.randint(*self.every)
+            # Counted from the outage's start: the commands run while it was down count towards the next
+            # one, so a fast machine (many commands per second of downtime) still sees one per `every`.
+            due = max(started + self.rng.randint(*self.every), self._commands() + 10)
 
     def stop(self) -> None:
         self._stop.set()
