@@ -6,6 +6,7 @@ Run: python bench/bench_cold.py [--sizes 1000,10000,100000,1000000] [--queries 2
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import sqlite3
@@ -17,7 +18,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-ZH = "我们今天讨论了项目进度部署服务器数据库迁移会议安排客户需求预算报告周五完成测试上线北京上海东京"
+# Common characters, roughly by frequency: Chinese words are drawn from these with a Zipf law, so
+# characters like 的/了/是 are in many rows and most words are rare, as in real text.
+ZH_CHARS = ("的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能而子那得于着下自之年过发后作"
+            "里用道行所然家种事成方多经么去法学如都同现当没动面起看定天分还进好小部其些主样理心她本前开但因只从想实"
+            "日军者意无力它与长把机十民第公此已工使情明性知全三又关点正业外将两高间由问很最重并物手应战向头文体政美"
+            "相见被利什二等产或新己制身果加西斯月话合回特代内信表化老给世位次度门任常先海通教儿原东声提立及比员解水"
+            "名真论处走义各入几口认条平系气题活尔更别打女变四神总何电数安少报才结反受目太量再感建务做接必场件计管期"
+            "市直德资命山金指克许统区保至队形社便空决治展马科司五基眼书非则听白却界达光放强即像难且权思王象完设式色"
+            "路记南品住告类求据程北边死张该交规万取拉格望觉术领共确传师观清今切院让识候带导争运笑飞风步改收根干造言")
+ZH_VOCAB_SIZE = 6000
 
 
 def vocabulary(rng: random.Random, n: int = 20000) -> list[str]:
@@ -28,11 +38,33 @@ def vocabulary(rng: random.Random, n: int = 20000) -> list[str]:
     return sorted(words)
 
 
-def make_text(rng: random.Random, vocab: list[str], weights: list[float]) -> str:
-    if rng.random() < 0.1:
-        return "".join(rng.choice(ZH) for _ in range(rng.randint(8, 30)))
-    words = rng.choices(vocab, weights=weights, k=rng.randint(8, 30))
+def zh_vocabulary(rng: random.Random) -> tuple[list[str], list[float]]:
+    """Chinese words (mostly two characters) over Zipf-distributed characters, themselves Zipf-weighted."""
+    char_w = [1 / (i + 10) for i in range(len(ZH_CHARS))]
+    words: set[str] = set()
+    while len(words) < ZH_VOCAB_SIZE:
+        n = rng.choices((1, 2, 3), weights=(1, 8, 1))[0]
+        words.add("".join(rng.choices(ZH_CHARS, weights=char_w, k=n)))
+    ranked = sorted(words)
+    rng.shuffle(ranked)  # Zipf rank independent of code point (sorted, 一 would lead every common word)
+    return ranked, list(itertools.accumulate(1 / (i + 20) for i in range(ZH_VOCAB_SIZE)))
+
+
+def make_text(rng: random.Random, vocab: list[str], cum_weights: list[float],
+              zh: tuple[list[str], list[float]] | None = None) -> str:
+    """A memory: Zipf-drawn words; one in ten is Chinese (no spaces between words, as Chinese is written).
+    Weights are cumulative (computed once: per call, 20,000 weights made a million rows take hours)."""
+    if zh is not None and rng.random() < 0.1:
+        return "".join(rng.choices(zh[0], cum_weights=zh[1], k=rng.randint(5, 15))) + "。"
+    words = rng.choices(vocab, cum_weights=cum_weights, k=rng.randint(8, 30))
     return " ".join(words).capitalize() + "."
+
+
+def make_query(rng: random.Random, text: str) -> str:
+    """What a user asks for a stored memory: its first 2-5 words (4-10 characters of a Chinese one)."""
+    if text.endswith("。"):
+        return text[:rng.randint(4, 10)]
+    return " ".join(text.split()[:rng.randint(2, 5)]).strip(".")
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -49,7 +81,8 @@ def plain_top10(conn: sqlite3.Connection, query: str) -> list[str]:
                                        "ORDER BY rank LIMIT 10", [match])]
 
 
-def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: list[float]) -> None:
+def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: list[float],
+        zh: tuple[list[str], list[float]]) -> None:
     from memoryd.sync.index import LocalIndex
     from memoryd.tiers import analyzer
     from memoryd.tiers.agent import AgentMemory
@@ -62,7 +95,7 @@ def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: 
         config = load_config()
         index = LocalIndex(home / "cold.db")
         now = time.time()
-        texts = [make_text(rng, vocab, weights) for _ in range(size)]
+        texts = [make_text(rng, vocab, weights, zh) for _ in range(size)]
         raw = sum(len(t.encode()) for t in texts)
         t0 = time.perf_counter()
         for start in range(0, size, 5000):
@@ -85,10 +118,10 @@ def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: 
         mem = AgentMemory(config, "b", archive=index)
         state = mem.read_state()
         for i in range(10_000):  # warm at its cap
-            state["warm"]["entries"].append(new_entry(f"warm fact {i} " + make_text(rng, vocab, weights), "bench/warm",
+            state["warm"]["entries"].append(new_entry(f"warm fact {i} " + make_text(rng, vocab, weights, zh), "bench/warm",
                                                       0.6, now))
         mem.write_state(state, "bench")
-        asked = [" ".join(rng.choice(texts).split()[:rng.randint(2, 5)]).strip(".") for _ in range(queries)]
+        asked = [make_query(rng, rng.choice(texts)) for _ in range(queries)]
         search_ms, retrieve_ms, overlap, agree = [], [], [], []
         for q in asked:
             terms = analyzer.query_terms(q)
@@ -121,9 +154,10 @@ def main() -> None:
     args = ap.parse_args()
     rng = random.Random(7)
     vocab = vocabulary(rng)
-    weights = [1 / (i + 50) for i in range(len(vocab))]  # Zipf-like: the commonest word in ~6 % of rows
+    weights = list(itertools.accumulate(1 / (i + 50) for i in range(len(vocab))))  # Zipf: the commonest word in ~6 % of rows
+    zh = zh_vocabulary(rng)
     for size in (int(s) for s in args.sizes.split(",")):
-        run(size, args.queries, rng, vocab, weights)
+        run(size, args.queries, rng, vocab, weights, zh)
 
 
 if __name__ == "__main__":

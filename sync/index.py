@@ -20,7 +20,6 @@ from memoryd.tiers import analyzer
 from memoryd.tiers.config import Config, validate_agent_id
 from memoryd.tiers.ports import ColdEntry
 
-from . import topk
 from .index_log import CloudLogSide
 from .index_rows import IDS_PER_STMT, PAGE, Progress, COLUMNS, TERM_RE, check_entry, chunks, entry_day, marks, reporter, row_entry, terms_text
 from .index_schema import connect, ensure_local_schema, index_path, terms_table, translate
@@ -318,10 +317,6 @@ class LocalIndex(CloudLogSide):
         with self._guard() as conn:
             if not self._has_terms(conn, agent_id):
                 return []
-            if not prefixes:
-                found = self._search_rare_first(conn, agent_id, terms, limit)
-                if found is not None:
-                    return found
             rows = self._top(conn, agent_id, [f'"{t}"' for t in terms] + [f'"{p}"*' for p in prefixes], limit)
         return [dict(row_entry(row), bm25=-float(row[9])) for row in rows]
 
@@ -331,32 +326,6 @@ class LocalIndex(CloudLogSide):
             f"SELECT {COLUMNS}, r.score FROM (SELECT rowid, rank AS score FROM {table} WHERE {table} MATCH ? "
             f"ORDER BY rank LIMIT ?) r CROSS JOIN memories m ON m.rowid = r.rowid ORDER BY r.score",
             [" OR ".join(phrases), limit]).fetchall()
-
-    def _search_rare_first(self, conn: sqlite3.Connection, agent_id: str, terms: list[str],
-                           limit: int) -> list[dict[str, Any]] | None:
-        """sync/topk.py: the exact answer from the rarer terms' top rows, or None (run the full query).
-
-        Tried with the rare terms, then adding common ones rarest first (each try scores fewer rows
-        than the full query), at most topk.TRIES times."""
-        n_docs, n_terms, dfs = self.term_stats(agent_id, terms)
-        rare, common = topk.split(terms, dfs, n_docs)
-        if not common:
-            return None
-        common.sort(key=lambda t: dfs.get(t, 0))
-        tries = [rare + common[:k] for k in range(0 if rare else 1, len(common))][:topk.TRIES]
-        fetch = max(limit * 4, 200)
-        avg = n_terms / max(n_docs, 1)
-        for first in tries:
-            rows = self._top(conn, agent_id, [f'"{t}"' for t in first], fetch)
-            found = [dict(row_entry(row), bm25=topk.score(terms, analyzer.document(row[1], row[2]), dfs, n_docs, avg))
-                     for row in rows]
-            last = -float(rows[-1][9]) if rows else 0.0
-            rest = [t for t in terms if t not in first]
-            if topk.settled([f["bm25"] for f in found], limit, last, topk.ceiling(rest, dfs, n_docs),
-                            complete=len(rows) < fetch):
-                found.sort(key=lambda f: -f["bm25"])
-                return found[:limit]
-        return None
 
     def term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
         """(rows, total terms, {term: rows holding it}) of the agent: BM25's corpus statistics."""

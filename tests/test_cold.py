@@ -302,30 +302,3 @@ def test_round_one_archive_migrates_in_place(tmp_path: Path) -> None:
         assert ix.read("SELECT version FROM critical_state") == [(3,)]  # the critical state is left alone
     finally:
         ix.close()
-
-
-def test_rare_terms_first_gives_the_exact_top_k(index: LocalIndex, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The MaxScore shortcut (sync/topk.py) returns what the full BM25 query returns, scores included."""
-    import random
-
-    from memoryd.sync import topk
-
-    rng = random.Random(5)
-    common = ["alpha", "bravo", "charlie"]
-    rare = [f"zeta{i}" for i in range(300)]
-    rows = [entry(f"r{i}", " ".join(rng.choices(common, k=rng.randint(1, 6)) + rng.sample(rare, rng.randint(0, 2))))
-            for i in range(3000)]
-    index.put("a1", rows)
-    monkeypatch.setattr(topk, "COMMON_MIN", 100)
-    shortcut_used = 0
-    for q in ["alpha zeta7", "bravo charlie zeta12 zeta99", "alpha bravo", "zeta5", "charlie zeta250"]:
-        terms = analyzer.query_terms(q)
-        with index._guard() as conn:
-            fast = index._search_rare_first(conn, "a1", terms, 10)
-            full = [(r[0], -float(r[9])) for r in index._top(conn, "a1", [f'"{t}"' for t in terms], 10)]
-        if fast is not None:
-            shortcut_used += 1
-            assert [h["id"] for h in fast] == [i for i, _ in full], q
-            assert [h["bm25"] for h in fast] == pytest.approx([s for _, s in full], rel=1e-9), q
-        assert [h["id"] for h in find(index, "a1", q)] == [i for i, _ in full], q
-    assert shortcut_used >= 2

@@ -97,6 +97,21 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS]
 
 
+COMMON_SHARE, COMMON_MIN = 0.01, 1000  # a unigram in more than 1 % of the rows (and 1,000) is common
+
+
+def probe_terms(query: list[str], df: dict[str, int], docs: int) -> list[str]:
+    """The terms that look for candidates in the local index: the query's terms less each common CJK
+    unigram that one of its bigrams holds (的, 了, 是 …). Such a character adds almost nothing the
+    bigram does not say, yet it sits in a large share of the rows, and scoring every row that holds it
+    was the slow tail of Chinese search (as Lucene's CJK bigrams, which drop covered unigrams).
+    Candidates are still ranked on every query term."""
+    cut = max(COMMON_MIN, docs * COMMON_SHARE)
+    covered = {ch for t in query if len(t) == 2 and has_cjk(t) for ch in t}
+    kept = [t for t in query if not (t in covered and df.get(t, 0) > cut)]
+    return kept or query
+
+
 def document(text: str, category: str = "") -> list[str]:
     """The terms a memory is indexed by: its text and its category's words."""
     return list(_document(text, category))

@@ -81,8 +81,9 @@ def _cold_candidates(mem: AgentMemory, terms: list[str], query: str, limit: int,
     want = max(limit * COLD_FACTOR, COLD_MIN) * (3 if filters else 1)
     try:
         if terms:
-            hits = mem.archive.search(mem.agent_id, terms, want)
-            corpus.add(*mem.archive.term_stats(mem.agent_id, terms))
+            docs, n_terms, df = mem.archive.term_stats(mem.agent_id, terms)
+            corpus.add(docs, n_terms, df)
+            hits = mem.archive.search(mem.agent_id, analyzer.probe_terms(terms, df, docs), want)
         elif not query and (filters.entity or filters.url):  # a filter's own words find candidates
             words = analyzer.query_terms(filters.entity or filters.url or "")
             hits = mem.archive.search(mem.agent_id, words, want) if words else []
