@@ -97,7 +97,8 @@ def _human(data: dict[str, Any]) -> str:
 
             skipped = o.get("skipped") or {}
             pending = "?" if o.get("pending_events") is None else o["pending_events"]
-            lines.append(f"  openclaw {o['openclaw_agent']}: {o['sessions']} session(s), {cursor_words(o.get('cursor') or {})}, "
+            cursor = cursor_words(o.get("cursor") or {})
+            lines.append(f"  openclaw {o['openclaw_agent']}: {o['sessions']} session(s), {cursor}, "
                          f"{pending} event(s) not yet taken, last ingest {_ago(o.get('last_ingest'))}, "
                          f"{sum(skipped.values())} skipped" + (f" ({skipped_words(skipped)})" if skipped else "")
                          + (f"  ERROR {o['error']}" if o.get("error") else ""))
