@@ -16,7 +16,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 TEMPLATE = ROOT / "tests" / "fixtures" / "openclaw" / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-SESSIONS, PER_SESSION = 50, 200
+# 50 x 200 = 10,000 events; BENCH_OPENCLAW_SESSIONS makes a small store (the smoke test runs the bench that way)
+SESSIONS, PER_SESSION = int(os.environ.get("BENCH_OPENCLAW_SESSIONS", "50")), 200
 
 
 def build_store(db: Path) -> int:
@@ -65,7 +66,8 @@ def sync_once() -> tuple[float, dict]:
 def append(db: Path, n: int) -> None:
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA ignore_check_constraints = ON")
-    top = conn.execute("SELECT MAX(seq) FROM transcript_events WHERE session_id = 'session-007'").fetchone()[0]
+    sid = f"session-{min(7, SESSIONS - 1):03d}"
+    top = conn.execute("SELECT MAX(seq) FROM transcript_events WHERE session_id = ?", (sid,)).fetchone()[0]
     tag = top  # distinct texts per call
     with conn:
         for i in range(1, n + 1):
@@ -73,14 +75,14 @@ def append(db: Path, n: int) -> None:
                                                  "content": f"Decision: item {tag}-{i} goes to the backlog review."}}
             raw = json.dumps(ev)
             conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) "
-                         "VALUES ('session-007', ?, ?, ?, ?)", (top + i, raw, 1_796_000_000_000 + i, len(raw)))
+                         "VALUES (?, ?, ?, ?, ?)", (sid, top + i, raw, 1_796_000_000_000 + i, len(raw)))
     conn.close()
 
 
 def distill_per_turn() -> tuple[float, float]:
     """µs per turn: rule distillation alone, and a whole segment (cold entries + warm + hot) on a fresh agent."""
     from conversation_gen import generate
-    from memoryd.sync.cold import open_archive
+    from memoryd.sync.index import open_index
     from memoryd.tiers.agent import AgentMemory
     from memoryd.tiers.config import load_config
     from memoryd.tiers.conversation import distill_segment, rule_facts
@@ -95,7 +97,7 @@ def distill_per_turn() -> tuple[float, float]:
         rule_facts(turns)
     rule = (time.perf_counter() - t) / (20 * len(turns)) * 1e6
     config = load_config()
-    archive = open_archive(config)
+    archive = open_index(config)
     try:
         mem = AgentMemory(config, "distill-bench", archive=archive)
         t = time.perf_counter()
@@ -126,7 +128,12 @@ def main() -> None:
         append(db, 100)
         incr100, _ = sync_once()
         rule_us, whole_us = distill_per_turn()
-        print(f"store: {events} events in {SESSIONS} sessions ({db.stat().st_size // 1024} KB)")
+        from memoryd.tiers.config import load_config
+
+        mode = load_config().section("retrieval").get("mode", "hybrid")
+        print(f"store: {events} events in {SESSIONS} sessions ({db.stat().st_size // 1024} KB); retrieval mode {mode}"
+              + (" (a put of up to 200 new turns embeds them at once; bigger ones go to the backfill)"
+                 if mode == "hybrid" else ""))
         print(f"baseline  plain SQLite read + json.loads of every row: {base * 1000:8.1f} ms")
         print(f"openclaw sync, full:      {full * 1000:8.1f} ms  ({full / events * 1e6:.0f} µs/event; "
               f"{report['turns']} turns to cold, {report['warm']} warm facts, {report['segments']} segments)")

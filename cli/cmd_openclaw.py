@@ -1,6 +1,7 @@
 """`memoryd openclaw sync|status` and `memoryd flush --session FILE`: conversations from OpenClaw into memory."""
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import click
@@ -9,12 +10,24 @@ from .common import emit, get_config, handles_errors, json_option
 from .main import cli
 
 
+class _Reported(logging.Filter):
+    """Drops log records whose line the command prints from its report (one line per problem on stderr)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(record, "reported", False)
+
+
 def _run(name: str, params: dict[str, Any]) -> Any:
     import memoryd.daemon.openclaw_ops  # noqa: F401 - registers the operations for in-process runs
 
     from .proxy import run_op
 
-    return run_op(get_config(), name, params)
+    quiet, logger = _Reported(), logging.getLogger("memoryd.tiers")
+    logger.addFilter(quiet)  # run in this process: the sync's own warning would repeat the report's line
+    try:
+        return run_op(get_config(), name, params)
+    finally:
+        logger.removeFilter(quiet)
 
 
 def _warn(report: dict[str, Any]) -> None:
@@ -66,9 +79,29 @@ def _human_status(r: dict[str, Any]) -> str:
         lines.append(f"  {a['openclaw_agent']} → agent {a['agent_id']}: {a['sessions']} session(s), "
                      f"{a['pending_events'] if a['pending_events'] is not None else '?'} event(s) not yet taken, "
                      f"last ingest {_when(a['last_ingest'])}, {skipped} skipped (not conversation)")
+        for sid, seq in sorted(a["cursor"].items()):
+            lines.append(f"    cursor {sid}: seq {seq}")
+        if a.get("jsonl_sessions"):
+            lines.append(f"    older JSONL transcripts: {a['jsonl_sessions']} session(s) read")
+        if skipped:
+            lines.append(f"    skipped: {skipped_words(a['skipped'])}")
         if a["error"]:
             lines.append(f"    error: {a['error']}")
     return "\n".join(lines)
+
+
+def skipped_words(skipped: dict[str, int]) -> str:
+    """"silent reply 4, internal turn 3, …": what was left out of memory and how often, most first."""
+    return ", ".join(f"{why} {n}" for why, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def cursor_words(cursor: dict[str, int], most: int = 2) -> str:
+    """"cursor 0a5d9bd1…#58": where reading goes on, per store session (the first few, then a count)."""
+    if not cursor:
+        return "no cursor yet"
+    shown = [f"{sid[:8]}{'…' if len(sid) > 8 else ''}#{seq}" for sid, seq in sorted(cursor.items())[:most]]
+    more = f" +{len(cursor) - most} more" if len(cursor) > most else ""
+    return "cursor " + " ".join(shown) + more
 
 
 def _when(t: float | None) -> str:

@@ -93,9 +93,14 @@ def _human(data: dict[str, Any]) -> str:
             if "openclaw_agent" not in o:
                 lines.append(f"  openclaw  {o.get('error')}")
                 continue
-            skipped = sum((o.get("skipped") or {}).values())
-            lines.append(f"  openclaw {o['openclaw_agent']}: {o['sessions']} session(s), {o['pending_events']} event(s) "
-                         f"not yet taken, last ingest {_ago(o.get('last_ingest'))}, {skipped} skipped"
+            from .cmd_openclaw import cursor_words, skipped_words
+
+            skipped = o.get("skipped") or {}
+            pending = "?" if o.get("pending_events") is None else o["pending_events"]
+            cursor = cursor_words(o.get("cursor") or {})
+            lines.append(f"  openclaw {o['openclaw_agent']}: {o['sessions']} session(s), {cursor}, "
+                         f"{pending} event(s) not yet taken, last ingest {_ago(o.get('last_ingest'))}, "
+                         f"{sum(skipped.values())} skipped" + (f" ({skipped_words(skipped)})" if skipped else "")
                          + (f"  ERROR {o['error']}" if o.get("error") else ""))
     return "\n".join(lines)
 

@@ -300,3 +300,47 @@ def test_ingest_uses_one_batch_per_group_of_notes(config, tmp_path: Path) -> Non
     assert ingest(m, config.workspace, all_=True)["stored"] == 0 and len(m.batches) == 1
     write_note(config, "2026-02-20", EN_NOTE.replace("deployment", "testing"))
     assert ingest(m, config.workspace, "2026-02-20")["stored"] >= 1 and len(m.batches) == 2
+
+
+FLUSH_NOTE = """# 2026-11-23
+
+## Pre-compaction flush
+- Owner prefers Signal for urgent messages.
+- Decision: Grafana for the ops dashboard.
+
+## Tasks
+- Renew the domain acme-tools.io by 2026-12-01.
+
+## Notes
+- Quarterly review with Priya on 2026-12-10 at 14:00.
+- Lesson: never run database migrations on a Friday afternoon.
+- The ops team moved to the third floor.
+"""
+
+
+def test_a_note_goes_in_as_a_person_wrote_it(config) -> None:
+    """Issue 15: every fact of a flush note became a hot critical lesson, its heading glued on, category daily/…"""
+    from click.testing import CliRunner
+
+    from memoryd.cli.main import cli
+    from memoryd.tiers.agent import AgentMemory
+
+    write_note(config, "2026-11-23", FLUSH_NOTE)
+    res = CliRunner().invoke(cli, ["ingest-daily", "--date", "2026-11-23", "--agent-id", "ops", "--json"])
+    assert res.exit_code == 0, res.stderr
+    state = AgentMemory(config, "ops").read_state()
+    warm = {e["text"]: e for e in state["warm"]["entries"]}
+    assert len(warm) == 6 and all(e["metadata"]["date"] == "2026-11-23" for e in warm.values())
+    assert not any(t.startswith(("Pre-compaction", "Tasks", "Notes")) for t in warm)  # headings are context
+    assert warm["Decision: Grafana for the ops dashboard."]["category"] == "decisions"
+    assert warm["Renew the domain acme-tools.io by 2026-12-01."]["category"] == "tasks"
+    assert not any(e["category"].startswith("daily/") for e in warm.values())
+    hot = state["hot"]
+    lesson = "Lesson: never run database migrations on a Friday afternoon."
+    assert [x["text"] for x in hot["critical_lessons"]] == [lesson]  # the only explicit lesson
+    assert [t["text"] for t in hot["active_context"]["tasks"]] == ["Renew the domain acme-tools.io by 2026-12-01."]
+    events = [e["text"] for e in hot["active_context"]["events"]]
+    assert events == ["Quarterly review with Priya on 2026-12-10 at 14:00."]
+    assert any("Signal" in v for v in hot["owner_profile"].values())
+    kept = hot["critical_lessons"] + hot["active_context"]["projects"]
+    assert not any("third floor" in str(x) or "Grafana" in str(x) for x in kept)

@@ -22,6 +22,10 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("For anything urgent, call me on my mobile.", "preference", None, "urgent contact"),
     ("我更喜欢早上开会。", "preference", None, "meeting hours"),
     ("I moved to Lisbon last spring.", "personal", None, "location"),
+    ("I prefer window seats on trains.", "preference", None, "window seats trains"),  # not "food" (s-eat-s)
+    ("I prefer the team standup in the afternoon.", "preference", None, "team standup afternoon"),  # not drinks
+    ("I prefer green tea in the afternoon.", "preference", None, "drinks"),
+    ("I prefer to eat vegetarian at team dinners.", "preference", None, "food"),
     ("Please remember that the staging DB is db2.internal.", "fact", None, None),
 ])
 def test_kinds(text: str, kind: str, about: str | None, key: str | None) -> None:

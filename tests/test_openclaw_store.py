@@ -120,3 +120,27 @@ def test_reads_while_openclaw_writes(oc: Path) -> None:
     finally:
         stop.set()
         t.join()
+
+
+def test_console_script_says_a_broken_store_once(oc: Path, home: Path, tmp_path: Path) -> None:
+    """The real `memoryd` process: the sync's log line and the report's warning were the same words twice."""
+    import os
+    import subprocess
+    import sys
+
+    memoryd = str(Path(sys.executable).parent / "memoryd")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")} | {"MEMORYD_RETRIEVAL_MODE": "keyword"}
+    first = subprocess.run([memoryd, "openclaw", "sync"], env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    before = cursors(home)
+    (oc / DB_REL).write_bytes(b"garbage, not SQLite")
+    broken = subprocess.run([memoryd, "openclaw", "sync"], env=env, capture_output=True, text=True, timeout=120)
+    assert broken.returncode == 1
+    assert [ln for ln in broken.stderr.splitlines() if ln.strip()] == [
+        "memoryd: warning: session store openclaw-agent.sqlite unreadable: file is not a database"]
+    assert cursors(home) == before
+    status = subprocess.run([memoryd, "status", "--agent-id", "main"], env=env, capture_output=True, text=True,
+                            timeout=120)
+    [line] = [ln for ln in status.stdout.splitlines() if "openclaw main" in ln]
+    assert "? event(s) not yet taken" in line and f"#{max(c['seq'] for c in before.values())}" in line
+    assert "unreadable: file is not a database" in line

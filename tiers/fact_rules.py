@@ -57,10 +57,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|(?<=[。！？；])|\n+")
 _PREFIX = re.compile(r"(?i)^(?:hi|hey|hello|ok(?:ay)?|so|well|also|and|btw|by the way|please|oh)\b[,!.]?\s*|^(?:顺便说一下|另外|还有)[，,]?")
 _NAME = re.compile(r"\b(?:my name is|I'?m|call me)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)")
 _PROFILE_KEYS = ((r"urgent|紧急", "urgent contact"), (r"meeting|会议|开会", "meeting hours"),
-                 (r"周报|中文|chinese|english|language|语言", "language"), (r"coffee|tea|咖啡|茶", "drinks"),
+                 (r"周报|中文|chinese|english|language|语言", "language"), (r"\b(?:coffee|teas?)\b|咖啡|茶", "drinks"),
                  (r"moved to|live in|relocated|住在|搬到", "location"),
                  (r"time ?zone|europe/|america/|asia/|calendar|时区", "timezone"), (r"email|e-mail|邮件", "email"),
-                 (r"food|eat|vegetarian|吃", "food"))
+                 (r"\b(?:food|eat|eating|vegetarian|vegan)\b|吃", "food"))  # words: not "seats", "team"
 
 
 @dataclass

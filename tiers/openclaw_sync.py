@@ -94,7 +94,8 @@ class AgentSync:
         line = f"{where}: {message}" if where else message
         self.report["errors"].append(line)
         if log_it:
-            log.warning("OpenClaw agent %s: %s", self.agent.openclaw_id, line)
+            # `reported`: the line is in the run's report too (a CLI prints that one, not this)
+            log.warning("OpenClaw agent %s: %s", self.agent.openclaw_id, line, extra={"reported": True})
 
     # -- the session store --------------------------------------------------------------------
     def sync_store(self) -> None:
