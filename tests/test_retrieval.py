@@ -203,3 +203,29 @@ def test_question_dates_boost_memories_of_that_day(config, archive) -> None:
     assert res[0]["id"] == may["id"] and res[0]["date"] == "2025-05-07" and res[0]["ranking"]["date_match"]
     res = mem.retrieve("hiking on June 20, 2025")
     assert res[0]["id"] == june["id"]
+
+
+def test_probe_terms_leave_out_only_common_unigrams_a_bigram_holds() -> None:
+    query = analyzer.query_terms("我的猫")  # 我, 的, 猫, 我的, 的猫
+    df = {"我": 30_000, "的": 60_000, "猫": 40, "我的": 9_000, "的猫": 12}
+    assert analyzer.probe_terms(query, df, 100_000) == ["猫", "我的", "的猫"]
+    assert analyzer.probe_terms(query, df, 10_000_000) == query  # under 2 % of the rows: nothing is common
+    assert analyzer.probe_terms(["的"], df, 100_000) == ["的"]  # a lone character is its own word
+    english = analyzer.query_terms("project meeting notes")
+    assert analyzer.probe_terms(english, dict.fromkeys(english, 90_000), 100_000) == english
+
+
+def test_cold_chinese_search_with_common_characters(config, archive) -> None:
+    """Thousands of rows share 的 and 是: the rows that hold the asked bigram, or its rare character
+    on its own, are still found and ranked on every query term."""
+    rows = [{"id": f"n{i}", "text": f"这是第{i}条的记录", "category": "misc", "importance": 0.3, "created_at": 1e9}
+            for i in range(1500)]
+    rows += [{"id": "cat", "text": "我的猫叫咪咪", "category": "pets", "importance": 0.3, "created_at": 1e9},
+             {"id": "lone", "text": "邻居养了一只猫", "category": "pets", "importance": 0.3, "created_at": 1e9}]
+    archive.put("zhcommon", rows)
+    mem = AgentMemory(config, "zhcommon", archive=archive)
+    docs, _, df = archive.term_stats("zhcommon", analyzer.query_terms("我的猫是谁"))
+    assert df["的"] > 1000 and "的" not in analyzer.probe_terms(analyzer.query_terms("我的猫是谁"), df, docs)
+    hits = mem.retrieve("我的猫是谁", limit=3)
+    assert [h["id"] for h in hits[:2]] == ["cat", "lone"]
+    assert hits[0]["ranking"]["terms"]["的"] > 0  # the left-out character still counts in the ranking

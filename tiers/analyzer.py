@@ -97,7 +97,7 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS]
 
 
-COMMON_SHARE, COMMON_MIN = 0.01, 1000  # a unigram in more than 1 % of the rows (and 1,000) is common
+COMMON_SHARE, COMMON_MIN = 0.02, 1000  # a unigram in more than 2 % of the rows (and 1,000) is common
 
 
 def probe_terms(query: list[str], df: dict[str, int], docs: int) -> list[str]:
