@@ -86,19 +86,23 @@ def test_a_wrong_file_value_is_an_error_even_when_the_environment_overrides_it(t
 def test_config_show_sources_and_masked_secrets(tmp_path: Path) -> None:
     home = tmp_path / "h"
     home.mkdir()
-    (home / "config.toml").write_text("db_token = 'file-secret-tok'\n[llm]\napi_key_env = 'MY_LLM_KEY'\n"
-                                      "[watch]\nquiet_seconds = 7\n")
+    (home / "config.toml").write_text(
+        "db_token = 'file-secret-tok'\n"
+        "llm_endpoint = 'https://llm.example/v1?model=m&api_key=q-secret&X-Goog-Signature=s-secret;access_token=a-secret'\n"
+        "[llm]\napi_key_env = 'MY_LLM_KEY'\n[watch]\nquiet_seconds = 7\n")
     env = {"MEMORYD_HOME": str(home), "MEMORYD_DB_URL": "libsql://user:pw-secret@db.example?authToken=tok-secret",
            "MEMORYD_KEY": "mdk1-key-secret", "MY_LLM_KEY": "sk-llm-secret"}
     for args in (["config", "show"], ["config", "show", "--json"]):
         res = CliRunner().invoke(cli, args, env=env)
         assert res.exit_code == 0, res.output
-        for secret in ("file-secret-tok", "pw-secret", "tok-secret", "key-secret", "llm-secret"):
+        for secret in ("file-secret-tok", "pw-secret", "tok-secret", "key-secret", "llm-secret", "q-secret",
+                       "s-secret", "a-secret"):
             assert secret not in res.output
     doc = json.loads(res.stdout)
     rows = {(r["section"], r["key"]): r for r in doc["settings"]}
     assert rows[("", "db_token")]["value"] == "(set, hidden)" and rows[("", "db_token")]["source"] == "file"
     assert rows[("", "db_url")]["source"] == "environment MEMORYD_DB_URL"
+    assert rows[("", "llm_endpoint")]["value"] == "https://llm.example/v1?model=m&api_key=***&X-Goog-Signature=***;access_token=***"
     assert rows[("watch", "quiet_seconds")] == {"section": "watch", "key": "quiet_seconds", "value": 7.0,
                                                  "source": "file", "secret": False}
     assert rows[("schedule", "daily")]["value"] == "0 3 * * *" and rows[("schedule", "daily")]["source"] == "default"
