@@ -12,10 +12,15 @@ from .main import cli
 HIDDEN = "(set, hidden)"
 
 
+# a query parameter whose name says it carries a credential: authToken, api_key, apikey, access_token,
+# client_secret, password, passwd, jwt, sig, signature, X-Amz-Credential, …
+_SECRET_PARAM = re.compile(r"(?i)([?&;][^=&;#]*(?:token|key|secret|pass|jwt|sig|auth|cred)[^=&;#]*=)[^&;#]*")
+
+
 def mask_url(url: str) -> str:
-    """A URL without its password or token (user:pass@, ?authToken=…)."""
+    """A URL without its password or tokens (user:pass@, ?authToken=…, &api_key=…)."""
     url = re.sub(r"(//[^/@:]*):[^/@]*@", r"\1:***@", url)
-    return re.sub(r"(?i)([?&](?:auth_?token|token|jwt|password|key)=)[^&]*", r"\1***", url)
+    return _SECRET_PARAM.sub(r"\1***", url)
 
 
 def _shown(spec: Any, value: Any) -> Any:

@@ -13,6 +13,8 @@ import click
 from memoryd.tiers.config import Config, load_config, validate_agent_id
 from memoryd.tiers.errors import MemorydError
 
+from .progress import end_bar
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -44,6 +46,7 @@ def error_code(exc: BaseException) -> str:
 def fail(message: str, code: int = 1, as_json: bool = False, kind: str = "error",
          extra: dict[str, Any] | None = None) -> None:
     """Report a failure and exit: one line on stderr, or with --json one object on stdout."""
+    end_bar()
     if as_json:
         error = {"code": kind, "message": message, "exit": code}
         click.echo(json.dumps({"schema": JSON_SCHEMA, **(extra or {}), "error": error}, ensure_ascii=False,
@@ -60,7 +63,14 @@ def handles_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         as_json = bool(kwargs.get("as_json"))
         try:
-            return fn(*args, **kwargs)
+            if "as_json" not in kwargs:  # daemon, mcp: long-running, their output is not for a person
+                return fn(*args, **kwargs)
+            from .progress import progress_for
+
+            # any long work done in this process (an index rebuilt after an upgrade, a big archive write)
+            # draws a bar on a terminal; commands may also scope a bar of their own around their work
+            with progress_for(as_json):
+                return fn(*args, **kwargs)
         except MemorydError as exc:
             fail(exc.message, exc.exit_code, as_json, error_code(exc))
         except KeyboardInterrupt:
@@ -89,6 +99,7 @@ def get_config() -> Config:
 
 def emit(data: dict[str, Any], as_json: bool, human: Callable[[Any], str] | None = None) -> None:
     """Print `data` as one JSON object carrying the schema version, or in human form."""
+    end_bar()
     if as_json:
         if not isinstance(data, dict) or "schema" in data:
             raise TypeError("--json output must be an object without its own 'schema' key")

@@ -8,7 +8,7 @@ from typing import Any, Iterator, TextIO
 
 import click
 
-from memoryd.tiers.progress import Advance, NoProgress, Progress, reporting
+from memoryd.tiers.progress import Advance, NoProgress, Progress, current_progress, reporting
 
 
 class TerminalProgress:
@@ -57,6 +57,13 @@ def _isatty(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def end_bar() -> None:
+    """Finish the bar being drawn, if any, so that what is printed next starts on a line of its own."""
+    close = getattr(current_progress(), "close", None)
+    if close is not None:
+        close()
 
 
 @contextmanager

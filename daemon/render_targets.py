@@ -173,12 +173,8 @@ def install(config: Config) -> None:
     _, old = _installed.pop(config.home, (None, None))
     if old in state_files.SAVE_LISTENERS:
         state_files.SAVE_LISTENERS.remove(old)
+    settings = RenderSettings.from_config(config)  # a bad [render] is refused like any config mistake
     _installed[config.home] = (config, None)
-    try:
-        settings = RenderSettings.from_config(config)
-    except ConfigError as exc:
-        log.error("not rendering memory into harness files: %s", exc.message)
-        return
     if not settings.targets:
         return
     targets = [resolve(config, spec, settings.project_dir) for spec in settings.targets]

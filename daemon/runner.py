@@ -20,7 +20,7 @@ from memoryd.tiers.config import AGENT_ID_RE, Config, load_config, validate_agen
 from memoryd.tiers.errors import ConfigError, MemorydError, UsageError
 
 from .lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
-from .render_targets import install as install_render
+from .render_targets import RenderSettings, install as install_render
 from .scheduler import Clock, Scheduler, ScheduleSettings
 from .mcp_host import STATE_KEY, MCPHost
 from .server import SocketServer
@@ -247,6 +247,7 @@ class Daemon:
             config = load_config()
             schedule = ScheduleSettings.from_section(config.section("schedule"))
             watch = WatchSettings.from_config(config)
+            RenderSettings.from_config(config)  # checked here: install_render below must not refuse it
             level = _log_level(config.section("daemon").get("log_level") or "INFO")
         except MemorydError as exc:
             log.error("reload refused, keeping the old config: %s", exc.message)

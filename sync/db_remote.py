@@ -14,6 +14,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 import aiohttp
 import libsql_client
 
+from memoryd.tiers.backoff import Backoff
 from memoryd.tiers.errors import ArchiveError, MemorydError, RemoteError
 
 from .db import DbUrl, Result
@@ -25,6 +26,7 @@ _AUTH_CODES = ("AUTH", "JWT", "UNAUTHORIZED")
 
 
 BUSY_RETRY_SECONDS = 5.0
+BUSY_BACKOFF = Backoff(base=0.02, cap=0.5)  # the one policy (tiers/backoff.py): 20, 40, 80 … 500 ms
 
 
 class RemoteBackend:
@@ -82,15 +84,16 @@ class RemoteBackend:
     def _busy_retry(self, call: Callable[[], T]) -> T:
         """sqld answers "database is locked" while another client writes; the statement (or the
         whole atomic batch) did not run, so trying again shortly is safe. Bounded: then transient."""
-        delay, deadline = 0.02, time.monotonic() + min(self.timeout, BUSY_RETRY_SECONDS)
+        deadline, attempts = time.monotonic() + min(self.timeout, BUSY_RETRY_SECONDS), 0
         while True:
             try:
                 return call()
             except RemoteError as exc:
+                attempts += 1
+                delay = BUSY_BACKOFF.delay(attempts)
                 if "is busy" not in exc.message or time.monotonic() + delay > deadline:
                     raise
             time.sleep(delay)
-            delay = min(delay * 2, 0.5)
 
     def close(self) -> None:
         if self._closed:

@@ -29,3 +29,47 @@ def test_jitter_spreads_each_delay_within_its_band():
 def test_bad_parameters_are_refused(kwargs):
     with pytest.raises(ValueError):
         Backoff(**kwargs)
+
+
+def test_a_busy_server_is_retried_on_the_same_policy_then_reported(sqld, tmp_path):
+    """sqld's "database is locked": the statement did not run, so it is tried again on Backoff's delays,
+    for a bounded time, then the transient error goes up."""
+    import time
+
+    from memoryd.sync.db import connect
+    from memoryd.sync.db_remote import BUSY_BACKOFF
+    from memoryd.tiers.config import Config
+    from memoryd.tiers.errors import RemoteError
+
+    db = connect(Config(home=tmp_path, db_url=sqld.http_url, sections={"db": {"timeout": 1, "connect_timeout": 3}}))
+    backend = db._backend
+    calls: list[float] = []
+
+    def busy_three_times_then_answer():
+        calls.append(time.monotonic())
+        if len(calls) <= 3:
+            raise RemoteError("server is busy (another writer holds the database): SQLITE_BUSY", transient=True)
+        return db.execute("SELECT 42", []).rows[0][0]
+
+    assert backend._busy_retry(busy_three_times_then_answer) == 42
+    gaps = [b - a for a, b in zip(calls, calls[1:])]
+    assert [round(g, 2) >= BUSY_BACKOFF.delay(n + 1) for n, g in enumerate(gaps)] == [True, True, True]
+    assert gaps[2] < 0.5  # 20, 40, 80 ms: the policy's doubling, not a fixed pause
+
+    def always_busy():
+        raise RemoteError("server is busy: SQLITE_BUSY", transient=True)
+
+    started = time.monotonic()
+    with pytest.raises(RemoteError, match="is busy") as err:
+        backend._busy_retry(always_busy)
+    assert err.value.transient and 0.5 <= time.monotonic() - started <= 1.1  # the [db] timeout bounds it
+
+    def refused():  # anything but busy is not retried
+        calls.append(time.monotonic())
+        raise RemoteError("no such table: nope")
+
+    calls.clear()
+    with pytest.raises(RemoteError, match="no such table"):
+        backend._busy_retry(refused)
+    assert len(calls) == 1
+    db.close()

@@ -145,6 +145,42 @@ def test_progress_bar_on_a_terminal_and_none_when_piped_or_json(tmp_path: Path) 
     assert piped.returncode == 0 and piped.stderr == "" and piped.stdout.startswith("exported 15 lines")
 
 
+def _stale_index_of(home: Path, rows: int) -> None:
+    """An index of `rows` cold memories whose terms an older analyzer built (as after an upgrade)."""
+    import sqlite3
+
+    env = {"MEMORYD_HOME": str(home)}
+    run("store", "seed fact about tea", "--category", "food", env=env)
+    if not (home / "x.jsonl").exists():
+        run("export", str(home / "x.jsonl"), env=env)
+        lines = (home / "x.jsonl").read_text().splitlines()
+        warm = next(json.loads(line)["entry"] for line in lines if json.loads(line).get("type") == "warm")
+        cold = [json.dumps({"type": "cold", "entry": dict(warm, id=f"c{i:015d}", text=f"old fact {i} on coffee")})
+                for i in range(rows)]
+        (home / "c.jsonl").write_text("\n".join([lines[0], *cold]) + "\n")
+        assert run("import", str(home / "c.jsonl"), env=env).returncode == 0
+    with sqlite3.connect(home / "cold.db") as db:
+        assert db.execute("UPDATE index_meta SET value = 'older analyzer' WHERE key LIKE 'sig:%'").rowcount == 1
+
+
+@pytest.mark.parametrize("args", [["status"], ["consolidate", "--mode", "full"], ["retrieve", "coffee"]])
+def test_an_index_rebuilt_after_an_upgrade_draws_a_bar_in_whichever_command_meets_it(
+        tmp_path: Path, args: list[str]) -> None:
+    home = tmp_path / "h"
+    _stale_index_of(home, 600)
+    code, screen = run_on_terminal(*args, env={"MEMORYD_HOME": str(home)})
+    assert code == 0, screen
+    assert "index" in screen and "600/600" in screen and "[#" in screen, screen
+    assert "600/600" not in screen.rstrip().splitlines()[-1]  # the result is printed after the bar, on lines of its own
+    _stale_index_of(home, 600)
+    piped = run(*args, env={"MEMORYD_HOME": str(home)})
+    assert piped.returncode == 0 and "600/600" not in piped.stderr and "\r" not in piped.stderr, piped.stderr
+    _stale_index_of(home, 600)
+    code, screen = run_on_terminal(*args, "--json", env={"MEMORYD_HOME": str(home)})
+    assert code == 0 and "600/600" not in screen and "[#" not in screen
+    assert json.loads(screen.rstrip().splitlines()[-1])["schema"] == 1  # stderr's warnings share the pty
+
+
 def test_core_code_reports_to_the_current_reporter(config, tmp_path: Path) -> None:
     from memoryd.tiers.agent import AgentMemory
     from memoryd.tiers.dailynotes import ingest

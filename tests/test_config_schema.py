@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,6 +37,11 @@ MISTAKES = [  # (config.toml, what the message must name)
     ("[schedule]\nheartbeat_seconds = nan\n", ["heartbeat_seconds must be a number > 0"]),
     ("[daemon]\nlog_level = 'verbose'\n", ["log_level must be one of DEBUG, INFO, WARNING, ERROR"]),
     ("[schedule]\ndaily = 'nonsense'\n", ["[schedule] daily must be a crontab string of 5 fields"]),
+    ("[schedule]\nquick = '61 * * * *'\n", ["line 2", "[schedule] quick must be a crontab", "maximum value (59)"]),
+    ("[schedule]\nmonthly = '0 4 32 * *'\n", ["[schedule] monthly must be a crontab", "maximum value (31)"]),
+    ("[render]\ntargets = ['openclaw', 'cursor']\n", ["line 2", "[render] targets entries must be openclaw, claude, "
+                                                     "agents or file:/absolute/path", "'cursor'"]),
+    ("[render]\ntargets = ['file:notes/MEMORY.md']\n", ["[render] targets entries must be", "'file:notes/MEMORY.md'"]),
     ("[schedule]\ntimezone = 'Mars/Olympus'\n", ["timezone must be an IANA time zone name"]),
     ("[watch]\nnotes_agent = '../x'\n", ["notes_agent must be an agent id"]),
     ("[llm]\napi_key_env = 'sk-123'\n", ["api_key_env must be the NAME of an environment variable"]),
@@ -64,6 +72,27 @@ def test_the_cli_refuses_a_bad_file_with_exit_2_and_one_line(tmp_path: Path) -> 
     assert res.exit_code == 2 and error["code"] == "config" and "line 2" in error["message"]
 
 
+def test_render_targets_a_command_cannot_honour_are_refused_by_every_command(tmp_path: Path) -> None:
+    """[render] targets = ['claude'] without project_dir: every command (and the daemon) refuses the file
+    with exit 2 and nothing changed, instead of logging an error and running without the rendering."""
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text("[render]\ntargets = ['claude']\n")
+    env = {"MEMORYD_HOME": str(home)}
+    for args in (["store", "a fact", "--category", "c"], ["hot", "lesson", "be brief"]):
+        res = CliRunner().invoke(cli, args, env=env)
+        assert res.exit_code == 2 and "project_dir" in res.stderr and "ERROR" not in res.stderr, (args, res.stderr)
+        assert len(res.stderr.strip().splitlines()) == 1
+    exe = Path(sys.executable).with_name("memoryd")  # the daemon refuses to start (it would run until the timeout)
+    sock = Path(tempfile.mkdtemp(prefix="mdcfg-", dir="/tmp")) / "d.sock"
+    started = subprocess.run([str(exe), "daemon"], env={**os.environ, **env, "MEMORYD_SOCKET": str(sock)},
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode == 2 and "project_dir" in started.stderr, started.stderr
+    assert not (home / "agents").exists()
+    res = CliRunner().invoke(cli, ["status", "--json"], env=env)
+    assert res.exit_code == 2 and "project_dir" in json.loads(res.stdout)["error"]["message"]
+
+
 def test_values_defaults_and_where_each_came_from(tmp_path: Path) -> None:
     cfg = _load(tmp_path / "h", "[watch]\nquiet_seconds = 30\n[schedule]\ntimezone = 'UTC'\n",
                 MEMORYD_SESSIONS_DIR="/s", MEMORYD_LLM_MODEL="m1")
@@ -86,19 +115,23 @@ def test_a_wrong_file_value_is_an_error_even_when_the_environment_overrides_it(t
 def test_config_show_sources_and_masked_secrets(tmp_path: Path) -> None:
     home = tmp_path / "h"
     home.mkdir()
-    (home / "config.toml").write_text("db_token = 'file-secret-tok'\n[llm]\napi_key_env = 'MY_LLM_KEY'\n"
-                                      "[watch]\nquiet_seconds = 7\n")
+    (home / "config.toml").write_text(
+        "db_token = 'file-secret-tok'\n"
+        "llm_endpoint = 'https://llm.example/v1?model=m&api_key=q-secret&X-Goog-Signature=s-secret;access_token=a-secret'\n"
+        "[llm]\napi_key_env = 'MY_LLM_KEY'\n[watch]\nquiet_seconds = 7\n")
     env = {"MEMORYD_HOME": str(home), "MEMORYD_DB_URL": "libsql://user:pw-secret@db.example?authToken=tok-secret",
            "MEMORYD_KEY": "mdk1-key-secret", "MY_LLM_KEY": "sk-llm-secret"}
     for args in (["config", "show"], ["config", "show", "--json"]):
         res = CliRunner().invoke(cli, args, env=env)
         assert res.exit_code == 0, res.output
-        for secret in ("file-secret-tok", "pw-secret", "tok-secret", "key-secret", "llm-secret"):
+        for secret in ("file-secret-tok", "pw-secret", "tok-secret", "key-secret", "llm-secret", "q-secret",
+                       "s-secret", "a-secret"):
             assert secret not in res.output
     doc = json.loads(res.stdout)
     rows = {(r["section"], r["key"]): r for r in doc["settings"]}
     assert rows[("", "db_token")]["value"] == "(set, hidden)" and rows[("", "db_token")]["source"] == "file"
     assert rows[("", "db_url")]["source"] == "environment MEMORYD_DB_URL"
+    assert rows[("", "llm_endpoint")]["value"] == "https://llm.example/v1?model=m&api_key=***&X-Goog-Signature=***;access_token=***"
     assert rows[("watch", "quiet_seconds")] == {"section": "watch", "key": "quiet_seconds", "value": 7.0,
                                                  "source": "file", "secret": False}
     assert rows[("schedule", "daily")]["value"] == "0 3 * * *" and rows[("schedule", "daily")]["source"] == "default"

@@ -293,6 +293,10 @@ def test_sighup_reloads_config(env, daemon):
     d.proc.send_signal(signal.SIGHUP)
     wait_for(lambda: d.log.read_text().count("reload refused") >= 3, timeout=20)
     assert "unknown key quiet_secs in [watch]" in d.log.read_text()
+    (Path(env["MEMORYD_HOME"]) / "config.toml").write_text("[render]\ntargets = ['claude']\n")  # no project_dir
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: d.log.read_text().count("reload refused") >= 4, timeout=20)
+    assert "needs a project directory" in d.log.read_text()
     assert d.proc.poll() is None and d.info()["watcher"]["quiet_seconds"] == 7
     assert d.stop() == 0
 

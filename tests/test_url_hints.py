@@ -101,6 +101,15 @@ def test_init_and_local_work_offline_then_the_first_sync_creates_the_schema(tmp_
                  ["consolidate", "--mode", "daily"], ["status"]):
         assert run(*args).returncode == 0, (args, run(*args).stderr)
     assert json.loads(run("retrieve", "charger", "--json").stdout)["results"]
+    # archived memories made offline (an import of cold lines) wait in the local index for the first sync
+    assert run("export", str(tmp_path / "x.jsonl")).returncode == 0
+    lines = (tmp_path / "x.jsonl").read_text().splitlines()
+    warm = json.loads(next(line for line in lines if json.loads(line).get("type") == "warm"))["entry"]
+    cold = [json.dumps({"type": "cold", "entry": dict(warm, id=f"c01dc01dc01d000{i}", text=f"old trip {i}")})
+            for i in range(3)]
+    (tmp_path / "cold.jsonl").write_text("\n".join([lines[0], *cold]) + "\n")
+    assert run("import", str(tmp_path / "cold.jsonl")).returncode == 0
+    assert json.loads(run("status", "--json").stdout)["agents"][0]["cold"]["count"] == 3
     offline = run("sync")
     assert offline.returncode == 1 and "cannot reach" in offline.stderr  # queued, said in one line
     server.start()
@@ -109,5 +118,8 @@ def test_init_and_local_work_offline_then_the_first_sync_creates_the_schema(tmp_
         names = {r[0] for r in connect(Config(home=tmp_path, db_url=url)).execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'").rows}
         assert {"critical_state", "memory_log"} <= names
+        uploaded = connect(Config(home=tmp_path, db_url=url)).execute(
+            "SELECT (SELECT count(*) FROM critical_state), (SELECT count(*) FROM memory_log)").rows[0]
+        assert tuple(uploaded) == (1, 3)  # the critical state and every cold memory made offline
     finally:
         server.stop()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .errors import ConfigError
@@ -28,9 +29,27 @@ STRINGS = "strings"  # a list of strings
 
 def _crontab(value: str) -> str | None:
     fields = value.split()
+    expected = "a crontab string of 5 fields (minute hour day month weekday), e.g. '0 3 * * *'"
     if len(fields) != 5 or not all(_CRON_FIELD.fullmatch(f) for f in fields):
-        return "a crontab string of 5 fields (minute hour day month weekday), e.g. '0 3 * * *'"
+        return expected
+    from datetime import timezone
+
+    from apscheduler.triggers.cron import CronTrigger  # ~40 ms: only when a file or variable sets a crontab
+
+    try:  # the daemon's own parser: ranges (minute 0-59, …) and names, now rather than at the daemon's start
+        CronTrigger.from_crontab(value, timezone=timezone.utc)
+    except (ValueError, TypeError) as exc:
+        return f"{expected} ({exc})"
     return None
+
+
+def _render_target(value: str) -> str | None:
+    spec = value.strip()
+    if spec in ("openclaw", "claude", "agents"):
+        return None
+    if spec.startswith("file:") and spec[5:].strip() and Path(spec[5:].strip()).expanduser().is_absolute():
+        return None
+    return "openclaw, claude, agents or file:/absolute/path"
 
 
 def _timezone(value: str) -> str | None:
@@ -61,7 +80,7 @@ class Key:
     ge: float | None = None  # inclusive bounds
     le: float | None = None
     choices: tuple[str, ...] | None = None
-    check: Callable[[str], str | None] | None = None  # returns what a valid value looks like, or None
+    check: Callable[[str], str | None] | None = None  # returns what a valid value (or list item) looks like, or None
     env: str | None = None
     secret: bool = False
     doc: str = ""
@@ -141,7 +160,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
                        doc="the daemon loads the MCP SDK at start: auto = when MCP was used in the last 30 days"),
     },
     "render": {
-        "targets": Key(STRINGS, [], doc="harness files re-rendered after hot changes: openclaw, claude, agents, file:PATH"),
+        "targets": Key(STRINGS, [], check=_render_target, doc="harness files re-rendered after hot changes: openclaw, claude, agents, file:PATH"),
         "agent": Key(str, "default", doc="whose hot memory is rendered (checked with the targets)"),
         "project_dir": Key(PATH, None, doc="where CLAUDE.md / AGENTS.md live"),
     },
@@ -184,6 +203,10 @@ def check_value(section: str, key: str, spec: Key, value: Any) -> Any:
     if spec.type == STRINGS:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad
+        for item in value:
+            problem = spec.check(item) if spec.check else None
+            if problem:
+                raise ConfigError(f"{where(section, key)} entries must be {problem}, not {item!r}")
         return value
     if not isinstance(value, str):
         raise bad
