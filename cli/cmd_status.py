@@ -54,6 +54,15 @@ def _check_words(c: dict[str, Any]) -> str:
     return (", ".join(words) or "in step") + f" (this device v{c.get('local_version')}, server v{c.get('remote_version')})"
 
 
+def _now_words(s: dict[str, Any]) -> str:
+    """Where the device stands after that check (a push right after it leaves it in step)."""
+    if s.get("pending"):
+        return "waiting to push (queued)"
+    if s.get("unpushed_changes"):
+        return "holding edits made since"
+    return f"in step at v{s.get('version')}"
+
+
 def _human(data: dict[str, Any]) -> str:
     d = data.get("daemon")
     lines = [f"home: {data['home']}",
@@ -84,7 +93,8 @@ def _human(data: dict[str, Any]) -> str:
             lines.append(f"  sync  version={s.get('version')} last_push={_ago(s.get('last_push'))} "
                          f"pending={s.get('pending', 0)}" + (f" last_error={s['last_error']}" if s.get("last_error") else ""))
             if s.get("last_check"):
-                lines.append(f"    last check {_ago(s['last_check'])}: {_check_words(s.get('check') or {})}")
+                lines.append(f"    last check {_ago(s['last_check'])} found it {_check_words(s.get('check') or {})}; "
+                             f"now {_now_words(s)}")
             for v in s.get("versions") or []:
                 lines.append(f"    v{v['version']}  {_ago(v['updated_at'])}  device {v['device_id']}  {v['bytes']} B")
             if s.get("remote_error"):

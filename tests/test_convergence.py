@@ -206,6 +206,7 @@ def test_status_says_how_far_behind_and_ahead_the_device_was(tmp_path: Path, ser
     human = subprocess.run([CLI, "status", "--agent-id", AGENT], env=env_for(b), capture_output=True, text=True)
     assert "last check" in human.stdout and "behind by 3 version(s)" in human.stdout, human.stdout
     assert "ahead by unpushed edits and 1 archived change(s)" in human.stdout, human.stdout
+    assert f"now in step at v{start + 4}" in human.stdout, human.stdout  # it pushed right after that look
     memoryd(a, "sync")  # a pulls b's archived memory: it was one log row behind
     assert memoryd(a, "status")["agents"][0]["sync"]["check"]["pulled_rows"] == 1
     server.stop()
