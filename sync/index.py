@@ -20,6 +20,7 @@ from memoryd.tiers import analyzer
 from memoryd.tiers.config import Config, validate_agent_id
 from memoryd.tiers.ports import ColdEntry
 
+from . import conjunctive
 from .index_log import CloudLogSide
 from .index_rows import IDS_PER_STMT, PAGE, Progress, COLUMNS, TERM_RE, check_entry, chunks, entry_day, marks, reporter, row_entry, terms_text
 from .index_schema import connect, ensure_local_schema, index_path, terms_table, translate
@@ -317,8 +318,38 @@ class LocalIndex(CloudLogSide):
         with self._guard() as conn:
             if not self._has_terms(conn, agent_id):
                 return []
+            if not prefixes:
+                found = self._conjunctive(conn, agent_id, list(dict.fromkeys(terms)), limit)
+                if found is not None:
+                    return found
             rows = self._top(conn, agent_id, [f'"{t}"' for t in terms] + [f'"{p}"*' for p in prefixes], limit)
         return [dict(row_entry(row), bm25=-float(row[9])) for row in rows]
+
+    def _conjunctive(self, conn: sqlite3.Connection, agent_id: str, terms: list[str],
+                     limit: int) -> list[dict[str, Any]] | None:
+        """sync/conjunctive.py: the same top rows from AND queries, when common words make the OR slow."""
+        n_docs, n_terms, dfs = self.term_stats(agent_id, terms)
+        table = terms_table(agent_id)
+
+        def query(subset: Sequence[str], n: int) -> list[tuple[int, float]]:
+            return [(r, -s) for r, s in conn.execute(
+                f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?",
+                [" AND ".join(f'"{t}"' for t in subset), n])]
+
+        def docs(rowids: Sequence[int]) -> dict[int, list[str]]:
+            rows = conn.execute(f"SELECT rowid, text, category FROM memories WHERE rowid IN ({marks(len(rowids))})",
+                                list(rowids)).fetchall() if rowids else []
+            return {r: analyzer.document(text, category) for r, text, category in rows}
+
+        best = conjunctive.top_k(terms, dfs, n_docs, n_terms / max(n_docs, 1), limit, query, docs)
+        if best is None:
+            return None
+        scores = dict(best)
+        rows = conn.execute(f"SELECT {COLUMNS}, m.rowid FROM memories m WHERE m.rowid IN ({marks(len(best))})",
+                            list(scores)).fetchall() if best else []
+        entries = [dict(row_entry(row), bm25=scores[row[9]]) for row in rows]
+        entries.sort(key=lambda e: -e["bm25"])
+        return entries
 
     def _top(self, conn: sqlite3.Connection, agent_id: str, phrases: list[str], limit: int) -> list[Any]:
         table = terms_table(agent_id)
