@@ -20,6 +20,8 @@ import math
 from collections import Counter
 from typing import Callable, Iterable, Sequence
 
+from memoryd.tiers import analyzer
+
 K1, B = 1.2, 0.75          # FTS5's bm25() defaults
 FETCH = 50                 # rows asked of each AND query
 MORE_SETS = 12             # sets asked beyond the first round before giving up
@@ -45,7 +47,11 @@ def score(terms: Sequence[str], doc: Sequence[str], idfs: dict[str, float], avg_
 
 
 def worth_it(terms: Sequence[str], dfs: dict[str, int]) -> bool:
-    return 2 <= len(terms) <= MAX_TERMS and sum(dfs.get(t, 0) for t in terms) >= CHEAP_POSTINGS
+    """Enough postings that the OR is slow, few enough terms to weigh their sets, and no CJK terms: a
+    bigram's rows hold both its characters, so their sets' bounds overlap and settle late (measured
+    slower than the full query)."""
+    return (2 <= len(terms) <= MAX_TERMS and sum(dfs.get(t, 0) for t in terms) >= CHEAP_POSTINGS
+            and not any(analyzer.has_cjk(t) for t in terms))
 
 
 class TopK:
@@ -58,6 +64,7 @@ class TopK:
         self.most = {t: self.idfs[t] * (K1 + 1) for t in self.terms}
         self.asked: dict[frozenset[str], tuple[bool, float]] = {}  # set → (complete, cut score)
         self.found: dict[int, tuple[float, frozenset[str]]] = {}  # rowid → best partial score, its set
+        self.seen: dict[int, set[frozenset[str]]] = {}  # rowid → the sets that returned it
         self.exact: dict[int, float] = {}
         self.first = [frozenset([t]) for t in self.terms if dfs.get(t, 0) <= SINGLE_MAX]
         self.first += [frozenset(p) for p in itertools.combinations(self.terms, 2)]
@@ -80,6 +87,7 @@ class TopK:
         rows = self.query(sorted(s), FETCH)
         self.asked[s] = (len(rows) < FETCH, rows[-1][1] if rows else 0.0)
         for rowid, partial in rows:
+            self.seen.setdefault(rowid, set()).add(s)
             if partial > self.found.get(rowid, (-1.0, s))[0]:
                 self.found[rowid] = (partial, s)
 
@@ -97,6 +105,11 @@ class TopK:
                     top, worst = value, x
         return top, worst
 
+    def _lacks(self, rowid: int, holds: frozenset[str], term: str) -> bool:
+        """A row holding `holds` lacks `term` if a complete set of those terms with it did not return it."""
+        return any(done and term in a and a - {term} <= holds and a not in self.seen[rowid]
+                   for a, (done, _) in self.asked.items())
+
     def _most(self, terms: Iterable[str]) -> float:
         return sum(self.most[t] for t in terms)
 
@@ -104,13 +117,14 @@ class TopK:
         """The exact top of the returned rows, scoring (analysing) only those that could make it."""
         def ceiling(rowid: int) -> float:
             partial, s = self.found[rowid]
-            return partial + self._most(t for t in self.terms if t not in s)
+            return partial + self._most(t for t in self.terms if t not in s and not self._lacks(rowid, s, t))
 
-        order = sorted(self.found, key=ceiling, reverse=True)
+        ceilings = {rowid: ceiling(rowid) for rowid in self.found}
+        order = sorted(ceilings, key=ceilings.__getitem__, reverse=True)
         best: list[tuple[int, float]] = []
         i = 0
         while i < len(order):
-            if len(best) >= limit and best[limit - 1][1] >= ceiling(order[i]):
+            if len(best) >= limit and best[limit - 1][1] >= ceilings[order[i]]:
                 break
             batch = [r for r in order[i:i + 32] if r not in self.exact]
             for rowid, doc in self.docs(batch).items():

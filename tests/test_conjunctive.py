@@ -92,6 +92,7 @@ def test_cheap_or_long_queries_take_the_full_query(index: LocalIndex, monkeypatc
     monkeypatch.setattr(conjunctive, "CHEAP_POSTINGS", 0)
     index.search("a1", analyzer.query_terms("alpha bravo charlie delta mida midb midc"), 10)  # 7 terms
     index.search("a1", analyzer.query_terms("alpha"), 10)  # one term: its own list is the answer
+    index.search("a1", analyzer.query_terms("北京烤鸭"), 10)  # CJK: bigrams and their characters overlap
     assert ended == []
 
 
