@@ -145,3 +145,9 @@ def test_cli_distill_bad_input(home) -> None:
     for args in (["distill", "--text", "   "], ["distill", "--text", "x" * 70000], ["distill", "--text", "x", "--mode", "nope"]):
         res = CliRunner().invoke(cli, args)
         assert res.exit_code == 2 and res.stdout == ""
+
+
+def test_roles_are_not_people() -> None:
+    """Transcripts name the speakers by role ('Owner prefers …', 'Assistant suggested …'): not names."""
+    assert distill("Owner prefers Signal for urgent matters.")["people"] == []
+    assert distill("Assistant suggested Grafana; Priya agreed")["people"] == ["Priya"]

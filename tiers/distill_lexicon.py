@@ -67,6 +67,7 @@ Monday Tuesday Wednesday Thursday Friday Saturday Sunday Today Tomorrow Yesterda
 January February March April May June July August September October November December
 Python Rust Go Java JavaScript TypeScript React Vue Docker Kubernetes Linux Windows Mac Git GitHub Slack
 English Chinese Then And But Also Just Please Thanks Next Last New Old User Users Team Everyone
+Owner Assistant Agent Bot Someone Nobody
 Production Staging Postgres Redis Turso Ollama Claude Gemini Google Apple Amazon Microsoft
 """.split())
 
