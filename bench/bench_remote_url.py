@@ -32,7 +32,7 @@ def main() -> None:
     args = ap.parse_args()
     exe = shutil.which("memoryd", path=str(Path(sys.executable).parent)) or "memoryd"
     with tempfile.TemporaryDirectory() as tmp:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_") or k == "MEMORYD_RETRIEVAL_MODE"}
         env["MEMORYD_HOME"] = str(Path(tmp) / "home")
         from memoryd.daemon.ops import memory
         from memoryd.tiers.config import load_config
