@@ -267,36 +267,32 @@ def test_cli_ingest_daily(config) -> None:
         assert res.exit_code == 2 and res.stdout == "", args
 
 
-class BatchMemory:
-    """A minimal memory with the batch API ingest prefers (AgentMemory gains store_many later)."""
+def counting_memory(config):
+    """The real memory (with its local index), counting the batches ingest hands to store_many."""
+    from memoryd.sync.index import LazyIndex
+    from memoryd.tiers.agent import AgentMemory
 
-    def __init__(self, path: Path) -> None:
-        from memoryd.tiers.atomic import FileLock
+    class Counting(AgentMemory):
+        batches: list[list[tuple]] = []
 
-        self.dir = path
-        self.lock = FileLock(path / ".lock")
-        self.batches: list[list[tuple]] = []
+        def store_many(self, items: list[tuple]) -> list[dict]:
+            self.batches.append(items)
+            return super().store_many(items)
 
-    def clock(self) -> float:
-        return 1771416000.0
-
-    def locked(self):
-        return self.lock.held()
-
-    def store_many(self, items: list[tuple]) -> list[dict]:
-        self.batches.append(items)
-        return [{"text": t} for t, *_ in items]
+    Counting.batches = []
+    return Counting(config, "default", archive=LazyIndex(config), clock=lambda: 1771416000.0)
 
 
-def test_ingest_uses_one_batch_per_group_of_notes(config, tmp_path: Path) -> None:
+def test_ingest_uses_one_batch_per_group_of_notes(config) -> None:
     write_note(config, "2026-02-18", EN_NOTE)
     write_note(config, "2026-02-19", ZH_NOTE)
-    m = BatchMemory(tmp_path)
+    m = counting_memory(config)
     report = ingest(m, config.workspace, all_=True)
     assert [len(b) for b in m.batches] == [11] and report["stored"] == 11  # both notes, one write
     text, category, importance, meta = m.batches[0][6]
     assert (text, category) == ("The week was mostly about deployment.", "bank/observation")
     assert 0 < importance <= 1 and meta["importance_reasons"][-1] == "retain+0.1"
+    assert len(m.read_state()["warm"]["entries"]) == 11  # stored for real, not just handed over
     assert ingest(m, config.workspace, all_=True)["stored"] == 0 and len(m.batches) == 1
     write_note(config, "2026-02-20", EN_NOTE.replace("deployment", "testing"))
     assert ingest(m, config.workspace, "2026-02-20")["stored"] >= 1 and len(m.batches) == 2
