@@ -3,7 +3,6 @@ FTS5's own (ids and scores), whichever way the search ends: settled by the bound
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
