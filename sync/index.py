@@ -327,8 +327,8 @@ class LocalIndex(CloudLogSide):
 
     def _conjunctive(self, conn: sqlite3.Connection, agent_id: str, terms: list[str],
                      limit: int) -> list[dict[str, Any]] | None:
-        """sync/conjunctive.py: the same top rows from AND queries, when common words make the OR slow."""
-        n_docs, n_terms, dfs = self.term_stats(agent_id, terms)
+        """sync/conjunctive.py: the same top rows from AND queries, when common words make the OR slow.
+        All in one read snapshot: a writer between the queries changes neither the stats nor the rows."""
         table = terms_table(agent_id)
 
         def query(subset: Sequence[str], n: int) -> list[tuple[int, float]]:
@@ -341,15 +341,21 @@ class LocalIndex(CloudLogSide):
                                 list(rowids)).fetchall() if rowids else []
             return {r: analyzer.document(text, category) for r, text, category in rows}
 
-        best = conjunctive.top_k(terms, dfs, n_docs, n_terms / max(n_docs, 1), limit, query, docs)
+        snapshot = not conn.in_transaction
+        if snapshot:
+            conn.execute("BEGIN")
+        try:
+            n_docs, n_terms, dfs = self.term_stats(agent_id, terms)
+            best = conjunctive.top_k(terms, dfs, n_docs, n_terms / max(n_docs, 1), limit, query, docs)
+            rows = conn.execute(f"SELECT {COLUMNS}, m.rowid FROM memories m WHERE m.rowid IN ({marks(len(best))})",
+                                [r for r, _ in best]).fetchall() if best else []
+        finally:
+            if snapshot:
+                conn.execute("COMMIT")
         if best is None:
             return None
         scores = dict(best)
-        rows = conn.execute(f"SELECT {COLUMNS}, m.rowid FROM memories m WHERE m.rowid IN ({marks(len(best))})",
-                            list(scores)).fetchall() if best else []
-        entries = [dict(row_entry(row), bm25=scores[row[9]]) for row in rows]
-        entries.sort(key=lambda e: -e["bm25"])
-        return entries
+        return sorted((dict(row_entry(row), bm25=scores[row[9]]) for row in rows), key=lambda e: -e["bm25"])
 
     def _top(self, conn: sqlite3.Connection, agent_id: str, phrases: list[str], limit: int) -> list[Any]:
         table = terms_table(agent_id)
