@@ -189,3 +189,29 @@ def test_memoryd_home_overrides_every_dir(xdg: dict[str, Path], tmp_path: Path) 
     res = CliRunner().invoke(cli, ["init", "--json"], env={"MEMORYD_HOME": str(home)})
     assert res.exit_code == 0 and (home / "agents" / "default").is_dir()
     assert not (xdg["data"] / "memoryd").exists() and not (xdg["config"] / "memoryd").exists()
+
+
+def test_crontabs_taken_without_apscheduler_are_ones_apscheduler_takes() -> None:
+    """The fast path (no APScheduler import on a command's start) accepts only what APScheduler accepts,
+    and leaves everything else to APScheduler's parser."""
+    import random
+    from datetime import timezone
+
+    from apscheduler.triggers.cron import CronTrigger
+
+    from memoryd.tiers.config_schema import _CRON_BOUNDS, _crontab, _plainly_valid
+
+    rng = random.Random(3)
+    items = ["*", "*/0", "*/1", "*/15", "0", "5", "7", "12", "23", "24", "31", "32", "59", "60", "1-5", "5-1",
+             "0-59/5", "10-70", "mon", "jan", "L", "1,2,30"]
+    fast = 0
+    for _ in range(20000):
+        expr = " ".join(rng.choice(items) for _ in range(5))
+        fields = expr.split()
+        if all(_plainly_valid(f, lo, hi) for f, (lo, hi) in zip(fields, _CRON_BOUNDS)):
+            fast += 1
+            CronTrigger.from_crontab(expr, timezone=timezone.utc)  # raises if the fast path was wrong
+            assert _crontab(expr) is None
+    assert fast > 50
+    assert _crontab("0 3 * * *") is None and _crontab("*/15 * * * 1-5") is None
+    assert _crontab("61 * * * *") is not None and _crontab("0 3 * * mon") is None  # left to APScheduler
