@@ -34,6 +34,7 @@ class MCPHost:
         self._sessions: set[socket.socket] = set()
         self._guard = threading.Lock()
         self._loaded = threading.Event()
+        self._loading = threading.Lock()  # one thread imports the SDK; sessions arriving meanwhile wait for it
         self.served = 0
 
     # -- start-up ------------------------------------------------------------------------------
@@ -51,11 +52,14 @@ class MCPHost:
     def _load(self) -> None:
         if self._loaded.is_set():
             return
-        started = time.monotonic()
-        from .mcp_server import preload
+        with self._loading:
+            if self._loaded.is_set():
+                return
+            started = time.monotonic()
+            from .mcp_server import preload
 
-        preload()
-        self._loaded.set()
+            preload()
+            self._loaded.set()
         log.info("MCP SDK loaded in %.2f s", time.monotonic() - started)
 
     # -- sessions ------------------------------------------------------------------------------
@@ -76,6 +80,7 @@ class MCPHost:
             self._sessions.add(conn)
             self.served += 1
         self._remember(STATE_KEY, time.time())
+        log.debug("MCP session for agent %s started", agent)
         try:
             self._load()
             from .mcp_server import build_server, serve_stream
@@ -86,6 +91,7 @@ class MCPHost:
         finally:
             with self._guard:
                 self._sessions.discard(conn)
+            log.debug("MCP session for agent %s ended", agent)
 
     def info(self) -> dict[str, Any]:
         with self._guard:

@@ -137,7 +137,9 @@ def test_attach_refusals_leave_the_client_served_in_process(env: dict[str, str],
         raw = Raw(env)
         raw.start()
         status = raw.tool("memory_status")  # the operation still runs in the daemon, the session does not
-        assert status["daemon"]["mcp"]["sessions"] == MAX_SESSIONS and loaded_sdk(raw.proc.pid)
+        log_tail = (tmp_path / "daemon.log").read_text()[-3000:]
+        assert status["daemon"]["mcp"]["sessions"] == MAX_SESSIONS, log_tail
+        assert loaded_sdk(raw.proc.pid)
         assert raw.close() == 0
     finally:
         for sock in held:
