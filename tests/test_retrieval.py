@@ -205,11 +205,17 @@ def test_question_dates_boost_memories_of_that_day(config, archive) -> None:
     assert res[0]["id"] == june["id"]
 
 
-def test_probe_terms_leave_out_only_common_unigrams_a_bigram_holds() -> None:
+def test_probe_terms_leave_out_only_common_unigrams_a_bigram_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analyzer, "POSTINGS_BUDGET", 50_000)
     query = analyzer.query_terms("我的猫")  # 我, 的, 猫, 我的, 的猫
     df = {"我": 30_000, "的": 60_000, "猫": 40, "我的": 9_000, "的猫": 12}
     assert analyzer.probe_terms(query, df, 100_000) == ["猫", "我的", "的猫"]
-    assert analyzer.probe_terms(query, df, 10_000_000) == query  # under 2 % of the rows: nothing is common
+    # under 2 % of ten million rows nothing is common, but 99,052 rows to score is over the budget:
+    # the most common covered character goes first, and only as many as it takes
+    assert analyzer.probe_terms(query, df, 10_000_000) == ["我", "猫", "我的", "的猫"]
+    cheap = {t: n // 10 for t, n in df.items()}
+    assert analyzer.probe_terms(query, cheap, 10_000_000) == query  # within the budget: every term looks
+    assert analyzer.probe_terms(query, df | {"我": 70_000, "的": 900}, 10_000_000) == ["的", "猫", "我的", "的猫"]
     assert analyzer.probe_terms(["的"], df, 100_000) == ["的"]  # a lone character is its own word
     english = analyzer.query_terms("project meeting notes")
     assert analyzer.probe_terms(english, dict.fromkeys(english, 90_000), 100_000) == english

@@ -98,17 +98,29 @@ def query_terms(text: str) -> list[str]:
 
 
 COMMON_SHARE, COMMON_MIN = 0.02, 1000  # a unigram in more than 2 % of the rows (and 1,000) is common
+POSTINGS_BUDGET = 50_000  # rows a CJK query's candidate search may score: its cost is about 1 µs each
 
 
 def probe_terms(query: list[str], df: dict[str, int], docs: int) -> list[str]:
-    """The terms that look for candidates in the local index: the query's terms less each common CJK
-    unigram that one of its bigrams holds (的, 了, 是 …). Such a character adds almost nothing the
-    bigram does not say, yet it sits in a large share of the rows, and scoring every row that holds it
-    was the slow tail of Chinese search (as Lucene's CJK bigrams, which drop covered unigrams).
-    Candidates are still ranked on every query term."""
-    cut = max(COMMON_MIN, docs * COMMON_SHARE)
-    covered = {ch for t in query if len(t) == 2 and has_cjk(t) for ch in t}
-    kept = [t for t in query if not (t in covered and df.get(t, 0) > cut)]
+    """The terms that look for candidates in the local index: the query's terms less the common CJK
+    unigrams that one of its bigrams holds (的, 了, 是 …). Such a character adds little the bigram does
+    not say, yet it sits in a large share of the rows, and scoring every row that holds it was the
+    slow tail of Chinese search (as Lucene's CJK bigrams, which drop covered unigrams).
+
+    Left out: every covered unigram in more than COMMON_SHARE of the rows; then, while the terms
+    left would still score more than POSTINGS_BUDGET rows, the most common covered unigram (above
+    COMMON_MIN). So a query stays exact until it would get slow, and then gives up the characters
+    that say least. Candidates are still ranked on every query term."""
+    covered = sorted({ch for t in query if len(t) == 2 and has_cjk(t) for ch in t if df.get(ch, 0) > COMMON_MIN},
+                     key=lambda ch: -df.get(ch, 0))
+    postings = sum(df.get(t, 0) for t in query)
+    left_out = set()
+    for ch in covered:
+        if df[ch] <= docs * COMMON_SHARE and postings <= POSTINGS_BUDGET:
+            break
+        left_out.add(ch)
+        postings -= df[ch]
+    kept = [t for t in query if t not in left_out]
     return kept or query
 
 
