@@ -122,7 +122,7 @@ def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: 
                                                       0.6, now))
         mem.write_state(state, "bench")
         asked = [make_query(rng, rng.choice(texts)) for _ in range(queries)]
-        search_ms, retrieve_ms, overlap, agree, same = [], [], [], [], []
+        search_ms, retrieve_ms, overlap, agree, same, cjk_cover = [], [], [], [], [], []
         for q in asked:
             terms = analyzer.query_terms(q)
             t0 = time.perf_counter()
@@ -131,6 +131,13 @@ def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: 
             with index._guard() as conn:  # FTS5's own OR query over the same terms: what search must equal
                 exact = [-float(r[9]) for r in index._top(conn, "b", [f'"{t}"' for t in terms], 10)]
             same.append([round(h["bm25"], 9) for h in hits] == [round(x, 9) for x in exact])
+            if analyzer.has_cjk(q):  # retrieve looks with analyzer.probe_terms: is FTS5's top 10 among its 40?
+                docs, _, df = index.term_stats("b", terms)
+                with index._guard() as conn:
+                    top10 = [r[0] for r in index._top(conn, "b", [f'"{t}"' for t in terms], 10)]
+                found = {h["id"] for h in index.search("b", analyzer.probe_terms(terms, df, docs), 40)}
+                if top10:
+                    cjk_cover.append(len(found & set(top10)) / len(top10))
             t0 = time.perf_counter()
             res = mem.retrieve(q, limit=10)
             retrieve_ms.append((time.perf_counter() - t0) * 1000)
@@ -147,6 +154,9 @@ def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: 
               f"{sum(same)}/{len(same)} | top-10 ∩ plain FTS5 BM25 "
               f"{statistics.mean(overlap):.2f} | cold results from the exact top-10 {statistics.mean(agree or [1]):.2f} | "
               f"size {db_size / raw:.2f}x raw text (plain porter FTS5 with content: {plain_size / raw:.2f}x)")
+        if cjk_cover:
+            print(f"{'':>9} Chinese queries: {len(cjk_cover)} | FTS5's top 10 over all their terms found among the 40 "
+                  f"candidates retrieve looks at: {statistics.mean(cjk_cover):.3f}")
         index.close()
         plain.close()
 
