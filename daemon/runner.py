@@ -319,8 +319,12 @@ def _log_level(level: Any) -> str:
 
 def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None = None) -> int:
     """Run in the foreground until SIGTERM/SIGINT; returns the exit code (0 on a clean stop)."""
+    from .heap import tune
+
+    tuned = tune()  # before any thread starts and before numpy loads
     level = _log_level(log_level or config.section("daemon").get("log_level") or "INFO")
     setup_logging(level)
+    log.debug("heap settings: %s", ", ".join(tuned) or "none (set by the environment)")
     instance = InstanceLock(config.home)
     instance.acquire()  # raises AlreadyRunning("already running (pid N)")
     signals = Signals()

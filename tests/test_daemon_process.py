@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import signal
 import socket
@@ -139,6 +140,8 @@ def test_sigterm_exits_zero_fast_and_cleans_up(env, daemon):
     assert not (Path(env["MEMORYD_HOME"]) / "daemon.pid").exists()
     log = d.log.read_text()
     assert "stopped" in log and all(len(line) < 2000 for line in log.splitlines())
+    if platform.libc_ver()[0] == "glibc" and "MALLOC_ARENA_MAX" not in env:
+        assert "heap settings: " in log and "MALLOC_ARENA_MAX" in log  # daemon/heap.tune ran at start
     d2 = daemon().start()
     assert d2.stop(signal.SIGINT) == 0
 
