@@ -344,13 +344,17 @@ def test_warm_cap_and_reinforcement_are_the_same(rows: list, repeat: int, grace:
 
     now = 1_750_000_000.0
     fast: dict = {"entries": []} | ({"note": "ü" * 7} if extra_key else {})
-    slow = copy_module.deepcopy(fast)
-    for text, cat, importance, age, meta in rows * (1 + repeat // 100):
+    slow, batched = copy_module.deepcopy(fast), copy_module.deepcopy(fast)
+    where = W.positions(batched)
+    for n, (text, cat, importance, age, meta) in enumerate(rows * (1 + repeat // 100)):
         entry = W.new_entry(text * (1 + repeat % 7), f"c{cat}", importance, now - age, {"m": meta} if meta else None)
         got = W.add_or_reinforce(fast, copy_module.deepcopy(entry), now)
         want = ref_add_or_reinforce(slow, copy_module.deepcopy(entry), now)
         assert got == want
-    assert fast == slow
+        if n % 13 == 5:  # a new batch: the positions built again from warm as it stands
+            where = W.positions(batched)
+        assert W.add_or_reinforce(batched, copy_module.deepcopy(entry), now, where) == want
+    assert fast == slow == batched
     assert W.enforce_size(fast, now, grace) == ref_enforce_size(slow, now, grace)
     assert fast == slow
 

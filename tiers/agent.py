@@ -196,10 +196,11 @@ class AgentMemory:
             now = self.clock()
             state = self.files.load_all()
             counts: dict[str, int] = {"stores": len(prepared)}
+            where = warm_tier.positions(state["warm"])
             for text, category, importance, meta, redactions in prepared:
                 filed, note = tree_index.file_category(state["tree"], category, now)
                 entry, created = warm_tier.add_or_reinforce(
-                    state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now)
+                    state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now, where)
                 results.append(dict(entry, created=created, **({"note": note} if note else {})))
                 for kind, n in redactions.items():
                     counts["redactions"] = counts.get("redactions", 0) + n

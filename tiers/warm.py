@@ -57,14 +57,33 @@ def rescore(entry: Entry, now: float) -> float:
     return entry["score"]
 
 
-def add_or_reinforce(warm: Warm, entry: Entry, now: float) -> tuple[Entry, bool]:
-    """Insert `entry`, or reinforce the existing one with the same id. Returns (entry, created)."""
+def positions(warm: Warm) -> dict[str, int]:
+    """id → index of its first entry: add_or_reinforce's lookup built once for a batch of stores."""
+    where: dict[str, int] = {}
+    for i, e in enumerate(warm["entries"]):
+        where.setdefault(e["id"], i)
+    return where
+
+
+def add_or_reinforce(warm: Warm, entry: Entry, now: float, where: dict[str, int] | None = None
+                     ) -> tuple[Entry, bool]:
+    """Insert `entry`, or reinforce the existing one with the same id. Returns (entry, created).
+
+    `where`: positions(warm), kept up to date here, when nothing else changes warm in between."""
     entries = warm["entries"]
-    try:  # the first entry with this id, looked up at C speed: a year of stores scans warm each time
-        old = entries[list(map(_ID, entries)).index(entry["id"])]
-    except ValueError:
-        entries.append(entry)
-        return entry, True
+    if where is not None:  # a batch: one dict lookup instead of a scan of warm per store
+        at = where.get(entry["id"])
+        if at is None:
+            where[entry["id"]] = len(entries)
+            entries.append(entry)
+            return entry, True
+        old = entries[at]
+    else:
+        try:  # the first entry with this id, looked up at C speed
+            old = entries[list(map(_ID, entries)).index(entry["id"])]
+        except ValueError:
+            entries.append(entry)
+            return entry, True
     old["access_count"] += 1
     old["last_access"] = int(now)
     old["importance"] = max(old["importance"], entry["importance"])
