@@ -113,13 +113,14 @@ _SECTION_TYPES = ((r"decision|决定|决策", "decision"), (r"task|todo|to-do|�
 def read_content(fact: NoteFact) -> None:
     """Type, category, date and profile key of a note fact from what it says (its heading helps)."""
     from .distill import distill
-    from .fact_rules import KIND_CATEGORY, classify, find_date, profile_key
+    from .fact_rules import KIND_CATEGORY, classify, find_date, profile_key, scan
 
     import datetime as _dt
 
     fact.classified = True
-    about = find_date(fact.text, _dt.date.fromisoformat(fact.date))
-    kind = classify(fact.text, about is not None)
+    seen = scan(fact.text)  # the rules' gates, checked once for both
+    about = find_date(fact.text, _dt.date.fromisoformat(fact.date), seen)
+    kind = classify(fact.text, about is not None, seen)
     if kind in (None, "fact") and fact.section:
         kind = next((k for rx, k in _SECTION_TYPES if re.search(rx, fact.section, re.IGNORECASE)), kind)
     fact.type = kind if kind != "fact" else None
