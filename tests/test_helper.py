@@ -117,7 +117,7 @@ def test_ingest_all_with_a_helper_stores_what_it_stores_alone(keyword_config) ->
     alone = _run(keyword_config, "alone", ahead=False)
     watch = _Watch()
     helped = _run(keyword_config, "helped", ahead=True, progress=watch)
-    assert [bool(pids) for pids in watch.seen] == [False, True, True, True, True]  # started with batch 2
+    assert [bool(pids) for pids in watch.seen] == [True] * 5  # started with the first batch
     assert helped == alone and not _helpers()
     report, state, cold, *_ = helped
     assert report["stored"] == report["facts"] > 1500 and len(cold) > 500
@@ -165,3 +165,21 @@ def test_a_helper_killed_mid_run_changes_nothing(keyword_config) -> None:
     helped = _run(keyword_config, "helped", ahead=True, progress=watch)
     assert watch.killed and helped == alone
     assert [bool(pids) for pids in watch.seen[2:]] == [False, False, False]  # not started again
+
+
+def test_read_ahead_rates_its_share_of_the_facts_not_in_the_ledgers(keyword_config, tmp_path: Path) -> None:
+    from memoryd.tiers.dailynotes import ledger_path, note_files
+    from memoryd.tiers.notes_ahead import has_new, read_ahead
+
+    _year(keyword_config.workspace, 3)
+    files = note_files(keyword_config.workspace, all_=True)
+    days, facts, _, ready = read_ahead(files, tmp_path, 0.5)
+    half = round(len(facts) / 2)
+    assert [r is not None for r in ready] == [True] * half + [False] * (len(facts) - half)
+    assert all(f.classified for f in facts[:half]) and not any(f.classified for f in facts[half:])
+    first = [f for f in facts if f.date == days[0]]
+    ledger_path(tmp_path, days[0]).parent.mkdir(parents=True)
+    ledger_path(tmp_path, days[0]).write_text(json.dumps({"keys": {f.key: f.date for f in first}}))
+    _, facts, _, ready = read_ahead(files, tmp_path, 1.0)
+    assert [r is None for r in ready] == [f.date == days[0] for f in facts]  # known facts are not rated
+    assert has_new(tmp_path, facts) and not has_new(tmp_path, first)

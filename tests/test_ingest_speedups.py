@@ -375,7 +375,8 @@ def test_warm_cap_stops_where_the_whole_dump_says_at_the_byte() -> None:
             kept = {"entries": warm["entries"][:keep], "pad": ""}
             warm["pad"] = "p" * (WARM_MAX_BYTES + delta - len(dumps(kept)))
             slow = copy_module.deepcopy(warm)
-            assert W._sizes(warm)[0] == len(dumps(warm))
+            for k in {0, 1, keep, len(entries)}:  # sizes are byte-exact: a prefix's own size fits just it
+                assert W._fitting(warm, len(dumps(dict(warm, entries=warm["entries"][:k])))) == k
             got, want = W.enforce_size(warm, now), ref_enforce_size(slow, now, 0.0)
             assert got == want and warm == slow, (keep, delta)
             assert len(warm["entries"]) == (keep - (delta > 0) if keep else 0)

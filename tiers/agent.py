@@ -209,8 +209,15 @@ class AgentMemory:
             state = self.files.load_all()
             counts: dict[str, int] = {"stores": len(prepared)}
             where = warm_tier.positions(state["warm"])
+            touched: set[str] = set()  # nodes a store of this batch touched already: touching again changes nothing
             for text, category, importance, meta, redactions in prepared:
-                filed, note = tree_index.file_category(state["tree"], category, now)
+                if category in touched:
+                    filed, note = category, None
+                else:
+                    known = category in state["tree"]["nodes"]
+                    filed, note = tree_index.file_category(state["tree"], category, now)
+                    if known:  # file_category only touched it and its ancestors (a new node's are not)
+                        touched.add(category)
                 entry, created = warm_tier.add_or_reinforce(
                     state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now, where)
                 results.append(dict(entry, created=created, **({"note": note} if note else {})))

@@ -346,12 +346,13 @@ def _split_old_ledger(agent_dir: Path) -> None:
 def _write_ledgers(agent_dir: Path, ledger: dict[str, str], days: set[str]) -> None:
     """Each changed date's file. Not fsync'd: a ledger lost in a power cut means facts stored again,
     which reinforces them (same content id), never duplicates them."""
-    from .atomic import atomic_write_json, ensure_private_dir
+    from .atomic import atomic_write_bytes, dumps, ensure_private_dir
 
-    ensure_private_dir(Path(agent_dir) / LEDGER)
+    ensure_private_dir(Path(agent_dir) / LEDGER)  # once: not again (a stat per ancestor) for each file
     for day in sorted(days):
         keys = {k: d for k, d in ledger.items() if d == day}
-        atomic_write_json(ledger_path(agent_dir, day), {"keys": dict(sorted(keys.items()))}, durable=False)
+        atomic_write_bytes(ledger_path(agent_dir, day), dumps({"keys": dict(sorted(keys.items()))}),
+                           private_dir=False, durable=False)
 
 
 def _item(fact: NoteFact) -> tuple[str, str, float, dict[str, Any]]:
@@ -397,20 +398,22 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
     report: dict[str, Any] = {"files": 0, "facts": 0, "stored": 0, "skipped": 0, "by_kind": {}, "warnings": []}
     files = note_files(workspace, date, all_)
     advance = (progress or current_progress()).start("daily notes", len(files))
-    from .notes_ahead import read_notes, start_helper
+    from .notes_ahead import has_new, read_notes, start_helper
 
     batches = [files[start:start + BATCH_NOTES] for start in range(0, len(files), BATCH_NOTES)]
     helper: Any = None
     try:
         for n, batch in enumerate(batches):
             got = helper.take() if helper is not None else None
-            if helper is None and ahead is not False and report["stored"] and n + 1 < len(batches):
-                # new facts, more batches: a helper starts on the next batch while this one is done here
-                # (a re-ingest with nothing new never starts one)
-                helper = start_helper(mem, always=bool(ahead))
             if helper is not None and n + 1 < len(batches):
                 helper.submit(batches[n + 1], Path(mem.dir))  # read while this batch is stored
             days, facts, warnings, ready = got if got is not None else (*read_notes(batch, explicit), None)
+            if helper is None and ahead is not False and n + 1 < len(batches) and has_new(Path(mem.dir), facts):
+                # new facts, more batches: a helper starts on the next batch while this one is stored
+                # (a re-ingest with nothing new never starts one)
+                helper = start_helper(mem, always=bool(ahead))
+                if helper is not None:
+                    helper.submit(batches[n + 1], Path(mem.dir))
             report["files"] += len(days)
             report["facts"] += len(facts)
             report["warnings"] += warnings

@@ -72,6 +72,13 @@ class Helper:
         self.pending = True
         return True
 
+    def ready(self) -> bool:
+        """The answer to the pending job is there (take() will not wait)."""
+        try:
+            return self.pending and self.proc is not None and self.results.poll(0)
+        except (EOFError, OSError):
+            return False
+
     def take(self) -> Any | None:
         if not self.pending or self.proc is None:
             return None
