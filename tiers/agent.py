@@ -51,6 +51,20 @@ def _prepare(text: str, category: str, importance: float | None, metadata: dict[
     return text, category, importance, meta, redactions
 
 
+def _apply_hot_change(state: dict[str, Any], now: float, then: tuple[Callable[[dict[str, Any], float], Any], str],
+                      counts: dict[str, int]) -> str:
+    """store_many's `then`: fn(state, now), which changes hot only; the secrets it redacted counted as
+    change() counts them. Returns the reason its evictions are logged under."""
+    fn, reason = then
+    before = _redaction_marks(state["hot"])
+    fn(state, now)
+    for kind, n in _redaction_marks(state["hot"]).items():
+        if n > before.get(kind, 0):
+            counts["redactions"] = counts.get("redactions", 0) + n - before.get(kind, 0)
+            counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n - before.get(kind, 0)
+    return reason
+
+
 _MARK_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
 
 
@@ -224,15 +238,7 @@ class AgentMemory:
                 for kind, n in redactions.items():
                     counts["redactions"] = counts.get("redactions", 0) + n
                     counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n
-            hot_reason = None
-            if then is not None:
-                fn, hot_reason = then
-                before = _redaction_marks(state["hot"])  # fn changes hot only
-                fn(state, now)
-                for kind, n in _redaction_marks(state["hot"]).items():
-                    if n > before.get(kind, 0):
-                        counts["redactions"] = counts.get("redactions", 0) + n - before.get(kind, 0)
-                        counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n - before.get(kind, 0)
+            hot_reason = _apply_hot_change(state, now, then, counts) if then is not None else None
             rows = self.write_state(state, "store", hot_reason)
             self.warnings += [f"{e['tier']} {e['kind']} evicted: {e['why']}" for e in rows if e.get("tier") == "hot"
                               and hot_reason is not None]

@@ -470,8 +470,9 @@ def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], repor
             extra["prepared"] = [ahead[1] if ahead is not None else None for ahead in done_ahead]
         step = _hot_step(new)
         if step is not None and "then" in takes:  # the hot changes in the same write as the stores
-            hot = []
-            extra["then"] = (lambda state, now: hot.extend(step(state, now)), "daily note")  # type: ignore[union-attr]
+            changed: list[str] = []
+            extra["then"] = (lambda state, now: changed.extend(step(state, now)), "daily note")
+            hot = changed
         store_many(items, **extra)  # one load/write for the whole batch
         done = new
     else:
