@@ -75,9 +75,8 @@ def test_put_replaces_by_id_and_reindexes(index: LocalIndex) -> None:
 
 def test_the_same_id_twice_in_one_put_is_two_puts_in_a_row(tmp_path: Path) -> None:
     """put() looks existing rows up once per call: a later copy in the same call must see the earlier one."""
-    copies = [entry("x", "old wording about pears"), entry("y", "a neighbour"),
-              entry("x", "new wording about plums", importance=0.9), entry("x", "new wording about plums", importance=0.9,
-                                                                          access_count=3)]
+    plums = entry("x", "new wording about plums", importance=0.9)
+    copies = [entry("x", "old wording about pears"), entry("y", "a neighbour"), plums, dict(plums, access_count=3)]
     one, each = LocalIndex(tmp_path / "one.db", clock=lambda: NOW), LocalIndex(tmp_path / "each.db", clock=lambda: NOW)
     try:
         assert one.put("a1", copies) == sum(each.put("a1", [c]) for c in copies) == 3

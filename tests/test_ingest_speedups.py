@@ -415,10 +415,10 @@ def test_generated_scans_are_the_same(parts: list[str], sep: str) -> None:
     text = sep.join(parts)
     _same_scan(text)
     _same_scan(text.lower())
-    assert I_rule(text) == ref_rule_importance(text)
+    assert _importance_of(text) == ref_rule_importance(text)
 
 
-def I_rule(text: str) -> Any:
+def _importance_of(text: str) -> Any:
     from memoryd.tiers.importance import rule_importance
 
     return rule_importance(text, "notes")
@@ -456,5 +456,6 @@ def ref_rule_importance(text: str) -> tuple[float, list[str]]:
 
 
 def test_importance_is_the_same_as_running_every_regex() -> None:
-    for text in CORPUS + ["This is not important: remember the deploy", "不重要，记住 v1.2.3", "Not important. FYI $5"]:
-        assert I_rule(text) == ref_rule_importance(text), text
+    masked = ["This is not important: remember the deploy", "不重要，记住 v1.2.3", "Not important. FYI $5"]
+    for text in CORPUS + masked:
+        assert _importance_of(text) == ref_rule_importance(text), text
