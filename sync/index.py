@@ -25,6 +25,9 @@ from .index_log import CloudLogSide
 from .index_rows import IDS_PER_STMT, PAGE, Progress, COLUMNS, TERM_RE, check_entry, chunks, entry_day, marks, reporter, row_entry, terms_text
 from .index_schema import connect, ensure_local_schema, index_path, terms_table, translate
 
+_META = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))  # one encoder for every row
+
+
 class LocalIndex(CloudLogSide):
     """One SQLite file for every agent of this device; safe to share between threads."""
 
@@ -183,15 +186,20 @@ class LocalIndex(CloudLogSide):
         self._create_terms(conn, agent_id)
         table = terms_table(agent_id)
         now = int(self.clock())
-        tombs = self._tombstones(conn, agent_id, [r["id"] for r in rows])
+        ids = [r["id"] for r in rows]
+        tombs = self._tombstones(conn, agent_id, ids)
+        olds: dict[str, tuple[Any, ...]] = {}  # id → (rowid, text, category, importance, created_at, metadata)
+        for chunk in chunks(ids, IDS_PER_STMT):  # one query per chunk, not one per row
+            olds.update((row[0], row[1:]) for row in conn.execute(
+                "SELECT id, rowid, text, category, importance, created_at, metadata FROM memories WHERE agent_id = ? "
+                f"AND id IN ({marks(len(chunk))})", [agent_id, *chunk]))
         changed = d_docs = d_terms = 0
         for r in rows:
             if r["created_at"] <= tombs.get(r["id"], -1):
                 continue  # a stale copy of something forgotten
-            meta = json.dumps(r["metadata"], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+            meta = _META.encode(r["metadata"])
             values = [r["importance"], r["created_at"], meta, entry_day(r["created_at"], r["metadata"])]
-            old = conn.execute("SELECT rowid, text, category, importance, created_at, metadata FROM memories "
-                               "WHERE agent_id = ? AND id = ?", [agent_id, r["id"]]).fetchone()
+            old = olds.get(r["id"])
             if old is None:
                 cur = conn.execute(
                     "INSERT INTO memories (agent_id, id, text, category, importance, created_at, metadata, day, "
@@ -199,7 +207,7 @@ class LocalIndex(CloudLogSide):
                     [agent_id, r["id"], r["text"], r["category"], *values, r["access_count"], r["last_access"]])
                 joined, n = terms_text(r["text"], r["category"])
                 conn.execute(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", [cur.lastrowid, joined])
-                d_docs, d_terms = d_docs + 1, d_terms + n
+                d_docs, d_terms, rowid = d_docs + 1, d_terms + n, cur.lastrowid
             elif (old[1], old[2], old[3], old[4], old[5]) == (r["text"], r["category"], *values[:3]):
                 self._bump_access(conn, agent_id, r)
                 continue
@@ -213,6 +221,8 @@ class LocalIndex(CloudLogSide):
                 conn.execute("UPDATE memories SET text = ?, category = ?, importance = ?, created_at = ?, metadata = ?, "
                              "day = ? WHERE rowid = ?", [r["text"], r["category"], *values, old[0]])
                 self._bump_access(conn, agent_id, r)
+                rowid = old[0]
+            olds[r["id"]] = (rowid, r["text"], r["category"], *values[:3])  # the same id again in `rows` sees this
             changed += 1
             if queue:
                 conn.execute("INSERT OR REPLACE INTO outbox VALUES (?, ?, 'put', ?)", [agent_id, r["id"], now])

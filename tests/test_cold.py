@@ -73,6 +73,24 @@ def test_put_replaces_by_id_and_reindexes(index: LocalIndex) -> None:
                                                        {"plum": 1})
 
 
+def test_the_same_id_twice_in_one_put_is_two_puts_in_a_row(tmp_path: Path) -> None:
+    """put() looks existing rows up once per call: a later copy in the same call must see the earlier one."""
+    plums = entry("x", "new wording about plums", importance=0.9)
+    copies = [entry("x", "old wording about pears"), entry("y", "a neighbour"), plums, dict(plums, access_count=3)]
+    one, each = LocalIndex(tmp_path / "one.db", clock=lambda: NOW), LocalIndex(tmp_path / "each.db", clock=lambda: NOW)
+    try:
+        assert one.put("a1", copies) == sum(each.put("a1", [c]) for c in copies) == 3
+        for ix in (one, each):
+            assert find(ix, "a1", "pears") == [] and [h["id"] for h in find(ix, "a1", "plums")] == ["x"]
+        rows = "SELECT rowid, id, text, importance, access_count FROM memories ORDER BY rowid"
+        assert one.read(rows, []) == each.read(rows, []) and len(one.read(rows, [])) == 2
+        stats = one.term_stats("a1", ["plum", "pear", "neighbour"])
+        assert stats == each.term_stats("a1", ["plum", "pear", "neighbour"]) and stats[2] == {"plum": 1, "neighbour": 1}
+    finally:
+        one.close()
+        each.close()
+
+
 def test_agents_are_isolated_even_with_same_ids(index: LocalIndex) -> None:
     index.put("a1", [entry("same", "shared secret recipe")])
     index.put("a2", [entry("same", "shared secret recipe", importance=0.1)])

@@ -340,3 +340,46 @@ def test_a_note_goes_in_as_a_person_wrote_it(config) -> None:
     assert any("Signal" in v for v in hot["owner_profile"].values())
     kept = hot["critical_lessons"] + hot["active_context"]["projects"]
     assert not any("third floor" in str(x) or "Grafana" in str(x) for x in kept)
+
+
+def _busy_note(day: int) -> str:
+    """Dated tasks and events past hot's limits, a lesson, and a task with a secret (hot redacts it)."""
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
+    lines = [f"# 2026-03-{day:02d}", "", "## Tasks"]
+    lines += [f"- Remind me to send the {words[(day * 6 + i) % 16]} {words[(day + i * 5) % 16]} report by "
+              f"2026-04-{i + 1:02d}." for i in range(6)]
+    lines += [f"- {words[(day * 3 + i) % 16].title()} {words[(day * 7 + i * 3) % 16]} meeting with Priya on "
+              f"2026-04-{i + 10:02d} at 14:00." for i in range(6)]
+    lines += [f"- Remind me to rotate token=s3cr3tTOKEN{day}x tomorrow.", f"- Lesson: never deploy on Friday {day}."]
+    lines += ["", "## Notes"] + [f"- Benchmarked the {words[i % 16]} service on day {day}, run {i}: p95 {day * i} ms "
+                                 f"after the {words[(i * 7) % 16]} cache change." for i in range(40)]  # warm overflows
+    return "\n".join(lines) + "\n"
+
+
+def test_hot_changes_share_the_store_write_and_log_as_their_own_write(home) -> None:
+    """One write for a batch's stores and its hot changes gives what two writes gave: state, the
+    eviction log (hot's rows last, as "daily note"), warnings, report and redaction counts."""
+    import os
+
+    from memoryd.sync.index import LazyIndex
+    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.config import load_config
+
+    config = load_config(dict(os.environ, MEMORYD_RETRIEVAL_MODE="keyword"))  # no embedding of what overflows
+
+    class SeparateWrites(AgentMemory):  # a store_many without `then`: hot changes in a change() of their own
+        def store_many(self, items: list[tuple], prepared: list | None = None) -> list[dict]:
+            return super().store_many(items, prepared)
+
+    for day in range(1, 6):
+        write_note(config, f"2026-03-{day:02d}", _busy_note(day))
+    runs = {}
+    for name, cls in (("shared", AgentMemory), ("separate", SeparateWrites)):
+        m = cls(config, name, archive=LazyIndex(config), clock=lambda: 1772000000.0)
+        report = ingest(m, config.workspace, all_=True, ahead=False)
+        runs[name] = (report, m.read_state(), m.evictions.rows(), m.warnings, m._metrics()["counters"])
+    assert runs["shared"] == runs["separate"]
+    report, state, rows, warnings, counters = runs["shared"]
+    hot_rows = [r for r in rows if r["tier"] == "hot"]
+    assert any(r["tier"] == "warm" for r in rows) and hot_rows and all(r["reason"] == "daily note" for r in hot_rows)
+    assert warnings and counters.get("redactions.secret", 0) >= 5 and "s3cr3t" not in json.dumps(state)

@@ -344,13 +344,17 @@ def test_warm_cap_and_reinforcement_are_the_same(rows: list, repeat: int, grace:
 
     now = 1_750_000_000.0
     fast: dict = {"entries": []} | ({"note": "ü" * 7} if extra_key else {})
-    slow = copy_module.deepcopy(fast)
-    for text, cat, importance, age, meta in rows * (1 + repeat // 100):
+    slow, batched = copy_module.deepcopy(fast), copy_module.deepcopy(fast)
+    where = W.positions(batched)
+    for n, (text, cat, importance, age, meta) in enumerate(rows * (1 + repeat // 100)):
         entry = W.new_entry(text * (1 + repeat % 7), f"c{cat}", importance, now - age, {"m": meta} if meta else None)
         got = W.add_or_reinforce(fast, copy_module.deepcopy(entry), now)
         want = ref_add_or_reinforce(slow, copy_module.deepcopy(entry), now)
         assert got == want
-    assert fast == slow
+        if n % 13 == 5:  # a new batch: the positions built again from warm as it stands
+            where = W.positions(batched)
+        assert W.add_or_reinforce(batched, copy_module.deepcopy(entry), now, where) == want
+    assert fast == slow == batched
     assert W.enforce_size(fast, now, grace) == ref_enforce_size(slow, now, grace)
     assert fast == slow
 
@@ -371,7 +375,87 @@ def test_warm_cap_stops_where_the_whole_dump_says_at_the_byte() -> None:
             kept = {"entries": warm["entries"][:keep], "pad": ""}
             warm["pad"] = "p" * (WARM_MAX_BYTES + delta - len(dumps(kept)))
             slow = copy_module.deepcopy(warm)
-            assert W._sizes(warm)[0] == len(dumps(warm))
+            for k in {0, 1, keep, len(entries)}:  # sizes are byte-exact: a prefix's own size fits just it
+                assert W._fitting(warm, len(dumps(dict(warm, entries=warm["entries"][:k])))) == k
             got, want = W.enforce_size(warm, now), ref_enforce_size(slow, now, 0.0)
             assert got == want and warm == slow, (keep, delta)
             assert len(warm["entries"]) == (keep - (delta > 0) if keep else 0)
+
+
+# --- gate sets: one pass over a text's needles for many gates -------------------------------------
+def _gate_sets() -> list[Any]:
+    from memoryd.tiers import fact_rules as F
+    from memoryd.tiers import importance as I
+
+    return [I._GATES, F.GATES, D._FILLER_GATES]
+
+
+def _same_scan(text: str) -> None:
+    for gates in _gate_sets():
+        scan = gates.scan(text)
+        for gate in sorted(gates.members, key=lambda g: g.rx.pattern):
+            got, want = scan.search(gate), gate.rx.search(text)
+            assert (got and got.span()) == (want and want.span()), (gate.rx.pattern, text)
+
+
+def test_scans_find_what_each_regex_finds() -> None:
+    assert sum(len(g.members) for g in _gate_sets()) > 40
+    for text in CORPUS:
+        for variant in (text, text.lower(), text.upper()):
+            _same_scan(variant)
+    outsider = Gated(re.compile("(?i)zebra"))  # not in the set: its own check, never a closed gate
+    assert _gate_sets()[0].scan("a Zebra").search(outsider)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(WORDS + ["my name is", "remind me to", "tomorrow", "Dec 4", "2025-01-02", "12月4日",
+                                         "not important", "don't remember", "不重要", "$5", "3 usd", "v1.2.3"])
+                | st.text(max_size=5), max_size=10), st.sampled_from([" ", "", "-"]))
+def test_generated_scans_are_the_same(parts: list[str], sep: str) -> None:
+    text = sep.join(parts)
+    _same_scan(text)
+    _same_scan(text.lower())
+    assert _importance_of(text) == ref_rule_importance(text)
+
+
+def _importance_of(text: str) -> Any:
+    from memoryd.tiers.importance import rule_importance
+
+    return rule_importance(text, "notes")
+
+
+def ref_rule_importance(text: str) -> tuple[float, list[str]]:
+    """rule_importance with every regex run on the (masked) text, as before gates."""
+    from memoryd.tiers import importance as I
+
+    text = text.lower()
+    best, kind = -1.0, ""
+    for name, value, g in I._INTRINSIC_RX:
+        if value > best and g.rx.search(text):
+            best, kind = value, name
+    if best < 0:
+        best, kind = (I.TEMPORARY, "temporary") if I._TEMPORARY_RX.rx.search(text) else (I.DEFAULT, "general")
+    reasons, score, masked, explicit, content = [f"intrinsic:{kind}={best:g}"], best, text, False, 0.0
+    for name, delta, g in I._NEGATED_RX:
+        if g.rx.search(masked):
+            score, masked = score + delta, g.rx.sub(" ", masked)
+            reasons.append(f"signal:{name}{delta:+g}")
+    for name, delta, g in I._EXPLICIT_RX:
+        if g.rx.search(masked):
+            score, explicit = score + delta, explicit or delta > 0
+            reasons.append(f"signal:{name}{delta:+g}")
+    for name, delta, g in I._CONTENT_RX:
+        if g.rx.search(masked):
+            content += delta
+            reasons.append(f"content:{name}+{delta:g}")
+    score += min(content, I.CONTENT_CAP)
+    if len(text.strip()) < I.SHORT_CHARS and best == I.DEFAULT and not explicit:
+        score *= 0.5
+        reasons.append("short:x0.5")
+    return round(min(1.0, max(I.FLOOR, score)), 3), reasons
+
+
+def test_importance_is_the_same_as_running_every_regex() -> None:
+    masked = ["This is not important: remember the deploy", "不重要，记住 v1.2.3", "Not important. FYI $5"]
+    for text in CORPUS + masked:
+        assert _importance_of(text) == ref_rule_importance(text), text

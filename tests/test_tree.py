@@ -173,3 +173,22 @@ def test_tree_add_never_evicts_other_nodes(config) -> None:
         pass
     assert set(mem.read_state()["tree"]["nodes"]) == nodes_before
     assert not [r for r in mem.evictions.rows() if r["tier"] == "tree"]
+
+
+def test_a_batch_of_stores_files_and_touches_as_stores_one_by_one(config) -> None:
+    """store_many touches a node once per batch: the tree and categories are those of single stores,
+    including a full tree's fallbacks and a new node's stale ancestors (touched by its next store)."""
+    cats = ["a/b", "a/b/c", "a/b/c", "x/y", "a/b", "x/y", "p/new", "p/new", "p/c1/sub", "a/b/c/d", "a/b/c"]
+    runs = {}
+    for name in ("batch", "single"):
+        clock = Clock()
+        mem = AgentMemory(config, name, clock=clock)
+        mem.change(lambda s, now: [T.add_node(s["tree"], p, "", now) for p in ["a/b"] + [f"p/c{i}" for i in range(10)]],
+                   "setup")
+        clock.days(3)  # every node above is stale
+        items = [(f"fact {i} about {c}", c, 0.5, None) for i, c in enumerate(cats)]
+        got = mem.store_many(items) if name == "batch" else [mem.store(*item) for item in items]
+        runs[name] = (mem.read_state()["tree"], [(r["category"], r.get("note")) for r in got])
+    assert runs["batch"] == runs["single"]
+    nodes = runs["batch"][0]["nodes"]
+    assert nodes["a"][1] == nodes["a/b/c"][1] > T.day_of(T0) and "p/new" not in nodes  # touched; p is full

@@ -51,6 +51,20 @@ def _prepare(text: str, category: str, importance: float | None, metadata: dict[
     return text, category, importance, meta, redactions
 
 
+def _apply_hot_change(state: dict[str, Any], now: float, then: tuple[Callable[[dict[str, Any], float], Any], str],
+                      counts: dict[str, int]) -> str:
+    """store_many's `then`: fn(state, now), which changes hot only; the secrets it redacted counted as
+    change() counts them. Returns the reason its evictions are logged under."""
+    fn, reason = then
+    before = _redaction_marks(state["hot"])
+    fn(state, now)
+    for kind, n in _redaction_marks(state["hot"]).items():
+        if n > before.get(kind, 0):
+            counts["redactions"] = counts.get("redactions", 0) + n - before.get(kind, 0)
+            counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n - before.get(kind, 0)
+    return reason
+
+
 _MARK_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
 
 
@@ -134,8 +148,11 @@ class AgentMemory:
             self.accesses.fold(state["warm"])
             return state
 
-    def write_state(self, state: dict[str, Any], reason: str) -> list[dict]:
-        """Apply limits, write hot/warm/tree + MEMORY.md, send evicted warm entries towards cold."""
+    def write_state(self, state: dict[str, Any], reason: str, hot_reason: str | None = None) -> list[dict]:
+        """Apply limits, write hot/warm/tree + MEMORY.md, send evicted warm entries towards cold.
+
+        `hot_reason`: hot was changed for another reason than the rest (a store, then its hot
+        changes): hot's rows carry it and come last in the log, as from a write of their own."""
         with self.locked():
             now = self.clock()
             pending = self.accesses.pending()
@@ -144,8 +161,10 @@ class AgentMemory:
                 self._fold_cold_accesses(state, pending)
             fixed, evictions = enforce_all(state, now, grace=self.grace)
             self.archive_entries([e["entry"] for e in evictions if "entry" in e])
+            if hot_reason is not None:
+                evictions.sort(key=lambda row: row.get("tier") == "hot")  # stable: each tier keeps its order
             for row in evictions:
-                row.setdefault("reason", reason)
+                row.setdefault("reason", hot_reason if hot_reason is not None and row.get("tier") == "hot" else reason)
             # logged before the state changes: a crash in between leaves a row too many, never one missing
             self.evictions.append(evictions, now)
             self.files.save_all(fixed)
@@ -188,23 +207,42 @@ class AgentMemory:
               metadata: dict[str, Any] | None = None) -> dict[str, Any]:
         return self.store_many([(text, category, importance, metadata)])[0]
 
-    def store_many(self, items: list[tuple[str, str, float | None, dict[str, Any] | None]]) -> list[dict[str, Any]]:
-        """Validate, redact and distil every item first (any bad one → nothing stored), then write once."""
-        prepared = [_prepare(*item) for item in items]
+    def store_many(self, items: list[tuple[str, str, float | None, dict[str, Any] | None]],
+                   prepared: list[Any] | None = None,
+                   then: tuple[Callable[[dict[str, Any], float], Any], str] | None = None) -> list[dict[str, Any]]:
+        """Validate, redact and distil every item first (any bad one → nothing stored), then write once.
+
+        `prepared`: per item, _prepare(*item) when a helper process did it already (None: do it here).
+        `then`: (fn, reason): change(fn, reason) after the stores, in the same write (a daily note's
+        facts, then their hot changes: one load and one write of the state, not two)."""
+        ahead = prepared if prepared is not None else [None] * len(items)
+        prepared = [done if done is not None else _prepare(*item) for item, done in zip(items, ahead, strict=True)]
         results = []
         with self.locked():
             now = self.clock()
             state = self.files.load_all()
             counts: dict[str, int] = {"stores": len(prepared)}
+            where = warm_tier.positions(state["warm"])
+            touched: set[str] = set()  # nodes a store of this batch touched already: touching again changes nothing
             for text, category, importance, meta, redactions in prepared:
-                filed, note = tree_index.file_category(state["tree"], category, now)
+                if category in touched:
+                    filed, note = category, None
+                else:
+                    known = category in state["tree"]["nodes"]
+                    filed, note = tree_index.file_category(state["tree"], category, now)
+                    if known:  # file_category only touched it and its ancestors (a new node's are not)
+                        touched.add(category)
                 entry, created = warm_tier.add_or_reinforce(
-                    state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now)
+                    state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now, where)
                 results.append(dict(entry, created=created, **({"note": note} if note else {})))
                 for kind, n in redactions.items():
                     counts["redactions"] = counts.get("redactions", 0) + n
                     counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n
-            evicted = {e["id"] for e in self.write_state(state, "store") if e.get("tier") == "warm"}
+            hot_reason = _apply_hot_change(state, now, then, counts) if then is not None else None
+            rows = self.write_state(state, "store", hot_reason)
+            self.warnings += [f"{e['tier']} {e['kind']} evicted: {e['why']}" for e in rows if e.get("tier") == "hot"
+                              and hot_reason is not None]
+            evicted = {e["id"] for e in rows if e.get("tier") == "warm"}
             for r in results:  # nothing older was left to make room: say where the fact went
                 if r["id"] in evicted:
                     r.update(tier="cold", note="warm is full of facts younger than the grace period: "

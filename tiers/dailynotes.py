@@ -113,13 +113,14 @@ _SECTION_TYPES = ((r"decision|决定|决策", "decision"), (r"task|todo|to-do|�
 def read_content(fact: NoteFact) -> None:
     """Type, category, date and profile key of a note fact from what it says (its heading helps)."""
     from .distill import distill
-    from .fact_rules import KIND_CATEGORY, classify, find_date, profile_key
+    from .fact_rules import KIND_CATEGORY, classify, find_date, profile_key, scan
 
     import datetime as _dt
 
     fact.classified = True
-    about = find_date(fact.text, _dt.date.fromisoformat(fact.date))
-    kind = classify(fact.text, about is not None)
+    seen = scan(fact.text)  # the rules' gates, checked once for both
+    about = find_date(fact.text, _dt.date.fromisoformat(fact.date), seen)
+    kind = classify(fact.text, about is not None, seen)
     if kind in (None, "fact") and fact.section:
         kind = next((k for rx, k in _SECTION_TYPES if re.search(rx, fact.section, re.IGNORECASE)), kind)
     fact.type = kind if kind != "fact" else None
@@ -345,12 +346,21 @@ def _split_old_ledger(agent_dir: Path) -> None:
 def _write_ledgers(agent_dir: Path, ledger: dict[str, str], days: set[str]) -> None:
     """Each changed date's file. Not fsync'd: a ledger lost in a power cut means facts stored again,
     which reinforces them (same content id), never duplicates them."""
-    from .atomic import atomic_write_json, ensure_private_dir
+    from .atomic import atomic_write_bytes, dumps, ensure_private_dir
 
-    ensure_private_dir(Path(agent_dir) / LEDGER)
+    ensure_private_dir(Path(agent_dir) / LEDGER)  # once: not again (a stat per ancestor) for each file
     for day in sorted(days):
         keys = {k: d for k, d in ledger.items() if d == day}
-        atomic_write_json(ledger_path(agent_dir, day), {"keys": dict(sorted(keys.items()))}, durable=False)
+        atomic_write_bytes(ledger_path(agent_dir, day), dumps({"keys": dict(sorted(keys.items()))}),
+                           private_dir=False, durable=False)
+
+
+def _item(fact: NoteFact) -> tuple[str, str, float, dict[str, Any]]:
+    """What store()/store_many() are given for a classified fact."""
+    importance, reasons = _importance(fact)
+    # "promoted": hot gets only what the note says explicitly (below), never a fact by its score
+    return (fact.text, fact.category, importance,
+            fact.metadata() | {"importance_reasons": reasons[:4], "promoted": True})
 
 
 def _importance(fact: NoteFact) -> tuple[float, list[str]]:
@@ -368,8 +378,11 @@ def _importance(fact: NoteFact) -> tuple[float, list[str]]:
 
 
 def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = False,
-           progress: Progress | None = None) -> dict[str, Any]:
+           progress: Progress | None = None, ahead: bool | None = None) -> dict[str, Any]:
     """Store the facts of daily notes into `mem` (an AgentMemory); re-ingesting a fact is a no-op.
+
+    `--all` reads and rates the next batch in a helper process while this one stores the current
+    batch when a core is idle (`ahead` None), always (True) or never (False); the result is the same.
 
     Each note date has its ledger (`ingested/DATE.json`: content keys of what was stored), read and
     written with the stores of a batch of notes under the agent lock, so a crash repeats at most one
@@ -385,57 +398,82 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
     report: dict[str, Any] = {"files": 0, "facts": 0, "stored": 0, "skipped": 0, "by_kind": {}, "warnings": []}
     files = note_files(workspace, date, all_)
     advance = (progress or current_progress()).start("daily notes", len(files))
-    for start in range(0, len(files), BATCH_NOTES):
-        batch, facts = [], []
-        for day, path in files[start:start + BATCH_NOTES]:
-            if not path.is_file():
-                if explicit:
-                    raise UsageError(f"no daily note for {day}: {path} does not exist")
-                report["warnings"].append(f"no daily note for {day} ({path})")
-                continue
-            found, warnings = parse_note(path, day, classify=False)
-            batch.append(day)
-            facts += found
-            report["files"] += 1
-            report["facts"] += len(found)
+    from .notes_ahead import has_new, read_notes, start_helper
+
+    batches = [files[start:start + BATCH_NOTES] for start in range(0, len(files), BATCH_NOTES)]
+    helper: Any = None
+    try:
+        for n, batch in enumerate(batches):
+            got = helper.take() if helper is not None else None
+            if helper is not None and n + 1 < len(batches):
+                helper.submit(batches[n + 1], Path(mem.dir))  # read while this batch is stored
+            days, facts, warnings, ready = got if got is not None else (*read_notes(batch, explicit), None)
+            if helper is None and ahead is not False and n + 1 < len(batches) and has_new(Path(mem.dir), facts):
+                # new facts, more batches: a helper starts on the next batch while this one is stored
+                # (a re-ingest with nothing new never starts one)
+                helper = start_helper(mem, always=bool(ahead))
+                if helper is not None:
+                    helper.submit(batches[n + 1], Path(mem.dir))
+            report["files"] += len(days)
+            report["facts"] += len(facts)
             report["warnings"] += warnings
-        with mem.locked():  # per batch, so a year of notes does not block the daemon's other work
-            _split_old_ledger(Path(mem.dir))
-            ledger: dict[str, str] = {}
-            for day in batch:
-                ledger.update(_load_ledger(ledger_path(Path(mem.dir), day)))
-            before = dict(ledger)
-            try:
-                _ingest_facts(mem, facts, ledger, report)
-            finally:
-                changed = {d for k, d in ledger.items() if k not in before}
-                if changed:  # a no-op re-ingest writes nothing
-                    _write_ledgers(Path(mem.dir), ledger, changed)
-        advance(len(files[start:start + BATCH_NOTES]))
+            with mem.locked():  # per batch, so a year of notes does not block the daemon's other work
+                _store_batch(mem, days, facts, report, ready)
+            advance(len(batch))
+    finally:
+        if helper is not None:
+            helper.close()
     report["dates"] = [d for d, p in files if p.is_file()]
     return report
 
 
-def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], report: dict[str, Any]) -> None:
-    """Store the new facts of one note: in one batch when `mem` has store_many, else one by one."""
+def _store_batch(mem: Any, days: list[str], facts: list[NoteFact], report: dict[str, Any],
+                 ready: list | None) -> None:
+    """The batch's ledgers, its new facts stored, the ledgers written (caller holds the lock)."""
+    _split_old_ledger(Path(mem.dir))
+    ledger: dict[str, str] = {}
+    for day in days:
+        ledger.update(_load_ledger(ledger_path(Path(mem.dir), day)))
+    before = dict(ledger)
+    try:
+        _ingest_facts(mem, facts, ledger, report, ready)
+    finally:
+        changed = {d for k, d in ledger.items() if k not in before}
+        if changed:  # a no-op re-ingest writes nothing
+            _write_ledgers(Path(mem.dir), ledger, changed)
+
+
+def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], report: dict[str, Any],
+                  ready: list | None = None) -> None:
+    """Store the new facts of a batch: in one go when `mem` has store_many, else one by one.
+    `ready`: per fact, (item, prepared) from read_ahead, or None where it is to be done here."""
     from .errors import LimitError
 
-    new = [f for f in facts if f.key not in ledger]
-    report["skipped"] += len(facts) - len(new)
-    for fact in new:
-        if not fact.classified:  # parse_note(classify=False): only what will be stored is read for meaning
+    fresh = [i for i, f in enumerate(facts) if f.key not in ledger]
+    report["skipped"] += len(facts) - len(fresh)
+    new = [facts[i] for i in fresh]
+    done_ahead = [ready[i] if ready is not None else None for i in fresh]
+    for fact, ahead in zip(new, done_ahead):
+        if ahead is None and not fact.classified:  # only what will be stored is read for meaning
             read_content(fact)
-    items = []
-    for fact in new:
-        importance, reasons = _importance(fact)
-        # "promoted": hot gets only what the note says explicitly (below), never a fact by its score
-        items.append((fact.text, fact.category, importance,
-                      fact.metadata() | {"importance_reasons": reasons[:4], "promoted": True}))
+    items = [ahead[0] if ahead is not None else _item(fact) for fact, ahead in zip(new, done_ahead)]
     if not items:
         return
     store_many = getattr(mem, "store_many", None)
+    hot: list[str] | None = None
     if callable(store_many):
-        store_many(items)  # one load/write for the whole note
+        import inspect
+
+        takes = inspect.signature(store_many).parameters
+        extra: dict[str, Any] = {}
+        if ready is not None and "prepared" in takes:  # a helper did this part already
+            extra["prepared"] = [ahead[1] if ahead is not None else None for ahead in done_ahead]
+        step = _hot_step(new)
+        if step is not None and "then" in takes:  # the hot changes in the same write as the stores
+            changed: list[str] = []
+            extra["then"] = (lambda state, now: changed.extend(step(state, now)), "daily note")
+            hot = changed
+        store_many(items, **extra)  # one load/write for the whole batch
         done = new
     else:
         done = []
@@ -450,17 +488,27 @@ def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], repor
         ledger[fact.key] = fact.date
         report["stored"] += 1
         report["by_kind"][fact.kind] = report["by_kind"].get(fact.kind, 0) + 1
-    _to_hot(mem, done, report)
+    if hot is not None:
+        report.setdefault("hot", []).extend(hot)
+    else:
+        _to_hot(mem, done, report)
 
 
-def _to_hot(mem: Any, facts: list[NoteFact], report: dict[str, Any]) -> None:
-    """Explicit lessons → hot lessons, dated tasks/events → hot, owner preferences → owner profile."""
+def _hot_step(facts: list[NoteFact]) -> Any:
+    """The change() step putting explicit lessons in hot lessons, dated tasks/events in hot and owner
+    preferences in the owner profile; None when there are none."""
     from .conversation import hot_changes
     from .fact_rules import KIND_FLOOR, Fact
 
     explicit = [Fact(f.type, f.text, f.category, KIND_FLOOR[f.type], f.about, f.profile_key) for f in facts
                 if f.type is not None and (f.type == "lesson" or (f.type in ("task", "event") and f.about)
                                            or f.profile_key)]
+    return hot_changes(explicit) if explicit else None
+
+
+def _to_hot(mem: Any, facts: list[NoteFact], report: dict[str, Any]) -> None:
+    """_hot_step's changes in a write of their own (a memory that stores one fact at a time)."""
+    step = _hot_step(facts)
     change = getattr(mem, "change", None)
-    if explicit and callable(change):
-        report.setdefault("hot", []).extend(change(hot_changes(explicit), "daily note"))
+    if step is not None and callable(change):
+        report.setdefault("hot", []).extend(change(step, "daily note"))

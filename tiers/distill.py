@@ -8,7 +8,7 @@ from typing import Any
 
 from .distill_lexicon import ACTION_EN, ACTION_ZH, EMOTIONS, FILLERS, NOT_NAMES, OUTCOME_NEG, OUTCOME_POS, TOPICS
 from .distill_lexicon import CMD_TOOLS, SUBCOMMANDS, ZH_SURNAMES
-from .rxgate import Gated
+from .rxgate import Gated, GateSet
 
 FACT_MAX_BYTES = 240
 CORE_MAX_BYTES = 30
@@ -232,16 +232,17 @@ def _actions(text: str) -> list[str]:
 
 # FILLERS compiled and gated: a filler whose words an ASCII text lacks is not run (most texts have none)
 _FILLERS_RX = tuple(Gated(re.compile(f, re.IGNORECASE)) for f in FILLERS)
+_FILLER_GATES = GateSet(_FILLERS_RX)
 
 
 def _strip_fillers(text: str) -> str:
     """re.sub(filler, " ", text, flags=re.IGNORECASE) for each of FILLERS in turn."""
-    low = text.lower()
+    scan = _FILLER_GATES.scan(text)
     for rx in _FILLERS_RX:
-        if not rx.absent(text, low):  # on the text as it is now: an earlier filler may have changed it
+        if not scan.closed(rx):  # on the text as it is now: an earlier filler may have changed it
             out = rx.rx.sub(" ", text)
             if out != text:
-                text, low = out, out.lower()
+                text, scan = out, _FILLER_GATES.scan(out)
     return text
 
 

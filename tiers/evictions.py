@@ -11,6 +11,8 @@ from .atomic import atomic_write_text
 from .errors import StoreError
 
 MAX_LOG_BYTES = 1 << 20  # rotated to evictions.jsonl.1 past 1 MiB
+# json.dumps(row, ensure_ascii=False, sort_keys=True) without a new encoder per row (a year's ingest logs thousands)
+_ROW = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
 
 class EvictionLog:
@@ -23,7 +25,7 @@ class EvictionLog:
         for row in rows:
             clean = {k: v for k, v in row.items() if k != "entry"}
             clean["ts"] = int(now)
-            lines.append(json.dumps(clean, ensure_ascii=False, sort_keys=True))
+            lines.append(_ROW.encode(clean))
         if not lines:
             return 0
         self._rotate_if_big()

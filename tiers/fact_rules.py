@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from .rxgate import Gated
+from .rxgate import Gated, GateSet, Scan
 
 KIND_CATEGORY = {"decision": "decisions", "preference": "owner/preferences", "personal": "owner/facts",
                  "lesson": "lessons", "task": "tasks", "event": "events", "fact": "notes"}
@@ -104,12 +104,16 @@ def _safe_date(y: int, m: int, d: int) -> str | None:
         return None
 
 
-def find_date(text: str, ref: dt.date) -> str | None:
-    """The first date `text` names (ISO, "Dec 4", "4 December", "12月4日", tomorrow, next Friday), or None."""
-    m = _ISO.search(text)
+def find_date(text: str, ref: dt.date, scan: Scan | None = None) -> str | None:
+    """The first date `text` names (ISO, "Dec 4", "4 December", "12月4日", tomorrow, next Friday), or None.
+
+    `scan`: scan(text), when the caller checks the same text with classify() too (alone, each
+    gate's own check is cheaper than a scan for every gate of this module)."""
+    search = scan.search if scan is not None else lambda gate: gate.search(text)
+    m = search(_ISO)
     if m:
         return _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    m = _MONTH_DAY.search(text)
+    m = search(_MONTH_DAY)
     if m:
         mon, day, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(4), m.group(6))
         y = int(year) if year else ref.year
@@ -117,10 +121,10 @@ def find_date(text: str, ref: dt.date) -> str | None:
         if found and not year and found < ref.isoformat():
             found = _safe_date(y + 1, _MONTHS[mon.lower()[:3]], int(day))
         return found
-    m = _ZH_DATE.search(text)
+    m = search(_ZH_DATE)
     if m:
         return _safe_date(int(m.group(1) or ref.year), int(m.group(2)), int(m.group(3)))
-    m = _RELATIVE.search(text)
+    m = search(_RELATIVE)
     if not m:
         return None
     word = (m.group(1) or m.group(2)).lower()
@@ -148,12 +152,21 @@ _ORDER = (("lesson", _LESSON, False), ("decision", _DECISION, False), ("task", _
           ("fact", _REMEMBER, False))
 
 
-def classify(sentence: str, has_date: bool) -> str | None:
-    """The kind of one sentence, or None when it is nothing to keep."""
-    if _QUESTION.search(sentence) or len(sentence) < 6 or _NOT_A_FACT.search(sentence):
+def classify(sentence: str, has_date: bool, scan: Scan | None = None) -> str | None:
+    """The kind of one sentence, or None when it is nothing to keep (`scan`: scan(sentence))."""
+    scan = scan or GATES.scan(sentence)
+    if scan.search(_QUESTION) or len(sentence) < 6 or scan.search(_NOT_A_FACT):
         return None
-    return next((kind for kind, rx, needs_date in _ORDER if (has_date or not needs_date) and rx.search(sentence)),
+    return next((kind for kind, rx, needs_date in _ORDER if (has_date or not needs_date) and scan.search(rx)),
                 None)
+
+
+# every gate of classify and find_date: one pass over a sentence's needles for all of them
+GATES = GateSet([_ISO, _MONTH_DAY, _ZH_DATE, _RELATIVE, _QUESTION, _NOT_A_FACT] + [rx for _, rx, _ in _ORDER])
+
+
+def scan(text: str) -> Scan:
+    return GATES.scan(text)
 
 
 def profile_key(kind: str, text: str) -> str | None:
@@ -188,8 +201,9 @@ def extract(text: str, ref_date: str | dt.date, limit: int = 2) -> list[Fact]:
     found: list[Fact] = []
     last: Fact | None = None
     for sentence in sentences(text):
-        about = find_date(sentence, ref)
-        kind = classify(sentence, about is not None)
+        seen = GATES.scan(sentence)
+        about = find_date(sentence, ref, seen)
+        kind = classify(sentence, about is not None, seen)
         if kind is None:
             if last is not None and not _QUESTION.search(sentence) and len(last.text) + len(sentence) < MAX_FACT_CHARS:
                 last.text = f"{last.text} {sentence.strip()}"

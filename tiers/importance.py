@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .rxgate import Gated
+from .rxgate import Gated, GateSet, Scan
 
 # Intrinsic types, highest first (seed 001): identity/health/safety 1.0, preference/relationship/status 0.8.
 _INTRINSIC: tuple[tuple[str, float, tuple[str, ...]], ...] = (
@@ -67,12 +67,15 @@ _TEMPORARY_RX = _compile(_TEMPORARY)
 _NEGATED_RX = [(n, v, _compile(w)) for n, v, w in _NEGATED]
 _EXPLICIT_RX = [(n, v, _compile(w)) for n, v, w in _EXPLICIT]
 _CONTENT_RX = [(n, v, _compile(w)) for n, v, w in _CONTENT]
+# every gate above, checked in one pass over the text per call (rxgate.Scan)
+_GATES = GateSet([g for rows in (_INTRINSIC_RX, _NEGATED_RX, _EXPLICIT_RX, _CONTENT_RX) for _, _, g in rows]
+                 + [_TEMPORARY_RX])
 
 
-def _intrinsic(text: str, category: str) -> tuple[float, str]:
+def _intrinsic(scan: Scan, category: str) -> tuple[float, str]:
     best, name = -1.0, ""
     for kind, value, rx in _INTRINSIC_RX:
-        if value > best and rx.search(text):
+        if value > best and scan.search(rx):
             best, name = value, kind
     head = category.strip("/").split("/")[0].lower() if category else ""
     for prefix, value in _CATEGORY_TYPES:
@@ -80,7 +83,7 @@ def _intrinsic(text: str, category: str) -> tuple[float, str]:
             best, name = value, f"category:{prefix}"
     if best >= 0:
         return best, name
-    if _TEMPORARY_RX.search(text) or head in ("temp", "scratch"):
+    if scan.search(_TEMPORARY_RX) or head in ("temp", "scratch"):
         return TEMPORARY, "temporary"
     return DEFAULT, "general"
 
@@ -88,24 +91,24 @@ def _intrinsic(text: str, category: str) -> tuple[float, str]:
 def rule_importance(text: str, category: str = "") -> tuple[float, list[str]]:
     """Importance in 0..1 and the reasons for it (kept in the entry's metadata)."""
     text = (text or "").lower()
-    base, kind = _intrinsic(text, category)
+    scan = _GATES.scan(text)
+    base, kind = _intrinsic(scan, category)
     reasons = [f"intrinsic:{kind}={base:g}"]
     score = base
-    masked = text
     for name, delta, rx in _NEGATED_RX:
-        if rx.search(masked):
+        if scan.search(rx):
             score += delta
             reasons.append(f"signal:{name}{delta:+g}")
-            masked = rx.rx.sub(" ", masked)
+            scan = _GATES.scan(rx.rx.sub(" ", scan.text))  # masked: later signals read what is left
     explicit = False
     for name, delta, rx in _EXPLICIT_RX:
-        if rx.search(masked):
+        if scan.search(rx):
             score += delta
             explicit = explicit or delta > 0
             reasons.append(f"signal:{name}{delta:+g}")
     content = 0.0
     for name, delta, rx in _CONTENT_RX:
-        if rx.search(masked):
+        if scan.search(rx):
             content += delta
             reasons.append(f"content:{name}+{delta:g}")
     if content:

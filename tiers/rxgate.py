@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 try:  # the stdlib's own pattern parser; without it every gate is open (always runs the regex)
     from re import _constants as C, _parser as P  # type: ignore[attr-defined]
@@ -94,3 +94,52 @@ class Gated:
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         return iter(()) if self.absent(text) else self.rx.finditer(text)
+
+
+class GateSet:
+    """Gates checked together: one pass over the union of their needles per text (see Scan), instead
+    of a pass per gate that lowercases the text again and walks its needles in Python each time."""
+
+    def __init__(self, gates: Iterable[Gated]) -> None:
+        self.members = frozenset(gates)
+        fold = [g.needles for g in self.members if g.fold and g.needles is not None]
+        raw = [g.needles for g in self.members if not g.fold and g.needles is not None]
+        self.fold = tuple(sorted(frozenset().union(*fold)))
+        self.raw = tuple(sorted(frozenset().union(*raw)))
+        self.raw_ascii = tuple(n for n in self.raw if n.isascii())  # all an ASCII text can hold
+
+    def scan(self, text: str, low: str | None = None) -> Scan:
+        return Scan(self, text, low)
+
+
+class Scan:
+    """One text against a GateSet: `search(gate)` is `gate.search(text)`, its needles looked up in
+    the sets of needles the text holds (found once, on first use)."""
+
+    __slots__ = ("gates", "text", "low", "ascii", "_fold", "_raw")
+
+    def __init__(self, gates: GateSet, text: str, low: str | None = None) -> None:
+        self.gates, self.text, self.low = gates, text, low
+        self.ascii = text.isascii()
+        self._fold: frozenset[str] | None = None
+        self._raw: frozenset[str] | None = None
+
+    def closed(self, gate: Gated) -> bool:
+        """Gated.absent(text), from the found sets."""
+        needles = gate.needles
+        if needles is None or gate not in self.gates.members:
+            return gate.absent(self.text, self.low)
+        if gate.fold:
+            if not self.ascii:
+                return False  # as Gated.absent: no shortcut for case folding beyond ASCII
+            if self._fold is None:
+                low = self.low = self.text.lower() if self.low is None else self.low
+                self._fold = frozenset([n for n in self.gates.fold if n in low])
+            return needles.isdisjoint(self._fold)
+        if self._raw is None:
+            text = self.text
+            self._raw = frozenset([n for n in (self.gates.raw_ascii if self.ascii else self.gates.raw) if n in text])
+        return needles.isdisjoint(self._raw)
+
+    def search(self, gate: Gated) -> re.Match[str] | None:
+        return None if self.closed(gate) else gate.rx.search(self.text)

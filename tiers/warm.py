@@ -57,14 +57,33 @@ def rescore(entry: Entry, now: float) -> float:
     return entry["score"]
 
 
-def add_or_reinforce(warm: Warm, entry: Entry, now: float) -> tuple[Entry, bool]:
-    """Insert `entry`, or reinforce the existing one with the same id. Returns (entry, created)."""
+def positions(warm: Warm) -> dict[str, int]:
+    """id → index of its first entry: add_or_reinforce's lookup built once for a batch of stores."""
+    where: dict[str, int] = {}
+    for i, e in enumerate(warm["entries"]):
+        where.setdefault(e["id"], i)
+    return where
+
+
+def add_or_reinforce(warm: Warm, entry: Entry, now: float, where: dict[str, int] | None = None
+                     ) -> tuple[Entry, bool]:
+    """Insert `entry`, or reinforce the existing one with the same id. Returns (entry, created).
+
+    `where`: positions(warm), kept up to date here, when nothing else changes warm in between."""
     entries = warm["entries"]
-    try:  # the first entry with this id, looked up at C speed: a year of stores scans warm each time
-        old = entries[list(map(_ID, entries)).index(entry["id"])]
-    except ValueError:
-        entries.append(entry)
-        return entry, True
+    if where is not None:  # a batch: one dict lookup instead of a scan of warm per store
+        at = where.get(entry["id"])
+        if at is None:
+            where[entry["id"]] = len(entries)
+            entries.append(entry)
+            return entry, True
+        old = entries[at]
+    else:
+        try:  # the first entry with this id, looked up at C speed
+            old = entries[list(map(_ID, entries)).index(entry["id"])]
+        except ValueError:
+            entries.append(entry)
+            return entry, True
     old["access_count"] += 1
     old["last_access"] = int(now)
     old["importance"] = max(old["importance"], entry["importance"])
@@ -106,12 +125,18 @@ def split_due_for_cold(warm: Warm, now: float) -> tuple[list[Entry], list[dict]]
     return out, log
 
 
-def _sizes(warm: Warm) -> tuple[int, list[int]]:
-    """len(dumps(warm)) and each entry's share of it, from one dumps per entry (no dumps of the whole):
-    canonical JSON is compositional, so the whole is the rest of warm plus each entry and a comma between."""
-    sizes = [len(dumps(e)) for e in warm["entries"]]
-    rest = len(dumps(dict(warm, entries=[])))
-    return rest + sum(sizes) + max(len(sizes) - 1, 0), sizes
+def _fitting(warm: Warm, limit: int) -> int:
+    """How many of warm's first entries fit in `limit` bytes of JSON with the rest of warm (the longest
+    such prefix). Canonical JSON is compositional: the whole is the rest of warm plus each entry and a
+    comma between; only the entries kept (and the first one not) are encoded, not those that go."""
+    size = len(dumps(dict(warm, entries=[])))
+    kept = 0
+    for e in warm["entries"]:
+        size += len(dumps(e)) + (1 if kept else 0)
+        if size > limit:
+            break
+        kept += 1
+    return kept
 
 
 def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry], list[dict]]:
@@ -121,12 +146,11 @@ def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry
         rescore(e, now)
     fresh = now - grace
     warm["entries"].sort(key=lambda e: (e["created_at"] <= fresh, -e["score"], -e["created_at"], e["id"]))
-    out, log = [], []
-    size, sizes = _sizes(warm)
-    while warm["entries"] and size > WARM_MAX_BYTES:
-        e = warm["entries"].pop()
-        size -= sizes.pop() + (1 if warm["entries"] else 0)  # the entry, and its comma if one is left
-        out.append(e)
+    kept = _fitting(warm, WARM_MAX_BYTES)
+    out = warm["entries"][kept:][::-1]  # as if popped from the end while over: lowest first
+    del warm["entries"][kept:]
+    log = []
+    for e in out:
         young = " (within its grace period: nothing older was left)" if e["created_at"] > fresh else ""
         log.append(_eviction(e, f"warm over {WARM_MAX_BYTES} bytes, lowest score {e['score']:.3f}{young}"))
     return out, log
