@@ -23,7 +23,8 @@ from typing import Callable, Iterable, Sequence
 from memoryd.tiers import analyzer
 
 K1, B = 1.2, 0.75          # FTS5's bm25() defaults
-FETCH = 50                 # rows asked of each AND query
+FETCH = 50                 # rows asked of each AND query (4x more when a set is asked again)
+MAX_FETCH = 800
 MORE_SETS = 12             # sets asked beyond the first round before giving up
 MAX_TERMS = 6              # 2^terms bounds to weigh: longer queries take the full query
 CHEAP_POSTINGS = 20_000    # under this many postings the full OR query is as cheap as this
@@ -63,6 +64,7 @@ class TopK:
         self.idfs = {t: idf(n_docs, dfs.get(t, 0)) for t in self.terms}
         self.most = {t: self.idfs[t] * (K1 + 1) for t in self.terms}
         self.asked: dict[frozenset[str], tuple[bool, float]] = {}  # set → (complete, cut score)
+        self.fetched: dict[frozenset[str], int] = {}  # set → rows asked of it
         self.found: dict[int, tuple[float, frozenset[str]]] = {}  # rowid → best partial score, its set
         self.seen: dict[int, set[frozenset[str]]] = {}  # rowid → the sets that returned it
         self.exact: dict[int, float] = {}
@@ -78,14 +80,16 @@ class TopK:
             best = self._best(limit)
             if len(best) >= limit and best[limit - 1][1] >= bound:
                 return best
-            if worst is None or worst in self.asked:
+            if worst is None or self.fetched.get(worst, 0) >= MAX_FETCH:
                 return None
-            self._ask(worst)
+            self._ask(worst)  # a set asked already: its rows below the cut, 4x as many
         return None
 
     def _ask(self, s: frozenset[str]) -> None:
-        rows = self.query(sorted(s), FETCH)
-        self.asked[s] = (len(rows) < FETCH, rows[-1][1] if rows else 0.0)
+        n = self.fetched[s] * 4 if s in self.fetched else FETCH
+        rows = self.query(sorted(s), n)
+        self.fetched[s] = n
+        self.asked[s] = (len(rows) < n, rows[-1][1] if rows else 0.0)
         for rowid, partial in rows:
             self.seen.setdefault(rowid, set()).add(s)
             if partial > self.found.get(rowid, (-1.0, s))[0]:
@@ -116,6 +120,8 @@ class TopK:
     def _best(self, limit: int) -> list[tuple[int, float]]:
         """The exact top of the returned rows, scoring (analysing) only those that could make it."""
         def ceiling(rowid: int) -> float:
+            if rowid in self.exact:  # scored already: its ceiling is its score
+                return self.exact[rowid]
             partial, s = self.found[rowid]
             return partial + self._most(t for t in self.terms if t not in s and not self._lacks(rowid, s, t))
 

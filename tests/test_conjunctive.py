@@ -110,3 +110,24 @@ def test_the_bound_counts_what_a_left_out_row_could_still_score() -> None:
     bound, worst = top._bound()
     assert worst == frozenset({"b"}) and bound == pytest.approx(top.most["b"])
     assert top.asked[frozenset({"a", "b"})] == (False, 5.0) and top.asked[frozenset({"a"})] == (True, 9.0)
+
+
+def test_a_set_the_bound_points_at_again_is_asked_for_more_rows(index: LocalIndex,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pair whose first rows all outscore what else could: its next rows are fetched (4x), not the full query."""
+    monkeypatch.setattr(conjunctive, "CHEAP_POSTINGS", 0)
+    monkeypatch.setattr(conjunctive, "SINGLE_MAX", 0)  # only the pairs are asked first
+    monkeypatch.setattr(conjunctive, "FETCH", 3)
+    fetches: list[int] = []
+    real = conjunctive.TopK._ask
+
+    def ask(self: conjunctive.TopK, s: frozenset[str]) -> None:
+        real(self, s)
+        fetches.append(self.fetched[s])
+
+    monkeypatch.setattr(conjunctive.TopK, "_ask", ask)
+    ended = runs(monkeypatch)
+    terms = analyzer.query_terms("zeta7 zeta12")
+    got = index.search("a1", terms, 10)
+    assert ended and ended[-1] is not None and 12 in fetches
+    assert [round(h["bm25"], 9) for h in got] == [round(s, 9) for _, s in full(index, terms, 10)]
