@@ -154,6 +154,11 @@ def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: 
               f"{sum(same)}/{len(same)} | top-10 ∩ plain FTS5 BM25 "
               f"{statistics.mean(overlap):.2f} | cold results from the exact top-10 {statistics.mean(agree or [1]):.2f} | "
               f"size {db_size / raw:.2f}x raw text (plain porter FTS5 with content: {plain_size / raw:.2f}x)")
+        zh_ms = [ms for q, ms in zip(asked, retrieve_ms) if analyzer.has_cjk(q)]
+        en_ms = [ms for q, ms in zip(asked, retrieve_ms) if not analyzer.has_cjk(q)]
+        if zh_ms and en_ms:
+            print(f"{'':>9} retrieve p50/p95 by query language: other {'/'.join(f'{x:.1f}' for x in percentiles(en_ms))} ms "
+                  f"({len(en_ms)}), Chinese {'/'.join(f'{x:.1f}' for x in percentiles(zh_ms))} ms ({len(zh_ms)})")
         if cjk_cover:
             print(f"{'':>9} Chinese queries: {len(cjk_cover)} | FTS5's top 10 over all their terms found among the 40 "
                   f"candidates retrieve looks at: {statistics.mean(cjk_cover):.3f}")
