@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.tiers.dailynotes import OLD_LEDGER, NoteFact, ingest, ledger_path, note_files, parse_note
+from memoryd.tiers.dailynotes import NoteFact, ingest, note_files, parse_note
+from memoryd.tiers.ledgers import OLD_LEDGER, ledger_path
 from memoryd.tiers.errors import UsageError
 
 EN_NOTE = """# 2026-02-18

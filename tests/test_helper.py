@@ -169,7 +169,8 @@ def test_a_helper_killed_mid_run_changes_nothing(keyword_config) -> None:
 
 
 def test_read_ahead_rates_its_share_of_the_facts_not_in_the_ledgers(keyword_config, tmp_path: Path) -> None:
-    from memoryd.tiers.dailynotes import ledger_path, note_files
+    from memoryd.tiers.dailynotes import note_files
+    from memoryd.tiers.ledgers import ledger_path
     from memoryd.tiers.notes_ahead import has_new, read_ahead
 
     _year(keyword_config.workspace, 3)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .ledgers import ledger_path, load_ledger, split_old_ledger, write_ledgers
 from .progress import Progress, current_progress
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -287,8 +288,6 @@ def parse_note(source: str | Path, date: str, classify: bool = True) -> tuple[li
 
 
 # --- ingestion into an agent's memory ---------------------------------------------------------
-LEDGER = "ingested"        # one small JSON per note date: what of that note was stored already
-OLD_LEDGER = "ingested.json"  # round 1: one file for every date, rewritten per note (grew all year)
 BATCH_NOTES = 16           # `--all`: notes stored per write (one warm write per batch, not per note)
 RETAIN_BONUS = 0.1  # a `## Retain` line is one the author chose to keep (seed 003's quality lever)
 
@@ -310,49 +309,6 @@ def note_files(workspace: Path, date: str | None = None, all_: bool = False) -> 
             except UsageError:
                 continue  # 2026-13-40.md is not a daily note
     return out
-
-
-def _load_ledger(path: Path) -> dict[str, str]:
-    from .atomic import read_json
-
-    def valid(obj: Any) -> None:
-        if not isinstance(obj, dict) or not isinstance(obj.get("keys"), dict):
-            raise ValueError("not a ledger")
-
-    return dict(read_json(path, lambda: {"keys": {}}, valid)["keys"])
-
-
-def ledger_path(agent_dir: Path, day: str) -> Path:
-    return Path(agent_dir) / LEDGER / f"{day}.json"
-
-
-def _split_old_ledger(agent_dir: Path) -> None:
-    """Round 1's single ledger → one file per date (caller holds the agent lock)."""
-    from .atomic import atomic_write_json, ensure_private_dir
-
-    old = Path(agent_dir) / OLD_LEDGER
-    if not old.exists():
-        return
-    by_day: dict[str, dict[str, str]] = {}
-    for key, day in _load_ledger(old).items():
-        by_day.setdefault(str(day), {})[key] = str(day)
-    ensure_private_dir(Path(agent_dir) / LEDGER)
-    for day, keys in by_day.items():
-        path = ledger_path(agent_dir, day)
-        atomic_write_json(path, {"keys": dict(sorted((_load_ledger(path) | keys).items()))})
-    old.unlink()
-
-
-def _write_ledgers(agent_dir: Path, ledger: dict[str, str], days: set[str]) -> None:
-    """Each changed date's file. Not fsync'd: a ledger lost in a power cut means facts stored again,
-    which reinforces them (same content id), never duplicates them."""
-    from .atomic import atomic_write_bytes, dumps, ensure_private_dir
-
-    ensure_private_dir(Path(agent_dir) / LEDGER)  # once: not again (a stat per ancestor) for each file
-    for day in sorted(days):
-        keys = {k: d for k, d in ledger.items() if d == day}
-        atomic_write_bytes(ledger_path(agent_dir, day), dumps({"keys": dict(sorted(keys.items()))}),
-                           private_dir=False, durable=False)
 
 
 def _item(fact: NoteFact) -> tuple[str, str, float, dict[str, Any]]:
@@ -430,17 +386,17 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
 def _store_batch(mem: Any, days: list[str], facts: list[NoteFact], report: dict[str, Any],
                  ready: list | None) -> None:
     """The batch's ledgers, its new facts stored, the ledgers written (caller holds the lock)."""
-    _split_old_ledger(Path(mem.dir))
+    split_old_ledger(Path(mem.dir))
     ledger: dict[str, str] = {}
     for day in days:
-        ledger.update(_load_ledger(ledger_path(Path(mem.dir), day)))
+        ledger.update(load_ledger(ledger_path(Path(mem.dir), day)))
     before = dict(ledger)
     try:
         _ingest_facts(mem, facts, ledger, report, ready)
     finally:
         changed = {d for k, d in ledger.items() if k not in before}
         if changed:  # a no-op re-ingest writes nothing
-            _write_ledgers(Path(mem.dir), ledger, changed)
+            write_ledgers(Path(mem.dir), ledger, changed)
 
 
 def _ingest_facts(mem: Any, facts: list[NoteFact], ledger: dict[str, str], report: dict[str, Any],

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .dailynotes import NoteFact, _item, ledger_path, parse_note, read_content
+from .dailynotes import NoteFact, _item, parse_note, read_content
+from .ledgers import ledger_path
 from .errors import UsageError
 
 
