@@ -91,7 +91,7 @@ def rule_split(facts: list[str]) -> None:
     from memoryd.tiers import distill, fact_rules, importance, redact
 
     ref = dt.date(2025, 6, 1)
-    rules = {"distill": distill._distill.__wrapped__, "redact": redact._redact,
+    rules = {"distill (stored keys)": distill._distill_meta.__wrapped__, "redact": redact._redact,
              "importance": lambda t: importance.rule_importance(t, "notes"),
              "classify + find_date": lambda t: (fact_rules.classify(t, False), fact_rules.find_date(t, ref))}
     for name, rule in rules.items():

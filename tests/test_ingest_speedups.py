@@ -168,6 +168,25 @@ def ref_redact(text: str) -> tuple[str, dict[str, int]]:
     return out, counts
 
 
+def ref_redact_obj(obj: Any) -> tuple[Any, dict[str, int]]:
+    """Every string of a JSON-like value through redact, one by one."""
+    counts: dict[str, int] = {}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            clean, found = ref_redact(value)
+            for kind, n in found.items():
+                counts[kind] = counts.get(kind, 0) + n
+            return clean
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(obj), {k: n for k, n in counts.items() if n}
+
+
 # --- the corpus --------------------------------------------------------------------------------
 def _test_literals() -> list[str]:
     names = ("test_distill.py", "test_redact.py", "test_importance.py", "test_fact_rules.py", "test_dailynotes.py")
@@ -205,9 +224,15 @@ CORPUS = _bench_facts() + _test_literals() + NEAR_MISSES
 
 
 def _same(text: str) -> None:
-    assert D._distill.__wrapped__(text) == ref_distill(text), text
+    D._distill_meta.cache_clear()
+    assert D.distill(text) == ref_distill(text), text
+    assert D.distill_meta(text) == {k: v for k, v in ref_distill(text).items() if k in D.META_KEYS}, text
     assert R._redact(text) == ref_redact(text), text
     assert R.redact(text) == ref_redact(text), text
+    # a store's metadata (flat: one search over all its strings) and a nested value (walked)
+    for obj in ({"section": text, "entities": ["a", text], "n": 1, "ok": True, "none": None},
+                {"source": "memory/x.md#L1", "tags": (text,)}, {"deep": {"x": [text]}}, [text, {"y": text}]):
+        assert R.redact_obj(obj) == ref_redact_obj(obj), (obj, text)
 
 
 def test_corpus_is_the_same_as_the_plain_loops() -> None:

@@ -30,15 +30,27 @@ METADATA_KEYS = ("urls", "commands", "paths", "people", "topics", "emotion", "ou
 def _prepare(text: str, category: str, importance: float | None, metadata: dict[str, Any] | None
              ) -> tuple[str, str, float, dict[str, Any], dict[str, int]]:
     """Validate one fact, replace secrets (text and caller metadata), distil it and rate it."""
-    from .distill import distill
+    return prepare_many([(text, category, importance, metadata)])[0]
+
+
+def prepare_many(items: list[tuple[str, str, float | None, dict[str, Any] | None]]
+                 ) -> list[tuple[str, str, float, dict[str, Any], dict[str, int]]]:
+    """_prepare for each item (the rules' modules looked up once, not per fact)."""
+    from .distill import distill_meta
     from .importance import rule_importance
     from .redact import redact, redact_obj
 
+    return [_prepare_one(*item, distill_meta, rule_importance, redact, redact_obj) for item in items]
+
+
+def _prepare_one(text: str, category: str, importance: float | None, metadata: dict[str, Any] | None,
+                 distill_meta: Callable, rule_importance: Callable, redact: Callable, redact_obj: Callable
+                 ) -> tuple[str, str, float, dict[str, Any], dict[str, int]]:
     text = check_text(text)
     category = check_category(category)
     importance = check_importance(importance)
     text, redactions = redact(text)
-    meta = {k: v for k, v in distill(text).items() if k in METADATA_KEYS and v}
+    meta = {k: v for k, v in distill_meta(text).items() if v}  # every key of it is one of METADATA_KEYS
     if importance is None:
         importance, reasons = rule_importance(text, category)
         meta["importance_reasons"] = reasons[:4]
@@ -216,7 +228,11 @@ class AgentMemory:
         `then`: (fn, reason): change(fn, reason) after the stores, in the same write (a daily note's
         facts, then their hot changes: one load and one write of the state, not two)."""
         ahead = prepared if prepared is not None else [None] * len(items)
-        prepared = [done if done is not None else _prepare(*item) for item, done in zip(items, ahead, strict=True)]
+        if len(ahead) != len(items):
+            raise ValueError("store_many: prepared must have one entry per item")
+        todo = [item for item, done in zip(items, ahead) if done is None]
+        here = iter(prepare_many(todo))
+        prepared = [done if done is not None else next(here) for done in ahead]
         results = []
         with self.locked():
             now = self.clock()

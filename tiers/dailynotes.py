@@ -113,7 +113,7 @@ _SECTION_TYPES = ((r"decision|决定|决策", "decision"), (r"task|todo|to-do|�
 
 def read_content(fact: NoteFact) -> None:
     """Type, category, date and profile key of a note fact from what it says (its heading helps)."""
-    from .distill import distill
+    from .distill import distill_meta
     from .fact_rules import KIND_CATEGORY, classify, find_date, profile_key, scan
 
     import datetime as _dt
@@ -132,7 +132,7 @@ def read_content(fact: NoteFact) -> None:
     if fact.type:
         fact.category = KIND_CATEGORY[fact.type]
     else:
-        topics = distill(fact.text)["topics"]
+        topics = distill_meta(fact.text)["topics"]
         fact.category = f"notes/{topics[0]}" if topics and re.fullmatch(r"[\w.-]{1,32}", topics[0]) else "notes"
 
 

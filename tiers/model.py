@@ -1,6 +1,7 @@
 """Shared vocabulary of the tiers: limits, ids, input validation and the score formula."""
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -120,7 +121,14 @@ def check_importance(value: float | None) -> float | None:
 
 def check_category(path: str) -> str:
     """A category path: 1-4 non-empty segments of letters, digits, _ . - separated by '/'."""
-    if not isinstance(path, str) or not path.strip():
+    if not isinstance(path, str):
+        raise UsageError("category is empty")
+    return _checked_category(path)
+
+
+@functools.lru_cache(maxsize=1024)  # a batch of stores repeats a few categories: checked once each
+def _checked_category(path: str) -> str:
+    if not path.strip():
         raise UsageError("category is empty")
     parts = path.strip().split("/")
     if any(not p for p in parts):

@@ -53,7 +53,7 @@ def read_ahead(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.
     """The helper process's job: read_notes, then the per-fact rules (read_content, importance and the
     store's _prepare) of the first `share` of the facts their ledgers do not hold yet; None where
     they were not run (the caller runs them)."""
-    from .agent import _prepare
+    from .agent import prepare_many
 
     days, facts, warnings = read_notes(files, False)
     known: dict[str, str] = {}
@@ -68,7 +68,7 @@ def read_ahead(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.
             try:
                 read_content(fact)
                 item = _item(fact)
-                done = (item, _prepare(*item))
+                done = (item, prepare_many([item])[0])
             except Exception:  # the store path runs it again and reports the error as it always did
                 fact.classified = False
         ready.append(done)

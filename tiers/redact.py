@@ -117,14 +117,25 @@ def _redact_short(text: str) -> tuple[str, dict[str, int]]:
 
 # Every pattern below needs one of these strings (with the same case rules as the pattern itself):
 # a text without any of them has no secret to find, and one search replaces ~20 substitutions.
-_MAY_HAVE_SECRET = re.compile(
-    r"-----BEGIN |sk-|sk_|rk_|gh[pousr]_|github_pat_|glpat-|hf_|npm_|AKIA|ASIA|xox|AIza|eyJ|://"
-    r"|(?i:authorization|bearer|pass|pwd|secret|token|key|pin)|密码|口令|密钥|令牌")
+_CASED_MARKS = r"-----BEGIN |sk-|sk_|rk_|gh[pousr]_|github_pat_|glpat-|hf_|npm_|AKIA|ASIA|xox|AIza|eyJ|://"
+_CASELESS_WORDS = r"authorization|bearer|pass|pwd|secret|token|key|pin"
+_MAY_HAVE_SECRET = re.compile(f"{_CASED_MARKS}|(?i:{_CASELESS_WORDS})|密码|口令|密钥|令牌")
+# On ASCII text the same check without case folding inside the regex (4-5x faster): lower() folds
+# exactly the letters re.IGNORECASE folds there; the CJK words cannot occur.
+_CASED_MARKS_RX = re.compile(_CASED_MARKS)
+_CASELESS_WORDS_RX = re.compile(_CASELESS_WORDS)
+
+
+def may_have_secret(text: str) -> bool:
+    """False when no pattern below can match `text` (exact: every match holds one of these strings)."""
+    if not text.isascii():
+        return _MAY_HAVE_SECRET.search(text) is not None
+    return _CASED_MARKS_RX.search(text) is not None or _CASELESS_WORDS_RX.search(text.lower()) is not None
 
 
 def _redact(text: str) -> tuple[str, dict[str, int]]:
     counts: dict[str, int] = {}
-    if not text or not _MAY_HAVE_SECRET.search(text):
+    if not text or not may_have_secret(text):
         return text, counts
     out = _sub_all(text, "private_key", _PEM, counts)
     out = _sub_all(out, "authorization", _AUTH_HEADER, counts, _auth_header)
@@ -141,6 +152,10 @@ def _redact(text: str) -> tuple[str, dict[str, int]]:
 
 def redact_obj(obj: object) -> tuple[object, dict[str, int]]:
     """Redact every string inside a JSON-like value (dicts, lists); keys are kept as they are."""
+    flat = _flat_strings(obj)
+    if flat is not None and not may_have_secret("\n".join(flat)):
+        # nothing any pattern needs is in any string (no needle spans a newline): one search, not a walk
+        return {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in obj.items()}, {}  # type: ignore[union-attr]
     counts: dict[str, int] = {}
 
     def walk(value: object) -> object:
@@ -156,6 +171,25 @@ def redact_obj(obj: object) -> tuple[object, dict[str, int]]:
         return value
 
     return walk(obj), {k: n for k, n in counts.items() if n}
+
+
+def _flat_strings(obj: object) -> list[str] | None:
+    """The strings of a dict of scalars and lists of scalars (a store's metadata), or None for any other shape."""
+    if not isinstance(obj, dict):
+        return None
+    out = []
+    for v in obj.values():
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                if isinstance(x, str):
+                    out.append(x)
+                elif isinstance(x, (dict, list, tuple)):
+                    return None
+        elif isinstance(v, dict):
+            return None
+    return out
 
 
 def contains_secret(text: str) -> bool:
