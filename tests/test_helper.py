@@ -185,3 +185,20 @@ def test_read_ahead_rates_its_share_of_the_facts_not_in_the_ledgers(keyword_conf
     _, facts, _, ready = read_ahead(files, tmp_path, 1.0)
     assert [r is None for r in ready] == [f.date == days[0] for f in facts]  # known facts are not rated
     assert has_new(tmp_path, facts) and not has_new(tmp_path, first)
+
+
+def test_what_the_helper_sends_unpacks_to_what_read_ahead_gives(keyword_config, tmp_path: Path) -> None:
+    import pickle
+
+    from memoryd.tiers.dailynotes import note_files
+    from memoryd.tiers.notes_ahead import read_ahead, read_ahead_packed, unpack
+
+    _year(keyword_config.workspace, 3)
+    files = note_files(keyword_config.workspace, all_=True)
+    want = read_ahead(files, tmp_path, 0.6)
+    packed = read_ahead_packed(files, tmp_path, 0.6)
+    days, facts, warnings, ready = unpack(pickle.loads(pickle.dumps(packed)))
+    assert (days, facts, warnings) == want[:3] and len(facts) > 20
+    assert [r is None for r in ready] == [r is None for r in want[3]]
+    assert [r[1] for r in ready if r] == [r[1] for r in want[3] if r]  # the prepared stores, as they were made
+    assert len(pickle.dumps(packed)) < len(pickle.dumps(want))

@@ -3,6 +3,8 @@ batch of daily notes (parse, read_content, importance, the store's _prepare) whi
 stores the current one. Pure work only: every write stays with the caller, under the agent lock."""
 from __future__ import annotations
 
+import dataclasses
+import operator
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +77,24 @@ def read_ahead(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.
     return days, facts, warnings, ready
 
 
+_FIELDS = tuple(f.name for f in dataclasses.fields(NoteFact))
+_as_tuple = operator.attrgetter(*_FIELDS)
+
+
+def read_ahead_packed(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.0
+                      ) -> tuple[list[str], list[tuple], list[str], list]:
+    """read_ahead as the helper sends it back: facts as tuples of their fields, and only the prepared
+    half of each (item, prepared) (a third of the pickle, ~4 -> 1 ms of a batch's two processes)."""
+    days, facts, warnings, ready = read_ahead(files, agent_dir, share)
+    return days, [_as_tuple(f) for f in facts], warnings, [None if r is None else r[1] for r in ready]
+
+
+def unpack(got: tuple[list[str], list[tuple], list[str], list]) -> tuple[list[str], list[NoteFact], list[str], list]:
+    """read_ahead_packed's answer as read_ahead gives it (a prepared store is an item itself)."""
+    days, rows, warnings, prepared = got
+    return days, [NoteFact(*row) for row in rows], warnings, [None if p is None else (p[:4], p) for p in prepared]
+
+
 SHARE_STEP = 0.05  # of a batch's rating moved between the helper and this process after each batch
 
 
@@ -95,7 +115,7 @@ class Ahead:
         self.answers += 1
         if got is not None and self.answers > 1:  # the first answer waited for the helper to start
             self.share = min(1.0, self.share + SHARE_STEP) if there else max(0.0, self.share - SHARE_STEP)
-        return got
+        return None if got is None else unpack(got)
 
     def close(self) -> None:
         self.helper.close()
@@ -113,6 +133,6 @@ def start_helper(mem: Any, always: bool = False) -> Ahead | None:
             or not helper.usable(idle_core=not always):
         return None
     try:
-        return Ahead(helper.Helper(f"{__name__}:read_ahead"))
+        return Ahead(helper.Helper(f"{__name__}:read_ahead_packed"))
     except OSError:
         return None
