@@ -194,22 +194,37 @@ class LocalIndex(CloudLogSide):
                 "SELECT id, rowid, text, category, importance, created_at, metadata FROM memories WHERE agent_id = ? "
                 f"AND id IN ({marks(len(chunk))})", [agent_id, *chunk]))
         changed = d_docs = d_terms = 0
+        new_rows: list[tuple] = []  # inserts of ids not in the index, sent together (rowids given here)
+        new_terms: list[tuple[int, str]] = []
+        next_rowid = conn.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memories").fetchone()[0]
+        pending: set[str] = set()
+        queued: list[tuple[str, str, int]] = []
+        bumps: list[dict[str, Any]] = []
+
+        def flush() -> None:
+            conn.executemany("INSERT INTO memories (rowid, agent_id, id, text, category, importance, created_at, "
+                             "metadata, day, access_count, last_access) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", new_rows)
+            conn.executemany(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", new_terms)
+            new_rows.clear(), new_terms.clear(), pending.clear()
+
         for r in rows:
             if r["created_at"] <= tombs.get(r["id"], -1):
                 continue  # a stale copy of something forgotten
             meta = _META.encode(r["metadata"])
             values = [r["importance"], r["created_at"], meta, entry_day(r["created_at"], r["metadata"])]
             old = olds.get(r["id"])
+            if r["id"] in pending:
+                flush()  # the same id twice in one put (rare): the second sees the first in the table
             if old is None:
-                cur = conn.execute(
-                    "INSERT INTO memories (agent_id, id, text, category, importance, created_at, metadata, day, "
-                    "access_count, last_access) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [agent_id, r["id"], r["text"], r["category"], *values, r["access_count"], r["last_access"]])
+                rowid, next_rowid = next_rowid, next_rowid + 1
+                new_rows.append((rowid, agent_id, r["id"], r["text"], r["category"], *values, r["access_count"],
+                                 r["last_access"]))
                 joined, n = terms_text(r["text"], r["category"])
-                conn.execute(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", [cur.lastrowid, joined])
-                d_docs, d_terms, rowid = d_docs + 1, d_terms + n, cur.lastrowid
+                new_terms.append((rowid, joined))
+                pending.add(r["id"])
+                d_docs, d_terms = d_docs + 1, d_terms + n
             elif (old[1], old[2], old[3], old[4], old[5]) == (r["text"], r["category"], *values[:3]):
-                self._bump_access(conn, agent_id, r)
+                bumps.append(r)
                 continue
             else:
                 if (old[1], old[2]) != (r["text"], r["category"]):
@@ -220,21 +235,25 @@ class LocalIndex(CloudLogSide):
                     d_terms += n - n_old
                 conn.execute("UPDATE memories SET text = ?, category = ?, importance = ?, created_at = ?, metadata = ?, "
                              "day = ? WHERE rowid = ?", [r["text"], r["category"], *values, old[0]])
-                self._bump_access(conn, agent_id, r)
+                bumps.append(r)
                 rowid = old[0]
             olds[r["id"]] = (rowid, r["text"], r["category"], *values[:3])  # the same id again in `rows` sees this
             changed += 1
             if queue:
-                conn.execute("INSERT OR REPLACE INTO outbox VALUES (?, ?, 'put', ?)", [agent_id, r["id"], now])
+                queued.append((agent_id, r["id"], now))
+        flush()
+        self._bump_access(conn, agent_id, bumps)  # after the rows they bump; MAX commutes with the updates
+        conn.executemany("INSERT OR REPLACE INTO outbox VALUES (?, ?, 'put', ?)", queued)
         conn.execute("UPDATE agent_stats SET docs = docs + ?, terms = terms + ? WHERE agent_id = ?",
                      [d_docs, d_terms, agent_id])
         return changed
 
     @staticmethod
-    def _bump_access(conn: sqlite3.Connection, agent_id: str, r: dict[str, Any]) -> None:
+    def _bump_access(conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]]) -> None:
         """Access counts only grow (a copy from warm or another device may know more accesses)."""
-        conn.execute("UPDATE memories SET access_count = MAX(access_count, ?), last_access = MAX(COALESCE(last_access, 0), "
-                     "COALESCE(?, 0)) WHERE agent_id = ? AND id = ?", [r["access_count"], r["last_access"], agent_id, r["id"]])
+        conn.executemany("UPDATE memories SET access_count = MAX(access_count, ?), last_access = MAX(COALESCE(last_access, 0), "
+                         "COALESCE(?, 0)) WHERE agent_id = ? AND id = ?",
+                         [(r["access_count"], r["last_access"], agent_id, r["id"]) for r in rows])
 
     @staticmethod
     def _tombstones(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str]) -> dict[str, int]:
