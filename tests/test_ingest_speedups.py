@@ -484,3 +484,26 @@ def test_importance_is_the_same_as_running_every_regex() -> None:
     masked = ["This is not important: remember the deploy", "不重要，记住 v1.2.3", "Not important. FYI $5"]
     for text in CORPUS + masked:
         assert _importance_of(text) == ref_rule_importance(text), text
+
+
+def ref_classify(sentence: str, has_date: bool) -> str | None:
+    """fact_rules.classify with every regex run, as before gates."""
+    from memoryd.tiers import fact_rules as F
+
+    if F._QUESTION.rx.search(sentence) or len(sentence) < 6 or F._NOT_A_FACT.rx.search(sentence):
+        return None
+    return next((kind for kind, g, needs_date in F._ORDER if (has_date or not needs_date) and g.rx.search(sentence)),
+                None)
+
+
+def test_classify_is_the_same_as_running_every_regex() -> None:
+    from memoryd.tiers.fact_rules import classify
+
+    kinds = set()
+    for text in CORPUS:
+        for variant in (text, text.upper()):
+            for has_date in (False, True):
+                got = classify(variant, has_date)
+                assert got == ref_classify(variant, has_date), (variant, has_date)
+                kinds.add(got)
+    assert len(kinds) >= 6  # the corpus reaches most kinds

@@ -1,6 +1,7 @@
 """Daily notes (memory/YYYY-MM-DD.md): timed sections and `## Retain` lines → typed, sourced facts."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import asdict, dataclass, field
@@ -106,34 +107,51 @@ def split_long(text: str, limit: int = MAX_FACT_BYTES) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-_SECTION_TYPES = ((r"decision|决定|决策", "decision"), (r"task|todo|to-do|待办|任务", "task"),
-                  (r"lesson|learned|教训|经验", "lesson"), (r"preference|偏好|喜好", "preference"),
-                  (r"event|calendar|schedule|日程|安排", "event"))
+_SECTION_TYPES = tuple((re.compile(rx, re.IGNORECASE), kind) for rx, kind in (
+    (r"decision|决定|决策", "decision"), (r"task|todo|to-do|待办|任务", "task"), (r"lesson|learned|教训|经验", "lesson"),
+    (r"preference|偏好|喜好", "preference"), (r"event|calendar|schedule|日程|安排", "event")))
+_TOPIC_SEGMENT = re.compile(r"[\w.-]{1,32}")
+
+
+@functools.lru_cache(maxsize=1)
+def _rules() -> Any:
+    """The rule modules, imported on the first fact read (not with this module) and looked up once."""
+    from types import SimpleNamespace
+
+    from . import fact_rules
+    from .distill import distill_meta
+    from .importance import rule_importance
+
+    return SimpleNamespace(distill_meta=distill_meta, rule_importance=rule_importance, facts=fact_rules)
 
 
 def read_content(fact: NoteFact) -> None:
     """Type, category, date and profile key of a note fact from what it says (its heading helps)."""
-    from .distill import distill_meta
-    from .fact_rules import KIND_CATEGORY, classify, find_date, profile_key, scan
-
-    import datetime as _dt
-
+    rules = _rules()
+    F = rules.facts
     fact.classified = True
-    seen = scan(fact.text)  # the rules' gates, checked once for both
-    about = find_date(fact.text, _dt.date.fromisoformat(fact.date), seen)
-    kind = classify(fact.text, about is not None, seen)
+    seen = F.scan(fact.text)  # the rules' gates, checked once for both
+    about = F.find_date(fact.text, _date(fact.date), seen)
+    kind = F.classify(fact.text, about is not None, seen)
     if kind in (None, "fact") and fact.section:
-        kind = next((k for rx, k in _SECTION_TYPES if re.search(rx, fact.section, re.IGNORECASE)), kind)
+        kind = next((k for rx, k in _SECTION_TYPES if rx.search(fact.section)), kind)
     fact.type = kind if kind != "fact" else None
     fact.about = about if kind in ("task", "event", "personal") else None
-    fact.profile_key = profile_key(kind, fact.text) if kind in ("preference", "personal") else None
+    fact.profile_key = F.profile_key(kind, fact.text) if kind in ("preference", "personal") else None
     if fact.kind in KINDS.values():
         return  # a Retain line keeps its bank/<kind> category
     if fact.type:
-        fact.category = KIND_CATEGORY[fact.type]
+        fact.category = F.KIND_CATEGORY[fact.type]
     else:
-        topics = distill_meta(fact.text)["topics"]
-        fact.category = f"notes/{topics[0]}" if topics and re.fullmatch(r"[\w.-]{1,32}", topics[0]) else "notes"
+        topics = rules.distill_meta(fact.text)["topics"]
+        fact.category = f"notes/{topics[0]}" if topics and _TOPIC_SEGMENT.fullmatch(topics[0]) else "notes"
+
+
+@functools.lru_cache(maxsize=64)
+def _date(iso: str) -> Any:
+    import datetime as _dt
+
+    return _dt.date.fromisoformat(iso)
 
 
 class _Parser:
@@ -320,13 +338,11 @@ def _item(fact: NoteFact) -> tuple[str, str, float, dict[str, Any]]:
 
 
 def _importance(fact: NoteFact) -> tuple[float, list[str]]:
-    from .importance import rule_importance
-
-    from .fact_rules import KIND_FLOOR
-
-    value, reasons = rule_importance(fact.text, fact.category)
-    if fact.type and KIND_FLOOR[fact.type] > value:
-        value, reasons = KIND_FLOOR[fact.type], reasons + [f"type:{fact.type}"]
+    rules = _rules()
+    value, reasons = rules.rule_importance(fact.text, fact.category)
+    floor = rules.facts.KIND_FLOOR[fact.type] if fact.type else 0.0
+    if floor > value:
+        value, reasons = floor, reasons + [f"type:{fact.type}"]
     if fact.kind in KINDS.values():
         value = round(min(1.0, value + RETAIN_BONUS), 3)
         reasons = reasons + [f"retain+{RETAIN_BONUS:g}"]

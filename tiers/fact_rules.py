@@ -157,8 +157,9 @@ def classify(sentence: str, has_date: bool, scan: Scan | None = None) -> str | N
     scan = scan or GATES.scan(sentence)
     if scan.search(_QUESTION) or len(sentence) < 6 or scan.search(_NOT_A_FACT):
         return None
-    return next((kind for kind, rx, needs_date in _ORDER if (has_date or not needs_date) and scan.search(rx)),
-                None)
+    may, text = scan.open, scan.text
+    return next((kind for kind, rx, needs_date in _ORDER
+                 if (has_date or not needs_date) and rx in may and rx.rx.search(text)), None)
 
 
 # every gate of classify and find_date: one pass over a sentence's needles for all of them

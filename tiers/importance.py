@@ -74,8 +74,9 @@ _GATES = GateSet([g for rows in (_INTRINSIC_RX, _NEGATED_RX, _EXPLICIT_RX, _CONT
 
 def _intrinsic(scan: Scan, category: str) -> tuple[float, str]:
     best, name = -1.0, ""
+    may, text = scan.open, scan.text
     for kind, value, rx in _INTRINSIC_RX:
-        if value > best and scan.search(rx):
+        if value > best and rx in may and rx.rx.search(text):
             best, name = value, kind
     head = category.strip("/").split("/")[0].lower() if category else ""
     for prefix, value in _CATEGORY_TYPES:
@@ -101,14 +102,15 @@ def rule_importance(text: str, category: str = "") -> tuple[float, list[str]]:
             reasons.append(f"signal:{name}{delta:+g}")
             scan = _GATES.scan(rx.rx.sub(" ", scan.text))  # masked: later signals read what is left
     explicit = False
+    may, masked = scan.open, scan.text
     for name, delta, rx in _EXPLICIT_RX:
-        if scan.search(rx):
+        if rx in may and rx.rx.search(masked):
             score += delta
             explicit = explicit or delta > 0
             reasons.append(f"signal:{name}{delta:+g}")
     content = 0.0
     for name, delta, rx in _CONTENT_RX:
-        if scan.search(rx):
+        if rx in may and rx.rx.search(masked):
             content += delta
             reasons.append(f"content:{name}+{delta:g}")
     if content:

@@ -5,6 +5,7 @@ import functools
 import math
 import re
 import unicodedata
+from typing import Any
 
 from .errors import UsageError
 
@@ -32,10 +33,15 @@ _KEY_RE = re.compile(r"[\w][\w .-]{0,39}", re.UNICODE)  # fullmatch only
 
 def content_id(*parts: str) -> str:
     """A 16-hex id from content, so the same fact on two devices gets the same id."""
+    joined = "\x1f".join([normalize_text(p) for p in parts])
+    return _sha256()(joined.encode("utf-8")).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=1)
+def _sha256() -> Any:
     import hashlib  # loads OpenSSL: only paid when an id is made
 
-    joined = "\x1f".join(normalize_text(p) for p in parts)
-    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256
 
 
 def normalize_text(text: str) -> str:

@@ -102,10 +102,15 @@ class GateSet:
 
     def __init__(self, gates: Iterable[Gated]) -> None:
         self.members = frozenset(gates)
-        fold = [g.needles for g in self.members if g.fold and g.needles is not None]
-        raw = [g.needles for g in self.members if not g.fold and g.needles is not None]
-        self.fold = tuple(sorted(frozenset().union(*fold)))
-        self.raw = tuple(sorted(frozenset().union(*raw)))
+        self.unguarded = frozenset(g for g in self.members if g.needles is None)  # always run
+        self.folding = frozenset(g for g in self.members if g.fold and g.needles is not None)
+        self.by_fold: dict[str, set[Gated]] = {}  # needle → the gates it opens
+        self.by_raw: dict[str, set[Gated]] = {}
+        for g in self.members - self.unguarded:
+            for n in g.needles or ():
+                (self.by_fold if g.fold else self.by_raw).setdefault(n, set()).add(g)
+        self.fold = tuple(sorted(self.by_fold))
+        self.raw = tuple(sorted(self.by_raw))
         self.raw_ascii = tuple(n for n in self.raw if n.isascii())  # all an ASCII text can hold
 
     def scan(self, text: str, low: str | None = None) -> Scan:
@@ -113,33 +118,41 @@ class GateSet:
 
 
 class Scan:
-    """One text against a GateSet: `search(gate)` is `gate.search(text)`, its needles looked up in
-    the sets of needles the text holds (found once, on first use)."""
+    """One text against a GateSet: `search(gate)` is `gate.search(text)`. The needles the text holds
+    are found once, on first use, and give the set of gates that may match (`open`)."""
 
-    __slots__ = ("gates", "text", "low", "ascii", "_fold", "_raw")
+    __slots__ = ("gates", "text", "low", "_open")
 
     def __init__(self, gates: GateSet, text: str, low: str | None = None) -> None:
         self.gates, self.text, self.low = gates, text, low
-        self.ascii = text.isascii()
-        self._fold: frozenset[str] | None = None
-        self._raw: frozenset[str] | None = None
+        self._open: frozenset[Gated] | set[Gated] | None = None
+
+    @property
+    def open(self) -> frozenset[Gated] | set[Gated]:
+        """The member gates whose regex may match the text (Gated.absent is False for each of them)."""
+        if self._open is None:
+            gates, text = self.gates, self.text
+            found = set(gates.unguarded)
+            if text.isascii():
+                low = self.low = text.lower() if self.low is None else self.low
+                for n in gates.fold:
+                    if n in low:
+                        found |= gates.by_fold[n]
+                raw = gates.raw_ascii
+            else:
+                found |= gates.folding  # as Gated.absent: no shortcut for case folding beyond ASCII
+                raw = gates.raw
+            for n in raw:
+                if n in text:
+                    found |= gates.by_raw[n]
+            self._open = found
+        return self._open
 
     def closed(self, gate: Gated) -> bool:
-        """Gated.absent(text), from the found sets."""
-        needles = gate.needles
-        if needles is None or gate not in self.gates.members:
+        """Gated.absent(text), from the found needles."""
+        if gate not in self.gates.members:
             return gate.absent(self.text, self.low)
-        if gate.fold:
-            if not self.ascii:
-                return False  # as Gated.absent: no shortcut for case folding beyond ASCII
-            if self._fold is None:
-                low = self.low = self.text.lower() if self.low is None else self.low
-                self._fold = frozenset([n for n in self.gates.fold if n in low])
-            return needles.isdisjoint(self._fold)
-        if self._raw is None:
-            text = self.text
-            self._raw = frozenset([n for n in (self.gates.raw_ascii if self.ascii else self.gates.raw) if n in text])
-        return needles.isdisjoint(self._raw)
+        return gate not in self.open
 
     def search(self, gate: Gated) -> re.Match[str] | None:
         return None if self.closed(gate) else gate.rx.search(self.text)
