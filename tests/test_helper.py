@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from memoryd.tiers.dailynotes import BATCH_NOTES, FIRST_BATCH_NOTES
 from memoryd.tiers.helper import Helper
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,6 +106,9 @@ def _run(config, agent: str, ahead: bool, progress=None) -> tuple:
     return report, state, cold, ledgers, rows, mem._metrics()["counters"]
 
 
+FIVE_BATCHES = FIRST_BATCH_NOTES + 4 * BATCH_NOTES - 10  # notes: a first batch and four more (the last short)
+
+
 @pytest.fixture
 def keyword_config(home: Path):
     from memoryd.tiers.config import load_config
@@ -114,7 +118,7 @@ def keyword_config(home: Path):
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the helper through /proc")
 def test_ingest_all_with_a_helper_stores_what_it_stores_alone(keyword_config) -> None:
-    _year(keyword_config.workspace, 70)  # 5 batches: the helper reads batches 3..5
+    _year(keyword_config.workspace, FIVE_BATCHES)  # the helper reads batches 2..5
     alone = _run(keyword_config, "alone", ahead=False)
     watch = _Watch()
     helped = _run(keyword_config, "helped", ahead=True, progress=watch)
@@ -160,7 +164,7 @@ class _Watch:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the helper through /proc")
 def test_a_helper_killed_mid_run_changes_nothing(keyword_config) -> None:
-    _year(keyword_config.workspace, 70)
+    _year(keyword_config.workspace, FIVE_BATCHES)
     alone = _run(keyword_config, "alone", ahead=False)
     watch = _Watch(kill=True)
     helped = _run(keyword_config, "helped", ahead=True, progress=watch)

@@ -16,53 +16,13 @@ from .access import AccessLog
 from .errors import MemorydError, StoreError, UsageError
 from .evictions import EvictionLog
 from .limits import enforce_all
-from .model import check_category, check_importance, check_text
 from .ports import Archive
+from .prepare import prepare_many
 
 if TYPE_CHECKING:  # retrieval loads only when something is retrieved (CLI start-up)
     from .retrieval import Filters
 
 log = logging.getLogger("memoryd.tiers")
-METADATA_KEYS = ("urls", "commands", "paths", "people", "topics", "emotion", "outcome", "source", "kind",
-                 "entities", "confidence", "importance_reasons", "redactions", "date", "time")
-
-
-def _prepare(text: str, category: str, importance: float | None, metadata: dict[str, Any] | None
-             ) -> tuple[str, str, float, dict[str, Any], dict[str, int]]:
-    """Validate one fact, replace secrets (text and caller metadata), distil it and rate it."""
-    return prepare_many([(text, category, importance, metadata)])[0]
-
-
-def prepare_many(items: list[tuple[str, str, float | None, dict[str, Any] | None]]
-                 ) -> list[tuple[str, str, float, dict[str, Any], dict[str, int]]]:
-    """_prepare for each item (the rules' modules looked up once, not per fact)."""
-    from .distill import distill_meta
-    from .importance import rule_importance
-    from .redact import redact, redact_obj
-
-    return [_prepare_one(*item, distill_meta, rule_importance, redact, redact_obj) for item in items]
-
-
-def _prepare_one(text: str, category: str, importance: float | None, metadata: dict[str, Any] | None,
-                 distill_meta: Callable, rule_importance: Callable, redact: Callable, redact_obj: Callable
-                 ) -> tuple[str, str, float, dict[str, Any], dict[str, int]]:
-    text = check_text(text)
-    category = check_category(category)
-    importance = check_importance(importance)
-    text, redactions = redact(text)
-    meta = {k: v for k, v in distill_meta(text).items() if v}  # every key of it is one of METADATA_KEYS
-    if importance is None:
-        importance, reasons = rule_importance(text, category)
-        meta["importance_reasons"] = reasons[:4]
-    extra, more = redact_obj({k: v for k, v in (metadata or {}).items() if v not in (None, "", [], {})})
-    for kind, n in more.items():
-        redactions[kind] = redactions.get(kind, 0) + n
-    if redactions:
-        meta["redactions"] = sum(redactions.values())
-    meta.update(extra)
-    return text, category, importance, meta, redactions
-
-
 def _apply_hot_change(state: dict[str, Any], now: float, then: tuple[Callable[[dict[str, Any], float], Any], str],
                       counts: dict[str, int]) -> str:
     """store_many's `then`: fn(state, now), which changes hot only; the secrets it redacted counted as
@@ -224,7 +184,7 @@ class AgentMemory:
                    then: tuple[Callable[[dict[str, Any], float], Any], str] | None = None) -> list[dict[str, Any]]:
         """Validate, redact and distil every item first (any bad one → nothing stored), then write once.
 
-        `prepared`: per item, _prepare(*item) when a helper process did it already (None: do it here).
+        `prepared`: per item, prepare_many([item])[0] when a helper process did it already (None: do it here).
         `then`: (fn, reason): change(fn, reason) after the stores, in the same write (a daily note's
         facts, then their hot changes: one load and one write of the state, not two)."""
         ahead = prepared if prepared is not None else [None] * len(items)

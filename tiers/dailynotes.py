@@ -27,6 +27,9 @@ _CONF = re.compile(r"^\s*c\s*=\s*([^\s,;]+)\s*$", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
+UNKEYED = "-"  # a fact whose text may still grow: not hashed yet
+
+
 @dataclass
 class NoteFact:
     """One fact from a daily note, ready for AgentMemory.store()."""
@@ -183,7 +186,7 @@ class _Parser:
         for chunk in split_long(text):
             fact = NoteFact(text=chunk, category=self.category(kind), kind=kind, source=f"{self.rel}#L{line}",
                             date=self.date, line=line, time=self.time, entities=found, confidence=confidence,
-                            section=self.section)
+                            section=self.section, key=UNKEYED)  # keyed once the text is whole (parse_note)
             self.facts.append(fact)
 
     def flush(self) -> None:
@@ -297,7 +300,7 @@ def parse_note(source: str | Path, date: str, classify: bool = True) -> tuple[li
                 p.block_line = lineno
             p.block.append(bullet.group(1) if bullet else line)
     p.end_section()
-    for fact in p.facts:  # continuation lines changed the text: refresh keys
+    for fact in p.facts:  # keyed now that continuation lines have been added to their text
         fact.key = ""
         fact.__post_init__()
         if classify:
@@ -307,6 +310,9 @@ def parse_note(source: str | Path, date: str, classify: bool = True) -> tuple[li
 
 # --- ingestion into an agent's memory ---------------------------------------------------------
 BATCH_NOTES = 16           # `--all`: notes stored per write (one warm write per batch, not per note)
+FIRST_BATCH_NOTES = 32
+AHEAD_BATCHES = 2  # handed to the helper at a time: it never waits for its next job, nor this process for
+                   # an answer when one batch takes a little longer on either side
 RETAIN_BONUS = 0.1  # a `## Retain` line is one the author chose to keep (seed 003's quality lever)
 
 
@@ -372,20 +378,23 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
     advance = (progress or current_progress()).start("daily notes", len(files))
     from .notes_ahead import has_new, read_notes, start_helper
 
-    batches = [files[start:start + BATCH_NOTES] for start in range(0, len(files), BATCH_NOTES)]
+    # the first batch is read here while a helper starts (~0.1 s): larger, so the helper's answer for
+    # the second is there when this process is done with it
+    batches = [files[:FIRST_BATCH_NOTES]] + [files[start:start + BATCH_NOTES]
+                                            for start in range(FIRST_BATCH_NOTES, len(files), BATCH_NOTES)]
     helper: Any = None
     try:
         for n, batch in enumerate(batches):
             got = helper.take() if helper is not None else None
-            if helper is not None and n + 1 < len(batches):
-                helper.submit(batches[n + 1], Path(mem.dir))  # read while this batch is stored
+            if helper is not None and n + AHEAD_BATCHES < len(batches):
+                helper.submit(batches[n + AHEAD_BATCHES], Path(mem.dir))  # read while this batch is stored
             days, facts, warnings, ready = got if got is not None else (*read_notes(batch, explicit), None)
             if helper is None and ahead is not False and n + 1 < len(batches) and has_new(Path(mem.dir), facts):
-                # new facts, more batches: a helper starts on the next batch while this one is stored
+                # new facts, more batches: a helper starts on the next batches while this one is stored
                 # (a re-ingest with nothing new never starts one)
                 helper = start_helper(mem, always=bool(ahead))
-                if helper is not None:
-                    helper.submit(batches[n + 1], Path(mem.dir))
+                for later in batches[n + 1:n + 1 + AHEAD_BATCHES] if helper is not None else ():
+                    helper.submit(later, Path(mem.dir))
             report["files"] += len(days)
             report["facts"] += len(facts)
             report["warnings"] += warnings

@@ -35,6 +35,17 @@ def usable(idle_core: bool = True) -> bool:
     return (os.cpu_count() or 1) - load >= 1.0
 
 
+def _widen(fd: int) -> None:
+    """A pipe that holds a few answers (~100 KB each; Linux's default is 64 KB), so the helper goes on
+    to its next job instead of waiting for this process to read the last one."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):  # not Linux, or above pipe-max-size: a default pipe
+        pass
+
+
 class Helper:
     """`submit(*args)` hands target(*args) to the helper; `take()` gives its result, or None (do it yourself).
 
@@ -44,9 +55,10 @@ class Helper:
         from multiprocessing.connection import Connection
 
         self.timeout = timeout
-        self.pending = False
+        self.pending = 0  # jobs handed over whose answers were not taken yet (answered in order)
         job_r, job_w = os.pipe()
         out_r, out_w = os.pipe()
+        _widen(out_r)
         try:
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
                 [sys.executable, "-m", __name__, target, str(job_r), str(out_w)], pass_fds=(job_r, out_w),
@@ -69,20 +81,20 @@ class Helper:
         except (OSError, ValueError) as exc:
             self._give_up(f"took no job ({type(exc).__name__})")
             return False
-        self.pending = True
+        self.pending += 1
         return True
 
     def ready(self) -> bool:
-        """The answer to the pending job is there (take() will not wait)."""
+        """The answer to the oldest pending job is there (take() will not wait)."""
         try:
-            return self.pending and self.proc is not None and self.results.poll(0)
+            return self.pending > 0 and self.proc is not None and self.results.poll(0)
         except (EOFError, OSError):
             return False
 
     def take(self) -> Any | None:
         if not self.pending or self.proc is None:
             return None
-        self.pending = False
+        self.pending -= 1
         try:
             status, value = self.results.recv() if self.results.poll(self.timeout) else \
                 ("error", f"no answer in {self.timeout:g} s")

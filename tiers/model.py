@@ -45,6 +45,8 @@ def _sha256() -> Any:
 
 
 def normalize_text(text: str) -> str:
+    if text.isascii():  # NFKC leaves ASCII as it is, and casefold() of ASCII is lower()
+        return " ".join(text.split()).lower()
     return " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
 
 

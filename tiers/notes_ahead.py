@@ -1,5 +1,5 @@
 """`ingest-daily --all` on two cores: a helper process (tiers/helper.py) reads and rates the next
-batch of daily notes (parse, read_content, importance, the store's _prepare) while this process
+batch of daily notes (parse, read_content, importance, the store's prepare_many) while this process
 stores the current one. Pure work only: every write stays with the caller, under the agent lock."""
 from __future__ import annotations
 
@@ -53,9 +53,9 @@ def read_notes(files: list[tuple[str, Path]], explicit: bool) -> tuple[list[str]
 def read_ahead(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.0
                ) -> tuple[list[str], list[NoteFact], list[str], list]:
     """The helper process's job: read_notes, then the per-fact rules (read_content, importance and the
-    store's _prepare) of the first `share` of the facts their ledgers do not hold yet; None where
+    store's prepare_many) of the first `share` of the facts their ledgers do not hold yet; None where
     they were not run (the caller runs them)."""
-    from .agent import prepare_many
+    from .prepare import prepare_many
 
     days, facts, warnings = read_notes(files, False)
     known: dict[str, str] = {}
