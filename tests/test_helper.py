@@ -206,3 +206,30 @@ def test_what_the_helper_sends_unpacks_to_what_read_ahead_gives(keyword_config, 
     assert [r is None for r in ready] == [r is None for r in want[3]]
     assert [r[1] for r in ready if r] == [r[1] for r in want[3] if r]  # the prepared stores, as they were made
     assert len(pickle.dumps(packed)) < len(pickle.dumps(want))
+
+
+def test_the_helpers_share_moves_towards_equal_cpu_time_on_both_sides() -> None:
+    from memoryd.tiers.notes_ahead import Ahead
+
+    h = Helper("operator:add")
+    try:
+        ahead = Ahead(h)
+        ahead.share, ahead.cost = 0.5, (0.003, 0.030, 300)  # the helper: 33 ms, 0.1 ms a fact rated
+        ahead.done(0.063, 600)  # this process: 63 ms for the other 300: 150 facts' worth to move over
+        assert ahead.share == 0.625  # half way to (300 + 150) / 600
+        for _ in range(12):
+            ahead.cost = (0.003, 0.030, 300)
+            ahead.done(0.063, 600)
+        assert ahead.share == 0.75
+        ahead.cost = (0.003, 0.060, 600)  # everything rated there, and this process idle: back here
+        ahead.done(0.010, 600)
+        assert ahead.share < 0.75
+        ahead.share, ahead.cost = 0.0, (0.003, 0.0, 0)  # nothing rated there: some is tried
+        ahead.done(0.050, 600)
+        assert ahead.share == 0.1
+        before = ahead.share
+        ahead.cost = None  # the first answer (the helper's start) is no measure
+        ahead.done(0.5, 600)
+        assert ahead.share == before
+    finally:
+        h.close()

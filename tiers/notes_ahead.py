@@ -55,9 +55,13 @@ def read_ahead(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.
     """The helper process's job: read_notes, then the per-fact rules (read_content, importance and the
     store's prepare_many) of the first `share` of the facts their ledgers do not hold yet; None where
     they were not run (the caller runs them)."""
+    days, facts, warnings = read_notes(files, False)
+    return days, facts, warnings, _rate(facts, days, agent_dir, share)
+
+
+def _rate(facts: list[NoteFact], days: list[str], agent_dir: Path, share: float) -> list[tuple[Any, Any] | None]:
     from .prepare import prepare_many
 
-    days, facts, warnings = read_notes(files, False)
     known: dict[str, str] = {}
     for day in days:
         known.update(_peek_ledger(ledger_path(agent_dir, day)))
@@ -74,48 +78,65 @@ def read_ahead(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.
             except Exception:  # the store path runs it again and reports the error as it always did
                 fact.classified = False
         ready.append(done)
-    return days, facts, warnings, ready
+    return ready
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(NoteFact))
 _as_tuple = operator.attrgetter(*_FIELDS)
 
 
-def read_ahead_packed(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.0
-                      ) -> tuple[list[str], list[tuple], list[str], list]:
-    """read_ahead as the helper sends it back: facts as tuples of their fields, and only the prepared
-    half of each (item, prepared) (a third of the pickle, ~4 -> 1 ms of a batch's two processes)."""
-    days, facts, warnings, ready = read_ahead(files, agent_dir, share)
-    return days, [_as_tuple(f) for f in facts], warnings, [None if r is None else r[1] for r in ready]
+def read_ahead_packed(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.0) -> tuple:
+    """read_ahead as the helper sends it back: facts as tuples of their fields, only the prepared half
+    of each (item, prepared) (a third of the pickle, ~4 -> 1 ms of a batch's two processes), and what
+    the job cost: CPU seconds reading, CPU seconds rating, facts rated."""
+    from time import process_time
+
+    start = process_time()
+    days, facts, warnings = read_notes(files, False)
+    read = process_time()
+    ready = _rate(facts, days, agent_dir, share)
+    costs = (read - start, process_time() - read, sum(r is not None for r in ready))
+    return days, [_as_tuple(f) for f in facts], warnings, [None if r is None else r[1] for r in ready], costs
 
 
-def unpack(got: tuple[list[str], list[tuple], list[str], list]) -> tuple[list[str], list[NoteFact], list[str], list]:
+def unpack(got: tuple) -> tuple[list[str], list[NoteFact], list[str], list]:
     """read_ahead_packed's answer as read_ahead gives it (a prepared store is an item itself)."""
-    days, rows, warnings, prepared = got
+    days, rows, warnings, prepared = got[:4]
     return days, [NoteFact(*row) for row in rows], warnings, [None if p is None else (p[:4], p) for p in prepared]
 
 
-SHARE_STEP = 0.05  # of a batch's rating moved between the helper and this process after each batch
-
-
 class Ahead:
-    """A helper reading the next batch, its share of the rating balanced against this process's own
-    work: less when this process had to wait for its answer, more when the answer was there first
-    (measured: the helper alone ran 55 ms a batch and this process waited 28 of them)."""
+    """A helper reading batches ahead, its share of the rating set so that its CPU time per batch
+    matches this process's: after each batch the rating that makes up the difference moves to the
+    side that had less (half of it, against noise). (Before: a fixed step up or down by whether the
+    answer was there; it swung ±15 % around the balance and one side waited ~0.1 s a year.)"""
 
     def __init__(self, helper: Any) -> None:
         self.helper, self.share, self.answers = helper, 0.8, 0  # about where it settles on 2 cores
+        self.cost: tuple[float, float, int] | None = None  # the last answer's (read, rate, rated)
 
     def submit(self, batch: list[tuple[str, Path]], agent_dir: Path) -> None:
         self.helper.submit(batch, agent_dir, self.share)
 
     def take(self) -> Any:
-        there = self.helper.ready()
         got = self.helper.take()
         self.answers += 1
-        if got is not None and self.answers > 1:  # the first answer waited for the helper to start
-            self.share = min(1.0, self.share + SHARE_STEP) if there else max(0.0, self.share - SHARE_STEP)
+        # the first answer paid for the helper's start: not a measure of a batch
+        self.cost = got[4] if got is not None and self.answers > 1 else None
         return None if got is None else unpack(got)
+
+    def done(self, cpu: float, new: int) -> None:
+        """This process spent `cpu` seconds on the batch last taken, which held `new` facts to rate."""
+        if self.cost is None or new <= 0:
+            return
+        read, rate, rated = self.cost
+        if rated <= 0:
+            self.share = min(1.0, self.share + 0.1)  # no measure of the rating: try giving it some
+            return
+        per_fact = rate / rated
+        move = (cpu - read - rate) / (2 * per_fact)  # facts to move to the helper (negative: back here)
+        target = min(1.0, max(0.0, (rated + move) / new))
+        self.share = round((self.share + target) / 2, 3)
 
     def close(self) -> None:
         self.helper.close()
