@@ -170,21 +170,22 @@ def ref_redact(text: str) -> tuple[str, dict[str, int]]:
 
 def ref_redact_obj(obj: Any) -> tuple[Any, dict[str, int]]:
     """Every string of a JSON-like value through redact, one by one."""
-    counts: dict[str, int] = {}
+    from collections import Counter
+
+    counts: Counter[str] = Counter()
 
     def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            clean, found = ref_redact(value)
-            for kind, n in found.items():
-                counts[kind] = counts.get(kind, 0) + n
-            return clean
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [walk(v) for v in value]
-        return value
+        if not isinstance(value, (str, dict)):
+            return value
+        if isinstance(value, dict):
+            return dict(zip(value, map(walk, value.values())))
+        clean, found = ref_redact(value)
+        counts.update(found)
+        return clean
 
-    return walk(obj), {k: n for k, n in counts.items() if n}
+    return walk(obj), {kind: n for kind, n in counts.items() if n}
 
 
 # --- the corpus --------------------------------------------------------------------------------
