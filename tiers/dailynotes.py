@@ -386,7 +386,7 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
     try:
         for n, batch in enumerate(batches):
             got = helper.take() if helper is not None else None
-            busy, stored = _time.process_time(), report["stored"]
+            busy, stored = _time.perf_counter(), report["stored"]  # the clock: this side also waits for its disk
             if helper is not None and n + AHEAD_BATCHES < len(batches):
                 helper.submit(batches[n + AHEAD_BATCHES], Path(mem.dir))  # read while this batch is stored
             days, facts, warnings, ready = got if got is not None else (*read_notes(batch, explicit), None)
@@ -402,7 +402,7 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
             with mem.locked():  # per batch, so a year of notes does not block the daemon's other work
                 _store_batch(mem, days, facts, report, ready)
             if got is not None:
-                helper.done(_time.process_time() - busy, report["stored"] - stored)
+                helper.done(_time.perf_counter() - busy, report["stored"] - stored)
             advance(len(batch))
     finally:
         if helper is not None:

@@ -107,7 +107,8 @@ def unpack(got: tuple) -> tuple[list[str], list[NoteFact], list[str], list]:
 
 class Ahead:
     """A helper reading batches ahead, its share of the rating set so that its CPU time per batch
-    matches this process's: after each batch the rating that makes up the difference moves to the
+    matches this process's time on the batch (wall clock: writes wait for the disk here, and the
+    helper works meanwhile): after each batch the rating that makes up the difference moves to the
     side that had less (half of it, against noise). (Before: a fixed step up or down by whether the
     answer was there; it swung ±15 % around the balance and one side waited ~0.1 s a year.)"""
 
@@ -125,8 +126,9 @@ class Ahead:
         self.cost = got[4] if got is not None and self.answers > 1 else None
         return None if got is None else unpack(got)
 
-    def done(self, cpu: float, new: int) -> None:
-        """This process spent `cpu` seconds on the batch last taken, which held `new` facts to rate."""
+    def done(self, seconds: float, new: int) -> None:
+        """This process spent `seconds` on the batch last taken (not counting the wait for it),
+        which held `new` facts to rate."""
         if self.cost is None or new <= 0:
             return
         read, rate, rated = self.cost
@@ -134,7 +136,7 @@ class Ahead:
             self.share = min(1.0, self.share + 0.1)  # no measure of the rating: try giving it some
             return
         per_fact = rate / rated
-        move = (cpu - read - rate) / (2 * per_fact)  # facts to move to the helper (negative: back here)
+        move = (seconds - read - rate) / (2 * per_fact)  # facts to move to the helper (negative: back here)
         target = min(1.0, max(0.0, (rated + move) / new))
         self.share = round((self.share + target) / 2, 3)
 
