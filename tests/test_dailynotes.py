@@ -236,6 +236,15 @@ def test_missing_note(config, mem) -> None:
     assert report["stored"] == 0 and "no daily note for 2026-02-18" in report["warnings"][0]
 
 
+def test_ingest_all_without_notes_leaves_no_agent_behind(config) -> None:
+    from memhelp import AgentMemory
+
+    fresh = AgentMemory(config, "fresh", clock=lambda: 1771416000.0)
+    report = ingest(fresh, config.workspace, all_=True)
+    assert report["files"] == report["stored"] == 0 and report["dates"] == []
+    assert not fresh.dir.exists()
+
+
 def test_note_files_orders_by_date(tmp_path: Path) -> None:
     (tmp_path / "memory").mkdir()
     for d in ("2026-03-01", "2025-12-31", "2026-01-15"):

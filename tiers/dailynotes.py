@@ -382,6 +382,7 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
     # the second is there when this process is done with it
     batches = [files[:FIRST_BATCH_NOTES]] + [files[start:start + BATCH_NOTES]
                                             for start in range(FIRST_BATCH_NOTES, len(files), BATCH_NOTES)]
+    batches = batches if files else []  # no notes: no batch (that would take the lock, making the agent)
     helper: Any = None
     try:
         for n, batch in enumerate(batches):
