@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import functools
 import random
 import re
 import sys
@@ -330,12 +331,27 @@ def _gate_sets() -> list[Any]:
     return [I._GATES, F.GATES, D._FILLER_GATES]
 
 
+@functools.lru_cache(maxsize=1)
+def _plain_sets() -> list[Any]:
+    """The same gate sets with their needles tested one by one (no automaton)."""
+    from memoryd.tiers.rxgate import GateSet
+
+    return [GateSet(gates.members, automaton=False) for gates in _gate_sets()]
+
+
 def _same_scan(text: str) -> None:
-    for gates in _gate_sets():
+    for gates, plain in zip(_gate_sets(), _plain_sets()):
         scan = gates.scan(text)
         for gate in sorted(gates.members, key=lambda g: g.rx.pattern):
             got, want = scan.search(gate), gate.rx.search(text)
             assert (got and got.span()) == (want and want.span()), (gate.rx.pattern, text)
+        assert scan.open == plain.scan(text).open, text
+
+
+def test_the_needles_are_found_by_the_automaton() -> None:
+    for gates in _gate_sets():  # pyahocorasick is a dependency: a failed import must not pass unseen
+        assert gates.fold_finder is not None or gates.raw_finder is not None
+    assert all(plain.fold_finder is None and plain.raw_finder is None for plain in _plain_sets())
 
 
 def test_scans_find_what_each_regex_finds() -> None:

@@ -97,24 +97,64 @@ class Gated:
 
 
 class GateSet:
-    """Gates checked together: one pass over the union of their needles per text (see Scan), instead
-    of a pass per gate that lowercases the text again and walks its needles in Python each time."""
+    """Gates checked together: the needles of all of them found in one pass over a text (see Scan),
+    instead of a pass per gate that lowercases the text again and walks its needles each time.
 
-    def __init__(self, gates: Iterable[Gated]) -> None:
+    The pass is an Aho-Corasick automaton (pyahocorasick, C): every needle of ~200 found in ~1 µs of
+    an 80-character text, where testing `needle in text` one by one took ~5 µs and was the rules' largest
+    single cost. Without the package the needles are tested one by one (the same sets, slower)."""
+
+    def __init__(self, gates: Iterable[Gated], automaton: bool = True) -> None:
         self.members = frozenset(gates)
         self.unguarded = frozenset(g for g in self.members if g.needles is None)  # always run
         self.folding = frozenset(g for g in self.members if g.fold and g.needles is not None)
-        self.by_fold: dict[str, set[Gated]] = {}  # needle → the gates it opens
-        self.by_raw: dict[str, set[Gated]] = {}
-        for g in self.members - self.unguarded:
-            for n in g.needles or ():
-                (self.by_fold if g.fold else self.by_raw).setdefault(n, set()).add(g)
+        self.by_fold: dict[str, frozenset[Gated]] = _index(g for g in self.members - self.unguarded if g.fold)
+        self.by_raw: dict[str, frozenset[Gated]] = _index(g for g in self.members - self.unguarded if not g.fold)
         self.fold = tuple(sorted(self.by_fold))
         self.raw = tuple(sorted(self.by_raw))
         self.raw_ascii = tuple(n for n in self.raw if n.isascii())  # all an ASCII text can hold
+        self.fold_finder = _finder(self.by_fold) if automaton else None
+        self.raw_finder = _finder(self.by_raw) if automaton else None
 
     def scan(self, text: str, low: str | None = None) -> Scan:
         return Scan(self, text, low)
+
+
+def _index(gates: Iterable[Gated]) -> dict[str, frozenset[Gated]]:
+    """needle → the gates it opens."""
+    out: dict[str, set[Gated]] = {}
+    for g in gates:
+        for n in g.needles or ():
+            out.setdefault(n, set()).add(g)
+    return {n: frozenset(gs) for n, gs in out.items()}
+
+
+def _finder(by_needle: dict[str, frozenset[Gated]]) -> Any:
+    """An automaton whose matches in a text are the gate sets of the needles it holds (every
+    occurrence, overlapping ones too), or None without needles or without the package."""
+    if not by_needle or any(not n for n in by_needle):
+        return None
+    try:
+        import ahocorasick
+    except ImportError:
+        return None
+    finder = ahocorasick.Automaton()
+    for needle, gates in by_needle.items():
+        finder.add_word(needle, gates)
+    finder.make_automaton()
+    return finder
+
+
+def _find(found: set[Gated], finder: Any, by_needle: dict[str, frozenset[Gated]], needles: tuple[str, ...],
+          hay: str) -> None:
+    """Add to `found` the gates of the needles `hay` holds."""
+    if finder is not None:
+        for _end, gates in finder.iter(hay):
+            found |= gates
+        return
+    for n in needles:
+        if n in hay:
+            found |= by_needle[n]
 
 
 class Scan:
@@ -125,26 +165,21 @@ class Scan:
 
     def __init__(self, gates: GateSet, text: str, low: str | None = None) -> None:
         self.gates, self.text, self.low = gates, text, low
-        self._open: frozenset[Gated] | set[Gated] | None = None
+        self._open: set[Gated] | None = None
 
     @property
-    def open(self) -> frozenset[Gated] | set[Gated]:
+    def open(self) -> set[Gated]:
         """The member gates whose regex may match the text (Gated.absent is False for each of them)."""
         if self._open is None:
             gates, text = self.gates, self.text
             found = set(gates.unguarded)
             if text.isascii():
                 low = self.low = text.lower() if self.low is None else self.low
-                for n in gates.fold:
-                    if n in low:
-                        found |= gates.by_fold[n]
-                raw = gates.raw_ascii
+                _find(found, gates.fold_finder, gates.by_fold, gates.fold, low)
+                _find(found, gates.raw_finder, gates.by_raw, gates.raw_ascii, text)
             else:
                 found |= gates.folding  # as Gated.absent: no shortcut for case folding beyond ASCII
-                raw = gates.raw
-            for n in raw:
-                if n in text:
-                    found |= gates.by_raw[n]
+                _find(found, gates.raw_finder, gates.by_raw, gates.raw, text)
             self._open = found
         return self._open
 
