@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memoryd.tiers.dailynotes import NoteFact, ingest, note_files, parse_note
-from memoryd.tiers.ledgers import OLD_LEDGER, ledger_path
+from memoryd.tiers.ledgers import OLD_LEDGER, ledger_path, peek_ledgers
 from memoryd.tiers.errors import UsageError
 
 EN_NOTE = """# 2026-02-18
@@ -227,6 +227,28 @@ def test_round_one_ledger_is_split_by_date_and_still_honoured(config, mem) -> No
     again = ingest(mem, config.workspace, all_=True)
     assert again["stored"] == 0 and again["skipped"] == 7
     assert not (mem.dir / OLD_LEDGER).exists() and ledger_path(mem.dir, "2026-02-18").exists()
+
+
+def test_round_two_ledgers_per_date_are_honoured_and_folded_into_the_month(config, mem) -> None:
+    write_note(config, "2026-02-18", EN_NOTE)
+    ingest(mem, config.workspace, "2026-02-18")
+    month = ledger_path(mem.dir, "2026-02-18")
+    assert month.name == "2026-02.json"
+    keys = json.loads(month.read_text())["keys"]
+    month.unlink()  # as round 2 left it: a file per date
+    (mem.dir / "ingested" / "2026-02-18.json").write_text(json.dumps({"keys": keys}))
+    (mem.dir / "ingested" / "2026-02-10.json").write_text(json.dumps({"keys": {"k0": "2026-02-10"}}))
+    (mem.dir / "ingested" / "2026-03-01.json").write_text(json.dumps({"keys": {"k1": "2026-03-01"}}))
+    assert peek_ledgers(mem.dir, ["2026-02-18"]) == keys  # the helper's lock-free read sees them too
+    again = ingest(mem, config.workspace, "2026-02-18")
+    assert again["stored"] == 0 and again["skipped"] == 7 and not month.exists()  # a no-op writes nothing
+    write_note(config, "2026-02-19", "- Decided to ship the ledger change.\n")
+    assert ingest(mem, config.workspace, "2026-02-19")["stored"] == 1
+    folded = json.loads(month.read_text())["keys"]
+    assert folded.items() >= keys.items() and folded["k0"] == "2026-02-10" and len(folded) == len(keys) + 2
+    left = sorted(p.name for p in (mem.dir / "ingested").iterdir())
+    assert left == ["2026-02.json", "2026-03-01.json"]  # another month's file waits for its month
+    assert ingest(mem, config.workspace, all_=True)["stored"] == 0
 
 
 def test_missing_note(config, mem) -> None:

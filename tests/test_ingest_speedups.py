@@ -228,7 +228,10 @@ CORPUS = _bench_facts() + _test_literals() + NEAR_MISSES
 def _same(text: str) -> None:
     D._distill_meta.cache_clear()
     assert D.distill(text) == ref_distill(text), text
-    assert D.distill_meta(text) == {k: v for k, v in ref_distill(text).items() if k in D.META_KEYS}, text
+    ref = ref_distill(text)
+    assert D.distill_meta(text) == {k: v for k, v in ref.items() if k in D.META_KEYS}, text
+    assert D.stored_meta(text) == {k: v for k, v in ref.items() if k in D.META_KEYS and v}, text
+    assert D.first_topic(text) == (ref["topics"][0] if ref["topics"] else None), text
     assert R._redact(text) == ref_redact(text), text
     assert R.redact(text) == ref_redact(text), text
     # a store's metadata (flat: one search over all its strings) and a nested value (walked)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .ledgers import ledger_path, load_ledger, split_old_ledger, write_ledgers
+from .ledgers import load_ledgers, split_old_ledger, write_ledgers
 from .progress import Progress, current_progress
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -122,10 +122,10 @@ def _rules() -> Any:
     from types import SimpleNamespace
 
     from . import fact_rules
-    from .distill import distill_meta
+    from .distill import first_topic
     from .importance import rule_importance
 
-    return SimpleNamespace(distill_meta=distill_meta, rule_importance=rule_importance, facts=fact_rules)
+    return SimpleNamespace(first_topic=first_topic, rule_importance=rule_importance, facts=fact_rules)
 
 
 def read_content(fact: NoteFact) -> None:
@@ -146,8 +146,8 @@ def read_content(fact: NoteFact) -> None:
     if fact.type:
         fact.category = F.KIND_CATEGORY[fact.type]
     else:
-        topics = rules.distill_meta(fact.text)["topics"]
-        fact.category = f"notes/{topics[0]}" if topics and _TOPIC_SEGMENT.fullmatch(topics[0]) else "notes"
+        topic = rules.first_topic(fact.text)
+        fact.category = f"notes/{topic}" if topic and _TOPIC_SEGMENT.fullmatch(topic) else "notes"
 
 
 @functools.lru_cache(maxsize=64)
@@ -362,9 +362,9 @@ def ingest(mem: Any, workspace: Path, date: str | None = None, all_: bool = Fals
     `--all` reads and rates the next batch in a helper process while this one stores the current
     batch when a core is idle (`ahead` None), always (True) or never (False); the result is the same.
 
-    Each note date has its ledger (`ingested/DATE.json`: content keys of what was stored), read and
-    written with the stores of a batch of notes under the agent lock, so a crash repeats at most one
-    batch's stores (which reinforce rather than duplicate) and the cost per note stays flat all year.
+    Each month of notes has its ledger (`ingested/YYYY-MM.json`: content keys of what was stored),
+    read and written with the stores of a batch of notes under the agent lock, so a crash repeats at
+    most one batch's stores (which reinforce rather than duplicate) and the cost per note stays flat.
     """
     import time as _time
 
@@ -416,9 +416,7 @@ def _store_batch(mem: Any, days: list[str], facts: list[NoteFact], report: dict[
                  ready: list | None) -> None:
     """The batch's ledgers, its new facts stored, the ledgers written (caller holds the lock)."""
     split_old_ledger(Path(mem.dir))
-    ledger: dict[str, str] = {}
-    for day in days:
-        ledger.update(load_ledger(ledger_path(Path(mem.dir), day)))
+    ledger = load_ledgers(Path(mem.dir), days)
     before = dict(ledger)
     try:
         _ingest_facts(mem, facts, ledger, report, ready)

@@ -291,6 +291,16 @@ def distill_meta(text: str) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, list) else v for k, v in _distill_meta(text or "").items()}
 
 
+def stored_meta(text: str) -> dict[str, Any]:
+    """distill_meta's non-empty keys (what a stored memory's metadata gets), lists fresh: one pass."""
+    return {k: list(v) if type(v) is list else v for k, v in _distill_meta(text or "").items() if v}
+
+
+def first_topic(text: str) -> str | None:
+    topics = _distill_meta(text or "")["topics"]
+    return topics[0] if topics else None
+
+
 @functools.lru_cache(maxsize=2048)  # a note's facts are distilled to classify them, then again to store them
 def _distill_meta(text: str) -> dict[str, Any]:
     low = text.lower()

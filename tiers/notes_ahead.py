@@ -9,26 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from .dailynotes import NoteFact, _item, parse_note, read_content
-from .ledgers import ledger_path
+from .ledgers import peek_ledgers
 from .errors import UsageError
-
-
-def _peek_ledger(path: Path) -> dict[str, str]:
-    """A ledger's keys read without side effects (the helper process must not quarantine files)."""
-    import json
-
-    try:
-        keys = json.loads(path.read_bytes())["keys"]
-        return keys if isinstance(keys, dict) else {}
-    except (OSError, ValueError, TypeError, KeyError):
-        return {}
 
 
 def has_new(agent_dir: Path, facts: list[NoteFact]) -> bool:
     """Some of these facts are not in their notes' ledgers (read without the lock: a hint only)."""
-    known: dict[str, str] = {}
-    for day in {f.date for f in facts}:
-        known.update(_peek_ledger(ledger_path(agent_dir, day)))
+    known = peek_ledgers(agent_dir, {f.date for f in facts})
     return any(f.key not in known for f in facts)
 
 
@@ -62,9 +49,7 @@ def read_ahead(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.
 def _rate(facts: list[NoteFact], days: list[str], agent_dir: Path, share: float) -> list[tuple[Any, Any] | None]:
     from .prepare import prepare_many
 
-    known: dict[str, str] = {}
-    for day in days:
-        known.update(_peek_ledger(ledger_path(agent_dir, day)))
+    known = peek_ledgers(agent_dir, days)
     new = [i for i, fact in enumerate(facts) if fact.key not in known]
     mine = set(new[:round(share * len(new))])
     ready: list[tuple[Any, Any] | None] = []

@@ -13,21 +13,21 @@ Prepared = tuple[str, str, float, dict[str, Any], dict[str, int]]  # ..., and th
 def prepare_many(items: list[Item]) -> list[Prepared]:
     """Each item made ready; the first bad one raises (UsageError), so a batch stores all or nothing.
     The rule modules load here, on the first store, not with the CLI."""
-    from .distill import distill_meta
+    from .distill import stored_meta
     from .importance import rule_importance
     from .redact import redact, redact_obj
 
-    return [_prepare_one(*item, distill_meta, rule_importance, redact, redact_obj) for item in items]
+    return [_prepare_one(*item, stored_meta, rule_importance, redact, redact_obj) for item in items]
 
 
 def _prepare_one(text: str, category: str, importance: float | None, metadata: dict[str, Any] | None,
-                 distill_meta: Callable, rule_importance: Callable, redact: Callable, redact_obj: Callable
+                 stored_meta: Callable, rule_importance: Callable, redact: Callable, redact_obj: Callable
                  ) -> Prepared:
     text = check_text(text)
     category = check_category(category)
     importance = check_importance(importance)
     text, redactions = redact(text)
-    meta = {k: v for k, v in distill_meta(text).items() if v}
+    meta = stored_meta(text)
     if importance is None:
         importance, reasons = rule_importance(text, category)
         meta["importance_reasons"] = reasons[:4]
