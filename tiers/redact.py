@@ -5,6 +5,8 @@ import functools
 import re
 from typing import Callable, Match
 
+from .rxgate import Gated, GateSet
+
 MARK = "[REDACTED:{}]"
 
 # Values that look like references or placeholders, not secrets (token=$TOKEN, password=<your-password>).
@@ -137,17 +139,27 @@ def _redact(text: str) -> tuple[str, dict[str, int]]:
     counts: dict[str, int] = {}
     if not text or not may_have_secret(text):
         return text, counts
-    out = _sub_all(text, "private_key", _PEM, counts)
-    out = _sub_all(out, "authorization", _AUTH_HEADER, counts, _auth_header)
-    for kind, pattern in _TOKENS:
-        out = _sub_all(out, kind, pattern, counts)
-    out = _sub_all(out, "bearer_token", _BEARER, counts, _bearer)
-    out = _sub_all(out, "url_password", _URL_PASSWORD, counts,
-                   lambda m: ("url_password", m.group(1) + MARK.format("url_password") + m.group(3)))
-    out = _sub_all(out, "secret", _ASSIGN, counts, _assign)
-    out = _sub_all(out, "password", _PROSE_IS, counts, _prose_is)
-    out = _sub_all(out, "password", _ZH_PASSWORD, counts, lambda m: ("password", m.group(1) + MARK.format("password")))
+    out, scan = text, _STEP_GATES.scan(text)
+    for kind, gate, repl in _STEPS:
+        if scan.closed(gate):  # on the text as it is now: an earlier step may have changed it
+            continue
+        done = _sub_all(out, kind, gate.rx, counts, repl)
+        if done != out:
+            out, scan = done, _STEP_GATES.scan(done)
     return out, counts
+
+
+# every substitution in order, each skipped when its pattern's own needles are absent (a text holding
+# "://" or "key" ran all twenty before)
+_STEPS: list[tuple[str, Gated, Repl | None]] = (
+    [("private_key", Gated(_PEM), None), ("authorization", Gated(_AUTH_HEADER), _auth_header)]
+    + [(kind, Gated(pattern), None) for kind, pattern in _TOKENS]
+    + [("bearer_token", Gated(_BEARER), _bearer),
+       ("url_password", Gated(_URL_PASSWORD),
+        lambda m: ("url_password", m.group(1) + MARK.format("url_password") + m.group(3))),
+       ("secret", Gated(_ASSIGN), _assign), ("password", Gated(_PROSE_IS), _prose_is),
+       ("password", Gated(_ZH_PASSWORD), lambda m: ("password", m.group(1) + MARK.format("password")))])
+_STEP_GATES = GateSet(gate for _, gate, _ in _STEPS)
 
 
 def redact_obj(obj: object) -> tuple[object, dict[str, int]]:
