@@ -145,3 +145,6 @@ if __name__ == "__main__":
         main(sys.argv[1:])
     except KeyboardInterrupt:  # Ctrl-C reaches the whole process group; the caller handles it
         pass
+    # nothing to flush or clean up (it writes no file; answers went out whole): skip the interpreter's
+    # teardown, which took ~30 ms of a year's ingest while the caller waited in close()
+    os._exit(0)
