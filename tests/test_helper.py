@@ -233,3 +233,18 @@ def test_the_helpers_share_moves_towards_equal_cpu_time_on_both_sides() -> None:
         assert ahead.share == before
     finally:
         h.close()
+
+
+def test_a_fact_the_helper_cannot_prepare_is_left_to_the_store_path(keyword_config, tmp_path: Path) -> None:
+    from memoryd.tiers.dailynotes import note_files
+    from memoryd.tiers.notes_ahead import _rate, read_notes
+    from memoryd.tiers.prepare import prepare_many
+
+    _year(keyword_config.workspace, 2)
+    days, facts, _ = read_notes(note_files(keyword_config.workspace, all_=True), False)
+    facts[3].text = "   "  # refused by prepare_many (empty text): the whole batch call fails
+    ready = _rate(facts, days, tmp_path, 1.0)
+    assert ready[3] is None and not facts[3].classified
+    others = [r for i, r in enumerate(ready) if i != 3]
+    assert all(r is not None for r in others) and len(others) > 20
+    assert [r[1] for r in others[:5]] == prepare_many([r[0] for r in others[:5]])  # as made one by one

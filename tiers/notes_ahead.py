@@ -51,19 +51,23 @@ def _rate(facts: list[NoteFact], days: list[str], agent_dir: Path, share: float)
 
     known = peek_ledgers(agent_dir, days)
     new = [i for i, fact in enumerate(facts) if fact.key not in known]
-    mine = set(new[:round(share * len(new))])
-    ready: list[tuple[Any, Any] | None] = []
-    for i, fact in enumerate(facts):
-        done = None
-        if i in mine:
+    items: dict[int, Any] = {}
+    for i in new[:round(share * len(new))]:
+        try:
+            read_content(facts[i])
+            items[i] = _item(facts[i])
+        except Exception:  # the store path runs it again and reports the error as it always did
+            facts[i].classified = False
+    try:
+        prepared = dict(zip(items, prepare_many(list(items.values()))))
+    except Exception:  # one bad fact: the others one by one, the bad one left to the store path
+        prepared = {}
+        for i, item in items.items():
             try:
-                read_content(fact)
-                item = _item(fact)
-                done = (item, prepare_many([item])[0])
-            except Exception:  # the store path runs it again and reports the error as it always did
-                fact.classified = False
-        ready.append(done)
-    return ready
+                prepared[i] = prepare_many([item])[0]
+            except Exception:
+                facts[i].classified = False
+    return [(items[i], prepared[i]) if i in prepared else None for i in range(len(facts))]
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(NoteFact))
