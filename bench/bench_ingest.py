@@ -82,6 +82,20 @@ def plain_floor(db_path: Path, notes: list[list[str]], wal: bool) -> float:
     return elapsed
 
 
+def cli_year(tmp: Path, ws: Path) -> float:
+    """`memoryd ingest-daily --all --json` as a user runs it, into a home of its own."""
+    import subprocess
+
+    env = dict(os.environ, MEMORYD_HOME=str(tmp / "cli-home"), MEMORYD_WORKSPACE=str(ws))
+    cmd = [sys.executable, "-c", "from memoryd.cli.main import main; main()"]
+    subprocess.run(cmd + ["init", "--json"], env=env, check=True, capture_output=True)
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd + ["ingest-daily", "--all", "--json"], env=env, check=True, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    assert '"stored"' in out.stdout, out.stdout[:200]
+    return elapsed
+
+
 def timed(fn, n: int = 20) -> tuple[float, float]:
     samples = []
     for _ in range(n):
@@ -162,6 +176,8 @@ def main() -> None:
         per_note = [b - a for a, b in zip(stamps, stamps[1:])]
         first, last = per_note[:31], per_note[-31:]
         print(f"per note: first month {statistics.mean(first) * 1000:.1f} ms, last month {statistics.mean(last) * 1000:.1f} ms")
+        print(f"the same year through the console script, end to end: {cli_year(Path(tmp), ws):.2f} s "
+              "(a fresh agent; Python's start and the CLI's included)")
         late = []  # the daemon's way: one new note at a time, after the year
         for i in range(10):
             day = days[-1] + dt.timedelta(days=i + 1)
