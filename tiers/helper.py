@@ -84,13 +84,6 @@ class Helper:
         self.pending += 1
         return True
 
-    def ready(self) -> bool:
-        """The answer to the oldest pending job is there (take() will not wait)."""
-        try:
-            return self.pending > 0 and self.proc is not None and self.results.poll(0)
-        except (EOFError, OSError):
-            return False
-
     def take(self) -> Any | None:
         if not self.pending or self.proc is None:
             return None
