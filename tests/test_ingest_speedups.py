@@ -229,7 +229,7 @@ def _same(text: str) -> None:
     D._distill_meta.cache_clear()
     assert D.distill(text) == ref_distill(text), text
     ref = ref_distill(text)
-    assert D.distill_meta(text) == {k: v for k, v in ref.items() if k in D.META_KEYS}, text
+    assert D._distill_meta(text) == {k: v for k, v in ref.items() if k in D.META_KEYS}, text
     assert D.stored_meta(text) == {k: v for k, v in ref.items() if k in D.META_KEYS and v}, text
     assert D.first_topic(text) == (ref["topics"][0] if ref["topics"] else None), text
     assert R._redact(text) == ref_redact(text), text

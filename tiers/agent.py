@@ -17,7 +17,6 @@ from .errors import MemorydError, StoreError, UsageError
 from .evictions import EvictionLog
 from .limits import enforce_all
 from .ports import Archive
-from .prepare import prepare_many
 
 if TYPE_CHECKING:  # retrieval loads only when something is retrieved (CLI start-up)
     from .retrieval import Filters
@@ -187,6 +186,8 @@ class AgentMemory:
         `prepared`: per item, prepare_many([item])[0] when a helper process did it already (None: do it here).
         `then`: (fn, reason): change(fn, reason) after the stores, in the same write (a daily note's
         facts, then their hot changes: one load and one write of the state, not two)."""
+        from .prepare import prepare_many  # loaded on the first store, not with every CLI command
+
         ahead = prepared if prepared is not None else [None] * len(items)
         if len(ahead) != len(items):
             raise ValueError("store_many: prepared must have one entry per item")

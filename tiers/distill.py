@@ -285,14 +285,9 @@ def distill(text: str) -> dict[str, Any]:
             "urls": list(found["urls"]), "commands": list(found["commands"]), "paths": list(found["paths"])}
 
 
-def distill_meta(text: str) -> dict[str, Any]:
-    """What a stored memory keeps of distill() (META_KEYS): without the rewritten fact and the
-    actions, which only summaries use (a quarter of distill's time)."""
-    return {k: list(v) if isinstance(v, list) else v for k, v in _distill_meta(text or "").items()}
-
-
 def stored_meta(text: str) -> dict[str, Any]:
-    """distill_meta's non-empty keys (what a stored memory's metadata gets), lists fresh: one pass."""
+    """What a stored memory's metadata keeps of distill(): the non-empty META_KEYS, lists fresh. Not
+    the rewritten fact or the actions, which only summaries use (a quarter of distill's time)."""
     return {k: list(v) if type(v) is list else v for k, v in _distill_meta(text or "").items() if v}
 
 

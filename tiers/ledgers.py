@@ -37,16 +37,19 @@ def load_ledger(path: Path) -> dict[str, str]:
     return dict(read_json(path, lambda: {"keys": {}}, _valid)["keys"])
 
 
+def _files(agent_dir: Path, days: Iterable[str]) -> list[Path]:
+    """Where these dates' keys may be: their months' files, then their files in the per-date layout."""
+    days = sorted(set(days))
+    return [ledger_path(agent_dir, m) for m in sorted({d[:7] for d in days})] + [_day_path(agent_dir, d) for d in days]
+
+
 def load_ledgers(agent_dir: Path, days: Iterable[str]) -> dict[str, str]:
     """The keys of these dates' months, and of their files in the older per-date layout (caller holds
     the agent lock)."""
     keys: dict[str, str] = {}
-    days = sorted(set(days))
-    for month in sorted({day[:7] for day in days}):
-        keys.update(load_ledger(ledger_path(agent_dir, month)))
-    for day in days:
-        if _day_path(agent_dir, day).exists():
-            keys.update(load_ledger(_day_path(agent_dir, day)))
+    for path in _files(agent_dir, days):
+        if path.exists():
+            keys.update(load_ledger(path))
     return keys
 
 
@@ -54,9 +57,7 @@ def peek_ledgers(agent_dir: Path, days: Iterable[str]) -> dict[str, str]:
     """load_ledgers without side effects and without the lock (a helper process's hint: a damaged or
     half-seen file reads as empty, never set aside)."""
     keys: dict[str, str] = {}
-    days = sorted(set(days))
-    paths = [ledger_path(agent_dir, m) for m in sorted({d[:7] for d in days})] + [_day_path(agent_dir, d) for d in days]
-    for path in paths:
+    for path in _files(agent_dir, days):
         try:
             found = json.loads(path.read_bytes())["keys"]
         except (OSError, ValueError, TypeError, KeyError):
