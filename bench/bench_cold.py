@@ -83,11 +83,11 @@ def plain_top10(conn: sqlite3.Connection, query: str) -> list[str]:
 
 def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: list[float],
         zh: tuple[list[str], list[float]]) -> None:
-    from memoryd.sync.index import LocalIndex
-    from memoryd.tiers import analyzer
-    from memoryd.tiers.agent import AgentMemory
-    from memoryd.tiers.config import load_config
-    from memoryd.tiers.warm import new_entry
+    from memoryd.tiers.cold.index import LocalIndex
+    from memoryd.tiers.retrieval import analyzer
+    from memoryd.tiers.memory.agent import AgentMemory
+    from memoryd.tiers.base.config import load_config
+    from memoryd.tiers.memory.warm import new_entry
 
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from memoryd.daemon.client import try_daemon
-from memoryd.tiers.config import load_config
+from memoryd.tiers.base.config import load_config
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

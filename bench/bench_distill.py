@@ -36,9 +36,9 @@ def bench(name: str, fn, messages: list[str], rounds: int) -> None:
 
 
 def main() -> None:
-    from memoryd.tiers.distill import core_summary, distill
-    from memoryd.tiers.importance import rule_importance
-    from memoryd.tiers.redact import redact
+    from memoryd.tiers.distillation.distill import core_summary, distill
+    from memoryd.tiers.distillation.importance import rule_importance
+    from memoryd.tiers.distillation.redact import redact
 
     rng = random.Random(7)
     messages = [rng.choice(EN + ZH) + f" (#{i})" for i in range(2000)]

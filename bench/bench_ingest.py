@@ -108,7 +108,7 @@ def timed(fn, n: int = 20) -> tuple[float, float]:
 
 def rule_split(facts: list[str]) -> None:
     """Each per-fact rule run once over every fact (cold caches): where the time of a year goes."""
-    from memoryd.tiers import distill, fact_rules, importance, redact
+    from memoryd.tiers.distillation import distill, fact_rules, importance, redact
 
     ref = dt.date(2025, 6, 1)
     rules = {"distill (stored keys)": distill._distill_meta.__wrapped__, "redact": redact._redact,
@@ -140,11 +140,11 @@ def main() -> None:
             (ws / "memory" / f"{day.isoformat()}.md").write_text(text, encoding="utf-8")
 
         from memoryd.daemon.ops import dispatch
-        from memoryd.sync import index
+        from memoryd.tiers.cold import index
 
         index.SHARE = True  # as in the daemon: one connection for the whole run
-        from memoryd.tiers.config import load_config
-        from memoryd.tiers.dailynotes import note_files, parse_note
+        from memoryd.tiers.base.config import load_config
+        from memoryd.tiers.ingest.dailynotes import note_files, parse_note
 
         parsed = [[f.text for f in parse_note(p, d)[0]] for d, p in note_files(ws, all_=True)]
         facts = sum(len(p) for p in parsed)
@@ -166,7 +166,7 @@ def main() -> None:
                 return lambda n=1: stamps.extend([time.perf_counter()] * n)
 
         from memoryd.daemon.ops import memory
-        from memoryd.tiers.dailynotes import ingest
+        from memoryd.tiers.ingest.dailynotes import ingest
 
         with memory(config, {"agent_id": "bench"}) as mem:
             ingest(mem, ws, all_=True, progress=Clocked())

@@ -112,7 +112,7 @@ def search_round_trips(exe: str, env: dict[str, str], calls: int) -> list[float]
 
 def in_process_retrieve(env: dict[str, str], calls: int) -> list[float]:
     from memoryd.daemon.ops import dispatch
-    from memoryd.tiers.config import load_config
+    from memoryd.tiers.base.config import load_config
 
     config = load_config(env)
     for q in queries(5):  # warm-up, as for the server
@@ -128,9 +128,9 @@ def in_process_retrieve(env: dict[str, str], calls: int) -> list[float]:
 def seed(env: dict[str, str], facts: int) -> None:
     """`facts` memories: the newest in warm, the rest archived in cold by a full consolidation."""
     from memoryd.daemon.ops import dispatch
-    from memoryd.tiers.agent import AgentMemory
-    from memoryd.sync.index import LazyIndex  # noqa: E402
-    from memoryd.tiers.config import load_config
+    from memoryd.tiers.memory.agent import AgentMemory
+    from memoryd.tiers.cold.index import LazyIndex  # noqa: E402
+    from memoryd.tiers.base.config import load_config
 
     config = load_config(env)
     dispatch(config, "init", {"agent_id": "default"})
@@ -164,7 +164,7 @@ def line(label: str, ms: list[float]) -> str:
 
 def start_daemon(exe: str, env: dict[str, str]) -> subprocess.Popen:
     from memoryd.daemon.client import daemon_running
-    from memoryd.tiers.config import load_config
+    from memoryd.tiers.base.config import load_config
 
     proc = subprocess.Popen([exe, "daemon"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20

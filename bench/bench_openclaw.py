@@ -56,7 +56,7 @@ def baseline(db: Path) -> float:
 
 def sync_once() -> tuple[float, dict]:
     from memoryd.daemon.ops import dispatch
-    from memoryd.tiers.config import load_config
+    from memoryd.tiers.base.config import load_config
 
     t = time.perf_counter()
     report = dispatch(load_config(), "openclaw_sync", {"close_open": True})
@@ -82,11 +82,11 @@ def append(db: Path, n: int) -> None:
 def distill_per_turn() -> tuple[float, float]:
     """µs per turn: rule distillation alone, and a whole segment (cold entries + warm + hot) on a fresh agent."""
     from conversation_gen import generate
-    from memoryd.sync.index import open_index
-    from memoryd.tiers.agent import AgentMemory
-    from memoryd.tiers.config import load_config
-    from memoryd.tiers.conversation import distill_segment, rule_facts
-    from memoryd.tiers.openclaw_events import EventParser, Parsed
+    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.memory.agent import AgentMemory
+    from memoryd.tiers.base.config import load_config
+    from memoryd.tiers.ingest.conversation import distill_segment, rule_facts
+    from memoryd.tiers.ingest.openclaw.events import EventParser, Parsed
 
     p, out = EventParser("bench"), Parsed()
     for i, e in enumerate(generate(200, seed=99).events):
@@ -128,7 +128,7 @@ def main() -> None:
         append(db, 100)
         incr100, _ = sync_once()
         rule_us, whole_us = distill_per_turn()
-        from memoryd.tiers.config import load_config
+        from memoryd.tiers.base.config import load_config
 
         mode = load_config().section("retrieval").get("mode", "hybrid")
         print(f"store: {events} events in {SESSIONS} sessions ({db.stat().st_size // 1024} KB); retrieval mode {mode}"

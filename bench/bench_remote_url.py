@@ -35,7 +35,7 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_") or k == "MEMORYD_RETRIEVAL_MODE"}
         env["MEMORYD_HOME"] = str(Path(tmp) / "home")
         from memoryd.daemon.ops import memory
-        from memoryd.tiers.config import load_config
+        from memoryd.tiers.base.config import load_config
 
         os.environ.update(env)
         past = time.time() - 60 * 86400

@@ -16,13 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from memoryd.sync.critical import pull_now, push_now  # noqa: E402
-from memoryd.sync.keys import ensure_key, import_key  # noqa: E402
+from memoryd.sync.crypto.keys import ensure_key, import_key  # noqa: E402
 from memoryd.sync.restore import restore  # noqa: E402
-from memoryd.tiers import hot, tree, warm  # noqa: E402
-from memoryd.tiers.agent import AgentMemory  # noqa: E402
-from memoryd.sync.index import LazyIndex  # noqa: E402
-from memoryd.tiers.atomic import dumps  # noqa: E402
-from memoryd.tiers.config import load_config  # noqa: E402
+from memoryd.tiers.memory import hot, tree, warm  # noqa: E402
+from memoryd.tiers.memory.agent import AgentMemory  # noqa: E402
+from memoryd.tiers.cold.index import LazyIndex  # noqa: E402
+from memoryd.tiers.base.atomic import dumps  # noqa: E402
+from memoryd.tiers.base.config import load_config  # noqa: E402
 
 AGENT = "bench"
 
@@ -62,7 +62,7 @@ def pct(values: list[float], p: float) -> float:
 
 
 def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
-    from memoryd.sync.db import connect
+    from memoryd.sync.remote.db import connect
 
     a = device(root, "a", url)
     key = ensure_key(a, AGENT)
@@ -97,7 +97,7 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
 def bench_restore(root: Path, url: str, a, key: bytes, cold_counts: list[int]) -> None:
     """Device a archives N memories (local index), uploads them sealed; a new device restores all of it."""
     from memoryd.sync.critical import push_now
-    from memoryd.sync.index import open_index
+    from memoryd.tiers.cold.index import open_index
 
     have = 0
     for target in cold_counts:
@@ -118,7 +118,7 @@ def bench_restore(root: Path, url: str, a, key: bytes, cold_counts: list[int]) -
         report = restore(b, AGENT, key=key)
         wall = time.perf_counter() - t0
         with open_index(b) as index:
-            from memoryd.tiers import analyzer
+            from memoryd.tiers.retrieval import analyzer
 
             t1 = time.perf_counter()
             found = index.search(AGENT, analyzer.query_terms(f"cold memory {target - 1}"), 5)

@@ -13,12 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from memoryd.tiers import hot as H
-from memoryd.tiers import warm as W
-from memoryd.tiers.agent import AgentMemory
-from memoryd.sync.index import LazyIndex  # noqa: E402
-from memoryd.tiers.atomic import dumps
-from memoryd.tiers.config import load_config
+from memoryd.tiers.memory import hot as H
+from memoryd.tiers.memory import warm as W
+from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.cold.index import LazyIndex  # noqa: E402
+from memoryd.tiers.base.atomic import dumps
+from memoryd.tiers.base.config import load_config
 
 WORDS = ("duck beijing server deploy tea alice meeting docs bug python rust kernel garden invoice "
          "北京 烤鸭 会议 服务器 部署 文档 花园 发票").split()
@@ -81,7 +81,7 @@ def bench_store_retrieve(home: Path, stores: int, retrieves: int) -> None:
 
 
 def bench_cold(home: Path, rows: int, queries: int) -> None:
-    from memoryd.sync.index import open_index as open_archive
+    from memoryd.tiers.cold.index import open_index as open_archive
 
     config = load_config(bench_env(MEMORYD_HOME=str(home), MEMORYD_DB_URL=f"file:{home / f'cold-{rows}.db'}"))
     archive = open_archive(config)

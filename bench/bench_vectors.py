@@ -31,7 +31,7 @@ def fill(index, size: int, texts: list[str], dim: int) -> float:
     """Rows through the real put (keyword mode), then random vectors straight into the vectors table."""
     import numpy as np
 
-    from memoryd.tiers import embed
+    from memoryd.tiers.retrieval import embed
 
     now = time.time()
     for start in range(0, size, 5000):
@@ -61,10 +61,10 @@ def timed(fn, runs: int) -> tuple[float, float]:
 
 
 def run(size: int, queries: int, texts: list[str], questions: list[str]) -> None:
-    from memoryd.sync.index import LocalIndex, open_index
-    from memoryd.tiers import analyzer, embed
-    from memoryd.tiers.agent import AgentMemory
-    from memoryd.tiers.config import load_config
+    from memoryd.tiers.cold.index import LocalIndex, open_index
+    from memoryd.tiers.retrieval import analyzer, embed
+    from memoryd.tiers.memory.agent import AgentMemory
+    from memoryd.tiers.base.config import load_config
 
     model = embed.load()
     with tempfile.TemporaryDirectory() as tmp:
@@ -101,8 +101,8 @@ def run(size: int, queries: int, texts: list[str], questions: list[str]) -> None
 
 
 def _fresh(config, question: str) -> None:
-    from memoryd.sync.index import open_index
-    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.memory.agent import AgentMemory
 
     with open_index(config) as index:
         AgentMemory(config, "b", archive=index).retrieve(question, 10)

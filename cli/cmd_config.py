@@ -6,8 +6,8 @@ import os
 import re
 from typing import Any
 
-from .common import emit, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 HIDDEN = "(set, hidden)"
 
@@ -33,7 +33,7 @@ def _shown(spec: Any, value: Any) -> Any:
 
 def settings(config: Any) -> list[dict[str, Any]]:
     """Every key of the schema with its effective value (masked) and its source."""
-    from memoryd.tiers.config_schema import SCHEMA, where
+    from memoryd.tiers.base.config_schema import SCHEMA, where
 
     top = {"db_url": config.db_url, "db_token": config.db_token, "workspace": str(config.workspace),
            "socket": str(config.socket_path), "llm_endpoint": config.llm_endpoint}

@@ -5,9 +5,9 @@ from typing import Any
 
 import click
 
-from .common import agent_option, emit, get_config, handles_errors, json_option
-from .main import cli
-from .proxy import run_op
+from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
+from memoryd.cli.proxy import run_op
 
 
 def _warn(warnings: list[str]) -> None:
@@ -75,11 +75,11 @@ def retrieve(query: str, limit: int, mode: str, url: str | None, entity: str | N
     params: dict[str, Any] = {"agent_id": agent_id, "query": query, "limit": limit, "url": url,
                               "entity": entity, "since": since, "until": until}
     if llm_prompt_file:  # an external LLM will answer; nothing is searched now
-        from .llm_paths import write_prompt
+        from memoryd.cli.llm_paths import write_prompt
 
         return write_prompt(config, agent_id, query, llm_prompt_file)
     if mode == "llm":  # tree paths from the LLM, and its order of the top candidates
-        from .llm_paths import retrieve_llm
+        from memoryd.cli.llm_paths import retrieve_llm
 
         data = retrieve_llm(config, params)
     else:
@@ -94,7 +94,7 @@ def retrieve(query: str, limit: int, mode: str, url: str | None, entity: str | N
 @handles_errors
 def urls(agent_id: str, as_json: bool) -> None:
     """Every URL stored in warm memory."""
-    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.memory.agent import AgentMemory
 
     state = AgentMemory(get_config(), agent_id).read_state()
     found = sorted({u for e in state["warm"]["entries"] for u in e.get("metadata", {}).get("urls", [])})

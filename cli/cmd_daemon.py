@@ -5,8 +5,8 @@ import sys
 
 import click
 
-from .common import emit, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 kind_option = click.option("--kind", type=click.Choice(["systemd", "launchd"]), default=None,
                            help="Service manager (default: launchd on macOS, systemd elsewhere).")

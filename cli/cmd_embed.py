@@ -5,8 +5,8 @@ from typing import Any
 
 import click
 
-from .common import agent_option, emit, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 
 @cli.command()
@@ -19,8 +19,8 @@ def embed(limit: int | None, rebuild: bool, agent_id: str, as_json: bool) -> Non
     """Compute the embedding vectors hybrid retrieval needs (optional extra: memoryd[embed])."""
     from memoryd.daemon import embed_ops  # noqa: F401  (registers the operation when it runs here)
 
-    from .progress import progress_for
-    from .proxy import run_op
+    from memoryd.cli.progress import progress_for
+    from memoryd.cli.proxy import run_op
 
     with progress_for(as_json):
         report = run_op(get_config(), "embed", {"agent_id": agent_id, "limit": limit, "rebuild": rebuild})

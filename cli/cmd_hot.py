@@ -5,13 +5,13 @@ from typing import Any
 
 import click
 
-from .common import agent_option, emit, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 
 def _change(agent_id: str, kind: str, params: dict[str, Any], as_json: bool) -> None:
     """One hot change through the shared `hot_change` operation (the daemon's when it runs)."""
-    from .proxy import run_op
+    from memoryd.cli.proxy import run_op
 
     result = run_op(get_config(), "hot_change", {"agent_id": agent_id, "kind": kind, **params})
     for w in result.get("warnings") or []:
@@ -30,7 +30,7 @@ def hot() -> None:
 @handles_errors
 def hot_show(agent_id: str, as_json: bool) -> None:
     """Print hot memory (as MEMORY.md renders it)."""
-    from .proxy import run_op
+    from memoryd.cli.proxy import run_op
 
     shown = run_op(get_config(), "hot_show", {"agent_id": agent_id})
     emit(shown["hot"], as_json, lambda h: shown["markdown"])

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import click
 
-from .common import get_config, handles_errors
-from .main import cli
+from memoryd.cli.common import get_config, handles_errors
+from memoryd.cli.main import cli
 
 
 @cli.command()
@@ -13,8 +13,8 @@ from .main import cli
 @handles_errors
 def mcp(agent_id: str | None) -> None:
     """Serve one agent's memory to an MCP client on stdin/stdout (search, store, forget, hot, status, sync)."""
-    from memoryd.tiers.config import validate_agent_id
-    from memoryd.tiers.errors import ConfigError
+    from memoryd.tiers.base.config import validate_agent_id
+    from memoryd.tiers.base.errors import ConfigError
 
     config = get_config()
     configured = config.section("mcp").get("agent", "default")

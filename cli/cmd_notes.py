@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from .common import agent_option, emit, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 MAX_DISTILL_BYTES = 64 * 1024
 
@@ -18,7 +18,7 @@ def _warn(warnings: list[str] | None) -> None:
 
 
 def _read_text(text: str) -> str:
-    from memoryd.tiers.errors import UsageError
+    from memoryd.tiers.base.errors import UsageError
 
     if text == "-":
         text = sys.stdin.read()
@@ -33,7 +33,7 @@ def _read_text(text: str) -> str:
 def _write_prompt(path: str, prompt: str) -> None:
     from pathlib import Path
 
-    from memoryd.tiers.errors import UsageError
+    from memoryd.tiers.base.errors import UsageError
 
     try:
         Path(path).write_text(prompt, encoding="utf-8")
@@ -53,14 +53,14 @@ def _write_prompt(path: str, prompt: str) -> None:
 @handles_errors
 def distill(text: str, mode: str, core: bool, llm_prompt_file: str | None, agent_id: str, as_json: bool) -> None:
     """Distil TEXT into fact, emotion, people, topics, actions, outcome, urls, commands, paths."""
-    from memoryd.tiers.distill import core_summary
-    from memoryd.tiers.distill import distill as rule_distill
-    from memoryd.tiers.errors import ConfigError
-    from memoryd.tiers.redact import redact
+    from memoryd.tiers.distillation.distill import core_summary
+    from memoryd.tiers.distillation.distill import distill as rule_distill
+    from memoryd.tiers.base.errors import ConfigError
+    from memoryd.tiers.distillation.redact import redact
 
     clean, _ = redact(_read_text(text))  # secrets never leave the device, not even to the LLM
     if llm_prompt_file:
-        from memoryd.tiers.llm_prompts import distill_prompt
+        from memoryd.tiers.distillation.llm_prompts import distill_prompt
 
         _write_prompt(llm_prompt_file, distill_prompt(clean))
         click.echo(f"memoryd: prompt written to {llm_prompt_file}", err=True)
@@ -68,7 +68,7 @@ def distill(text: str, mode: str, core: bool, llm_prompt_file: str | None, agent
     result: dict[str, Any]
     if mode == "llm":
         from memoryd.sync.llm import llm_from_config
-        from memoryd.tiers.llm_prompts import distill_llm
+        from memoryd.tiers.distillation.llm_prompts import distill_llm
 
         llm = llm_from_config(get_config())
         if llm is None:
@@ -93,11 +93,11 @@ def distill(text: str, mode: str, core: bool, llm_prompt_file: str | None, agent
 @handles_errors
 def ingest_daily(date: str | None, all_: bool, agent_id: str, as_json: bool) -> None:
     """Read $MEMORYD_WORKSPACE/memory/YYYY-MM-DD.md daily notes into memory (idempotent)."""
-    from memoryd.tiers.dailynotes import check_date
-    from memoryd.tiers.errors import UsageError
+    from memoryd.tiers.ingest.dailynotes import check_date
+    from memoryd.tiers.base.errors import UsageError
 
-    from .progress import progress_for
-    from .proxy import run_op
+    from memoryd.cli.progress import progress_for
+    from memoryd.cli.proxy import run_op
 
     if date and all_:
         raise UsageError("give either --date or --all, not both")
@@ -122,7 +122,7 @@ def _human_ingest(r: dict[str, Any]) -> str:
 @handles_errors
 def validate(file: str, agent_id: str, as_json: bool) -> None:
     """Warn about a note's deployments/links/commands without URL or command, and missing next steps."""
-    from memoryd.tiers.validate import validate_file
+    from memoryd.tiers.distillation.validate import validate_file
 
     warnings = validate_file(file)
     if as_json:

@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from .common import emit, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 
 class _Reported(logging.Filter):
@@ -20,7 +20,7 @@ class _Reported(logging.Filter):
 def _run(name: str, params: dict[str, Any]) -> Any:
     import memoryd.daemon.openclaw_ops  # noqa: F401 - registers the operations for in-process runs
 
-    from .proxy import run_op
+    from memoryd.cli.proxy import run_op
 
     quiet, logger = _Reported(), logging.getLogger("memoryd.tiers")
     logger.addFilter(quiet)  # run in this process: the sync's own warning would repeat the report's line
@@ -59,7 +59,7 @@ def _human_sync(r: dict[str, Any]) -> str:
 @handles_errors
 def openclaw_sync(agent: str | None, as_json: bool) -> None:
     """Ingest everything new now: session store, older JSONL transcripts, daily and session notes."""
-    from memoryd.tiers.config import validate_agent_id
+    from memoryd.tiers.base.config import validate_agent_id
 
     if agent is not None:
         validate_agent_id(agent)
@@ -127,7 +127,7 @@ def openclaw_status(as_json: bool) -> None:
 @handles_errors
 def flush(session: str, agent_id: str | None, as_json: bool) -> None:
     """Ingest one conversation up to now (before a harness compacts it); idempotent with the daemon."""
-    from memoryd.tiers.config import validate_agent_id
+    from memoryd.tiers.base.config import validate_agent_id
 
     root = (click.get_current_context().find_root().obj or {}).get("agent_id")
     agent_id = agent_id or root

@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from .common import emit, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 
 def _human(data: dict[str, Any]) -> str:
@@ -32,8 +32,8 @@ def _human(data: dict[str, Any]) -> str:
 def render(targets: tuple[str, ...], project_dir: str | None, agent_id: str | None, as_json: bool) -> None:
     """Write hot memory and the tree summary between memoryd's markers in each target file."""
     from memoryd.daemon.render_targets import TARGET_HELP, RenderSettings, render_agent, resolve
-    from memoryd.tiers.config import validate_agent_id
-    from memoryd.tiers.errors import UsageError
+    from memoryd.tiers.base.config import validate_agent_id
+    from memoryd.tiers.base.errors import UsageError
 
     config = get_config()
     settings = RenderSettings.from_config(config)

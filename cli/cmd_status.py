@@ -6,9 +6,9 @@ from typing import Any
 
 import click
 
-from .common import emit, get_config, handles_errors, json_option
-from .main import cli
-from .proxy import run_op
+from memoryd.cli.common import emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
+from memoryd.cli.proxy import run_op
 
 
 def _ago(ts: float | None) -> str:
@@ -103,7 +103,7 @@ def _human(data: dict[str, Any]) -> str:
             if "openclaw_agent" not in o:
                 lines.append(f"  openclaw  {o.get('error')}")
                 continue
-            from .cmd_openclaw import cursor_words, skipped_words
+            from memoryd.cli.cmd_openclaw import cursor_words, skipped_words
 
             skipped = o.get("skipped") or {}
             pending = "?" if o.get("pending_events") is None else o["pending_events"]
@@ -122,7 +122,7 @@ def _human(data: dict[str, Any]) -> str:
 @handles_errors
 def status(agent_id: str | None, remote: bool, as_json: bool) -> None:
     """Per agent: tier sizes, tree, cold, consolidation runs, sync, evictions; and the daemon."""
-    from memoryd.tiers.config import validate_agent_id
+    from memoryd.tiers.base.config import validate_agent_id
 
     agent_id = agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
     params: dict[str, Any] = {"agent_id": validate_agent_id(agent_id)} if agent_id else {}

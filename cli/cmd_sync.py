@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from .common import agent_option, emit, fail, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import agent_option, emit, fail, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 
 def _human_sync(r: dict[str, Any]) -> str:
@@ -40,9 +40,9 @@ def _human_cold(c: dict[str, Any]) -> str:
 @handles_errors
 def sync(force: bool, agent_id: str, as_json: bool) -> None:
     """Two-way sync now: pull other devices' changes, push this device's (via the daemon when it runs)."""
-    from .proxy import run_op
+    from memoryd.cli.proxy import run_op
 
-    from .progress import progress_for
+    from memoryd.cli.progress import progress_for
 
     with progress_for(as_json):  # a first sync may upload a whole archive (in-process: a bar; daemon: none)
         result = run_op(get_config(), "sync", {"agent_id": agent_id, "force": force})
@@ -52,8 +52,8 @@ def sync(force: bool, agent_id: str, as_json: bool) -> None:
 
 
 def _read_key_file(path: str) -> bytes:
-    from memoryd.sync.keys import parse_key_material
-    from memoryd.tiers.errors import UsageError
+    from memoryd.sync.crypto.keys import parse_key_material
+    from memoryd.tiers.base.errors import UsageError
 
     try:
         with open(path, "rb") as fh:
@@ -87,7 +87,7 @@ def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, 
         emit({"versions": list_versions(get_config(), agent_id)}, as_json, _human_versions)
         return
 
-    from .progress import progress_for
+    from memoryd.cli.progress import progress_for
 
     key = _read_key_file(key_file) if key_file else None
     with progress_for(as_json):  # the cold log can be 100k rows: a bar on a terminal
@@ -111,8 +111,8 @@ def key() -> None:
 
 
 def _existing_key(agent_id: str) -> bytes:
-    from memoryd.sync.keys import read_key_file
-    from memoryd.tiers.errors import UsageError
+    from memoryd.sync.crypto.keys import read_key_file
+    from memoryd.tiers.base.errors import UsageError
 
     config = get_config()
     found = read_key_file(config.key_path(agent_id))
@@ -127,7 +127,7 @@ def _existing_key(agent_id: str) -> bytes:
 @handles_errors
 def key_show(agent_id: str, as_json: bool) -> None:
     """Print the key's fingerprint (never the key)."""
-    from memoryd.sync.keys import fingerprint
+    from memoryd.sync.crypto.keys import fingerprint
 
     data = {"agent_id": agent_id, "fingerprint": fingerprint(_existing_key(agent_id)),
             "path": str(get_config().key_path(agent_id))}
@@ -140,7 +140,7 @@ def key_show(agent_id: str, as_json: bool) -> None:
 @handles_errors
 def key_export(agent_id: str, as_json: bool) -> None:
     """Print the recovery string; keep it somewhere safe (it decrypts this agent's memory)."""
-    from memoryd.sync.keys import export_recovery, fingerprint
+    from memoryd.sync.crypto.keys import export_recovery, fingerprint
 
     secret = _existing_key(agent_id)
     data = {"agent_id": agent_id, "fingerprint": fingerprint(secret), "recovery": export_recovery(secret)}
@@ -157,8 +157,8 @@ def key_export(agent_id: str, as_json: bool) -> None:
 @handles_errors
 def key_import(recovery: str | None, force: bool, agent_id: str, as_json: bool) -> None:
     """Install a key from its recovery string (argument, or stdin when omitted)."""
-    from memoryd.sync.keys import fingerprint, import_key, import_recovery
-    from memoryd.tiers.errors import UsageError
+    from memoryd.sync.crypto.keys import fingerprint, import_key, import_recovery
+    from memoryd.tiers.base.errors import UsageError
 
     text = recovery if recovery is not None else sys.stdin.read()
     if not text.strip():

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import click
 
-from .common import agent_option, emit, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 
 @cli.command("export")
@@ -17,9 +17,9 @@ from .main import cli
 def export_cmd(file: Path, agent_id: str, as_json: bool) -> None:
     """Write hot, tree, warm and cold memories to FILE (JSON Lines, header first)."""
     from memoryd.daemon.ops import memory
-    from memoryd.tiers.transfer import export_to
+    from memoryd.tiers.memory.transfer import export_to
 
-    from .progress import progress_for
+    from memoryd.cli.progress import progress_for
 
     with memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem, progress_for(as_json):
         lines = export_to(mem, file)
@@ -34,14 +34,14 @@ def export_cmd(file: Path, agent_id: str, as_json: bool) -> None:
 def import_cmd(file: Path, agent_id: str, as_json: bool) -> None:
     """Read an export; every line is validated first, and importing twice changes nothing more."""
     from memoryd.daemon.ops import memory
-    from memoryd.tiers.errors import UsageError
-    from memoryd.tiers.transfer import import_from
+    from memoryd.tiers.base.errors import UsageError
+    from memoryd.tiers.memory.transfer import import_from
 
     try:
         fh = open(file, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {file}: {exc.strerror}") from None
-    from .progress import progress_for
+    from memoryd.cli.progress import progress_for
 
     with fh, memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem:
         with progress_for(as_json):

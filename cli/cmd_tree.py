@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import click
 
-from .common import agent_option, emit, get_config, handles_errors, json_option
-from .main import cli
+from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.main import cli
 
 
 @cli.group()
@@ -18,15 +18,15 @@ def tree() -> None:
 @handles_errors
 def tree_show(agent_id: str, as_json: bool) -> None:
     """Print the tree with warm and cold counts per node."""
-    from memoryd.tiers.agent import AgentMemory
-    from memoryd.tiers.tree import counts_by_path, render
+    from memoryd.tiers.memory.agent import AgentMemory
+    from memoryd.tiers.memory.tree import counts_by_path, render
 
     config = get_config()
     state = AgentMemory(config, agent_id).read_state()
     cold: dict[str, int] = {}
     if not as_json:
         try:
-            from memoryd.sync.index import open_index
+            from memoryd.tiers.cold.index import open_index
 
             with open_index(config) as index:
                 cold = index.category_counts(agent_id)
@@ -43,7 +43,7 @@ def tree_show(agent_id: str, as_json: bool) -> None:
 @handles_errors
 def tree_add(path: str, description: str, agent_id: str, as_json: bool) -> None:
     """Add a node (and its missing parents), or change its description."""
-    from memoryd.tiers.tree import add_node
+    from memoryd.tiers.memory.tree import add_node
 
     from memoryd.daemon.ops import memory, stamp_edits
 
@@ -63,10 +63,10 @@ def tree_add(path: str, description: str, agent_id: str, as_json: bool) -> None:
 def tree_remove(path: str, agent_id: str, as_json: bool) -> None:
     """Remove a leaf node that no memory uses."""
     from memoryd.daemon.ops import memory
-    from memoryd.tiers.agent import AgentMemory
-    from memoryd.tiers.errors import UsageError
-    from memoryd.tiers.model import check_category
-    from memoryd.tiers.tree import remove_node
+    from memoryd.tiers.memory.agent import AgentMemory
+    from memoryd.tiers.base.errors import UsageError
+    from memoryd.tiers.memory.model import check_category
+    from memoryd.tiers.memory.tree import remove_node
 
     if check_category(path) not in AgentMemory(get_config(), agent_id).read_state()["tree"]["nodes"]:
         raise UsageError(f"no tree node {path!r}")  # before the archive is opened (or created)
@@ -82,7 +82,7 @@ def tree_remove(path: str, agent_id: str, as_json: bool) -> None:
 def tree_prune(agent_id: str, as_json: bool) -> None:
     """Remove leaf nodes without memories and idle for 60+ days (logged as evictions)."""
     from memoryd.daemon.ops import memory
-    from memoryd.tiers.tree import prune
+    from memoryd.tiers.memory.tree import prune
 
     def step(state: dict, now: float) -> list[dict]:
         rows = prune(state["tree"], mem.used_categories(state), now)

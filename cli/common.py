@@ -10,10 +10,10 @@ from typing import Any, Callable, TypeVar
 
 import click
 
-from memoryd.tiers.config import Config, load_config, validate_agent_id
-from memoryd.tiers.errors import MemorydError
+from memoryd.tiers.base.config import Config, load_config, validate_agent_id
+from memoryd.tiers.base.errors import MemorydError
 
-from .progress import end_bar
+from memoryd.cli.progress import end_bar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,7 +65,7 @@ def handles_errors(fn: F) -> F:
         try:
             if "as_json" not in kwargs:  # daemon, mcp: long-running, their output is not for a person
                 return fn(*args, **kwargs)
-            from .progress import progress_for
+            from memoryd.cli.progress import progress_for
 
             # any long work done in this process (an index rebuilt after an upgrade, a big archive write)
             # draws a bar on a terminal; commands may also scope a bar of their own around their work

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from memoryd.tiers.config import Config
+from memoryd.tiers.base.config import Config
 
 # Hot sections the LLM may name beside the tree's own paths (the seed's "active_context/events").
 HOT_PATHS = ("active_context/projects", "active_context/events", "active_context/tasks", "identity",
@@ -14,14 +14,14 @@ HOT_PATHS = ("active_context/projects", "active_context/events", "active_context
 
 
 def _nodes(config: Config, agent_id: str) -> dict:
-    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.memory.agent import AgentMemory
 
     return AgentMemory(config, agent_id).read_state()["tree"]["nodes"]
 
 
 def write_prompt(config: Config, agent_id: str, query: str, path: str) -> None:
-    from memoryd.tiers.atomic import atomic_write_text
-    from memoryd.tiers.llm_prompts import tree_search_prompt
+    from memoryd.tiers.base.atomic import atomic_write_text
+    from memoryd.tiers.distillation.llm_prompts import tree_search_prompt
 
     atomic_write_text(Path(path), tree_search_prompt(_nodes(config, agent_id), query, None, HOT_PATHS),
                       private_dir=False)
@@ -36,7 +36,7 @@ class _FailOnce:
         self.llm, self.error = llm, None
 
     def complete(self, prompt: str, *, timeout: float = 30.0) -> str:
-        from memoryd.tiers.errors import RemoteError
+        from memoryd.tiers.base.errors import RemoteError
 
         if self.error is not None:
             raise self.error
@@ -51,10 +51,10 @@ def retrieve_llm(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     """--mode llm: tree paths from the LLM, then the LLM re-orders the ranking's top `[retrieval] llm_rerank`
     candidates; on error, timeout or garbage the keyword order stands, with a warning."""
     from memoryd.sync.llm import llm_from_config
-    from memoryd.tiers.llm_prompts import tree_search_llm
-    from memoryd.tiers.llm_rerank import rerank_llm
+    from memoryd.tiers.distillation.llm_prompts import tree_search_llm
+    from memoryd.tiers.retrieval.llm_rerank import rerank_llm
 
-    from .proxy import run_op
+    from memoryd.cli.proxy import run_op
 
     raw = llm_from_config(config)
     if raw is None:

@@ -6,12 +6,12 @@ import sys
 
 import click
 
-from .common import setup_logging
+from memoryd.cli.common import setup_logging
 
 
 def _check_agent_root(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from memoryd.tiers.config import validate_agent_id
-    from memoryd.tiers.errors import UsageError
+    from memoryd.tiers.base.config import validate_agent_id
+    from memoryd.tiers.base.errors import UsageError
 
     try:
         return None if value is None else validate_agent_id(value)
@@ -71,7 +71,7 @@ def _wants_json(args: list[str]) -> bool:
 
 def main() -> None:
     """Entry point: click's usage errors become one line on stderr (exit 2), like ours, or JSON with --json."""
-    from .common import error_code, fail
+    from memoryd.cli.common import error_code, fail
 
     as_json = _wants_json(sys.argv[1:])
     try:

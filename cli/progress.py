@@ -8,7 +8,7 @@ from typing import Any, Iterator, TextIO
 
 import click
 
-from memoryd.tiers.progress import Advance, NoProgress, Progress, current_progress, reporting
+from memoryd.tiers.base.progress import Advance, NoProgress, Progress, current_progress, reporting
 
 
 class TerminalProgress:

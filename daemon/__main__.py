@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import sys
 
-from memoryd.tiers.config import load_config
-from memoryd.tiers.errors import MemorydError
+from memoryd.tiers.base.config import load_config
+from memoryd.tiers.base.errors import MemorydError
 
 
 def main() -> int:
     try:
-        from .runner import run_daemon
+        from memoryd.daemon.runner import run_daemon
 
         return run_daemon(load_config())
     except MemorydError as exc:

@@ -6,8 +6,8 @@ import json
 import socket
 from typing import Any
 
-from memoryd.tiers import errors
-from memoryd.tiers.config import Config
+from memoryd.tiers.base import errors
+from memoryd.tiers.base.config import Config
 
 # errors that mean "nobody is listening" → the caller works in-process instead
 _NOT_LISTENING = {errno.ENOENT, errno.ECONNREFUSED, errno.ENOTSOCK, errno.ENOTDIR}

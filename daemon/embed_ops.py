@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import MemorydError, UsageError
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import MemorydError, UsageError
 
-from .ops import memory, op
+from memoryd.daemon.ops import memory, op
 
 log = logging.getLogger("memoryd.daemon")
 
@@ -23,8 +23,8 @@ CHUNK = 64                    # ... this many per hold of the agent's lock: requ
 @op("embed")
 def embed(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     """{agent_id, limit?, rebuild?} → how many memories got a vector, and how many have one now."""
-    from memoryd.tiers import embed as model
-    from memoryd.tiers.progress import current_progress
+    from memoryd.tiers.retrieval import embed as model
+    from memoryd.tiers.base.progress import current_progress
 
     limit = params.get("limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -52,8 +52,8 @@ def embed(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 def _embed_live(mem: Any, store: Any) -> int:
     """Warm entries and hot items get theirs too (cached), so a retrieve has nothing left to embed.
     Under the agent's lock: a forget meanwhile must not see its vector written back."""
-    from memoryd.tiers import embed as model
-    from memoryd.tiers.search import hot_candidates
+    from memoryd.tiers.retrieval import embed as model
+    from memoryd.tiers.retrieval.search import hot_candidates
 
     if not mem.dir.is_dir():
         return 0
@@ -68,7 +68,7 @@ def after_consolidation(call: Callable[[str, dict[str, Any]], Any], config: Conf
                         stopping: Callable[[], bool] = lambda: False, chunk: int = CHUNK) -> None:
     """The daemon's backfill, in hybrid mode only: up to AFTER_CONSOLIDATION rows per agent and
     consolidation, CHUNK at a time so the agent's other requests get in between."""
-    from memoryd.tiers import embed as model
+    from memoryd.tiers.retrieval import embed as model
 
     if not model.hybrid_ready(config)[0]:
         return

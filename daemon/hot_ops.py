@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import UsageError
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import UsageError
 
-from .ops import memory, op, stamp_edits
+from memoryd.daemon.ops import memory, op, stamp_edits
 
 Change = Callable[[dict[str, Any], float], Any]
 
 
 def _change_fn(kind: str, p: dict[str, Any]) -> Change:
-    """The state change for one kind of hot item (tiers/hot.py does the checking)."""
-    from memoryd.tiers import hot as H
+    """The state change for one kind of hot item (tiers/memory/hot.py does the checking)."""
+    from memoryd.tiers.memory import hot as H
 
     changes: dict[str, Change] = {
         "identity": lambda s, now: H.set_identity(s["hot"], p.get("key", ""), p.get("value", "")),
@@ -49,7 +49,7 @@ def hot_change(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 @op("hot_show")
 def hot_show(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     """The hot state and its MEMORY.md rendering (creates nothing for an unknown agent)."""
-    from memoryd.tiers.hot import render_markdown
+    from memoryd.tiers.memory.hot import render_markdown
 
     with memory(config, params) as mem:
         hot = mem.read_state()["hot"]
@@ -59,7 +59,7 @@ def hot_show(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 @op("tree_show")
 def tree_show(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     """The tree index with warm counts per path (cold counts need the archive: not on this path)."""
-    from memoryd.tiers.tree import counts_by_path, render
+    from memoryd.tiers.memory.tree import counts_by_path, render
 
     with memory(config, params) as mem:
         state = mem.read_state()

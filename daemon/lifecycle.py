@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from memoryd.tiers.atomic import FileLock, atomic_write_text, ensure_private_dir
-from memoryd.tiers.errors import MemorydError
+from memoryd.tiers.base.atomic import FileLock, atomic_write_text, ensure_private_dir
+from memoryd.tiers.base.errors import MemorydError
 
 log = logging.getLogger("memoryd.daemon")
 

@@ -16,10 +16,10 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import MemorydError
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import MemorydError
 
-from .client import _connect, _read_line
+from memoryd.daemon.client import _connect, _read_line
 
 LOST = ("the memoryd daemon stopped during this request, which may or may not have been carried out; "
         "check before retrying (this server goes on without the daemon)")

@@ -15,8 +15,8 @@ import threading
 import time
 from typing import Any, BinaryIO, Callable
 
-from memoryd.tiers.config import Config, validate_agent_id
-from memoryd.tiers.errors import UsageError
+from memoryd.tiers.base.config import Config, validate_agent_id
+from memoryd.tiers.base.errors import UsageError
 
 log = logging.getLogger("memoryd.mcp")
 
@@ -56,7 +56,7 @@ class MCPHost:
             if self._loaded.is_set():
                 return
             started = time.monotonic()
-            from .mcp_server import preload
+            from memoryd.daemon.mcp_server import preload
 
             preload()
             self._loaded.set()
@@ -83,7 +83,7 @@ class MCPHost:
         log.debug("MCP session for agent %s started", agent)
         try:
             self._load()
-            from .mcp_server import build_server, serve_stream
+            from memoryd.daemon.mcp_server import build_server, serve_stream
 
             server = build_server(self._config(), agent, self._run)
             with conn.makefile("wb") as wfile:

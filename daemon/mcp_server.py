@@ -11,11 +11,11 @@ import json
 import logging
 from typing import Any, BinaryIO, Callable
 
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import MemorydError
-from memoryd.tiers.model import without_lone_surrogates  # an answer that is not UTF-8 would stop the SDK's writer
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import MemorydError
+from memoryd.tiers.memory.model import without_lone_surrogates  # an answer that is not UTF-8 would stop the SDK's writer
 
-from .mcp_tools import TOOLS, Tools, UnknownTool
+from memoryd.daemon.mcp_tools import TOOLS, Tools, UnknownTool
 
 log = logging.getLogger("memoryd.mcp")
 
@@ -135,7 +135,7 @@ def serve(config: Config, agent_id: str, handover: Any = None) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from .mcp_lines import FixedLines
+    from memoryd.daemon.mcp_lines import FixedLines
 
     server = build_server(config, agent_id)
     first = b"".join(handover.replay) + handover.unread if handover is not None else b""
@@ -202,7 +202,7 @@ def serve_stream(server: Any, rfile: BinaryIO, wfile: BinaryIO) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from .mcp_lines import FixedLines
+    from memoryd.daemon.mcp_lines import FixedLines
 
     reader = io.TextIOWrapper(rfile, encoding="utf-8", errors="replace", newline="\n")
     writer = io.TextIOWrapper(wfile, encoding="utf-8", newline="\n", write_through=True)

@@ -12,16 +12,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import UsageError
-from memoryd.tiers.model import LONE_SURROGATE
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import UsageError
+from memoryd.tiers.memory.model import LONE_SURROGATE
 
-from .route import run_op, unknown_op_message
+from memoryd.daemon.route import run_op, unknown_op_message
 
 DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "A day, YYYY-MM-DD."}
-TEXT_MAX = 4096  # tiers/model.py MAX_TEXT_BYTES: one fact
-FIELD_MAX = 200  # tiers/model.py MAX_FIELD_CHARS: a hot field (event, task)
-LESSON_MAX = 300  # tiers/model.py MAX_LESSON_CHARS
+TEXT_MAX = 4096  # tiers/memory/model.py MAX_TEXT_BYTES: one fact
+FIELD_MAX = 200  # tiers/memory/model.py MAX_FIELD_CHARS: a hot field (event, task)
+LESSON_MAX = 300  # tiers/memory/model.py MAX_LESSON_CHARS
 
 
 class ArgumentError(UsageError):

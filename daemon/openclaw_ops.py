@@ -11,16 +11,16 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from memoryd.tiers.config import Config, validate_agent_id
-from memoryd.tiers.errors import MemorydError, UsageError
+from memoryd.tiers.base.config import Config, validate_agent_id
+from memoryd.tiers.base.errors import MemorydError, UsageError
 
-from .ops import dispatch, memory, op, stamp_edits
+from memoryd.daemon.ops import dispatch, memory, op, stamp_edits
 
 log = logging.getLogger("memoryd.daemon")
 
 
 def _install(config: Config) -> Any:
-    from memoryd.tiers.openclaw_install import Install
+    from memoryd.tiers.ingest.openclaw.install import Install
 
     return Install(config)
 
@@ -33,7 +33,7 @@ def _llm(config: Config) -> Any:
     if mode == "rule":
         return None
     from memoryd.sync.llm import llm_from_config
-    from memoryd.tiers.errors import ConfigError
+    from memoryd.tiers.base.errors import ConfigError
 
     llm = llm_from_config(config)
     if llm is None:
@@ -61,7 +61,7 @@ def _push(config: Config, agent_id: str, report: dict[str, Any]) -> None:
 
 
 def _sync_one(config: Config, oc_agent: Any, close_open: bool, parts: tuple[str, ...]) -> dict[str, Any]:
-    from memoryd.tiers.openclaw_sync import AgentSync
+    from memoryd.tiers.ingest.openclaw.agent_sync import AgentSync
 
     if not config.agent_dir(oc_agent.memoryd_id).is_dir() and not oc_agent.has_content():
         return {"agent_id": oc_agent.memoryd_id, "openclaw_agent": oc_agent.openclaw_id, "segments": 0, "turns": 0,
@@ -98,7 +98,7 @@ def openclaw_sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
 def _read_state(config: Config, agent_id: str) -> dict[str, Any]:
     """The agent's OpenClaw state, read without quarantining or creating anything (status is read-only)."""
-    from memoryd.tiers.openclaw_sync import STATE_FILE
+    from memoryd.tiers.ingest.openclaw.agent_sync import STATE_FILE
 
     try:
         obj = json.loads((config.agent_dir(agent_id) / STATE_FILE).read_bytes())
@@ -109,7 +109,7 @@ def _read_state(config: Config, agent_id: str) -> dict[str, Any]:
 
 def _pending(store: Path, cursors: dict[str, Any]) -> tuple[int | None, str | None]:
     """Events in the store past the cursors (one GROUP BY on the primary key), or (None, why not)."""
-    from memoryd.tiers.openclaw_store import SessionStore, StoreUnreadable
+    from memoryd.tiers.ingest.openclaw.store import SessionStore, StoreUnreadable
 
     if not store.exists():
         return 0, None
@@ -150,8 +150,8 @@ def openclaw_status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 @op("flush")
 def flush(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     """Ingest one session now ({"agent_id", "session": path}): a JSONL transcript or a session store."""
-    from memoryd.tiers.openclaw_install import OpenClawAgent
-    from memoryd.tiers.openclaw_sync import flush_file
+    from memoryd.tiers.ingest.openclaw.install import OpenClawAgent
+    from memoryd.tiers.ingest.openclaw.agent_sync import flush_file
 
     raw = params.get("session")
     if not isinstance(raw, str) or not raw.strip():

@@ -8,9 +8,9 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from memoryd.tiers.agent import AgentMemory
-from memoryd.tiers.config import AGENT_ID_RE, Config, validate_agent_id
-from memoryd.tiers.errors import UsageError
+from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.base.config import AGENT_ID_RE, Config, validate_agent_id
+from memoryd.tiers.base.errors import UsageError
 
 OPS: dict[str, Callable[[Config, dict[str, Any]], Any]] = {}
 
@@ -38,7 +38,7 @@ def memory(config: Config, params: dict[str, Any], with_archive: bool = True,
            clock: Callable[[], float] = time.time, lazy: bool = False) -> Iterator[AgentMemory]:
     """An AgentMemory for params['agent_id'] with the device's local index (local SQLite, no network,
     opened at first use; entries leaving warm go there). `with_archive`/`lazy` are kept for callers."""
-    from memoryd.sync.index import LazyIndex
+    from memoryd.tiers.cold.index import LazyIndex
 
     archive = LazyIndex(config, clock=clock)
     try:
@@ -61,7 +61,7 @@ def stamp_edits(config: Config, agent_id: str) -> None:
     if not (config.agent_dir(agent_id) / "sync" / "state.json").exists():
         return
     from memoryd.sync.critical import Session, stamp_local
-    from memoryd.tiers.errors import MemorydError
+    from memoryd.tiers.base.errors import MemorydError
 
     session = Session(config, agent_id)
     try:
@@ -81,8 +81,8 @@ def _ping(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
 @op("init")
 def init(config: Config, params: dict[str, Any]) -> dict[str, Any]:
-    from memoryd.sync.keys import ensure_key, fingerprint
-    from memoryd.tiers.status import record_cold_count
+    from memoryd.sync.crypto.keys import ensure_key, fingerprint
+    from memoryd.tiers.memory.status import record_cold_count
 
     with memory(config, params, with_archive=True) as mem:
         mem.init()
@@ -103,8 +103,8 @@ def store(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
 @op("retrieve")
 def retrieve(config: Config, params: dict[str, Any]) -> dict[str, Any]:
-    from memoryd.tiers.agent import check_query
-    from memoryd.tiers.retrieval import Filters
+    from memoryd.tiers.memory.agent import check_query
+    from memoryd.tiers.retrieval.filters import Filters
 
     filters = Filters.from_params(params)
     check_query(params.get("query"), int(params.get("limit", 10)), filters)  # before opening anything
@@ -118,8 +118,8 @@ def retrieve(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
 @op("consolidate")
 def consolidate(config: Config, params: dict[str, Any]) -> dict[str, Any]:
-    from memoryd.tiers.consolidate import consolidate as run
-    from memoryd.tiers.status import record_cold_count
+    from memoryd.tiers.memory.consolidate import consolidate as run
+    from memoryd.tiers.memory.status import record_cold_count
 
     with memory(config, params, with_archive=True, lazy=True) as mem:
         report = run(mem, params.get("mode", "quick"))
@@ -130,7 +130,7 @@ def consolidate(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
 @op("status")
 def status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
-    from memoryd.tiers.status import agent_status
+    from memoryd.tiers.memory.status import agent_status
 
     ids = [_agent(params)] if params.get("agent_id") else agent_ids(config)
     for agent_id in ids:
@@ -151,8 +151,8 @@ def _migration_status(config: Config, mem: AgentMemory) -> dict[str, Any]:
     """Where the move of round-1 plaintext cold rows off the server stands (server URLs only)."""
     if config.db_url.startswith("file:") or not (config.agent_dir(mem.agent_id) / "sync").is_dir():
         return {}
-    from memoryd.sync.legacy import status
-    from memoryd.sync.syncstate import SyncFiles
+    from memoryd.sync.remote.legacy import status
+    from memoryd.sync.device_files import SyncFiles
 
     state = status(mem.archive, mem.agent_id, SyncFiles(config, mem.agent_id).db_id)
     return {"plaintext_migration": state} if state and state != "done" else {}
@@ -160,7 +160,7 @@ def _migration_status(config: Config, mem: AgentMemory) -> dict[str, Any]:
 
 def _openclaw_status(config: Config, agent_id: str) -> list[dict[str, Any]]:
     """The OpenClaw agents feeding this memoryd agent (read-only; one short query per store)."""
-    from memoryd.tiers.errors import MemorydError
+    from memoryd.tiers.base.errors import MemorydError
 
     try:
         return dispatch(config, "openclaw_status", {"agent_id": agent_id})["agents"]
@@ -194,7 +194,7 @@ def sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 
 @op("forget")
 def forget(config: Config, params: dict[str, Any]) -> dict[str, Any]:
-    from memoryd.tiers.forget import check_days, forget_days, forget_id
+    from memoryd.tiers.memory.forget import check_days, forget_days, forget_id
 
     if params.get("days") is not None:
         check_days(params["days"])
@@ -214,7 +214,7 @@ def forget(config: Config, params: dict[str, Any]) -> dict[str, Any]:
 def _push_forgotten(config: Config, agent_id: str) -> dict[str, Any]:
     """The cloud copy forgets too: push the tombstones and drop older encrypted versions holding the item."""
     from memoryd.sync.critical import push_now
-    from memoryd.tiers.errors import MemorydError
+    from memoryd.tiers.base.errors import MemorydError
 
     try:
         return push_now(config, agent_id, purge_history=True)
@@ -224,7 +224,7 @@ def _push_forgotten(config: Config, agent_id: str) -> dict[str, Any]:
 
 @op("ingest_daily")
 def ingest_daily(config: Config, params: dict[str, Any]) -> dict[str, Any]:
-    from memoryd.tiers.dailynotes import ingest
+    from memoryd.tiers.ingest.dailynotes import ingest
 
     with memory(config, params) as mem:
         report = ingest(mem, config.workspace, date=params.get("date"), all_=bool(params.get("all")))
@@ -237,8 +237,8 @@ def ingest_transcript(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     """A conversation went quiet: distil its new messages into warm, then push the critical state."""
     from pathlib import Path
 
-    from memoryd.tiers.errors import MemorydError
-    from memoryd.tiers.transcripts import ingest_transcript as ingest
+    from memoryd.tiers.base.errors import MemorydError
+    from memoryd.tiers.ingest.transcripts import ingest_transcript as ingest
 
     with memory(config, params) as mem:
         report = ingest(mem, Path(str(params.get("path", ""))))
@@ -250,4 +250,4 @@ def ingest_transcript(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
-from . import openclaw_ops  # noqa: E402,F401 - registers openclaw_sync, openclaw_status and flush
+from memoryd.daemon import openclaw_ops  # noqa: E402,F401 - registers openclaw_sync, openclaw_status and flush

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from memoryd.tiers.errors import UsageError
+from memoryd.tiers.base.errors import UsageError
 
 TEXT = (str,)
 NUMBER = (int, float)
@@ -20,7 +20,7 @@ TYPES: dict[str, tuple[type, ...]] = {
     "all": (bool,), "force": (bool,), "drain": (bool,), "remote": (bool,),
     "paths": (dict,), "metadata": (dict,),
 }
-LIST_METADATA = ("urls", "commands", "paths", "entities", "people", "topics")  # as tiers/transfer.py checks
+LIST_METADATA = ("urls", "commands", "paths", "entities", "people", "topics")  # as tiers/memory/transfer.py checks
 
 
 def check_params(params: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ project directory) or `file:PATH`. config.toml may name targets to keep current:
     agent = "default"
     project_dir = "~/src/myproject"    # where claude/agents live (required for them here)
 
-`install(config)` hooks that re-render into tiers/state.py's save listeners of this process; the
+`install(config)` hooks that re-render into tiers/memory/state.py's save listeners of this process; the
 daemon and the in-process CLI/MCP paths call it. Renders run under one lock per MEMORYD_HOME,
 taken after the agent's lock (never the other way round).
 """
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from memoryd.tiers.atomic import FileLock, atomic_write_json, atomic_write_text, dumps, read_json
-from memoryd.tiers.config import Config, validate_agent_id
-from memoryd.tiers.errors import ConfigError, MemorydError, UsageError
+from memoryd.tiers.base.atomic import FileLock, atomic_write_json, atomic_write_text, dumps, read_json
+from memoryd.tiers.base.config import Config, validate_agent_id
+from memoryd.tiers.base.errors import ConfigError, MemorydError, UsageError
 
 log = logging.getLogger("memoryd.render")
 HARNESS_FILES = {"claude": "CLAUDE.md", "agents": "AGENTS.md"}
@@ -107,8 +107,8 @@ class _Renders:
 
 
 def _render_one(renders: _Renders, target: Target, agent_id: str, state: dict[str, Any]) -> dict[str, Any]:
-    from memoryd.tiers.harness import resolve_target, write_merged
-    from memoryd.tiers.render import build_block, merge_block, newline_of
+    from memoryd.tiers.memory.harness import resolve_target, write_merged
+    from memoryd.tiers.memory.render import build_block, merge_block, newline_of
 
     real = resolve_target(target.path, target.boundary)
     key = f"{real}\n{agent_id}"
@@ -136,7 +136,7 @@ def _render_one(renders: _Renders, target: Target, agent_id: str, state: dict[st
 
 def render_state(config: Config, agent_id: str, state: dict[str, Any], targets: list[Target]) -> list[dict[str, Any]]:
     """Write the agent's block into each target (caller holds the agent lock or passes saved state)."""
-    from memoryd.tiers.harness import read_harness, resolve_target
+    from memoryd.tiers.memory.harness import read_harness, resolve_target
 
     for target in targets:  # every target checked before any is written: bad input changes no file
         read_harness(resolve_target(target.path, target.boundary))
@@ -150,7 +150,7 @@ def render_state(config: Config, agent_id: str, state: dict[str, Any], targets: 
 
 def render_agent(config: Config, agent_id: str, targets: list[Target]) -> list[dict[str, Any]]:
     """`memoryd render`: the agent's current hot memory and tree into each target."""
-    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.memory.agent import AgentMemory
 
     mem = AgentMemory(config, agent_id)
     if not mem.dir.is_dir():
@@ -166,7 +166,7 @@ _installed: dict[Path, tuple[Config, Listener | None]] = {}
 
 def install(config: Config) -> None:
     """Keep [render] targets current in this process: re-render after each saved hot/tree change."""
-    from memoryd.tiers import state as state_files
+    from memoryd.tiers.memory import state as state_files
 
     if config.home in _installed and _installed[config.home][0] == config:
         return
@@ -183,7 +183,7 @@ def install(config: Config) -> None:
     def listener(agent_dir: Path, agent_id: str, state: dict[str, Any]) -> None:
         if agent_id != settings.agent or agent_dir != config.agent_dir(agent_id):
             return
-        from memoryd.tiers.render import index_lines
+        from memoryd.tiers.memory.render import index_lines
 
         signature = _sha(dumps([state["hot"], index_lines(state["tree"])]))
         if last.get(agent_id) == signature:  # a touch of access times: the block would not change

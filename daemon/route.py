@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import UsageError
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import UsageError
 
 
 def unknown_op_message(name: str) -> str:

@@ -15,16 +15,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from memoryd.tiers.atomic import atomic_write_json, read_json
-from memoryd.tiers.config import AGENT_ID_RE, Config, load_config, validate_agent_id
-from memoryd.tiers.errors import ConfigError, MemorydError, UsageError
+from memoryd.tiers.base.atomic import atomic_write_json, read_json
+from memoryd.tiers.base.config import AGENT_ID_RE, Config, load_config, validate_agent_id
+from memoryd.tiers.base.errors import ConfigError, MemorydError, UsageError
 
-from .lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
-from .render_targets import RenderSettings, install as install_render
-from .scheduler import Clock, Scheduler, ScheduleSettings
-from .mcp_host import STATE_KEY, MCPHost
-from .server import SocketServer
-from .watcher import Watcher, WatchSettings
+from memoryd.daemon.lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
+from memoryd.daemon.render_targets import RenderSettings, install as install_render
+from memoryd.daemon.scheduler import Clock, Scheduler, ScheduleSettings
+from memoryd.daemon.mcp_host import STATE_KEY, MCPHost
+from memoryd.daemon.server import SocketServer
+from memoryd.daemon.watcher import Watcher, WatchSettings
 
 log = logging.getLogger("memoryd.daemon")
 STOP_BUDGET = 4.5  # seconds: SIGTERM → exit well within systemd's and the promise's 5 s
@@ -54,10 +54,10 @@ class Daemon:
     """Everything the daemon runs, with the per-agent serialization of writes."""
 
     def __init__(self, config: Config, clock: Clock) -> None:
-        from . import openclaw_ops  # noqa: F401 - registers openclaw_sync, openclaw_status, flush
-        from .ops import dispatch  # the lead's operations; imports tiers/sync lazily itself
-        from . import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
-        from . import embed_ops  # noqa: F401  (registers embed: vectors for hybrid retrieval)
+        from memoryd.daemon import openclaw_ops  # noqa: F401 - registers openclaw_sync, openclaw_status, flush
+        from memoryd.daemon.ops import dispatch  # the lead's operations; imports tiers/sync lazily itself
+        from memoryd.daemon import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
+        from memoryd.daemon import embed_ops  # noqa: F401  (registers embed: vectors for hybrid retrieval)
 
         install_render(config)  # [render] targets follow every hot change the daemon makes
 
@@ -104,7 +104,7 @@ class Daemon:
 
     # -- socket requests -------------------------------------------------------------
     def handle(self, op: str, params: dict[str, Any]) -> Any:
-        from .params import check_params
+        from memoryd.daemon.params import check_params
 
         check_params(params)  # a number where text belongs is the client's mistake (exit 2), not ours
         if op == "ping":
@@ -132,7 +132,7 @@ class Daemon:
 
     # -- scheduled work ----------------------------------------------------------------
     def run_mode(self, mode: str, reason: str, agents: list[str] | None) -> bool:
-        from . import embed_ops
+        from memoryd.daemon import embed_ops
 
         ok = True
         for agent in agents if agents is not None else self.agents():
@@ -191,7 +191,7 @@ class Daemon:
     # -- watched files -------------------------------------------------------------------
     def openclaw_pass(self, openclaw_agent: str, kind: str) -> None:
         """One pass over an OpenClaw agent: quick (segments closed by a reset), notes, or quiet (all)."""
-        from .watcher import NOTES, QUIET
+        from memoryd.daemon.watcher import NOTES, QUIET
 
         layout = self.watcher.layout or self.watcher.current_layout()
         agent = layout.memoryd.get(openclaw_agent, openclaw_agent)
@@ -232,7 +232,7 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
-        from memoryd.sync import index
+        from memoryd.tiers.cold import index
 
         index.SHARE = True  # one long-lived local-index connection for every request
         self.watcher.start()
@@ -268,7 +268,7 @@ class Daemon:
         for lock in list(self._locks.values()):  # let a write in progress land (atomic anyway)
             if lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
                 lock.release()
-        from memoryd.sync.index import close_shared
+        from memoryd.tiers.cold.index import close_shared
 
         close_shared()
 
@@ -278,9 +278,9 @@ def release_idle_model(idle_seconds: float) -> None:
     and the heap it used goes back to the OS."""
     import sys
 
-    embed = sys.modules.get("memoryd.tiers.embed")
+    embed = sys.modules.get("memoryd.tiers.retrieval.embed")
     if embed is not None and embed.release_if_idle(idle_seconds):
-        from .heap import trim_heap
+        from memoryd.daemon.heap import trim_heap
 
         trim_heap()
         log.info("embedding model released after %.0f idle seconds", idle_seconds)
@@ -319,7 +319,7 @@ def _log_level(level: Any) -> str:
 
 def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None = None) -> int:
     """Run in the foreground until SIGTERM/SIGINT; returns the exit code (0 on a clean stop)."""
-    from .heap import tune
+    from memoryd.daemon.heap import tune
 
     tuned = tune()  # before any thread starts and before numpy loads
     level = _log_level(log_level or config.section("daemon").get("log_level") or "INFO")

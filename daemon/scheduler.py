@@ -2,7 +2,7 @@
 
 APScheduler (BackgroundScheduler) owns the timing: one CronTrigger job per consolidation mode
 (coalesce: a backlog of fires runs once; misfire_grace_time: a fire later than that is reported
-missed), an interval job for the outbox drain (rescheduled by the backoff policy in tiers/backoff.py)
+missed), an interval job for the outbox drain (rescheduled by the backoff policy in tiers/base/backoff.py)
 and a heartbeat job. All run one at a time on one daemon thread (_SerialExecutor), as consolidation
 and sync must never overlap and SIGTERM must not wait for a long consolidation.
 
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, tzinfo
 from typing import Any, Callable, Mapping
 
-from memoryd.tiers.backoff import Backoff
-from memoryd.tiers.config_schema import check_section, defaults
-from memoryd.tiers.errors import ConfigError, MemorydError
+from memoryd.tiers.base.backoff import Backoff
+from memoryd.tiers.base.config_schema import check_section, defaults
+from memoryd.tiers.base.errors import ConfigError, MemorydError
 
 log = logging.getLogger("memoryd.daemon")
 
@@ -40,7 +40,7 @@ Clock = Callable[[], float]
 
 @dataclass(frozen=True)
 class ScheduleSettings:
-    """The `[schedule]` section of config.toml (keys, defaults and limits: tiers/config_schema.py)."""
+    """The `[schedule]` section of config.toml (keys, defaults and limits: tiers/base/config_schema.py)."""
 
     cron: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_CRON))
     timezone: str | None = None

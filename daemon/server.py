@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
-from memoryd.tiers.errors import IPCError, MemorydError, UsageError
+from memoryd.tiers.base.errors import IPCError, MemorydError, UsageError
 
 log = logging.getLogger("memoryd.daemon")
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from xml.sax.saxutils import escape as xml_escape
 
-from memoryd.tiers.atomic import ensure_private_dir
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import StoreError, UsageError
+from memoryd.tiers.base.atomic import ensure_private_dir
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import StoreError, UsageError
 
 UNIT_NAME = "memoryd.service"
 LAUNCHD_LABEL = "com.memoryd.agent"
@@ -66,7 +66,7 @@ def writable_dirs(config: Config) -> list[str]:
     dirs = [config.home.absolute()]
     extra = [config.socket_path.parent]
     if config.db_url.startswith("file:"):
-        from memoryd.sync.db import parse_db_url  # the same parsing the daemon will use
+        from memoryd.sync.remote.db import parse_db_url  # the same parsing the daemon will use
 
         extra.append(Path(parse_db_url(config.db_url).path).parent)
     out = [str(dirs[0])]
@@ -224,7 +224,7 @@ def uninstall(config: Config, echo: Echo, kind: str | None = None,
 def service_status(config: Config, kind: str | None = None,
                    env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Installed?, what the manager says, and whether a daemon answers on the socket."""
-    from .client import try_daemon
+    from memoryd.daemon.client import try_daemon
 
     kind, env = _check_kind(kind), (os.environ if env is None else env)
     path = unit_path(kind, env)

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from memoryd.tiers.config import AGENT_ID_RE, Config
+from memoryd.tiers.base.config import AGENT_ID_RE, Config
 
-from . import inotify
-from .inotify import DELETED, Waker
-from memoryd.tiers.errors import ConfigError
+from memoryd.daemon import inotify
+from memoryd.daemon.inotify import DELETED, Waker
+from memoryd.tiers.base.errors import ConfigError
 
 log = logging.getLogger("memoryd.daemon")
 
@@ -43,7 +43,7 @@ class WatchSettings:
 
     @classmethod
     def from_config(cls, config: Config, env: Mapping[str, str] | None = None) -> "WatchSettings":
-        from memoryd.tiers.openclaw_install import Install
+        from memoryd.tiers.ingest.openclaw.install import Install
 
         env = os.environ if env is None else env
         sec = config.section("watch")
@@ -69,7 +69,7 @@ class WatchSettings:
                    sessions_dir=install.sessions_root, enabled=enabled, config=config, backend=backend, **nums)
 
     def install(self) -> Any:
-        from memoryd.tiers.openclaw_install import Install
+        from memoryd.tiers.ingest.openclaw.install import Install
 
         assert self.config is not None
         return Install(self.config)
@@ -98,9 +98,9 @@ class Layout:
 
 def classify(path: Path, layout: Layout) -> tuple[str, str] | None:
     """("store" | "transcript" | "note", OpenClaw agent id), or None for anything else."""
-    from memoryd.tiers.dailynotes import DATE_RE
-    from memoryd.tiers.openclaw_jsonl import classify_name
-    from memoryd.tiers.session_notes import session_note_date
+    from memoryd.tiers.ingest.dailynotes import DATE_RE
+    from memoryd.tiers.ingest.openclaw.jsonl import classify_name
+    from memoryd.tiers.ingest.session_notes import session_note_date
 
     if path.parent in layout.notes:
         if DATE_RE.match(path.stem) or session_note_date(path.name):
@@ -330,7 +330,7 @@ class Watcher:
 
     def scan_since(self, since: float) -> tuple[list[tuple[str, str]], int]:
         """Changes while the daemon was down: (agent, pass) to run now, and how many agents wait for quiet."""
-        from memoryd.tiers.openclaw_jsonl import transcript_files
+        from memoryd.tiers.ingest.openclaw.jsonl import transcript_files
 
         now_passes: list[tuple[str, str]] = []
         queued = 0

@@ -21,11 +21,11 @@ import json
 import logging
 from typing import Any, Callable
 
-from memoryd.tiers.errors import CryptoError, RemoteError
+from memoryd.tiers.base.errors import CryptoError, RemoteError
 
-from .crypto import open_text, seal_text
-from .index import LocalIndex
-from .index_rows import reporter
+from memoryd.sync.crypto.seal import open_text, seal_text
+from memoryd.tiers.cold.index import LocalIndex
+from memoryd.tiers.cold.index_rows import reporter
 
 log = logging.getLogger("memoryd.sync")
 LOG_VERSION = 1

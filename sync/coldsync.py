@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from . import cloudlog, legacy
+from memoryd.sync import cloudlog
+from memoryd.sync.remote import legacy
 
 Progress = Callable[[int, int], None]
 

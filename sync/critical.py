@@ -13,18 +13,17 @@ import logging
 import time
 from typing import Any
 
-from memoryd.tiers.agent import AgentMemory
-from memoryd.tiers.atomic import dumps
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import ArchiveError, CryptoError, MemorydError, RemoteError, StoreError, UsageError
+from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.base.atomic import dumps
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import ArchiveError, CryptoError, MemorydError, RemoteError, StoreError, UsageError
 
-from .crypto import open_text, seal_text
-from .hlc import stamp_seconds
-from .keys import load_key, read_key_file
-from .merge import (Replica, compact, drop_orphans, empty_replica, join, materialize, max_stamp, replica_hash, restamp,
-                    unmerged, valid_replica)
-from .outbox import record_failure
-from .syncstate import KIND, SyncFiles
+from memoryd.sync.crypto.seal import open_text, seal_text
+from memoryd.sync.merge.hlc import stamp_seconds
+from memoryd.sync.crypto.keys import load_key, read_key_file
+from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, empty_replica, join, materialize, max_stamp, replica_hash, restamp, unmerged, valid_replica)
+from memoryd.sync.outbox import record_failure
+from memoryd.sync.device_files import KIND, SyncFiles
 
 log = logging.getLogger("memoryd.sync")
 KEEP_VERSIONS = 30
@@ -56,7 +55,7 @@ class Session:
     """One sync operation of one agent: memory, sync files, key and a (lazily opened) database."""
 
     def __init__(self, config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None) -> None:
-        from .index import open_index
+        from memoryd.tiers.cold.index import open_index
 
         self.config = config
         self.agent_id = agent_id
@@ -81,7 +80,7 @@ class Session:
     @property
     def db(self) -> Any:
         if self._db is None:
-            from .db import connect
+            from memoryd.sync.remote.db import connect
 
             self._db = connect(self.config, check=False)  # the first statement is the check: one round trip
         return self._db
@@ -103,7 +102,7 @@ class Session:
         except ArchiveError as exc:
             if "no such table" not in exc.message:
                 raise
-        from .schema import ensure_schema  # first use of a fresh database
+        from memoryd.sync.remote.schema import ensure_schema  # first use of a fresh database
 
         ensure_schema(self.db)
         self.round_trips += 1
@@ -235,7 +234,7 @@ def upload_archived(s: Session) -> int:
     announces their removal from warm: losing this device right after the push loses nothing."""
     if s.is_file or not s.index.pending_uploads(s.agent_id):
         return 0
-    from . import cloudlog
+    from memoryd.sync import cloudlog
 
     return cloudlog.push(s, s.index, s.key, s.agent_id, s.files.device_id(), int(time.time()))
 
@@ -339,7 +338,7 @@ def _cold(s: Session, *, pull: bool, force: bool = False, progress: Any = None) 
     """With a server URL: the cloud log's half of the sync (with file: the local index is the archive)."""
     if s.is_file:
         return {}
-    from .coldsync import sync_cold
+    from memoryd.sync.coldsync import sync_cold
 
     return {"cold": sync_cold(s, pull=pull, force=force, progress=progress)}
 
@@ -395,6 +394,6 @@ def sync_now(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
 
 def status_info(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
     """Sync status for `memoryd status` (see memoryd.sync.status.status_info)."""
-    from .status import status_info as info
+    from memoryd.sync.status import status_info as info
 
     return info(config, agent_id, **kw)

@@ -9,7 +9,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from memoryd.tiers.errors import ConfigError, RemoteError
+from memoryd.tiers.base.errors import ConfigError, RemoteError
 
 DEFAULT_TIMEOUT = 30.0
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024

@@ -10,16 +10,16 @@ import random
 import time
 from typing import Any
 
-from memoryd.tiers.backoff import Backoff
-from memoryd.tiers.config import Config
+from memoryd.tiers.base.backoff import Backoff
+from memoryd.tiers.base.config import Config
 
-from .syncstate import SyncFiles
+from memoryd.sync.device_files import SyncFiles
 
 POLICY = Backoff(base=5.0, cap=900.0, jitter=0.5)  # 5 s, 10 s, … 15 min, each ±50 % so devices spread out
 
 
 def backoff(attempts: int, rng: random.Random | None = None) -> float:
-    """Delay before the next try after `attempts` failures (memoryd.tiers.backoff, the one policy)."""
+    """Delay before the next try after `attempts` failures (memoryd.tiers.base.backoff, the one policy)."""
     return POLICY.delay(attempts, rng)
 
 
@@ -59,7 +59,7 @@ def is_due(record: dict[str, Any] | None, now: float | None = None) -> bool:
 
 def drain(config: Config, agent_id: str, now: float | None = None, **kw: Any) -> dict[str, Any] | None:
     """Retry the agent's pending push if it is due; None when nothing was due."""
-    from .critical import sync_now
+    from memoryd.sync.critical import sync_now
 
     if not is_due(pending(config, agent_id), now):
         return None

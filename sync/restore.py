@@ -5,14 +5,14 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import MemorydError, RemoteError, UsageError
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import MemorydError, RemoteError, UsageError
 
-from .critical import Session, normal, write_local
-from .hlc import stamp_seconds
-from .keys import fingerprint, import_key, load_key, read_key_file
-from .merge import Replica, compact, explode, materialize, max_stamp, replica_hash, restamp
-from .syncstate import SyncFiles
+from memoryd.sync.critical import Session, normal, write_local
+from memoryd.sync.merge.hlc import stamp_seconds
+from memoryd.sync.crypto.keys import fingerprint, import_key, load_key, read_key_file
+from memoryd.sync.merge.replica import Replica, compact, explode, materialize, max_stamp, replica_hash, restamp
+from memoryd.sync.device_files import SyncFiles
 
 _ROW = "SELECT version, data, device_id, updated_at FROM critical_state WHERE agent_id = ?"
 _AT_VERSION = "SELECT version, data, device_id, updated_at FROM critical_versions WHERE agent_id = ? AND version = ?"
@@ -140,7 +140,7 @@ def _restore_cold(s: Session, progress: Any) -> dict[str, Any]:
     """Every archived memory from the cloud log into the local index (resumes at its cursor)."""
     if s.is_file:
         return {}
-    from . import cloudlog
+    from memoryd.sync import cloudlog
 
     empty = s.index.count(s.agent_id) == 0 and s.index.meta(cloudlog.cursor_key(s.agent_id, s.files.db_id)) is None
     cloudlog.ensure_started(s.index, s.agent_id, s.files.db_id)

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryd.tiers.config import Config
-from memoryd.tiers.errors import MemorydError
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import MemorydError
 
-from .merge import replica_hash
-from .syncstate import SyncFiles
+from memoryd.sync.merge.replica import replica_hash
+from memoryd.sync.device_files import SyncFiles
 
 
 def status_info(config: Config, agent_id: str, *, db: Any = None, remote: bool = False) -> dict[str, Any]:
@@ -24,7 +24,7 @@ def status_info(config: Config, agent_id: str, *, db: Any = None, remote: bool =
         "unpushed_changes": bool(base and replica_hash(base["replica"]) != base["pushed"]),
     }
     if remote:
-        from .restore import list_versions
+        from memoryd.sync.restore import list_versions
 
         try:
             info["versions"] = list_versions(config, agent_id, db=db)

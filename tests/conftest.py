@@ -25,7 +25,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def config(home: Path):
-    from memoryd.tiers.config import load_config
+    from memoryd.tiers.base.config import load_config
 
     return load_config(dict(os.environ))
 
@@ -33,7 +33,7 @@ def config(home: Path):
 @pytest.fixture
 def archive(config):
     """The device's real local index (the cold archive) in the test's home, closed afterwards."""
-    from memoryd.sync.index import open_index
+    from memoryd.tiers.cold.index import open_index
 
     arc = open_index(config)
     yield arc

@@ -30,16 +30,16 @@ def say(line: str) -> None:
 
 
 def worker(home: str, n: int, use_archive: bool) -> None:
-    from memoryd.tiers import hot as H
+    from memoryd.tiers.memory import hot as H
     from memhelp import AgentMemory
-    from memoryd.tiers.config import load_config
-    from memoryd.tiers.consolidate import consolidate
+    from memoryd.tiers.base.config import load_config
+    from memoryd.tiers.memory.consolidate import consolidate
 
     rng = random.Random(n)
     config = load_config({"MEMORYD_HOME": home})
     archive = None
     if use_archive:
-        from memoryd.sync.index import open_index as open_archive
+        from memoryd.tiers.cold.index import open_index as open_archive
 
         archive = open_archive(config)
     # time moves forward across workers (3 days each) so retention and pruning kick in
@@ -64,12 +64,12 @@ def worker(home: str, n: int, use_archive: bool) -> None:
 
 def zygote(home: str) -> None:
     # Import everything a worker needs once, so forked workers start in a few milliseconds.
-    import memoryd.sync.index  # noqa: F401
-    import memoryd.tiers.agent  # noqa: F401
-    import memoryd.tiers.consolidate  # noqa: F401
-    import memoryd.tiers.distill  # noqa: F401
-    import memoryd.tiers.importance  # noqa: F401
-    import memoryd.tiers.redact  # noqa: F401
+    import memoryd.tiers.cold.index  # noqa: F401
+    import memoryd.tiers.memory.agent  # noqa: F401
+    import memoryd.tiers.memory.consolidate  # noqa: F401
+    import memoryd.tiers.distillation.distill  # noqa: F401
+    import memoryd.tiers.distillation.importance  # noqa: F401
+    import memoryd.tiers.distillation.redact  # noqa: F401
 
     for line in sys.stdin:
         parts = line.split()
@@ -89,7 +89,7 @@ def zygote(home: str) -> None:
 
 def stores(home: str, prefix: str, count: int) -> None:
     from memhelp import AgentMemory
-    from memoryd.tiers.config import load_config
+    from memoryd.tiers.base.config import load_config
 
     mem = AgentMemory(load_config({"MEMORYD_HOME": home}), AGENT)
     for i in range(count):
@@ -138,10 +138,10 @@ def cli_zygote() -> None:
     for module in sorted(set(cli_main.COMMANDS.values())):  # every command, and what they load lazily
         importlib.import_module(f"memoryd.cli.{module}")
     for module in ("memoryd.daemon.runner", "memoryd.daemon.ops", "memoryd.daemon.client", "memoryd.sync.critical",
-                   "memoryd.sync.coldsync", "memoryd.sync.restore", "memoryd.sync.db", "memoryd.sync.db_remote",
-                   "memoryd.sync.status", "memoryd.sync.outbox", "memoryd.tiers.consolidate",
-                   "memoryd.tiers.dailynotes", "memoryd.tiers.distill", "memoryd.tiers.importance",
-                   "memoryd.tiers.redact", "memoryd.tiers.status", "memoryd.tiers.search", "libsql_client"):
+                   "memoryd.sync.coldsync", "memoryd.sync.restore", "memoryd.sync.remote.db", "memoryd.sync.remote.libsql",
+                   "memoryd.sync.status", "memoryd.sync.outbox", "memoryd.tiers.memory.consolidate",
+                   "memoryd.tiers.ingest.dailynotes", "memoryd.tiers.distillation.distill", "memoryd.tiers.distillation.importance",
+                   "memoryd.tiers.distillation.redact", "memoryd.tiers.memory.status", "memoryd.tiers.retrieval.search", "libsql_client"):
         importlib.import_module(module)
     unreaped = None  # the last worker stays a zombie until the next request: its pid cannot be reused
     for line in sys.stdin:  # while the driver may still send it a SIGKILL

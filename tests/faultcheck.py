@@ -24,9 +24,9 @@ def mcp_note() -> str | None:
 
 def make_devices(root: Path, url: str, ledger: Ledger, seed: int, kill_rate: float) -> list[Device]:
     """Three working devices and a restorer sharing one agent key (a, the first, made it)."""
-    from memoryd.sync.keys import ensure_key, import_key
-    from memoryd.tiers.agent import AgentMemory
-    from memoryd.tiers.config import load_config
+    from memoryd.sync.crypto.keys import ensure_key, import_key
+    from memoryd.tiers.memory.agent import AgentMemory
+    from memoryd.tiers.base.config import load_config
 
     date = time.strftime("%Y-%m-%d")
     devices: list[Device] = []
@@ -70,8 +70,8 @@ def settle(devices: list[Device], rounds: int = 8) -> int:
 
 # -- what each device holds ---------------------------------------------------------------------
 def snapshot(dev: Device) -> dict[str, Any]:
-    from memoryd.sync.index import open_index
-    from memoryd.tiers.agent import AgentMemory
+    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.memory.agent import AgentMemory
 
     config = dev.config  # type: ignore[attr-defined]
     state = AgentMemory(config, AGENT).read_state()
@@ -99,7 +99,7 @@ def _canonical(state: dict[str, Any]) -> dict[str, Any]:
 
 def _differences(name_a: str, a: dict[str, Any], name_b: str, b: dict[str, Any]) -> list[str]:
     """What two devices hold differently: items of the critical state (by sync key) and index rows."""
-    from memoryd.sync.merge import explode
+    from memoryd.sync.merge.replica import explode
 
     out = []
     if _canonical(a["state"]) != _canonical(b["state"]):
@@ -230,8 +230,8 @@ def torn_files(devices: list[Device]) -> tuple[list[str], int]:
 
 def cloud_log(url: str) -> tuple[dict[str, int], int]:
     """Put rows per ref in the cloud log, and how many refs have more than one."""
-    from memoryd.sync.db import connect
-    from memoryd.tiers.config import Config
+    from memoryd.sync.remote.db import connect
+    from memoryd.tiers.base.config import Config
 
     db = connect(Config(home=Path("/nonexistent"), db_url=url))
     try:
@@ -244,7 +244,7 @@ def cloud_log(url: str) -> tuple[dict[str, int], int]:
 
 
 def figures(devices: list[Device], ledger: Ledger, url: str, rounds: int) -> dict[str, Any]:
-    from memoryd.sync.keys import read_key_file
+    from memoryd.sync.crypto.keys import read_key_file
 
     key = read_key_file(devices[0].config.key_path(AGENT))  # type: ignore[attr-defined]
     snaps = {d.name: snapshot(d) for d in devices}

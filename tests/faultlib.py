@@ -1,4 +1,4 @@
-"""The fault suite's harness (tests/test_faults.py, bench/faults.py): devices running real `memoryd`
+"""The fault suite's harness (tests/system/test_faults.py, bench/faults.py): devices running real `memoryd`
 commands forked from a zygote (tests/crash_child.py cli-zygote), killed with SIGKILL at random moments,
 a server stopped now and then, and a ledger of what each command acknowledged (exit 0)."""
 from __future__ import annotations

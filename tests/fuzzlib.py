@@ -1,4 +1,4 @@
-"""The fuzz suite's harness (tests/test_fuzz.py, bench/fuzz.py): a sandboxed home with memories in
+"""The fuzz suite's harness (tests/system/test_fuzz.py, bench/fuzz.py): a sandboxed home with memories in
 every tier, probes that run one generated input (tests/fuzzgen.py) each, and a tally that classifies
 each call: a traceback, an exit code outside 0/1/2, or state changed by a refused input (exit 2)."""
 from __future__ import annotations
@@ -72,9 +72,9 @@ class Sandbox:
 
     def _seed(self) -> list[str]:
         from memoryd.daemon.ops import dispatch, memory
-        from memoryd.tiers import hot
-        from memoryd.tiers.config import load_config
-        from memoryd.tiers.consolidate import consolidate
+        from memoryd.tiers.memory import hot
+        from memoryd.tiers.base.config import load_config
+        from memoryd.tiers.memory.consolidate import consolidate
 
         config = load_config({k: v for k, v in self.env.items() if v is not None})
         dispatch(config, "init", {"agent_id": AGENT})
@@ -176,8 +176,8 @@ def probe_note(box: Sandbox, tally: Tally, content: bytes) -> list[str]:
 def probe_transcript(box: Sandbox, tally: Tally, first: bytes, more: bytes) -> list[str]:
     """A transcript ingested, appended to, and ingested again (what the daemon's watcher does)."""
     from memoryd.daemon.ops import dispatch
-    from memoryd.tiers.config import load_config
-    from memoryd.tiers.errors import MemorydError
+    from memoryd.tiers.base.config import load_config
+    from memoryd.tiers.base.errors import MemorydError
 
     config = load_config({k: v for k, v in box.env.items() if v is not None})
     path = box.root / "sessions" / "fuzz.jsonl"

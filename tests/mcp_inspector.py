@@ -30,7 +30,7 @@ def inspector_bin() -> tuple[Path, Path]:
         return script, node_dir
     npm = shutil.which("npm")
     if npm is None:
-        raise RuntimeError("npm is needed to install the MCP Inspector for tests/test_mcp.py")
+        raise RuntimeError("npm is needed to install the MCP Inspector for tests/daemon/test_mcp.py")
     staging = root.with_name(f"{root.name}.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from memoryd.sync.index import LazyIndex
-from memoryd.tiers.agent import AgentMemory as _AgentMemory
-from memoryd.tiers.config import Config
+from memoryd.tiers.cold.index import LazyIndex
+from memoryd.tiers.memory.agent import AgentMemory as _AgentMemory
+from memoryd.tiers.base.config import Config
 
 
 def AgentMemory(config: Config, agent_id: str, archive: Any = None,  # noqa: N802 - stands in for the class

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memoryd.sync.keys import ensure_key, import_key
+from memoryd.sync.crypto.keys import ensure_key, import_key
 from memhelp import AgentMemory
-from memoryd.tiers.config import Config, load_config
+from memoryd.tiers.base.config import Config, load_config
 
 AGENT = "ag"
 # These suites test sync and durability. Hybrid retrieval (the default where memoryd[embed] is
@@ -42,7 +42,7 @@ def sample(mem: AgentMemory, tag: str = "") -> None:
     mem.store(f"EvoClaw{tag} release is planned for Friday", "projects/evoclaw")
 
     def edit(state: dict, now: float) -> None:
-        from memoryd.tiers import hot
+        from memoryd.tiers.memory import hot
 
         hot.set_identity(state["hot"], f"name{tag}", "Claw")
         hot.set_profile(state["hot"], f"timezone{tag}", "UTC+8")

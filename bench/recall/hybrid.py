@@ -35,7 +35,7 @@ def rss_mb() -> float:
 
 
 def model_cost() -> dict[str, Any]:
-    from memoryd.tiers import embed
+    from memoryd.tiers.retrieval import embed
 
     t0 = time.perf_counter()
     model = embed.load()
@@ -52,7 +52,7 @@ def model_cost() -> dict[str, Any]:
 def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10
                ) -> tuple[dict[str, Run], dict[str, Any]]:
     """Ingest in hybrid mode once, then ask every question of every rule; returns the runs and the costs."""
-    from memoryd.tiers import embed
+    from memoryd.tiers.retrieval import embed
 
     before = rss_mb()
     ingest = Memoryd(root, home=root / "hybrid-home", retrieval={"mode": "hybrid"})

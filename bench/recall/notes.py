@@ -1,7 +1,7 @@
 """Writes turns as OpenClaw daily notes (memory/YYYY-MM-DD.md) and maps a retrieved memory back to its turn.
 
 A note holds one `## HH:MM` section per session that day (several conversations may share a day) and one
-bullet per turn, `- Speaker: words`. tiers/dailynotes.py makes each bullet a fact whose metadata.source is
+bullet per turn, `- Speaker: words`. tiers/ingest/dailynotes.py makes each bullet a fact whose metadata.source is
 `memory/DATE.md#L<line>`: the writer records that address for every turn, so a result maps back exactly.
 """
 from __future__ import annotations

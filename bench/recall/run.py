@@ -136,7 +136,7 @@ def hybrid_rules(spec: str) -> tuple[str, ...]:
     if unknown:
         raise SystemExit(f"--hybrid: unknown rule {unknown[0]!r}; known: {', '.join(RULES)}")
     if names:
-        from memoryd.tiers import embed
+        from memoryd.tiers.retrieval import embed
 
         if not embed.available():
             raise SystemExit(f"--hybrid: {embed.MISSING}")

@@ -107,7 +107,7 @@ class Memoryd:
         return dispatch(self.config(scope), "embed", {"agent_id": scope.agent})
 
     def config(self, scope: Scope) -> Any:
-        from memoryd.tiers.config import load_config
+        from memoryd.tiers.base.config import load_config
 
         config = load_config(_env(self.root, scope, self.home))
         if not self.retrieval:

@@ -1,0 +1,1 @@
+"""memoryd.sync.crypto: sealing (AES-256-GCM envelopes) and the per-agent keys."""

@@ -1,0 +1,104 @@
+"""Cloud schema: versioned forward migrations of the libSQL database, applied by ensure_schema().
+
+`schema_meta` holds one row per applied migration (version, applied_at); the schema version is
+MAX(version). Each migration runs as one atomic batch whose first write inserts its own row, so
+two devices migrating at once cannot both apply it: the loser's batch fails on the primary key,
+rolls back, and it re-reads the version.
+"""
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+from memoryd.tiers.base.errors import ArchiveError, MemorydError
+
+from memoryd.sync.remote.db import Database
+
+_META = (
+    "CREATE TABLE IF NOT EXISTS schema_meta ("
+    "version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
+)
+
+# v1 as first released also created a plaintext cold archive (cold_memories with word and trigram
+# indexes); a fresh database no longer gets it, and sync/remote/legacy.py moves an old one's rows into the
+# sealed log and drops it.
+_V1: tuple[str, ...] = (
+    # Critical state: ciphertext only (owned by the sync engine).
+    """CREATE TABLE IF NOT EXISTS critical_state (
+        agent_id TEXT PRIMARY KEY,
+        data TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        device_id TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS critical_versions (
+        agent_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        device_id TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (agent_id, version)
+    )""",
+)
+
+# v2: the append-only log of sealed memories and forgets (sync/cloudlog.py). The server sees refs
+# (keyed hashes of ids), kinds, sizes, counts and upload times; never text, category or metadata.
+_V2: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS memory_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent_id TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        data TEXT NOT NULL,
+        device_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS memory_log_agent_seq ON memory_log(agent_id, seq)",
+    # one row per (memory, kind, content): a retried upload is a no-op (INSERT OR IGNORE), and ref lookups use it
+    "CREATE UNIQUE INDEX IF NOT EXISTS memory_log_ref ON memory_log(agent_id, ref, kind, digest)",
+)
+
+# MIGRATIONS[i] takes the schema from version i to version i + 1. Append only.
+MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def current_version(db: Database) -> int:
+    """The database's schema version; 0 for an empty database (one round trip)."""
+    try:
+        return int(db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_meta").scalar(0) or 0)
+    except ArchiveError as exc:
+        if "no such table" in exc.message and "schema_meta" in exc.message:
+            return 0
+        raise
+
+
+def _refuse_newer(db: Database, version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise ArchiveError(
+            f"database schema v{version} is newer than this memoryd (v{SCHEMA_VERSION}); upgrade memoryd "
+            f"({db.display_url})"
+        )
+
+
+def ensure_schema(db: Database, *, target: int = SCHEMA_VERSION) -> int:
+    """Migrate forward to `target` (idempotent; one read when already current). Returns the version."""
+    version = current_version(db)
+    _refuse_newer(db, version)
+    while version < target:
+        stmts: list[tuple[str, list[object] | None]] = [(_META, None)]
+        stmts.append(("INSERT INTO schema_meta(version, applied_at) VALUES (?, ?)", [version + 1, int(time.time())]))
+        stmts.extend((sql, None) for sql in MIGRATIONS[version])
+        try:
+            db.batch(stmts)
+        except MemorydError as exc:
+            if "UNIQUE" not in exc.message.upper() and "constraint" not in exc.message.lower():
+                raise
+            # Another device applied this migration first; pick up from where it left the schema.
+            if current_version(db) <= version:
+                raise
+        version = current_version(db)
+        _refuse_newer(db, version)
+    return version

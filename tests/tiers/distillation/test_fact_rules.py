@@ -1,0 +1,54 @@
+"""Rule-mode reading of a sentence: kind, date, profile key (English and Chinese)."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from memoryd.tiers.distillation.fact_rules import extract, find_date
+
+REF = dt.date(2026, 11, 20)  # a Friday
+
+
+@pytest.mark.parametrize("text, kind, about, key", [
+    ("We decided to move the standup to 9:30.", "decision", None, None),
+    ("决定了，我们用 Kubernetes 部署新的推荐服务。", "decision", None, None),
+    ("Lesson learned: always pin the provider version.", "lesson", None, None),
+    ("教训：上线前一定要先验证数据库迁移。", "lesson", None, None),
+    ("Remind me to send the invoice by 2026-12-05.", "task", "2026-12-05", None),
+    ("提醒我12月8日之前续订域名。", "task", "2026-12-08", None),
+    ("The board meeting is on Dec 15 at 10:00.", "event", "2026-12-15", None),
+    ("I prefer short summaries over long paragraphs.", "preference", None, "short summaries over"),
+    ("For anything urgent, call me on my mobile.", "preference", None, "urgent contact"),
+    ("我更喜欢早上开会。", "preference", None, "meeting hours"),
+    ("I moved to Lisbon last spring.", "personal", None, "location"),
+    ("I prefer window seats on trains.", "preference", None, "window seats trains"),  # not "food" (s-eat-s)
+    ("I prefer the team standup in the afternoon.", "preference", None, "team standup afternoon"),  # not drinks
+    ("I prefer green tea in the afternoon.", "preference", None, "drinks"),
+    ("I prefer to eat vegetarian at team dinners.", "preference", None, "food"),
+    ("Please remember that the staging DB is db2.internal.", "fact", None, None),
+])
+def test_kinds(text: str, kind: str, about: str | None, key: str | None) -> None:
+    [fact] = extract(text, REF)
+    assert (fact.kind, fact.about, fact.profile_key) == (kind, about, key)
+
+
+@pytest.mark.parametrize("text", ["What's the capital of Portugal?", "Thanks!", "ok", "Tell me a joke.",
+                                  "Here is the agenda for Thursday's sync, just for context: review alerts.",
+                                  "这个问题怎么解决？"])
+def test_nothing_to_keep(text: str) -> None:
+    assert extract(text, REF) == []
+
+
+def test_dates() -> None:
+    assert find_date("see you tomorrow", REF) == "2026-11-21"
+    assert find_date("on Tuesday", REF) == "2026-11-24"
+    assert find_date("next Tuesday", REF) == "2026-11-24"
+    assert find_date("by March 3rd", REF) == "2027-03-03"  # a month already past means next year
+    assert find_date("4 December 2027", REF) == "2027-12-04"
+    assert find_date("2026-02-30", REF) is None and find_date("Thursday's agenda", REF) is None
+
+
+def test_a_reason_stays_with_its_decision() -> None:
+    [fact] = extract("Let's go with Grafana. Metabase can't alert on thresholds.", REF)
+    assert fact.text == "Let's go with Grafana. Metabase can't alert on thresholds."

@@ -1,0 +1,1 @@
+"""memoryd.tiers.base: what every part stands on (errors, config, atomic files, paths, progress, backoff, the ports sync implements)."""

@@ -1,0 +1,62 @@
+"""What tiers asks of the outside world: the cold archive and an LLM. sync/ implements them."""
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping, Protocol, Sequence
+
+# A cold entry is a plain dict with at least:
+#   id, text, category, importance, created_at (unix s), access_count, metadata (dict)
+ColdEntry = Mapping[str, Any]
+
+
+class Archive(Protocol):
+    """The local index of memories that left warm (on this device; every call scoped by agent_id).
+
+    Every method raises memoryd.tiers.base.errors.ArchiveError on failure, never a third-party
+    exception. Writes are durable when they return.
+    """
+
+    def put(self, agent_id: str, entries: Sequence[ColdEntry]) -> int:
+        """Insert or replace entries by id (idempotent), atomically; returns how many changed."""
+
+    def forget(self, agent_id: str, ids: Sequence[str], at: float | None = None) -> list[str]:
+        """Delete these ids and remember the forget (an older copy arriving later stays out);
+        returns the ids that were there."""
+
+    def search(self, agent_id: str, terms: Sequence[str], limit: int = 10) -> list[dict[str, Any]]:
+        """The best `limit` entries by BM25 over analyzer terms (any may match), best first, each with `bm25`."""
+
+    def term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+        """(entries, total terms, {term: entries holding it}): corpus statistics for the ranking."""
+
+    def get(self, agent_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Entries with these ids (missing ids are skipped)."""
+
+    def touch(self, agent_id: str, ids: Sequence[str]) -> None:
+        """Count one access for each id (reinforcement)."""
+
+    def set_access(self, agent_id: str, counts: dict[str, tuple[int, int]]) -> None:
+        """Raise access counts and last access to at least these ({id: (count, last)})."""
+
+    def dated(self, agent_id: str, since: float | None, until: float | None, limit: int = 50) -> list[dict[str, Any]]:
+        """The most important entries dated in [since, until) (a note's own date, else when stored)."""
+
+    def count(self, agent_id: str) -> int: ...
+
+    def category_counts(self, agent_id: str) -> dict[str, int]: ...
+
+    def delete_ids(self, agent_id: str, ids: Sequence[str]) -> int:
+        """forget() these ids; returns how many existed."""
+
+    def delete_created_between(self, agent_id: str, start: float, end: float) -> list[str]:
+        """forget() entries with start <= created_at < end; returns their ids."""
+
+    def iter_entries(self, agent_id: str) -> Iterator[dict[str, Any]]:
+        """Every entry of the agent, in id order, fetched in pages."""
+
+    def close(self) -> None: ...
+
+
+class LLM(Protocol):
+    """A text-completion endpoint. Raises RemoteError on timeout/HTTP failure."""
+
+    def complete(self, prompt: str, *, timeout: float = 30.0) -> str: ...

@@ -1,0 +1,94 @@
+"""Rows into the local index: insert or replace by id, forgotten ids kept out, access counts that
+only grow, the outbox filled in the same transaction (tiers/cold/index.py holds the transaction)."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Sequence
+
+from memoryd.tiers.cold.index_rows import IDS_PER_STMT, chunks, entry_day, marks, terms_text
+from memoryd.tiers.cold.index_schema import terms_table
+
+_META = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))  # one encoder for every row
+
+
+def put_rows(conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]], queue: bool, now: int) -> int:
+    """Insert or replace checked rows by id inside the caller's transaction (the agent's terms table
+    exists); returns how many changed. `queue`: each changed row goes into the outbox at `now`."""
+    table = terms_table(agent_id)
+    ids = [r["id"] for r in rows]
+    tombs = tombstones(conn, agent_id, ids)
+    olds: dict[str, tuple[Any, ...]] = {}  # id → (rowid, text, category, importance, created_at, metadata)
+    for chunk in chunks(ids, IDS_PER_STMT):  # one query per chunk, not one per row
+        olds.update((row[0], row[1:]) for row in conn.execute(
+            "SELECT id, rowid, text, category, importance, created_at, metadata FROM memories WHERE agent_id = ? "
+            f"AND id IN ({marks(len(chunk))})", [agent_id, *chunk]))
+    changed = d_docs = d_terms = 0
+    new_rows: list[tuple] = []  # inserts of ids not in the index, sent together (rowids given here)
+    new_terms: list[tuple[int, str]] = []
+    next_rowid = conn.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memories").fetchone()[0]
+    pending: set[str] = set()
+    queued: list[tuple[str, str, int]] = []
+    bumps: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        conn.executemany("INSERT INTO memories (rowid, agent_id, id, text, category, importance, created_at, "
+                         "metadata, day, access_count, last_access) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", new_rows)
+        conn.executemany(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", new_terms)
+        new_rows.clear(), new_terms.clear(), pending.clear()
+
+    for r in rows:
+        if r["created_at"] <= tombs.get(r["id"], -1):
+            continue  # a stale copy of something forgotten
+        meta = _META.encode(r["metadata"])
+        values = [r["importance"], r["created_at"], meta, entry_day(r["created_at"], r["metadata"])]
+        old = olds.get(r["id"])
+        if r["id"] in pending:
+            flush()  # the same id twice in one put (rare): the second sees the first in the table
+        if old is None:
+            rowid, next_rowid = next_rowid, next_rowid + 1
+            new_rows.append((rowid, agent_id, r["id"], r["text"], r["category"], *values, r["access_count"],
+                             r["last_access"]))
+            joined, n = terms_text(r["text"], r["category"])
+            new_terms.append((rowid, joined))
+            pending.add(r["id"])
+            d_docs, d_terms = d_docs + 1, d_terms + n
+        elif (old[1], old[2], old[3], old[4], old[5]) == (r["text"], r["category"], *values[:3]):
+            bumps.append(r)
+            continue
+        else:
+            if (old[1], old[2]) != (r["text"], r["category"]):
+                old_terms, n_old = terms_text(old[1], old[2])
+                joined, n = terms_text(r["text"], r["category"])
+                conn.execute(f"INSERT INTO {table}({table}, rowid, terms) VALUES ('delete', ?, ?)", [old[0], old_terms])
+                conn.execute(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", [old[0], joined])
+                d_terms += n - n_old
+            conn.execute("UPDATE memories SET text = ?, category = ?, importance = ?, created_at = ?, metadata = ?, "
+                         "day = ? WHERE rowid = ?", [r["text"], r["category"], *values, old[0]])
+            bumps.append(r)
+            rowid = old[0]
+        olds[r["id"]] = (rowid, r["text"], r["category"], *values[:3])  # the same id again in `rows` sees this
+        changed += 1
+        if queue:
+            queued.append((agent_id, r["id"], now))
+    flush()
+    _bump_access(conn, agent_id, bumps)  # after the rows they bump; MAX commutes with the updates
+    conn.executemany("INSERT OR REPLACE INTO outbox VALUES (?, ?, 'put', ?)", queued)
+    conn.execute("UPDATE agent_stats SET docs = docs + ?, terms = terms + ? WHERE agent_id = ?",
+                 [d_docs, d_terms, agent_id])
+    return changed
+
+def _bump_access(conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]]) -> None:
+    """Access counts only grow (a copy from warm or another device may know more accesses)."""
+    conn.executemany("UPDATE memories SET access_count = MAX(access_count, ?), last_access = MAX(COALESCE(last_access, 0), "
+                     "COALESCE(?, 0)) WHERE agent_id = ? AND id = ?",
+                     [(r["access_count"], r["last_access"], agent_id, r["id"]) for r in rows])
+
+
+def tombstones(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str]) -> dict[str, int]:
+    """When each of these ids was forgotten (ids never forgotten are absent)."""
+    out: dict[str, int] = {}
+    for chunk in chunks(list(ids), IDS_PER_STMT):
+        out.update(conn.execute(f"SELECT id, forgotten_at FROM tombstones WHERE agent_id = ? AND id IN ({marks(len(chunk))})",
+                                [agent_id, *chunk]).fetchall())
+    return out

@@ -1,0 +1,148 @@
+"""The local index's SQLite file: where it lives, how it is opened, its schema and its migrations.
+
+Tables (local schema version in PRAGMA user_version):
+
+    memories          one row per memory that left warm: text, category, importance, created_at,
+                      access_count, last_access, metadata (JSON), day (its date: a note's own date,
+                      else when stored) — keyed by (agent_id, id); its rowid keys the terms index
+    "terms:<agent>"   FTS5, contentless, detail=full: the analyzer's terms of each row (one table per
+                      agent, so BM25's document counts and frequencies are the agent's own)
+    agent_stats       per agent: rows and total terms (BM25's N and average length)
+    outbox            memories and forgets still to upload to the cloud log (server URLs only)
+    tombstones        forgotten ids and when, so a stale copy from another device stays forgotten
+    index_meta        the analyzer signature the terms were built with; cloud-log cursors
+    vectors, live_vectors, vector_stats
+                      hybrid retrieval's embeddings (v2; tiers/cold/vectors.py): triggers delete them with
+                      their memory, so a forget never leaves a vector behind
+
+An index from round 1 (`cold_memories` with word/trigram indexes, in the default `file:` database)
+is migrated in place: rows copied, terms built, the old tables and their plaintext indexes dropped.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from memoryd.tiers.base.atomic import ensure_private_dir
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import ArchiveError, MemorydError, StoreError
+
+from memoryd.tiers.cold.vector_schema import VECTOR_SCHEMA
+
+LOCAL_VERSION = 2
+BUSY_MS = 15000
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS memories (
+        agent_id TEXT NOT NULL, id TEXT NOT NULL, text TEXT NOT NULL, category TEXT NOT NULL,
+        importance REAL, created_at INTEGER NOT NULL, access_count INTEGER NOT NULL DEFAULT 0,
+        last_access INTEGER, metadata TEXT, day TEXT NOT NULL,
+        UNIQUE (agent_id, id))""",
+    "CREATE INDEX IF NOT EXISTS memories_day ON memories(agent_id, day)",
+    "CREATE INDEX IF NOT EXISTS memories_created ON memories(agent_id, created_at)",
+    "CREATE TABLE IF NOT EXISTS agent_stats (agent_id TEXT PRIMARY KEY, docs INTEGER NOT NULL, terms INTEGER NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS outbox (agent_id TEXT NOT NULL, id TEXT NOT NULL, op TEXT NOT NULL,
+        queued_at INTEGER NOT NULL, PRIMARY KEY (agent_id, id)) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS tombstones (agent_id TEXT NOT NULL, id TEXT NOT NULL,
+        forgotten_at INTEGER NOT NULL, PRIMARY KEY (agent_id, id)) WITHOUT ROWID""",
+    "CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+)
+_SCHEMA += VECTOR_SCHEMA  # v1 → v2: the vector tables (every statement above is IF NOT EXISTS)
+_LEGACY_TABLES = ("cold_fts", "cold_trigram", "cold_memories")
+_LEGACY_TRIGGERS = ("cold_ai", "cold_ad", "cold_au")
+
+
+def index_path(config: Config) -> Path:
+    """With a `file:` URL the local index is that file (it is the archive); else `$MEMORYD_HOME/cold.db`."""
+    from memoryd.sync.remote.db import parse_db_url  # URL parsing only: no network client
+
+    url = parse_db_url(config.db_url)
+    return Path(url.path) if url.is_file else config.home / "cold.db"
+
+
+def terms_table(agent_id: str) -> str:
+    """The quoted name of an agent's terms table (agent ids are [A-Za-z0-9_-]: safe inside quotes)."""
+    return f'"terms:{agent_id}"'
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating 0600, dir 0700) with WAL, a busy timeout and durable commits."""
+    try:
+        ensure_private_dir(path.parent)
+        # Create it 0600, but never open and close an existing file: closing any descriptor of it drops
+        # every POSIX lock this process holds on it, and another process may then delete the WAL that
+        # this process's other connection (the daemon's shared one) is still writing to.
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
+        if (path.stat().st_mode & 0o777) != 0o600:
+            os.chmod(path, 0o600)
+        conn = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+        from memoryd.sync.remote.db import enable_wal  # the same retry the file: backend needs
+
+        enable_wal(conn, BUSY_MS / 1000)
+        conn.execute("PRAGMA synchronous=FULL")
+    except StoreError as exc:
+        raise ArchiveError(f"cannot open the local index {path}: {exc.message}") from None
+    except OSError as exc:
+        raise ArchiveError(f"cannot open the local index {path}: {exc.strerror or exc}") from None
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from None
+    return conn
+
+
+def translate(exc: sqlite3.Error, where: Path | str) -> MemorydError:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    name = getattr(exc, "sqlite_errorname", "")
+    if name in ("SQLITE_BUSY", "SQLITE_LOCKED") or "database is locked" in text:
+        return ArchiveError(f"local index {where} is busy (locked by another process): {text}", transient=True)
+    if name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or "not a database" in text or "malformed" in text:
+        return ArchiveError(f"local index {where} is not a usable database: {text}")
+    return ArchiveError(f"local index {where}: {text}")
+
+
+def ensure_local_schema(conn: sqlite3.Connection) -> bool:
+    """Create or migrate the schema (idempotent, one read when current). True if round-1 rows were imported."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > LOCAL_VERSION:
+        raise ArchiveError(f"local index schema v{version} is newer than this memoryd (v{LOCAL_VERSION}): upgrade memoryd")
+    if version == LOCAL_VERSION:
+        return False
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] == LOCAL_VERSION:  # another process won the race
+            conn.execute("ROLLBACK")
+            return False
+        for sql in _SCHEMA:
+            conn.execute(sql)
+        imported = _import_legacy(conn)
+        conn.execute(f"PRAGMA user_version={LOCAL_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return imported
+
+
+def _import_legacy(conn: sqlite3.Connection) -> bool:
+    """Round 1 kept cold rows in `cold_memories` with plaintext word and trigram indexes: copy the rows
+    (terms are built afterwards, when the index sees the analyzer signature missing) and drop the rest."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")}
+    if "cold_memories" not in have:
+        return False
+    conn.execute(
+        "INSERT OR IGNORE INTO memories (agent_id, id, text, category, importance, created_at, access_count, "
+        "last_access, metadata, day) SELECT agent_id, id, text, category, importance, created_at, access_count, "
+        "last_access, metadata, COALESCE(CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.date') END, "
+        "date(created_at, 'unixepoch')) FROM cold_memories")
+    # No analyzer signature yet: the index builds these agents' terms when it opens.
+    conn.execute("INSERT OR REPLACE INTO agent_stats SELECT agent_id, COUNT(*), 0 FROM memories GROUP BY agent_id")
+    for trigger in _LEGACY_TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    for table in _LEGACY_TABLES:
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+    return True

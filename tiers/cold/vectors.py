@@ -1,0 +1,247 @@
+"""Hybrid retrieval's vectors in the local index: computed when memories arrive, backfilled, cached, searched.
+
+A memory's vector is made when it is archived (`attach` hooks LocalIndex.put and the cloud log's pulls
+when `[retrieval] mode = "hybrid"`), taken from the warm/hot cache when that already holds it, and
+backfilled by `fill` (the `embed` operation, the daemon after each consolidation) for rows that have
+none. Search is exact: the cosine of the query with every vector of the agent (int8 rows, numpy), the
+agent's matrix kept in memory while `vector_stats` says it is current. Tables: tiers/cold/vector_schema.py.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from memoryd.tiers.retrieval import embed
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import ArchiveError, MemorydError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memoryd.tiers.cold.index import LocalIndex
+
+log = logging.getLogger("memoryd.sync")
+
+SIG_KEY = "vectors:model"
+FILL_BATCH = 64       # rows embedded and committed together (a crash loses at most one batch of work)
+IDS_PER_STMT = 500
+MATRICES = 4          # agents whose matrix a process keeps in memory
+LOAD_PAGE = 8192      # vectors read per statement when a matrix is loaded
+PULLED_INLINE = 100   # a pull bringing more (a restore, a long absence) leaves them to the backfill
+PUT_INLINE = 200      # so does a local put of more (a first OpenClaw sync of a long history, a bulk import)
+Progress = Callable[[int, int], None]
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+@dataclass
+class _Matrix:
+    version: int
+    ids: list[str]
+    rows: Any     # int8 (n, dim)
+    scales: Any   # float32 (n,)
+
+
+class VectorStore:
+    """One index's vectors (the tiers side sees it as memoryd.tiers.retrieval.hybrid.VectorIndex)."""
+
+    def __init__(self, index: LocalIndex) -> None:
+        self.index = index
+        self._checked = False
+        self._lock = threading.Lock()
+        self._matrices: OrderedDict[str, _Matrix] = OrderedDict()
+
+    def check_model(self) -> None:
+        """Vectors made by another model or format are dropped once (the backfill remakes them)."""
+        if self._checked:
+            return
+        sig = embed.signature()
+        if sig is None:
+            return
+        if self.index.meta(SIG_KEY) != sig:
+            with self.index.tx() as conn:
+                old = conn.execute("SELECT value FROM index_meta WHERE key = ?", [SIG_KEY]).fetchone()
+                if old is None or old[0] != sig:
+                    conn.execute("DELETE FROM vectors")
+                    conn.execute("DELETE FROM live_vectors")
+                    conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [SIG_KEY, sig])
+        self._checked = True
+
+    # -- vectors of the index's memories ---------------------------------------------------------
+    def counts(self, agent_id: str) -> tuple[int, int]:
+        """(memories with a vector, memories) of the agent."""
+        row = self.index.read("SELECT COUNT(v.rowid), COUNT(*) FROM memories m LEFT JOIN vectors v ON v.rowid = m.rowid "
+                              "WHERE m.agent_id = ?", [agent_id])[0]
+        return int(row[0]), int(row[1])
+
+    def missing(self, agent_id: str, ids: Sequence[str] | None = None, limit: int | None = None) -> list[tuple[int, str, str]]:
+        """(rowid, id, text) of memories without a vector: these ids, or the oldest `limit` of all."""
+        base = ("SELECT m.rowid, m.id, m.text FROM memories m LEFT JOIN vectors v ON v.rowid = m.rowid "
+                "WHERE m.agent_id = ? AND v.rowid IS NULL")
+        if ids is None:
+            return [tuple(r) for r in self.index.read(base + " ORDER BY m.rowid LIMIT ?", [agent_id, limit or -1])]
+        out: list[tuple[int, str, str]] = []
+        wanted = list(dict.fromkeys(ids))
+        for start in range(0, len(wanted), IDS_PER_STMT):
+            chunk = wanted[start:start + IDS_PER_STMT]
+            out += [tuple(r) for r in self.index.read(base + f" AND m.id IN ({_marks(len(chunk))})", [agent_id, *chunk])]
+        return out[:limit] if limit else out
+
+    def fill(self, agent_id: str, ids: Sequence[str] | None = None, limit: int | None = None,
+             progress: Progress | None = None) -> int:
+        """Give vectors to the memories that lack one (these ids, or any); returns how many got one."""
+        self.check_model()
+        todo = self.missing(agent_id, ids, limit)
+        if not todo:
+            return 0
+        reused = self._from_live(agent_id, todo)
+        rest = [t for t in todo if t[0] not in reused]
+        model = embed.load() if rest else None
+        done = len(reused)
+        for start in range(0, len(rest), FILL_BATCH):
+            chunk = rest[start:start + FILL_BATCH]
+            blobs = embed.pack(model.passages([text for _, _, text in chunk]))  # type: ignore[union-attr]
+            done += self._store(agent_id, [(rowid, text, blob) for (rowid, _, text), blob in zip(chunk, blobs)])
+            if progress:
+                progress(min(len(reused) + start + len(chunk), len(todo)), len(todo))
+        return done
+
+    def _from_live(self, agent_id: str, todo: list[tuple[int, str, str]]) -> set[int]:
+        """A warm entry's vector moves with it into the index (same id, same text): no new embedding."""
+        by_id = {mid: (rowid, text) for rowid, mid, text in todo}
+        cached = []
+        ids = list(by_id)
+        for start in range(0, len(ids), IDS_PER_STMT):
+            chunk = ids[start:start + IDS_PER_STMT]
+            cached += self.index.read(f"SELECT id, digest, vec FROM live_vectors WHERE agent_id = ? AND id IN "
+                                      f"({_marks(len(chunk))})", [agent_id, *chunk])
+        rows = [(by_id[mid][0], by_id[mid][1], vec) for mid, dig, vec in cached if bytes(dig) == embed.digest(by_id[mid][1])]
+        self._store(agent_id, rows)
+        return {rowid for rowid, _, _ in rows}
+
+    def _store(self, agent_id: str, rows: list[tuple[int, str, bytes]]) -> int:
+        """Insert vectors for rows that still hold the text they were made from (a forget or an edit
+        since the embedding wins)."""
+        if not rows:
+            return 0
+        with self.index.tx() as conn:
+            n = 0
+            for rowid, text, blob in rows:
+                n += conn.execute("INSERT OR REPLACE INTO vectors (rowid, agent_id, vec) SELECT rowid, agent_id, ? "
+                                  "FROM memories WHERE rowid = ? AND agent_id = ? AND text = ?",
+                                  [blob, rowid, agent_id, text]).rowcount
+        return n
+
+    # -- warm entries and hot items ----------------------------------------------------------------
+    def live(self, agent_id: str, items: Sequence[tuple[str, str]], model: Callable[[], Any]) -> dict[str, bytes]:
+        """Vectors of the agent's warm and hot items ((id, text) — all of them: others are pruned),
+        embedding only the ones new or changed since the last call."""
+        self.check_model()
+        have = {mid: (bytes(dig), vec) for mid, dig, vec in
+                self.index.read("SELECT id, digest, vec FROM live_vectors WHERE agent_id = ?", [agent_id])}
+        want = {mid: (text, embed.digest(text)) for mid, text in items}
+        out = {mid: have[mid][1] for mid, (_, dig) in want.items() if mid in have and have[mid][0] == dig}
+        todo = [(mid, text, dig) for mid, (text, dig) in want.items() if mid not in out]
+        stale = [mid for mid in have if mid not in want]
+        if todo:
+            blobs = embed.pack(model().passages([text for _, text, _ in todo]))
+            out.update((mid, blob) for (mid, _, _), blob in zip(todo, blobs))
+        if todo or stale:
+            with self.index.tx() as conn:
+                for start in range(0, len(stale), IDS_PER_STMT):
+                    chunk = stale[start:start + IDS_PER_STMT]
+                    conn.execute(f"DELETE FROM live_vectors WHERE agent_id = ? AND id IN ({_marks(len(chunk))})",
+                                 [agent_id, *chunk])
+                conn.executemany("INSERT OR REPLACE INTO live_vectors VALUES (?, ?, ?, ?)",
+                                 [(agent_id, mid, dig, out[mid]) for mid, _, dig in todo])
+        return out
+
+    # -- search ----------------------------------------------------------------------------------
+    def nearest(self, agent_id: str, query: np.ndarray, k: int) -> tuple[list[tuple[str, float]], float, float]:
+        """The `k` memories of the index closest in meaning to `query` (id, cosine), best first, and the
+        lowest and highest cosine over all of them (for min-max scaling); ([], 0, 0) without vectors."""
+        import numpy as np
+
+        matrix = self._matrix(agent_id)
+        if matrix is None or not matrix.ids:
+            return [], 0.0, 0.0
+        sims = embed.similarities(matrix.rows, matrix.scales, query)
+        k = max(1, min(int(k), len(sims)))
+        top = np.argpartition(-sims, k - 1)[:k]
+        best = sorted(((matrix.ids[i], float(sims[i])) for i in top), key=lambda p: (-p[1], p[0]))
+        return best, float(sims.min()), float(sims.max())
+
+    def covered(self, agent_id: str) -> int:
+        """How many of the agent's memories the search sees (those with a vector)."""
+        matrix = self._matrix(agent_id)
+        return len(matrix.ids) if matrix is not None else 0
+
+    def _matrix(self, agent_id: str) -> _Matrix | None:
+        self.check_model()
+        row = self.index.read("SELECT version FROM vector_stats WHERE agent_id = ?", [agent_id])
+        version = int(row[0][0]) if row else 0
+        with self._lock:
+            cached = self._matrices.get(agent_id)
+            if cached is not None and cached.version == version:
+                self._matrices.move_to_end(agent_id)
+                return cached
+        try:
+            found = _Matrix(version, *self._load(agent_id))
+        except ValueError as exc:
+            raise ArchiveError(f"local index {self.index.path}: {exc}; run `memoryd embed --rebuild`") from None
+        with self._lock:
+            self._matrices[agent_id] = found
+            while len(self._matrices) > MATRICES:
+                self._matrices.popitem(last=False)
+        return found
+
+    def _load(self, agent_id: str) -> tuple[list[str], Any, Any]:
+        """(ids, int8 rows, scales) of the agent's vectors, read a page at a time (no list of every blob)."""
+        import numpy as np
+
+        dim = embed.load().dim
+        ids: list[str] = []
+        parts = [np.zeros((0, 4 + dim), dtype=np.uint8)]
+        after = 0
+        while True:
+            rows = self.index.read("SELECT v.rowid, m.id, v.vec FROM vectors v JOIN memories m ON m.rowid = v.rowid "
+                                   "WHERE v.agent_id = ? AND v.rowid > ? ORDER BY v.rowid LIMIT ?",
+                                   [agent_id, after, LOAD_PAGE])
+            if rows:
+                parts.append(embed.raw_rows([r[2] for r in rows], dim))
+                ids += [r[1] for r in rows]
+                after = rows[-1][0]
+            if len(rows) < LOAD_PAGE:
+                return (ids, *embed.split_rows(np.concatenate(parts)))
+
+    def clear(self, agent_id: str) -> int:
+        """Drop every vector of the agent (they are remade by `fill`); returns how many."""
+        with self.index.tx() as conn:
+            n = conn.execute("DELETE FROM vectors WHERE agent_id = ?", [agent_id]).rowcount
+            conn.execute("DELETE FROM live_vectors WHERE agent_id = ?", [agent_id])
+        return n
+
+
+def attach(index: LocalIndex, config: Config) -> LocalIndex:
+    """In hybrid mode (with the extra installed), memories get their vector as they arrive."""
+    if embed.hybrid_ready(config)[0]:
+        index.after_put = lambda agent_id, ids, pulled=False: embed_arrived(index, agent_id, ids, pulled)
+    return index
+
+
+def embed_arrived(index: LocalIndex, agent_id: str, ids: Sequence[str], pulled: bool = False) -> None:
+    """After a durable put: embed what arrived. A failure only leaves the rows to the backfill."""
+    if len(ids) > (PULLED_INLINE if pulled else PUT_INLINE):  # ~30-50 ms each: nobody should wait minutes
+        log.info("agent %s: %d %s memories left to the backfill (memoryd embed)", agent_id, len(ids),
+                 "pulled" if pulled else "archived")
+        return
+    try:
+        index.vectors.fill(agent_id, ids)
+    except (MemorydError, OSError, RuntimeError, ValueError) as exc:
+        log.warning("agent %s: %d memories archived without vectors (the backfill will add them): %s",
+                    agent_id, len(ids), getattr(exc, "message", None) or type(exc).__name__)

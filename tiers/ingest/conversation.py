@@ -1,0 +1,183 @@
+"""Conversation-end distillation: a closed segment's turns go to cold verbatim; what is worth keeping to warm/hot.
+
+Every turn becomes a cold entry (searchable, with session id, role, time and seq as provenance);
+its id comes from the session and the words, so the same turn arriving twice — from the session
+store and from a session note, or after a crash — is one entry. The distiller (rule mode, or LLM
+mode when configured) picks decisions, preferences, personal facts, lessons and dated commitments
+for warm, each with an importance; explicit ones also update hot through the same functions as
+`memoryd hot …` (a task → hot task, a dated event → hot event, a lesson → hot lesson, a
+preference → owner profile). Warm facts are marked as already placed in hot, so consolidation
+never turns a task or a preference into a "critical lesson".
+"""
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Callable, Sequence
+
+from memoryd.tiers.base.errors import MemorydError, UsageError
+from memoryd.tiers.distillation.fact_rules import Fact, extract
+from memoryd.tiers.memory.model import content_id
+from memoryd.tiers.ingest.openclaw.events import Turn
+from memoryd.tiers.base.ports import LLM
+
+log = logging.getLogger("memoryd.tiers")
+COLD_IMPORTANCE = {"user": 0.4, "assistant": 0.3, "summary": 0.3}
+CHUNK_BYTES = 4000
+
+
+def turn_id(session_id: str, role: str, text: str, part: int = 0) -> str:
+    """The cold id of a turn: the same words in the same session are the same memory."""
+    return content_id("turn", session_id, role, text, str(part))
+
+
+def cold_entries(turns: Sequence[Turn], source: str) -> list[dict[str, Any]]:
+    """Cold entries for `turns` (secrets redacted, long turns in ≤ 4 KB parts), ready for Archive.put."""
+    from memoryd.tiers.ingest.dailynotes import split_long
+    from memoryd.tiers.distillation.redact import redact
+
+    out: dict[str, dict[str, Any]] = {}
+    for t in turns:
+        text, _ = redact(t.text)
+        parts = split_long(text, CHUNK_BYTES)
+        for i, part in enumerate(parts):
+            meta = {"source": t.where or f"{source}:{t.session_id}#{t.seq}", "session_id": t.session_id, "role": t.role,
+                    "time": t.iso, "seq": t.seq, "date": t.date, "kind": "turn"}
+            if len(parts) > 1:
+                meta["part"] = i + 1
+            if t.tools:
+                meta["tools"] = t.tools[:20]
+            eid = turn_id(t.session_id, t.role, t.text, i)
+            out[eid] = {"id": eid, "text": part, "category": f"conversations/{t.role}",
+                        "importance": COLD_IMPORTANCE.get(t.role, 0.3), "created_at": t.time, "access_count": 0,
+                        "last_access": None, "metadata": meta}
+    return list(out.values())
+
+
+def rule_facts(turns: Sequence[Turn]) -> list[tuple[Turn, Fact]]:
+    """What the owner said that is worth keeping (assistant turns restate; they stay in cold)."""
+    out: list[tuple[Turn, Fact]] = []
+    seen: set[str] = set()
+    for t in turns:
+        if t.role != "user":
+            continue
+        for fact in extract(t.text, t.date):
+            key = " ".join(fact.text.casefold().split())
+            if key not in seen:
+                seen.add(key)
+                out.append((t, fact))
+    return out
+
+
+def distill_turns(turns: Sequence[Turn], llm: LLM | None = None) -> tuple[list[tuple[Turn, Fact]], list[str]]:
+    """(facts with the turn each came from, warnings): LLM mode when `llm` is given, rule mode otherwise."""
+    if llm is None:
+        return rule_facts(turns), []
+    from memoryd.tiers.ingest.conversation_llm import llm_facts
+
+    try:
+        return llm_facts(turns, llm), []
+    except (MemorydError, ValueError) as exc:
+        reason = exc.message if isinstance(exc, MemorydError) else f"unusable answer ({exc})"
+        return rule_facts(turns), [f"LLM distillation failed: {reason}; used rule mode"]
+
+
+def _warm_item(turn: Turn, fact: Fact, source: str) -> tuple[str, str, float, dict[str, Any]]:
+    from memoryd.tiers.distillation.importance import rule_importance
+
+    importance = max(fact.importance, rule_importance(fact.text, fact.category)[0])
+    meta = {"source": turn.where or f"{source}:{turn.session_id}#{turn.seq}", "session_id": turn.session_id, "role": turn.role,
+            "time": turn.iso, "seq": turn.seq, "date": turn.date, "kind": fact.kind,
+            "promoted": True}  # hot is updated below where the fact is explicit; never a lesson by score
+    if fact.about:
+        meta["about"] = fact.about
+    return fact.text, fact.category, round(min(1.0, importance), 3), meta
+
+
+_TOKEN = re.compile(r"[\w]+", re.UNICODE)
+
+
+def _words(text: str) -> set[str]:
+    """Words (and single CJK characters) of a text, for near-duplicate checks."""
+    out: set[str] = set()
+    for w in _TOKEN.findall(text.casefold()):
+        out |= set(w) if not w.isascii() else {w}
+    return out
+
+
+def similar(a: str, b: str, threshold: float = 0.8) -> bool:
+    """The shorter text's words are (nearly) all in the longer one: the same item said twice."""
+    wa, wb = _words(a), _words(b)
+    small = min(len(wa), len(wb))
+    return small >= 4 and len(wa & wb) / small >= threshold
+
+
+def hot_changes(facts: Sequence[Fact]) -> Callable[[dict[str, Any], float], list[str]]:
+    """A mem.change() step applying the explicit facts to hot; returns what it changed."""
+    from memoryd.tiers.memory import hot as hot_tier
+
+    def step(state: dict[str, Any], now: float) -> list[str]:
+        hot = state["hot"]
+        done: list[str] = []
+        for fact in facts:
+            try:
+                if fact.kind == "lesson":
+                    if any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
+                        continue
+                    hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now)
+                elif fact.kind in ("task", "event"):
+                    items = hot["active_context"]["tasks" if fact.kind == "task" else "events"]
+                    if any(similar(x["text"], fact.hot_text) for x in items):
+                        continue  # the same task or event, told again (in chat and in a note)
+                    if fact.kind == "task":
+                        hot_tier.upsert_task(hot, fact.hot_text, None, now)
+                    else:
+                        hot_tier.add_event(hot, fact.hot_text, now)
+                elif fact.profile_key:
+                    hot_tier.set_profile(hot, fact.profile_key, fact.text[:200])
+                else:
+                    continue
+            except UsageError as exc:  # a field hot refuses: the fact stays in warm
+                log.info("not put in hot: %s", exc.message)
+                continue
+            done.append(fact.kind)
+        return done
+
+    return step
+
+
+def distill_segment(mem: Any, turns: Sequence[Turn], source: str = "openclaw",
+                    llm: LLM | None = None) -> dict[str, Any]:
+    """Archive a closed segment's turns in cold, then its facts in warm and hot (see distill_segments)."""
+    return distill_segments(mem, [list(turns)], source, llm)
+
+
+def distill_segments(mem: Any, segments: Sequence[Sequence[Turn]], source: str = "openclaw",
+                     llm: LLM | None = None) -> dict[str, Any]:
+    """Closed segments → cold (one put), warm (one store) and hot (one change). Idempotent by content ids.
+
+    Each segment is distilled on its own (one LLM prompt per segment); the writes are batched.
+    Raises ArchiveError/RemoteError when cold cannot take the turns: the caller keeps its cursor
+    and tries again later (nothing reached warm or hot yet).
+    """
+    turns = [t for seg in segments for t in seg]
+    report: dict[str, Any] = {"turns": len(turns), "cold": 0, "warm": 0, "hot": [], "warnings": []}
+    if not turns:
+        return report
+    entries = cold_entries(turns, source)
+    if mem.archive is not None:
+        mem.archive.put(mem.agent_id, entries)
+        report["cold"] = len(entries)
+    else:
+        report["warnings"].append("no cold archive open: turns not archived")
+    facts: list[tuple[Turn, Fact]] = []
+    for seg in segments:
+        found, warnings = distill_turns(seg, llm)
+        facts += found
+        report["warnings"] += warnings
+    with mem.locked():
+        if facts:
+            stored = mem.store_many([_warm_item(t, f, source) for t, f in facts])
+            report["warm"] = sum(1 for e in stored if e.get("created"))
+            report["hot"] = mem.change(hot_changes([f for _, f in facts]), "conversation")
+    return report

@@ -1,0 +1,1 @@
+"""memoryd.tiers.ingest.openclaw: an OpenClaw install read where it keeps conversations and notes."""

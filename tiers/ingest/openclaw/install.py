@@ -1,0 +1,163 @@
+"""Where an OpenClaw install keeps things: its state dir, agents, session stores, JSONL dirs and workspaces.
+
+Follows OpenClaw's own rules: `OPENCLAW_STATE_DIR` (default `~/.openclaw`); agents are
+`agents.entries` ({id: {...}}) or `agents.list` ([{id, ...}]); an agent's workspace is its own
+`workspace`, else for the default agent `agents.defaults.workspace` or
+`<state>/workspace`, else `<agents.defaults.workspace>/<id>` or `<state>/workspace-<id>`. Users of
+older setups keep their overrides: `MEMORYD_SESSIONS_DIR` (or `[watch] sessions_dir`) is where the
+`<agent>/sessions/*.jsonl` transcripts live, and an explicit `MEMORYD_WORKSPACE` (or `workspace` in
+config.toml) is the default agent's workspace; `[watch] notes_agent`, when set, is the memoryd agent
+the default OpenClaw agent (notes and conversations) goes to.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from memoryd.tiers.base.config import AGENT_ID_RE, Config
+from memoryd.tiers.ingest.openclaw.store import store_path
+
+DEFAULT_AGENT = "main"
+
+
+@dataclass(frozen=True)
+class OpenClawAgent:
+    """One OpenClaw agent and the memoryd agent its memories go to."""
+
+    openclaw_id: str
+    memoryd_id: str
+    store: Path            # SQLite session store (may not exist)
+    sessions_dir: Path     # older JSONL transcripts and archives
+    workspace: Path        # notes in <workspace>/memory
+
+    def has_content(self) -> bool:
+        """Anything to read at all: a store, a transcript, a note (a new memoryd agent waits for one)."""
+        if self.store.is_file():
+            return True
+        for folder, pattern in ((self.sessions_dir, "*.jsonl*"), (self.workspace / "memory", "*.md")):
+            if folder.is_dir() and next(folder.glob(pattern), None) is not None:
+                return True
+        return False
+
+
+def _read_config(path: Path) -> tuple[dict[str, Any], str | None]:
+    """openclaw.json (JSON, or JSON5 with comments and trailing commas); ({}, warning) when unreadable."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+    for text in (raw, _json5_to_json(raw)):
+        try:
+            obj = json.loads(text)
+            return (obj, None) if isinstance(obj, dict) else ({}, f"{path} is not a JSON object")
+        except ValueError:
+            continue
+    return {}, f"{path} is not JSON that memoryd can read; using OpenClaw's default paths"
+
+
+def _json5_to_json(text: str) -> str:
+    text = re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or "", text, flags=re.DOTALL)
+    return re.sub(r",(\s*[}\]])", r"\1", text)
+
+
+def _expand(path: str, state: Path) -> Path:
+    return Path(os.path.expandvars(path.replace("$OPENCLAW_STATE_DIR", str(state)))).expanduser()
+
+
+class Install:
+    """An OpenClaw state dir as memoryd sees it (read-only)."""
+
+    def __init__(self, config: Config, env: Mapping[str, str] | None = None) -> None:
+        env = os.environ if env is None else env
+        section = config.section("openclaw")
+        raw = env.get("OPENCLAW_STATE_DIR") or section.get("state_dir") or "~/.openclaw"
+        self.state_dir = Path(str(raw)).expanduser()
+        self.settings, self.warning = _read_config(self.state_dir / "openclaw.json")
+        watch = config.section("watch")
+        legacy = env.get("MEMORYD_SESSIONS_DIR") or watch.get("sessions_dir")
+        self.sessions_root = Path(str(legacy)).expanduser() if legacy else self.state_dir / "agents"
+        explicit_ws = env.get("MEMORYD_WORKSPACE") or _toml_workspace(config)
+        self.workspace_override = Path(explicit_ws).expanduser() if explicit_ws else None
+        notes_agent = watch.get("notes_agent")
+        self.notes_agent = notes_agent if isinstance(notes_agent, str) and AGENT_ID_RE.fullmatch(notes_agent) else None
+
+    def _agents_list(self) -> list[dict[str, Any]]:
+        """The agent roster: `agents.entries` ({id: {...}}, OpenClaw 2026.9) or `agents.list` ([{id, ...}])."""
+        agents = self.settings.get("agents")
+        if not isinstance(agents, dict):
+            return []
+        entries = agents.get("entries")
+        if isinstance(entries, dict):
+            return [dict(v, id=k) for k, v in entries.items() if isinstance(v, dict)]
+        items = agents.get("list")
+        return [a for a in items if isinstance(a, dict) and isinstance(a.get("id"), str)] if isinstance(items, list) else []
+
+    def default_agent(self) -> str:
+        """The agent marked default, else the only one, else the recorded system agent, else `main`."""
+        items = self._agents_list()
+        marked = [a["id"] for a in items if a.get("default") is True]
+        if len(marked) == 1:
+            return marked[0]
+        if len(items) == 1:
+            return items[0]["id"]
+        defaults = (self.settings.get("agents") or {}).get("defaults") or {}
+        system = defaults.get("systemAgent") if isinstance(defaults, dict) else None
+        recorded = system.get("agentId") if isinstance(system, dict) else None
+        return recorded if isinstance(recorded, str) and recorded else DEFAULT_AGENT
+
+    def workspace(self, agent: str) -> Path:
+        entry = next((a for a in self._agents_list() if a["id"] == agent), {})
+        if isinstance(entry.get("workspace"), str) and entry["workspace"].strip():
+            return _expand(entry["workspace"].strip(), self.state_dir)
+        defaults = (self.settings.get("agents") or {}).get("defaults") if isinstance(self.settings.get("agents"), dict) else {}
+        fallback = defaults.get("workspace") if isinstance(defaults, dict) else None
+        if agent == self.default_agent():
+            if self.workspace_override is not None:
+                return self.workspace_override
+            return _expand(fallback, self.state_dir) if isinstance(fallback, str) and fallback.strip() else \
+                self.state_dir / "workspace"
+        if isinstance(fallback, str) and fallback.strip():
+            return _expand(fallback, self.state_dir) / agent
+        return self.state_dir / f"workspace-{agent}"
+
+    def agent_ids(self) -> list[str]:
+        """OpenClaw agents with anything to read: configured, or with a store or sessions dir on disk."""
+        found = {a["id"] for a in self._agents_list()}
+        for root in {self.state_dir / "agents", self.sessions_root}:
+            if root.is_dir():
+                found |= {p.name for p in root.iterdir() if p.is_dir()}
+        if self.workspace_override is not None or (self.state_dir / "workspace").is_dir():
+            found.add(self.default_agent())
+        return sorted(a for a in found if AGENT_ID_RE.fullmatch(a))
+
+    def agent(self, openclaw_id: str) -> OpenClawAgent:
+        memoryd_id = openclaw_id
+        if openclaw_id == self.default_agent() and self.notes_agent:
+            memoryd_id = self.notes_agent  # an older setup that chose where its notes (and now all) go
+        return OpenClawAgent(openclaw_id, memoryd_id, store_path(self.state_dir, openclaw_id),
+                             self.sessions_root / openclaw_id / "sessions", self.workspace(openclaw_id))
+
+    def agents(self) -> list[OpenClawAgent]:
+        return [self.agent(a) for a in self.agent_ids()]
+
+
+def _toml_workspace(config: Config) -> str | None:
+    """`workspace` set in config.toml itself (Config.workspace always has a default)."""
+    if config.sources:  # a loaded config knows where each value came from
+        return str(config.workspace) if config.sources.get("workspace") == "file" else None
+    path = config.home / "config.toml"
+    if not path.exists():
+        return None
+    import tomllib
+
+    try:
+        value = tomllib.loads(path.read_text(encoding="utf-8")).get("workspace")
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, str) and value else None

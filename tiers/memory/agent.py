@@ -1,0 +1,275 @@
+"""AgentMemory: one agent's memory on this device — the API the CLI, daemon and sync layers use."""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from memoryd.tiers.memory import tree as tree_index
+from memoryd.tiers.memory import warm as warm_tier
+from memoryd.tiers.base.atomic import FileLock, atomic_write_json, ensure_private_dir, read_json, remove_leftovers
+from memoryd.tiers.base.config import Config, validate_agent_id
+from memoryd.tiers.memory.access import AccessLog
+from memoryd.tiers.base.errors import MemorydError, StoreError, UsageError
+from memoryd.tiers.memory.evictions import EvictionLog
+from memoryd.tiers.memory.limits import enforce_all
+from memoryd.tiers.base.ports import Archive
+
+if TYPE_CHECKING:  # retrieval loads only when something is retrieved (CLI start-up)
+    from memoryd.tiers.retrieval.filters import Filters
+
+log = logging.getLogger("memoryd.tiers")
+def _apply_hot_change(state: dict[str, Any], now: float, then: tuple[Callable[[dict[str, Any], float], Any], str],
+                      counts: dict[str, int]) -> str:
+    """store_many's `then`: fn(state, now), which changes hot only; the secrets it redacted counted as
+    change() counts them. Returns the reason its evictions are logged under."""
+    fn, reason = then
+    before = _redaction_marks(state["hot"])
+    fn(state, now)
+    for kind, n in _redaction_marks(state["hot"]).items():
+        if n > before.get(kind, 0):
+            counts["redactions"] = counts.get("redactions", 0) + n - before.get(kind, 0)
+            counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n - before.get(kind, 0)
+    return reason
+
+
+_MARK_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
+
+
+def _redaction_marks(state: dict[str, Any]) -> dict[str, int]:
+    """How many [REDACTED:kind] markers the state holds, per kind."""
+    counts: dict[str, int] = {}
+    for kind in _MARK_RE.findall(json.dumps(state, ensure_ascii=False)):
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def check_query(query: str | None, limit: int, filters: Filters) -> str:
+    if limit < 1 or limit > 1000:
+        raise UsageError("limit must be in 1..1000")
+    query = (query or "").strip()
+    if not query and not filters:
+        raise UsageError("query is empty")
+    return query
+
+
+def warm_grace_seconds(config: Config) -> float:
+    """How long a fresh fact is spared from warm's size cap (config.toml [warm] grace_hours, default 24)."""
+    hours = config.section("warm").get("grace_hours", 24)
+    if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 <= hours <= 24 * 365:
+        from memoryd.tiers.base.errors import ConfigError
+
+        raise ConfigError("config.toml [warm] grace_hours must be a number of hours from 0 to 8760")
+    return float(hours) * 3600.0
+
+
+def _validate_metrics(obj: Any) -> None:
+    if not isinstance(obj, dict) or not isinstance(obj.get("runs", {}), dict) or not isinstance(
+            obj.get("counters", {}), dict):
+        raise TypeError("metrics is not {runs: {...}, counters: {...}}")
+    obj.setdefault("runs", {})
+    obj.setdefault("counters", {})
+
+
+class AgentMemory:
+    def __init__(self, config: Config, agent_id: str, archive: Archive | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        from memoryd.tiers.memory.state import StateFiles
+
+        self.config = config
+        self.agent_id = validate_agent_id(agent_id)
+        self.dir = config.agent_dir(agent_id)
+        self.archive = archive
+        self.clock = clock
+        self.lock = FileLock(self.dir / ".lock")
+        self.files = StateFiles(self.dir, self.agent_id)
+        self.evictions = EvictionLog(self.dir / "evictions.jsonl")
+        self.accesses = AccessLog(self.dir / "access.jsonl")
+        self.grace = warm_grace_seconds(config)
+        self.warnings: list[str] = []
+        self._swept = False
+
+    # --- plumbing -------------------------------------------------------------------------
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        ensure_private_dir(self.dir)
+        with self.lock.held():
+            if not self._swept:
+                self._swept = True
+                remove_leftovers(self.dir)
+            yield
+
+    def exists(self) -> bool:
+        return self.files.path("hot").exists() or self.files.path("warm").exists()
+
+    def init(self) -> None:
+        with self.locked():
+            state = self.files.load_all()
+            self.files.save_all(state)
+
+    def read_state(self) -> dict[str, Any]:
+        """The agent's state as it stands, accesses not yet folded into warm included."""
+        if not self.dir.exists():  # reading an unknown agent creates nothing
+            return self.files.load_all()
+        with self.locked():
+            state = self.files.load_all()
+            self.accesses.fold(state["warm"])
+            return state
+
+    def write_state(self, state: dict[str, Any], reason: str, hot_reason: str | None = None) -> list[dict]:
+        """Apply limits, write hot/warm/tree + MEMORY.md, send evicted warm entries towards cold.
+
+        `hot_reason`: hot was changed for another reason than the rest (a store, then its hot
+        changes): hot's rows carry it and come last in the log, as from a write of their own."""
+        with self.locked():
+            now = self.clock()
+            pending = self.accesses.pending()
+            if pending:  # retrievals since the last write: counts into warm and the index, activity into the tree
+                tree_index.touch(state["tree"], self.accesses.fold(state["warm"], pending), now)
+                self._fold_cold_accesses(state, pending)
+            fixed, evictions = enforce_all(state, now, grace=self.grace)
+            self.archive_entries([e["entry"] for e in evictions if "entry" in e])
+            if hot_reason is not None:
+                evictions.sort(key=lambda row: row.get("tier") == "hot")  # stable: each tier keeps its order
+            for row in evictions:
+                row.setdefault("reason", hot_reason if hot_reason is not None and row.get("tier") == "hot" else reason)
+            # logged before the state changes: a crash in between leaves a row too many, never one missing
+            self.evictions.append(evictions, now)
+            self.files.save_all(fixed)
+            if pending:
+                self.accesses.clear()
+            return evictions
+
+    def _metrics(self) -> dict[str, Any]:
+        return read_json(self.dir / "metrics.json", lambda: {"runs": {}, "counters": {}}, _validate_metrics)
+
+    def bump(self, counters: dict[str, int]) -> None:
+        """Add to the named counters in metrics.json (caller holds the lock)."""
+        metrics = self._metrics()
+        for key, n in counters.items():
+            if n:
+                metrics.setdefault("counters", {})[key] = metrics["counters"].get(key, 0) + n
+        atomic_write_json(self.dir / "metrics.json", metrics, durable=False)  # counters: not worth an fsync
+
+    def _fold_cold_accesses(self, state: dict[str, Any], pending: dict[str, tuple[int, int]]) -> None:
+        in_warm = {e["id"] for e in state["warm"]["entries"]}
+        cold = {mid: rec for mid, rec in pending.items() if mid not in in_warm}
+        if cold and self.archive is not None:
+            try:
+                self.archive.set_access(self.agent_id, cold)
+            except MemorydError as exc:  # counts only: the log is cleared anyway, nothing else is lost
+                self.warnings.append(f"cold access counts not updated: {exc.message}")
+
+    # --- cold: entries leave warm by one durable insert into the local index ---------------
+    def archive_entries(self, entries: list[dict]) -> int:
+        """Send entries leaving warm to the local index (durable when this returns). A crash after
+        this but before warm is rewritten leaves them in both places: ids make that harmless."""
+        if not entries:
+            return 0
+        if self.archive is None:
+            raise StoreError(f"agent {self.agent_id}: {len(entries)} entries must leave warm but no local index is open")
+        return self.archive.put(self.agent_id, entries)
+
+    # --- store ---------------------------------------------------------------------------
+    def store(self, text: str, category: str, importance: float | None = None,
+              metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.store_many([(text, category, importance, metadata)])[0]
+
+    def store_many(self, items: list[tuple[str, str, float | None, dict[str, Any] | None]],
+                   prepared: list[Any] | None = None,
+                   then: tuple[Callable[[dict[str, Any], float], Any], str] | None = None) -> list[dict[str, Any]]:
+        """Validate, redact and distil every item first (any bad one → nothing stored), then write once.
+
+        `prepared`: per item, prepare_many([item])[0] when a helper process did it already (None: do it here).
+        `then`: (fn, reason): change(fn, reason) after the stores, in the same write (a daily note's
+        facts, then their hot changes: one load and one write of the state, not two)."""
+        from memoryd.tiers.distillation.prepare import prepare_many  # loaded on the first store, not with every CLI command
+
+        ahead = prepared if prepared is not None else [None] * len(items)
+        if len(ahead) != len(items):
+            raise ValueError("store_many: prepared must have one entry per item")
+        todo = [item for item, done in zip(items, ahead) if done is None]
+        here = iter(prepare_many(todo))
+        prepared = [done if done is not None else next(here) for done in ahead]
+        results = []
+        with self.locked():
+            now = self.clock()
+            state = self.files.load_all()
+            counts: dict[str, int] = {"stores": len(prepared)}
+            where = warm_tier.positions(state["warm"])
+            touched: set[str] = set()  # nodes a store of this batch touched already: touching again changes nothing
+            for text, category, importance, meta, redactions in prepared:
+                if category in touched:
+                    filed, note = category, None
+                else:
+                    known = category in state["tree"]["nodes"]
+                    filed, note = tree_index.file_category(state["tree"], category, now)
+                    if known:  # file_category only touched it and its ancestors (a new node's are not)
+                        touched.add(category)
+                entry, created = warm_tier.add_or_reinforce(
+                    state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now, where)
+                results.append(dict(entry, created=created, **({"note": note} if note else {})))
+                for kind, n in redactions.items():
+                    counts["redactions"] = counts.get("redactions", 0) + n
+                    counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n
+            hot_reason = _apply_hot_change(state, now, then, counts) if then is not None else None
+            rows = self.write_state(state, "store", hot_reason)
+            self.warnings += [f"{e['tier']} {e['kind']} evicted: {e['why']}" for e in rows if e.get("tier") == "hot"
+                              and hot_reason is not None]
+            evicted = {e["id"] for e in rows if e.get("tier") == "warm"}
+            for r in results:  # nothing older was left to make room: say where the fact went
+                if r["id"] in evicted:
+                    r.update(tier="cold", note="warm is full of facts younger than the grace period: "
+                                               "archived to the local index at once")
+            self.bump(counts)
+        return results
+
+    # --- retrieve ------------------------------------------------------------------------
+    def retrieve(self, query: str, limit: int = 10, url: str | None = None,
+                 paths: dict[str, float] | None = None, filters: Filters | None = None) -> list[dict[str, Any]]:
+        """Search hot, warm and the local index with one ranking (memoryd.tiers.retrieval.search)."""
+        from memoryd.tiers.retrieval.search import retrieve
+
+        return retrieve(self, query, limit, url=url, paths=paths, filters=filters)
+
+    # --- generic change ------------------------------------------------------------------
+    def change(self, fn: Callable[[dict[str, Any], float], Any], reason: str) -> Any:
+        """Run fn(state, now) under the lock on freshly loaded state, then write it back (limits applied)."""
+        if not self.dir.exists():  # a new agent: bad input must not leave an empty agent behind
+            try:
+                return self._change(fn, reason)
+            except MemorydError:
+                self._remove_if_empty()
+                raise
+        return self._change(fn, reason)
+
+    def _remove_if_empty(self) -> None:
+        self.lock.release()
+        try:
+            (self.dir / ".lock").unlink(missing_ok=True)
+            self.dir.rmdir()  # fails (and keeps everything) if anything else was written
+        except OSError:
+            pass
+
+    def _change(self, fn: Callable[[dict[str, Any], float], Any], reason: str) -> Any:
+        with self.locked():
+            now = self.clock()
+            state = self.files.load_all()
+            before = _redaction_marks(state)
+            result = fn(state, now)
+            evicted = self.write_state(state, reason)
+            if evicted:
+                self.warnings += [f"{e['tier']} {e['kind']} evicted: {e['why']}" for e in evicted]
+            added = {k: n - before.get(k, 0) for k, n in _redaction_marks(state).items() if n > before.get(k, 0)}
+            if added:  # hot fields, tree descriptions, imports: status counts them like stores
+                self.bump({"redactions": sum(added.values())} | {f"redactions.{k}": n for k, n in added.items()})
+            return result
+
+    def used_categories(self, state: dict[str, Any]) -> set[str]:
+        used = {e["category"] for e in state["warm"]["entries"]}
+        if self.archive is not None:
+            used |= set(self.archive.category_counts(self.agent_id))
+        return used

@@ -1,0 +1,116 @@
+"""Consolidation modes (quick ⊂ daily ⊂ monthly ⊂ full): rescoring, eviction, archiving, pruning."""
+from __future__ import annotations
+
+from typing import Any
+
+from memoryd.tiers.memory import hot as hot_tier
+from memoryd.tiers.memory import tree as tree_index
+from memoryd.tiers.memory import warm as warm_tier
+from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.base.atomic import atomic_write_json
+from memoryd.tiers.base.errors import MemorydError, UsageError
+from memoryd.tiers.memory.model import DAY
+
+MODES = ("quick", "daily", "monthly", "full")
+PERIODS = {"quick": 3600.0, "daily": DAY, "monthly": 31 * DAY, "full": None}
+DEFAULT_RETENTION_YEARS = 10.0
+
+
+def consolidate(mem: AgentMemory, mode: str) -> dict[str, Any]:
+    """Run one consolidation and record it in metrics.json (start, end, counts, error)."""
+    if mode not in MODES:
+        raise UsageError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
+    level = MODES.index(mode)
+    start = mem.clock()
+    counts: dict[str, int] = {}
+    error: MemorydError | None = None
+    try:
+        counts.update(_quick(mem, full=level >= 3))
+        counts["archived"] = counts["to_cold"]
+        if level >= 1:
+            counts["tree_pruned"] = _prune_tree(mem)
+        if level >= 2:
+            counts["cold_deleted"] = _cold_cleanup(mem)
+    except MemorydError as exc:
+        error = exc
+    _record(mem, mode, start, counts, error)
+    if error is not None:
+        raise error
+    return {"mode": mode, "agent_id": mem.agent_id, "start": start, "end": mem.clock(), "counts": counts,
+            "warnings": list(mem.warnings)}
+
+
+def _quick(mem: AgentMemory, full: bool) -> dict[str, int]:
+    """Rescore warm, move entries due for cold to the local index, promote hot-scored facts."""
+    def step(state: dict[str, Any], now: float) -> dict[str, int]:
+        due, log = warm_tier.split_due_for_cold(state["warm"], now)
+        mem.archive_entries(due)  # durable before warm forgets them
+        mem.evictions.append(log, now)
+        promoted = 0
+        for entry in warm_tier.due_for_hot(state["warm"]):
+            if entry.get("metadata", {}).get("promoted"):
+                continue
+            lesson = hot_tier.add_lesson(state["hot"], entry["text"], entry["category"], entry["importance"], now)
+            lesson["source_id"] = entry["id"]
+            entry.setdefault("metadata", {})["promoted"] = True
+            promoted += 1
+        if full:
+            _recount_tree_activity(state, now)
+        return {"rescored": len(state["warm"]["entries"]) + len(due), "to_cold": len(due), "promoted": promoted}
+
+    return mem.change(step, "consolidate")
+
+
+def _recount_tree_activity(state: dict[str, Any], now: float) -> None:
+    """Full mode: a node's activity is at least the newest access of the memories under it."""
+    for entry in state["warm"]["entries"]:
+        day = tree_index.day_of(max(entry["created_at"], entry.get("last_access", 0)))
+        for anc in tree_index.ancestors(entry["category"]):
+            node = state["tree"]["nodes"].get(anc)
+            if node is not None and node[1] < day:
+                node[1] = day
+
+
+def _prune_tree(mem: AgentMemory) -> int:
+    def step(state: dict[str, Any], now: float) -> int:
+        rows = tree_index.prune(state["tree"], mem.used_categories(state), now)
+        mem.evictions.append(rows, now)
+        return len(rows)
+
+    return mem.change(step, "tree prune")
+
+
+def _cold_cleanup(mem: AgentMemory) -> int:
+    if mem.archive is None:
+        return 0
+    years = float(mem.config.section("retention").get("cold_years", DEFAULT_RETENTION_YEARS))  # checked at load
+    cutoff = mem.clock() - years * 365.25 * DAY
+    with mem.locked():
+        ids = mem.archive.delete_created_between(mem.agent_id, 0, cutoff)
+        mem.evictions.append([{"tier": "cold", "kind": "entry", "id": i, "what": "",
+                               "why": f"frozen past {years:g}-year retention"} for i in ids], mem.clock())
+    return len(ids)
+
+
+def _record(mem: AgentMemory, mode: str, start: float, counts: dict[str, int], error: MemorydError | None) -> None:
+    """Record the run; a successful run also counts for the modes it contains (full ⊃ monthly ⊃ …)."""
+    with mem.locked():
+        metrics = mem._metrics()
+        end = mem.clock()
+        runs = metrics.setdefault("runs", {})
+        runs.setdefault(mode, {}).update({"last_start": start, "last_end": end, "ok": error is None,
+                                          "counts": counts, "error": error.message if error else None})
+        if error is None:
+            for included in MODES[: MODES.index(mode) + 1]:
+                runs.setdefault(included, {}).update({"last_ok_end": end} if included == mode else
+                                                     {"last_ok_end": end, "last_end": end, "ok": True, "via": mode})
+        atomic_write_json(mem.dir / "metrics.json", metrics)
+
+
+def is_due(metrics: dict[str, Any], mode: str, now: float) -> bool:
+    """A scheduled mode is due when its last successful run is older than its period."""
+    period = PERIODS[mode]
+    if period is None:
+        return False
+    last = metrics.get("runs", {}).get(mode, {}).get("last_ok_end")
+    return last is None or now - float(last) >= period

@@ -1,0 +1,233 @@
+"""HOT tier: identity, owner profile, active context and critical lessons; pruning and MEMORY.md."""
+from __future__ import annotations
+
+from typing import Any
+
+from memoryd.tiers.base.atomic import dumps
+from memoryd.tiers.memory.model import (HOT_MAX_BYTES, MAX_EVENTS, MAX_LESSON_CHARS, MAX_LESSONS, MAX_PENDING_TASKS, check_category, check_field, check_importance, check_key, check_text, content_id, preview)
+
+Hot = dict[str, Any]
+Eviction = dict[str, Any]
+
+
+def empty_hot() -> Hot:
+    return {"identity": {}, "owner_profile": {},
+            "active_context": {"projects": [], "events": [], "tasks": []},
+            "critical_lessons": []}
+
+
+_ITEM_FIELDS = {  # field → accepted types, for every item the code reads
+    "projects": {"id": str, "name": str, "description": str, "status": str},
+    "events": {"id": str, "text": str, "timestamp": (int, float)},
+    "tasks": {"id": str, "text": str, "status": str, "timestamp": (int, float)},
+    "critical_lessons": {"id": str, "text": str, "category": str, "importance": (int, float),
+                         "timestamp": (int, float)},
+}
+
+
+def _check_items(items: Any, name: str) -> None:
+    if not isinstance(items, list):
+        raise TypeError(f"{name} is not a list")
+    for item in items:
+        if not isinstance(item, dict) or any(not isinstance(item.get(k), t) for k, t in _ITEM_FIELDS[name].items()):
+            raise TypeError(f"malformed item in {name}")
+
+
+def validate_hot(obj: Any) -> None:
+    """Shape check used when loading; raises TypeError/KeyError on a malformed file."""
+    if not isinstance(obj, dict):
+        raise TypeError("hot state is not an object")
+    for section in ("identity", "owner_profile"):
+        if not isinstance(obj[section], dict) or not all(isinstance(v, (str, int, float, list)) for v in obj[section].values()):
+            raise TypeError(section)
+    for key in ("projects", "events", "tasks"):
+        _check_items(obj["active_context"][key], key)
+    _check_items(obj["critical_lessons"], "critical_lessons")
+
+
+def hot_size(hot: Hot) -> int:
+    return len(dumps(hot))
+
+
+# --- changes (each returns the item it wrote) ---------------------------------------------
+
+def _field(value: str, what: str) -> str:
+    """A checked one-line field with secrets replaced: hot is synced and always in context."""
+    from memoryd.tiers.distillation.redact import redact
+
+    return redact(check_field(value, what))[0]
+
+
+def set_identity(hot: Hot, key: str, value: str) -> dict:
+    key = check_key(key)
+    hot["identity"][key] = _field(value, "value")
+    return {"key": key, "value": hot["identity"][key]}
+
+
+def set_profile(hot: Hot, key: str, value: str) -> dict:
+    key = check_key(key)
+    hot["owner_profile"][key] = _field(value, "value")
+    return {"key": key, "value": hot["owner_profile"][key]}
+
+
+def upsert_project(hot: Hot, name: str, description: str | None, status: str | None, now: float) -> dict:
+    name = _field(name, "project name")
+    pid = content_id("project", name)
+    projects = hot["active_context"]["projects"]
+    item = next((p for p in projects if p["id"] == pid), None)
+    if item is None:
+        item = {"id": pid, "name": name, "description": "", "status": "active"}
+        projects.append(item)
+    if description is not None:
+        item["description"] = _field(description, "description")
+    if status is not None:
+        item["status"] = _field(status, "status")
+    item["updated_at"] = int(now)
+    return item
+
+
+def add_event(hot: Hot, text: str, now: float) -> dict:
+    text = _field(text, "event")
+    eid = content_id("event", text, str(int(now)))
+    existing = next((e for e in hot["active_context"]["events"] if e["id"] == eid), None)
+    if existing is not None:  # the same event twice in one second is one event
+        return existing
+    item = {"id": eid, "text": text, "timestamp": int(now)}
+    hot["active_context"]["events"].append(item)
+    return item
+
+
+def upsert_task(hot: Hot, text: str, status: str | None, now: float) -> dict:
+    text = _field(text, "task")
+    tid = content_id("task", text)
+    tasks = hot["active_context"]["tasks"]
+    item = next((t for t in tasks if t["id"] == tid), None)
+    if item is None:
+        item = {"id": tid, "text": text, "status": "pending", "timestamp": int(now)}
+        tasks.append(item)
+    if status is not None:
+        item["status"] = _field(status, "status")
+    return item
+
+
+def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now: float) -> dict:
+    from memoryd.tiers.distillation.redact import redact
+
+    text = " ".join(redact(check_text(text, "lesson"))[0].split())
+    if len(text) > MAX_LESSON_CHARS:  # promoted facts can be long; hot keeps their head
+        text = text[: MAX_LESSON_CHARS - 1] + "…"
+    category = check_category(category)
+    imp = check_importance(importance)
+    lid = content_id("lesson", text)
+    lessons = hot["critical_lessons"]
+    item = next((x for x in lessons if x["id"] == lid), None)
+    if item is None:
+        item = {"id": lid, "text": text, "category": category, "importance": 0.8 if imp is None else imp,
+                "timestamp": int(now)}
+        lessons.append(item)
+    else:
+        item["importance"] = max(item["importance"], 0.8 if imp is None else imp)
+        item["timestamp"] = int(now)
+    return item
+
+
+def remove_ids(hot: Hot, ids: set[str]) -> int:
+    """Drop hot items with these ids (forget); returns how many went.
+
+    Identity and profile entries go by the ids retrieve shows for them: identity:KEY, profile:KEY.
+    """
+    removed = 0
+    for prefix, section in (("identity:", "identity"), ("profile:", "owner_profile")):
+        for i in ids:
+            if i.startswith(prefix) and hot[section].pop(i[len(prefix):], None) is not None:
+                removed += 1
+    ctx = hot["active_context"]
+    for key in ("projects", "events", "tasks"):
+        keep = [i for i in ctx[key] if i["id"] not in ids]
+        removed += len(ctx[key]) - len(keep)
+        ctx[key] = keep
+    keep = [i for i in hot["critical_lessons"] if i["id"] not in ids and i.get("source_id") not in ids]
+    removed += len(hot["critical_lessons"]) - len(keep)
+    hot["critical_lessons"] = keep
+    return removed
+
+
+# --- pruning (pure, deterministic) --------------------------------------------------------
+
+def _evicted(kind: str, item: dict, why: str) -> Eviction:
+    return {"tier": "hot", "kind": kind, "id": item.get("id", item.get("key", "")),
+            "what": preview(str(item.get("text") or item.get("name") or item.get("value", ""))), "why": why}
+
+
+def prune_hot(hot: Hot) -> list[Eviction]:
+    """Apply count limits, then shrink progressively until the JSON is ≤ 5 KB."""
+    out: list[Eviction] = []
+    ctx = hot["active_context"]
+    ctx["events"].sort(key=lambda e: (e["timestamp"], e["id"]))
+    while len(ctx["events"]) > MAX_EVENTS:
+        out.append(_evicted("event", ctx["events"].pop(0), f"keeps the last {MAX_EVENTS} events"))
+    hot["critical_lessons"].sort(key=lambda x: (-x["importance"], -x["timestamp"], x["id"]))
+    while len(hot["critical_lessons"]) > MAX_LESSONS:
+        out.append(_evicted("lesson", hot["critical_lessons"].pop(), f"over {MAX_LESSONS} lessons, lowest importance"))
+    ctx["tasks"].sort(key=lambda t: (t["timestamp"], t["id"]))
+    pending = [t for t in ctx["tasks"] if t["status"] == "pending"]
+    for task in pending[: max(0, len(pending) - MAX_PENDING_TASKS)]:
+        ctx["tasks"].remove(task)
+        out.append(_evicted("task", task, f"over {MAX_PENDING_TASKS} pending tasks, oldest"))
+    ctx["projects"].sort(key=lambda p: (p.get("updated_at", 0), p["id"]))
+    if hot_size(hot) > HOT_MAX_BYTES:
+        out.extend(_shrink(hot))
+    return out
+
+
+def _shrink(hot: Hot) -> list[Eviction]:
+    out: list[Eviction] = []
+    ctx = hot["active_context"]
+    why = f"hot state over {HOT_MAX_BYTES} bytes"
+    oldest = lambda items: items[0]  # noqa: E731 - lists are kept sorted oldest first
+    order = [  # least valuable first; lessons are sorted most important first
+        ("event", ctx["events"], oldest),
+        ("task", ctx["tasks"], lambda items: next((t for t in items if t["status"] != "pending"), None)),
+        ("lesson", hot["critical_lessons"], lambda items: items[-1]),
+        ("task", ctx["tasks"], oldest),
+        ("project", ctx["projects"], oldest),
+    ]
+    for kind, items, pick in order:
+        while items and hot_size(hot) > HOT_MAX_BYTES:
+            item = pick(items)
+            if item is None:
+                break
+            items.remove(item)
+            out.append(_evicted(kind, item, why))
+    for section in ("owner_profile", "identity"):
+        for key in sorted(hot[section], reverse=True):
+            if hot_size(hot) <= HOT_MAX_BYTES:
+                break
+            out.append(_evicted(section, {"key": key, "value": hot[section].pop(key)}, why))
+    return out
+
+
+# --- MEMORY.md ------------------------------------------------------------------------------
+
+def render_markdown(hot: Hot, agent_id: str) -> str:
+    lines = [f"# MEMORY — agent {agent_id}", "", "_Generated by memoryd from hot memory; edits are overwritten._", ""]
+    for title, items in hot_sections(hot):
+        lines += [f"## {title}", ""] + items + [""]
+    return "\n".join(lines)
+
+
+def hot_sections(hot: Hot) -> list[tuple[str, list[str]]]:
+    """(title, markdown list lines) of each non-empty hot section, in reading order."""
+    ctx = hot["active_context"]
+    sections = [
+        ("Identity", [f"- {k}: {v}" for k, v in sorted(hot["identity"].items())]),
+        ("Owner profile", [f"- {k}: {v}" for k, v in sorted(hot["owner_profile"].items())]),
+        ("Active projects", [f"- **{p['name']}**" + (f" — {p['description']}" if p.get("description") else "")
+                             + f" ({p.get('status', 'active')})" for p in ctx["projects"]]),
+        ("Tasks", [f"- [{'x' if t['status'] == 'done' else ' '}] {t['text']}"
+                   + ("" if t["status"] in ("pending", "done") else f" ({t['status']})") for t in ctx["tasks"]]),
+        ("Recent events", [f"- {e['text']}" for e in ctx["events"]]),
+        ("Critical lessons", [f"- {x['text']} _({x['category']}, {x['importance']:.2f})_"
+                              for x in hot["critical_lessons"]]),
+    ]
+    return [(title, items) for title, items in sections if items]

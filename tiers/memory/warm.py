@@ -1,0 +1,160 @@
+"""WARM tier: scored facts on the device; reinforcement, rescoring and eviction policy (pure)."""
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any
+
+from memoryd.tiers.base.atomic import dumps
+from memoryd.tiers.memory.model import (DAY, TIER_HOT, WARM_MAX_BYTES, WARM_RETENTION_DAYS, content_id, preview, score, tier_for)
+
+Warm = dict[str, Any]
+Entry = dict[str, Any]
+_ID = itemgetter("id")
+
+
+def empty_warm() -> Warm:
+    return {"entries": []}
+
+
+_ENTRY_FIELDS = {"id": str, "text": str, "category": str, "importance": (int, float), "created_at": (int, float),
+                 "access_count": int, "metadata": dict}
+
+
+def validate_entries(entries: Any) -> None:
+    """Every field the tiers read, with its type; raises TypeError on a malformed list."""
+    if not isinstance(entries, list):
+        raise TypeError("entries is not a list")
+    for e in entries:
+        if not isinstance(e, dict) or any(not isinstance(e.get(k), t) for k, t in _ENTRY_FIELDS.items()):
+            raise TypeError("malformed warm entry")
+
+
+def validate_warm(obj: Any) -> None:
+    if not isinstance(obj, dict):
+        raise TypeError("warm state is not an object")
+    validate_entries(obj["entries"])
+
+
+def warm_size(warm: Warm) -> int:
+    return len(dumps(warm))
+
+
+def entry_id(text: str, category: str) -> str:
+    return content_id(category, text)
+
+
+def new_entry(text: str, category: str, importance: float, now: float, metadata: dict | None = None) -> Entry:
+    entry = {"id": entry_id(text, category), "text": text, "category": category, "importance": round(importance, 4),
+             "created_at": int(now), "access_count": 0, "last_access": int(now), "metadata": metadata or {}}
+    rescore(entry, now)
+    return entry
+
+
+def rescore(entry: Entry, now: float) -> float:
+    age_days = (now - entry["created_at"]) / DAY
+    entry["score"] = round(score(entry["importance"], age_days, entry["access_count"]), 4)
+    entry["tier"] = tier_for(entry["score"])
+    return entry["score"]
+
+
+def positions(warm: Warm) -> dict[str, int]:
+    """id → index of its first entry: add_or_reinforce's lookup built once for a batch of stores."""
+    where: dict[str, int] = {}
+    for i, e in enumerate(warm["entries"]):
+        where.setdefault(e["id"], i)
+    return where
+
+
+def add_or_reinforce(warm: Warm, entry: Entry, now: float, where: dict[str, int] | None = None
+                     ) -> tuple[Entry, bool]:
+    """Insert `entry`, or reinforce the existing one with the same id. Returns (entry, created).
+
+    `where`: positions(warm), kept up to date here, when nothing else changes warm in between."""
+    entries = warm["entries"]
+    if where is not None:  # a batch: one dict lookup instead of a scan of warm per store
+        at = where.get(entry["id"])
+        if at is None:
+            where[entry["id"]] = len(entries)
+            entries.append(entry)
+            return entry, True
+        old = entries[at]
+    else:
+        try:  # the first entry with this id, looked up at C speed
+            old = entries[list(map(_ID, entries)).index(entry["id"])]
+        except ValueError:
+            entries.append(entry)
+            return entry, True
+    old["access_count"] += 1
+    old["last_access"] = int(now)
+    old["importance"] = max(old["importance"], entry["importance"])
+    for key, value in entry.get("metadata", {}).items():
+        old.setdefault("metadata", {}).setdefault(key, value)
+    rescore(old, now)
+    return old, False
+
+
+def touch(warm: Warm, ids: set[str], now: float) -> int:
+    """Count one access (retrieval reinforcement) for each entry in ids."""
+    n = 0
+    for e in warm["entries"]:
+        if e["id"] in ids:
+            e["access_count"] += 1
+            e["last_access"] = int(now)
+            rescore(e, now)
+            n += 1
+    return n
+
+
+def _eviction(entry: Entry, why: str) -> dict:
+    return {"tier": "warm", "kind": "entry", "id": entry["id"], "what": preview(entry["text"]),
+            "why": why, "to": "cold"}
+
+
+def split_due_for_cold(warm: Warm, now: float) -> tuple[list[Entry], list[dict]]:
+    """Remove entries past retention with a low score, or frozen; return them (for cold) and log rows."""
+    keep, out, log = [], [], []
+    for e in warm["entries"]:
+        s = rescore(e, now)
+        old = (now - e["created_at"]) / DAY > WARM_RETENTION_DAYS
+        if (old and s < 0.3) or s < 0.05:
+            out.append(e)
+            log.append(_eviction(e, f"score {s:.3f}" + (f" after {WARM_RETENTION_DAYS} days" if old else " frozen")))
+        else:
+            keep.append(e)
+    warm["entries"] = keep
+    return out, log
+
+
+def _fitting(warm: Warm, limit: int) -> int:
+    """How many of warm's first entries fit in `limit` bytes of JSON with the rest of warm (the longest
+    such prefix). Canonical JSON is compositional: the whole is the rest of warm plus each entry and a
+    comma between; only the entries kept (and the first one not) are encoded, not those that go."""
+    size = len(dumps(dict(warm, entries=[])))
+    kept = 0
+    for e in warm["entries"]:
+        size += len(dumps(e)) + (1 if kept else 0)
+        if size > limit:
+            break
+        kept += 1
+    return kept
+
+
+def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry], list[dict]]:
+    """Evict lowest-scored entries (ties: oldest, then id) until the JSON is ≤ 50 KB; entries
+    created less than `grace` seconds ago go only when nothing older is left."""
+    for e in warm["entries"]:
+        rescore(e, now)
+    fresh = now - grace
+    warm["entries"].sort(key=lambda e: (e["created_at"] <= fresh, -e["score"], -e["created_at"], e["id"]))
+    kept = _fitting(warm, WARM_MAX_BYTES)
+    out = warm["entries"][kept:][::-1]  # as if popped from the end while over: lowest first
+    del warm["entries"][kept:]
+    log = []
+    for e in out:
+        young = " (within its grace period: nothing older was left)" if e["created_at"] > fresh else ""
+        log.append(_eviction(e, f"warm over {WARM_MAX_BYTES} bytes, lowest score {e['score']:.3f}{young}"))
+    return out, log
+
+
+def due_for_hot(warm: Warm) -> list[Entry]:
+    return [e for e in warm["entries"] if e["tier"] == TIER_HOT]

@@ -1,0 +1,1 @@
+"""memoryd.tiers.retrieval: finding memories — analysis, BM25 ranking across tiers, filters, dates, hybrid vectors, LLM re-rank."""

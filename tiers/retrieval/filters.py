@@ -1,0 +1,99 @@
+"""Retrieval helpers: tree-path scoring on analyzer terms, and the optional filters of a retrieve."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from memoryd.tiers.retrieval import analyzer
+from memoryd.tiers.base.errors import UsageError
+
+
+def _overlap(query: frozenset[str], found: Iterable[str]) -> float:
+    """Share of the query's terms among `found`; CJK bigrams weigh double (they pin words)."""
+    if not query:
+        return 0.0
+    found = set(found)
+    weight = {t: 2.0 if len(t) == 2 and analyzer.has_cjk(t) else 1.0 for t in query}
+    return sum(weight[t] for t in query if t in found) / sum(weight.values())
+
+
+def score_paths(query: Iterable[str], nodes: dict[str, list]) -> dict[str, float]:
+    """Relevance 0..1 of each tree path from its segments and description (children inherit 0.5×)."""
+    q = frozenset(query)
+    direct = {path: _overlap(q, analyzer.terms(path.replace("/", " ") + " " + desc)) for path, (desc, _day) in nodes.items()}
+    scores = {}
+    for path in nodes:
+        parts = path.split("/")
+        inherited = max((direct.get("/".join(parts[:i]), 0.0) * 0.5 for i in range(1, len(parts))), default=0.0)
+        scores[path] = max(direct[path], inherited)
+    return {p: s for p, s in scores.items() if s > 0}
+
+
+def path_boost(category: str, path_scores: dict[str, float]) -> tuple[float, str | None]:
+    """Best score among the category's own path and its ancestors."""
+    parts = category.split("/")
+    best, best_path = 0.0, None
+    for i in range(len(parts), 0, -1):
+        p = "/".join(parts[:i])
+        if path_scores.get(p, 0.0) > best:
+            best, best_path = path_scores[p], p
+    return best, best_path
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Optional restrictions on what retrieve returns (warm and cold facts only when any is set)."""
+
+    url: str | None = None
+    entity: str | None = None
+    since: float | None = None   # unix time, inclusive
+    until: float | None = None   # unix time, exclusive
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> "Filters":
+        entity = (params.get("entity") or "").strip().lstrip("@") or None
+        since = _day_start(params["since"], "since") if params.get("since") else None
+        until = _day_start(params["until"], "until") + 86400 if params.get("until") else None
+        if since is not None and until is not None and since >= until:
+            raise UsageError("--since must not be after --until")
+        return cls(url=params.get("url") or None, entity=entity, since=since, until=until)
+
+    def __bool__(self) -> bool:
+        return any(v is not None for v in (self.url, self.entity, self.since, self.until))
+
+    def describe(self) -> str:
+        parts = [f"url matches {self.url!r}" if self.url else "", f"about @{self.entity}" if self.entity else ""]
+        if self.since is not None or self.until is not None:
+            parts.append("in the date range")
+        return ", ".join(p for p in parts if p)
+
+    def matches(self, entry: dict[str, Any]) -> bool:
+        meta = entry.get("metadata") or {}
+        if self.url and not any(self.url in u for u in meta.get("urls", [])):
+            return False
+        if self.entity:
+            names = {str(n).casefold().lstrip("@") for n in list(meta.get("entities", [])) + list(meta.get("people", []))}
+            if self.entity.casefold().lstrip("@") not in names:
+                return False
+        when = _entry_time(entry)
+        return not ((self.since is not None and when < self.since) or (self.until is not None and when >= self.until))
+
+
+def _day_start(value: str, what: str) -> float:
+    try:
+        day = datetime.strptime(str(value), "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    except ValueError:
+        raise UsageError(f"--{what} must be a date YYYY-MM-DD, got {value!r}") from None
+    return day.timestamp()
+
+
+def _entry_time(entry: dict[str, Any]) -> float:
+    """A note's own date when it has one (ingested facts), else when it was stored."""
+    date = (entry.get("metadata") or {}).get("date")
+    if isinstance(date, str):
+        try:
+            return _day_start(date, "date")
+        except UsageError:
+            pass
+    return float(entry.get("created_at", 0))

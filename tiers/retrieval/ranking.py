@@ -1,0 +1,127 @@
+"""One ranking for every tier: BM25 over hot items, warm entries and local-index hits alike.
+
+    text   = BM25 (k1 1.2, b 0.75) with IDF and average length from the agent's whole corpus
+             (local index + warm + hot), on the analyzer's terms (stems, CJK uni/bigrams)
+    prior  = 0.7 × min(1, memory score / 0.7) + 0.3 × tree-path score        (both 0..1)
+    final  = text × (1 + BETA × prior) × (DATE_BOOST if the memory's date is in the asked range)
+
+The prior is bounded (at most +20 %): it re-orders near-ties, but an entry holding the query's rare
+words always beats one that holds only its common ones, whatever their importance.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from memoryd.tiers.retrieval import analyzer
+
+K1, B = 1.2, 0.75
+BETA = 0.2
+MEMORY_WEIGHT, PATH_WEIGHT = 0.7, 0.3
+HOT_SCORE = 0.7          # memory-score threshold of the hot tier: counts as fully alive
+DATE_BOOST = 1.5
+PATH_ONLY = 0.05         # a memory found only through its tree path ranks below every text match
+
+
+@dataclass
+class Corpus:
+    """BM25's statistics: rows, total terms and per-term document frequencies of the whole corpus."""
+
+    docs: int = 0
+    terms: int = 0
+    df: Counter = field(default_factory=Counter)
+
+    def add(self, other_docs: int, other_terms: int, other_df: dict[str, int]) -> None:
+        self.docs += other_docs
+        self.terms += other_terms
+        self.df.update(other_df)
+
+    def idf(self, term: str) -> float:
+        n, df = max(self.docs, 1), min(self.df.get(term, 0), max(self.docs, 1))
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    @property
+    def avg_len(self) -> float:
+        return max(1.0, self.terms / self.docs) if self.docs else 1.0
+
+
+def doc_terms(cand: dict[str, Any]) -> list[str]:
+    if "_terms" not in cand:
+        cand["_terms"] = analyzer.document(cand["text"], cand.get("category", ""))
+    return cand["_terms"]
+
+
+def local_corpus(cands: Iterable[dict[str, Any]], query: Sequence[str]) -> Corpus:
+    """Statistics of the candidates held outside the local index (hot and warm)."""
+    corpus = Corpus()
+    wanted = set(query)
+    for cand in cands:
+        found = doc_terms(cand)
+        corpus.docs += 1
+        corpus.terms += len(found)
+        corpus.df.update(wanted.intersection(found))
+    return corpus
+
+
+def bm25(query: Sequence[str], found: list[str], corpus: Corpus) -> tuple[float, dict[str, float]]:
+    """BM25 of one document and each query term's share of it."""
+    if not found:
+        return 0.0, {}
+    tf = Counter(found)
+    norm = K1 * (1 - B + B * len(found) / corpus.avg_len)
+    parts = {}
+    for term in query:
+        n = tf.get(term, 0)
+        if n:
+            parts[term] = corpus.idf(term) * n * (K1 + 1) / (n + norm)
+    return sum(parts.values()), parts
+
+
+def prior(memory_score: float, path_score: float) -> float:
+    return MEMORY_WEIGHT * min(1.0, max(memory_score, 0.0) / HOT_SCORE) + PATH_WEIGHT * min(1.0, path_score)
+
+
+def rank(query: Sequence[str], cands: Iterable[dict[str, Any]], corpus: Corpus, path_scores: dict[str, float],
+         limit: int, in_range: Any = None) -> list[dict[str, Any]]:
+    """Score candidates (each: id, text, category, tier, score) and return the best `limit`, explained.
+
+    `in_range(cand) -> bool | None` says whether a memory's date falls in the range the question asks
+    about (None: it asks about none)."""
+    from memoryd.tiers.retrieval.filters import path_boost
+
+    results = []
+    for cand in cands:
+        text, parts = bm25(query, doc_terms(cand), corpus)
+        path, via = path_boost(cand.get("category", ""), path_scores)
+        if text <= 0 and path <= 0:
+            continue
+        p = prior(float(cand.get("score") or 0.0), path)
+        final = (text if text > 0 else PATH_ONLY * path) * (1 + BETA * p)
+        dated = in_range(cand) if in_range else None
+        if dated:
+            final *= DATE_BOOST
+        out = {k: v for k, v in cand.items() if k != "_terms"}
+        out.update(relevance=round(text, 4), rank=round(final, 6),
+                   ranking={"bm25": round(text, 4), "terms": {t: round(w, 4) for t, w in parts.items()},
+                            "prior": round(p, 4), "boost": round(1 + BETA * p, 4), "memory_score": cand.get("score"),
+                            "path": via, "path_score": round(path, 4), "date_match": dated},
+                   reason=_reason(parts, text, p, via, path, dated, cand["tier"]))
+        results.append(out)
+    results.sort(key=lambda r: (-r["rank"], r["id"]))
+    return results[:limit]
+
+
+def _reason(parts: dict[str, float], text: float, p: float, via: str | None, path: float, dated: Any,
+            tier: str) -> str:
+    why = []
+    if parts:
+        shown = sorted(parts.items(), key=lambda kv: -kv[1])[:6]
+        why.append("matched " + ", ".join(f"'{t}' {w:.2f}" for t, w in shown) + f" (bm25 {text:.2f})")
+    if via:
+        why.append(f"tree path {via} ({path:.2f})")
+    why.append(f"prior ×{1 + BETA * p:.2f}")
+    if dated:
+        why.append("date in range")
+    return "; ".join(why) + f" in {tier}"
