@@ -140,10 +140,9 @@ def main() -> None:
             (ws / "memory" / f"{day.isoformat()}.md").write_text(text, encoding="utf-8")
 
         from memoryd.daemon.ops import dispatch
-        from memoryd.tiers.cold import index
-
-        index.SHARE = True  # as in the daemon: one connection for the whole run
+        from memoryd.daemon import ops
         from memoryd.tiers.base.config import load_config
+        from memoryd.tiers.cold.source import IndexSource
         from memoryd.tiers.ingest.dailynotes import note_files, parse_note
 
         parsed = [[f.text for f in parse_note(p, d)[0]] for d, p in note_files(ws, all_=True)]
@@ -157,6 +156,7 @@ def main() -> None:
             rule_split([text for note in parsed for text in note])
 
         config = load_config()
+        ops.INDEXES = IndexSource(config, shared=True)  # as in the daemon: one connection for the whole run
         dispatch(config, "init", {"agent_id": "bench"})
         fresh_retrieve = timed(lambda: dispatch(config, "retrieve", {"agent_id": "bench", "query": "REST decision"}))
         stamps = [time.perf_counter()]

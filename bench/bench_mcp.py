@@ -129,7 +129,7 @@ def seed(env: dict[str, str], facts: int) -> None:
     """`facts` memories: the newest in warm, the rest archived in cold by a full consolidation."""
     from memoryd.daemon.ops import dispatch
     from memoryd.tiers.memory.agent import AgentMemory
-    from memoryd.tiers.cold.index import LazyIndex  # noqa: E402
+    from memoryd.tiers.cold.source import LazyIndex  # noqa: E402
     from memoryd.tiers.base.config import load_config
 
     config = load_config(env)

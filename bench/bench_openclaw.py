@@ -82,7 +82,7 @@ def append(db: Path, n: int) -> None:
 def distill_per_turn() -> tuple[float, float]:
     """µs per turn: rule distillation alone, and a whole segment (cold entries + warm + hot) on a fresh agent."""
     from conversation_gen import generate
-    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.cold.source import open_index
     from memoryd.tiers.memory.agent import AgentMemory
     from memoryd.tiers.base.config import load_config
     from memoryd.tiers.ingest.conversation import distill_segment, rule_facts

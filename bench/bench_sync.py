@@ -20,7 +20,7 @@ from memoryd.sync.crypto.keys import ensure_key, import_key  # noqa: E402
 from memoryd.sync.restore import restore  # noqa: E402
 from memoryd.tiers.memory import hot, tree, warm  # noqa: E402
 from memoryd.tiers.memory.agent import AgentMemory  # noqa: E402
-from memoryd.tiers.cold.index import LazyIndex  # noqa: E402
+from memoryd.tiers.cold.source import LazyIndex  # noqa: E402
 from memoryd.tiers.base.atomic import dumps  # noqa: E402
 from memoryd.tiers.base.config import load_config  # noqa: E402
 
@@ -97,7 +97,7 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
 def bench_restore(root: Path, url: str, a, key: bytes, cold_counts: list[int]) -> None:
     """Device a archives N memories (local index), uploads them sealed; a new device restores all of it."""
     from memoryd.sync.critical import push_now
-    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.cold.source import open_index
 
     have = 0
     for target in cold_counts:

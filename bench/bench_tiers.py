@@ -16,7 +16,7 @@ from pathlib import Path
 from memoryd.tiers.memory import hot as H
 from memoryd.tiers.memory import warm as W
 from memoryd.tiers.memory.agent import AgentMemory
-from memoryd.tiers.cold.index import LazyIndex  # noqa: E402
+from memoryd.tiers.cold.source import LazyIndex  # noqa: E402
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.base.config import load_config
 
@@ -81,7 +81,7 @@ def bench_store_retrieve(home: Path, stores: int, retrieves: int) -> None:
 
 
 def bench_cold(home: Path, rows: int, queries: int) -> None:
-    from memoryd.tiers.cold.index import open_index as open_archive
+    from memoryd.tiers.cold.source import open_index as open_archive
 
     config = load_config(bench_env(MEMORYD_HOME=str(home), MEMORYD_DB_URL=f"file:{home / f'cold-{rows}.db'}"))
     archive = open_archive(config)

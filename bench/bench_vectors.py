@@ -61,7 +61,8 @@ def timed(fn, runs: int) -> tuple[float, float]:
 
 
 def run(size: int, queries: int, texts: list[str], questions: list[str]) -> None:
-    from memoryd.tiers.cold.index import LocalIndex, open_index
+    from memoryd.tiers.cold.index import LocalIndex
+    from memoryd.tiers.cold.source import open_index
     from memoryd.tiers.retrieval import analyzer, embed
     from memoryd.tiers.memory.agent import AgentMemory
     from memoryd.tiers.base.config import load_config
@@ -101,7 +102,7 @@ def run(size: int, queries: int, texts: list[str], questions: list[str]) -> None
 
 
 def _fresh(config, question: str) -> None:
-    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.cold.source import open_index
     from memoryd.tiers.memory.agent import AgentMemory
 
     with open_index(config) as index:

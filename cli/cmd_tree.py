@@ -26,7 +26,7 @@ def tree_show(agent_id: str, as_json: bool) -> None:
     cold: dict[str, int] = {}
     if not as_json:
         try:
-            from memoryd.tiers.cold.index import open_index
+            from memoryd.tiers.cold.source import open_index
 
             with open_index(config) as index:
                 cold = index.category_counts(agent_id)

@@ -13,6 +13,7 @@ from memoryd.tiers.base.config import AGENT_ID_RE, Config, validate_agent_id
 from memoryd.tiers.base.errors import UsageError
 
 OPS: dict[str, Callable[[Config, dict[str, Any]], Any]] = {}
+INDEXES: Any = None  # the daemon's shared IndexSource (runner.py); a CLI process opens the index per use
 
 
 def op(name: str) -> Callable:
@@ -38,9 +39,10 @@ def memory(config: Config, params: dict[str, Any], with_archive: bool = True,
            clock: Callable[[], float] = time.time, lazy: bool = False) -> Iterator[AgentMemory]:
     """An AgentMemory for params['agent_id'] with the device's local index (local SQLite, no network,
     opened at first use; entries leaving warm go there). `with_archive`/`lazy` are kept for callers."""
-    from memoryd.tiers.cold.index import LazyIndex
+    from memoryd.tiers.cold.source import IndexSource
 
-    archive = LazyIndex(config, clock=clock)
+    source = INDEXES if INDEXES is not None and INDEXES.config is config else IndexSource(config)
+    archive = source.lazy(clock)
     try:
         yield AgentMemory(config, _agent(params), archive=archive, clock=clock)
     finally:

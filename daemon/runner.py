@@ -232,9 +232,10 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
-        from memoryd.tiers.cold import index
+        from memoryd.daemon import ops
+        from memoryd.tiers.cold.source import IndexSource
 
-        index.SHARE = True  # one long-lived local-index connection for every request
+        ops.INDEXES = IndexSource(self.config, shared=True)  # one long-lived local-index connection for every request
         self.watcher.start()
         threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
         self.scheduler.start()
@@ -268,9 +269,10 @@ class Daemon:
         for lock in list(self._locks.values()):  # let a write in progress land (atomic anyway)
             if lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
                 lock.release()
-        from memoryd.tiers.cold.index import close_shared
+        from memoryd.daemon import ops
 
-        close_shared()
+        if ops.INDEXES is not None:
+            ops.INDEXES.close()
 
 
 def release_idle_model(idle_seconds: float) -> None:

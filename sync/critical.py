@@ -55,7 +55,7 @@ class Session:
     """One sync operation of one agent: memory, sync files, key and a (lazily opened) database."""
 
     def __init__(self, config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None) -> None:
-        from memoryd.tiers.cold.index import open_index
+        from memoryd.tiers.cold.source import open_index
 
         self.config = config
         self.agent_id = agent_id

@@ -33,7 +33,7 @@ def config(home: Path):
 @pytest.fixture
 def archive(config):
     """The device's real local index (the cold archive) in the test's home, closed afterwards."""
-    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.cold.source import open_index
 
     arc = open_index(config)
     yield arc

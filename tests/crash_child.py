@@ -39,7 +39,7 @@ def worker(home: str, n: int, use_archive: bool) -> None:
     config = load_config({"MEMORYD_HOME": home})
     archive = None
     if use_archive:
-        from memoryd.tiers.cold.index import open_index as open_archive
+        from memoryd.tiers.cold.source import open_index as open_archive
 
         archive = open_archive(config)
     # time moves forward across workers (3 days each) so retention and pruning kick in

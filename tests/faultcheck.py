@@ -70,7 +70,7 @@ def settle(devices: list[Device], rounds: int = 8) -> int:
 
 # -- what each device holds ---------------------------------------------------------------------
 def snapshot(dev: Device) -> dict[str, Any]:
-    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.cold.source import open_index
     from memoryd.tiers.memory.agent import AgentMemory
 
     config = dev.config  # type: ignore[attr-defined]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from memoryd.tiers.cold.index import LazyIndex
+from memoryd.tiers.cold.source import LazyIndex
 from memoryd.tiers.memory.agent import AgentMemory as _AgentMemory
 from memoryd.tiers.base.config import Config
 

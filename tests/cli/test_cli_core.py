@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from clihelp import snapshot
 from memoryd.cli.main import cli
 
 MEMORYD = shutil.which("memoryd", path=str(Path(sys.executable).parent)) or "memoryd"
@@ -45,17 +46,6 @@ def run_main(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
         sys.stderr.flush()
         stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
     return subprocess.CompletedProcess(args, code, stdout, stderr)
-
-
-def snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
-    """Every file and dir under root with its mode and bytes."""
-    if not root.exists():
-        return {}
-    out = {}
-    for p in sorted(root.rglob("*")):
-        st = p.lstat()
-        out[str(p.relative_to(root))] = (st.st_mode, b"" if p.is_dir() else p.read_bytes())
-    return out
 
 
 def one_json(stdout: str):

@@ -4,7 +4,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import pty
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from clihelp import run_on_terminal
 from memoryd.cli.main import COMMANDS, cli
 
 BIN = Path(sys.executable).parent
@@ -23,25 +23,6 @@ MEMORYD = shutil.which("memoryd", path=str(BIN)) or "memoryd"
 def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run([MEMORYD, *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ, **env}, stdin=subprocess.DEVNULL)
-
-
-def run_on_terminal(*args: str, env: dict[str, str]) -> tuple[int, str]:
-    """The console script with stdout and stderr on a pseudo-terminal, as a person runs it."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen([MEMORYD, *args], stdout=follower, stderr=follower, stdin=subprocess.DEVNULL,
-                            env={**os.environ, **env})
-    os.close(follower)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # EIO: the child closed its end
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(leader)
-    return proc.wait(timeout=120), out.decode("utf-8", "replace")
 
 
 def _notes(workspace: Path, days: int) -> None:

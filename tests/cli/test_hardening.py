@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.tiers.cold.index import open_index as open_archive
+from memoryd.tiers.cold.source import open_index as open_archive
 from memoryd.tiers.memory import hot as H
 from memoryd.tiers.memory import tree as T
 from memhelp import AgentMemory

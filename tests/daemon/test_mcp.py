@@ -21,7 +21,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from mcp_inspector import inspector_bin
-from test_cli_core import snapshot
+from clihelp import snapshot
 from test_daemon_process import DaemonProc
 
 MEMORYD = str(Path(sys.executable).parent / "memoryd")

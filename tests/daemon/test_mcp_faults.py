@@ -15,7 +15,7 @@ from typing import Any
 
 from faultcheck import torn_files
 from memoryd.daemon.mcp_bridge import LOST
-from memoryd.tiers.cold.index import open_index
+from memoryd.tiers.cold.source import open_index
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.config import load_config
 from test_daemon_process import DaemonProc

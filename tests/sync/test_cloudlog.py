@@ -15,7 +15,7 @@ import pytest
 from memoryd.daemon.ops import memory
 from memoryd.sync.critical import push_now, sync_now
 from memoryd.sync.remote.db import connect
-from memoryd.tiers.cold.index import open_index
+from memoryd.tiers.cold.source import open_index
 from memoryd.sync.restore import restore
 from memoryd.tiers.retrieval import analyzer
 from memoryd.tiers.base.config import Config
@@ -256,7 +256,7 @@ def test_reading_commands_never_load_the_network_client(tmp_path: Path, server: 
 def test_restore_shows_progress_on_a_terminal_only(tmp_path: Path, server: SqldServer) -> None:
     from memoryd.sync.crypto.keys import export_recovery
 
-    from test_cli_finish import run_on_terminal
+    from clihelp import run_on_terminal
 
     a, key = first_device(tmp_path, server.http_url)
     archive_facts(a, [f"restored with a bar {i}" for i in range(700)])

@@ -14,7 +14,7 @@ import pytest
 
 from memoryd.sync.crypto.seal import open_text
 from memoryd.sync.remote.db import connect
-from memoryd.tiers.cold.index import open_index
+from memoryd.tiers.cold.source import open_index
 from memoryd.sync.device_files import KIND
 from memoryd.tiers.base.config import Config
 

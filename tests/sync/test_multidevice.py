@@ -17,7 +17,7 @@ DEVICE = """
 import json, sys
 from memoryd.tiers.memory import hot, warm
 from memoryd.tiers.memory.agent import AgentMemory
-from memoryd.tiers.cold.index import LazyIndex
+from memoryd.tiers.cold.source import LazyIndex
 from memoryd.tiers.base.config import load_config
 from memoryd.sync.critical import push_now
 name, n = sys.argv[1], int(sys.argv[2])
@@ -77,7 +77,7 @@ def test_two_processes_200_changes_each_converge(tmp_path, sqld):
     facts = {f"{n} observation {i}: service {n}{i} listens on port {8000 + i}{pad}"
              for n in "ab" for i in range(200) if i % 4 in (0, 2)}
     warm = {e["text"] for e in sa["warm"]["entries"]}
-    from memoryd.tiers.cold.index import open_index as open_archive
+    from memoryd.tiers.cold.source import open_index as open_archive
 
     archive = open_archive(a)
     archived = {e["text"] for e in archive.iter_entries(AGENT)}
@@ -100,7 +100,7 @@ def test_two_processes_200_changes_each_converge(tmp_path, sqld):
 KILLER = """
 import sys
 from memoryd.tiers.memory.agent import AgentMemory
-from memoryd.tiers.cold.index import LazyIndex
+from memoryd.tiers.cold.source import LazyIndex
 from memoryd.tiers.base.config import load_config
 from memoryd.sync.critical import push_now
 config = load_config()
@@ -132,7 +132,7 @@ def test_kill_9_during_push_then_next_run_completes(tmp_path, sqld):
     b = device(tmp_path, "b", sqld.http_url, key)
     pull_now(b, AGENT)
     assert state_of(b) == state_of(a)
-    from memoryd.tiers.cold.index import open_index as open_archive
+    from memoryd.tiers.cold.source import open_index as open_archive
 
     archive = open_archive(a)
     stored = {e["text"] for e in state_of(a)["warm"]["entries"]} | {

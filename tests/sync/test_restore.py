@@ -32,7 +32,7 @@ def cloud(tmp_path, sqld):
     sqld.wipe()
     a, key = first_device(tmp_path, sqld.http_url)
     sample(AgentMemory(a, AGENT))
-    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.cold.source import open_index
 
     with open_index(a) as archive:  # device a's local index; the push seals these into the cloud log
         archive.put(AGENT, [{"id": f"c{i:015d}", "text": f"cold fact {i}", "category": "old", "importance": 0.2,

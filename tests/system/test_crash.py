@@ -81,7 +81,7 @@ def _spawned_kills(home: Path, rng: random.Random, acked: set[str]) -> int:
 
 
 def test_sigkill_never_tears_files_or_loses_acknowledged_stores(tmp_path: Path) -> None:
-    from memoryd.tiers.cold.index import open_index as open_archive
+    from memoryd.tiers.cold.source import open_index as open_archive
 
     home = tmp_path / "home"
     rng = random.Random(20241122)

@@ -17,7 +17,7 @@ from sqld_server import SqldServer
 # is killed before it closes: its write must be in the file.
 SECOND_OPEN = """
 import os, subprocess, sys, time
-from memoryd.tiers.cold.index import open_index
+from memoryd.tiers.cold.source import open_index
 from memoryd.tiers.base.config import load_config
 config = load_config()
 entry = lambda t: {"id": t, "text": f"fact {t}", "category": "notes", "created_at": time.time()}
@@ -32,7 +32,7 @@ os._exit(0)
 
 
 def test_a_second_connection_in_one_process_keeps_the_first_ones_writes(tmp_path: Path) -> None:
-    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.cold.source import open_index
     from memoryd.tiers.base.config import load_config
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from memoryd.tiers.retrieval import analyzer
-from memoryd.tiers.base.config import Config, validate_agent_id
+from memoryd.tiers.base.config import validate_agent_id
 from memoryd.tiers.base.ports import ColdEntry
 
 from memoryd.tiers.cold import conjunctive
 from memoryd.tiers.cold.index_log import CloudLogSide
 from memoryd.tiers.cold.index_put import put_rows, tombstones
 from memoryd.tiers.cold.index_rows import (IDS_PER_STMT, PAGE, Progress, COLUMNS, TERM_RE, check_entry, chunks, marks, reporter, row_entry, terms_text)
-from memoryd.tiers.cold.index_schema import connect, ensure_local_schema, index_path, terms_table, translate
+from memoryd.tiers.cold.index_schema import connect, ensure_local_schema, terms_table, translate
 
 class LocalIndex(CloudLogSide):
     """One SQLite file for every agent of this device; safe to share between threads."""
@@ -375,62 +375,3 @@ class LocalIndex(CloudLogSide):
             if len(rows) < PAGE:
                 return
             after = rows[-1][0]
-
-_shared: dict[tuple[Path, bool], LocalIndex] = {}
-_shared_lock = threading.Lock()
-SHARE = False  # the daemon sets it: one long-lived connection instead of an open and a close per request
-
-
-def shared_index(config: Config) -> LocalIndex:
-    """This process's one open index for `config` (closing the last connection checkpoints the WAL
-    with an fsync: ~10 ms a request in a long-lived process that keeps none open)."""
-    key = (index_path(config), not config.db_url.startswith("file:"))
-    with _shared_lock:
-        index = _shared.get(key)
-        if index is None or index._conn is None:
-            index = _shared[key] = _attach(LocalIndex(key[0], remote=key[1]), config)
-        return index
-
-
-def close_shared() -> None:
-    with _shared_lock:
-        for index in _shared.values():
-            index.close()
-        _shared.clear()
-
-
-class LazyIndex:
-    """The local index, opened at its first use: a command refused before it touches the archive
-    (bad input) creates no database file. With SHARE, the process's shared connection is used."""
-
-    def __init__(self, config: Config, clock: Callable[[], float] = time.time) -> None:
-        self._config, self._clock = config, clock
-        self._index: LocalIndex | None = None
-        self._own = not SHARE
-
-    def __getattr__(self, name: str) -> Any:
-        if self._index is None:
-            self._index = open_index(self._config, clock=self._clock) if self._own else shared_index(self._config)
-        return getattr(self._index, name)
-
-    def close(self) -> None:
-        if self._index is not None and self._own:
-            self._index.close()
-        self._index = None
-
-
-def open_index(config: Config, *, clock: Callable[[], float] = time.time, progress: Progress | None = None) -> LocalIndex:
-    """The device's local index for this config (the archive itself with a `file:` URL)."""
-    return _attach(LocalIndex(index_path(config), remote=not config.db_url.startswith("file:"), clock=clock,
-                              progress=progress), config)
-
-
-def _attach(index: LocalIndex, config: Config) -> LocalIndex:
-    """Hybrid mode: memories get their vectors as they arrive (tiers/cold/vectors.py; not even imported otherwise)."""
-    from memoryd.tiers.retrieval.embed import hybrid_ready
-
-    if hybrid_ready(config)[0]:
-        from memoryd.tiers.cold.vectors import attach
-
-        attach(index, config)
-    return index

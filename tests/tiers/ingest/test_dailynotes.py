@@ -301,7 +301,7 @@ def test_cli_ingest_daily(config) -> None:
 
 def counting_memory(config):
     """The real memory (with its local index), counting the batches ingest hands to store_many."""
-    from memoryd.tiers.cold.index import LazyIndex
+    from memoryd.tiers.cold.source import LazyIndex
     from memoryd.tiers.memory.agent import AgentMemory
 
     class Counting(AgentMemory):
@@ -393,7 +393,7 @@ def test_hot_changes_share_the_store_write_and_log_as_their_own_write(home) -> N
     eviction log (hot's rows last, as "daily note"), warnings, report and redaction counts."""
     import os
 
-    from memoryd.tiers.cold.index import LazyIndex
+    from memoryd.tiers.cold.source import LazyIndex
     from memoryd.tiers.memory.agent import AgentMemory
     from memoryd.tiers.base.config import load_config
 

@@ -91,7 +91,7 @@ def _year(workspace: Path, days: int) -> None:
 
 
 def _run(config, agent: str, ahead: bool, progress=None) -> tuple:
-    from memoryd.tiers.cold.index import LazyIndex
+    from memoryd.tiers.cold.source import LazyIndex
     from memoryd.tiers.memory.agent import AgentMemory
     from memoryd.tiers.ingest.dailynotes import ingest
 

@@ -42,7 +42,7 @@ class Clock:
 class TieredMemory(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        from memoryd.tiers.cold.index import open_index as open_archive
+        from memoryd.tiers.cold.source import open_index as open_archive
 
         self.root = Path(tempfile.mkdtemp(prefix="memoryd-prop-"))
         # tier invariants, not ranking: keyword mode (hybrid embeds every random text: 14 min instead of seconds)

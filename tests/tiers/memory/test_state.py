@@ -222,7 +222,7 @@ def test_lock_serialises_two_agent_objects(config) -> None:
 
 
 def test_every_file_private_after_full_cycle(config) -> None:
-    from memoryd.tiers.cold.index import open_index
+    from memoryd.tiers.cold.source import open_index
     from memoryd.tiers.memory.consolidate import consolidate
 
     clock = Clock()

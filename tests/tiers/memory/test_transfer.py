@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.tiers.cold.index import open_index as open_archive
+from memoryd.tiers.cold.source import open_index as open_archive
 from memoryd.tiers.memory import hot as H
 from memhelp import AgentMemory
 from memoryd.tiers.base.config import load_config

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from memhelp import AgentMemory
 from memoryd.cli.main import cli
-from memoryd.tiers.cold.index import open_index
+from memoryd.tiers.cold.source import open_index
 from memoryd.tiers.retrieval import embed, hybrid
 from memoryd.tiers.base.config import load_config
 
