@@ -16,7 +16,7 @@ from typing import Any
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.base.config import Config
-from memoryd.tiers.base.errors import ArchiveError, CryptoError, MemorydError, RemoteError, StoreError, UsageError
+from memoryd.tiers.base.errors import CryptoError, MemorydError, RemoteError, StoreError, UsageError
 
 from memoryd.sync.crypto.seal import open_text, seal_text
 from memoryd.sync.merge.hlc import stamp_seconds
@@ -24,6 +24,7 @@ from memoryd.sync.crypto.keys import load_key, read_key_file
 from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, empty_replica, join, materialize, max_stamp, replica_hash, restamp, unmerged, valid_replica)
 from memoryd.sync.outbox import record_failure
 from memoryd.sync.device_files import KIND, SyncFiles
+from memoryd.sync.remote.errors import MissingTableError
 
 log = logging.getLogger("memoryd.sync")
 KEEP_VERSIONS = 30
@@ -99,9 +100,8 @@ class Session:
         try:
             self.round_trips += 1
             return fn(*args)
-        except ArchiveError as exc:
-            if "no such table" not in exc.message:
-                raise
+        except MissingTableError:
+            pass
         from memoryd.sync.remote.schema import ensure_schema  # first use of a fresh database
 
         ensure_schema(self.db)

@@ -23,7 +23,8 @@ from memoryd.tiers.cold import conjunctive
 from memoryd.tiers.cold.index_log import CloudLogSide
 from memoryd.tiers.cold.index_put import put_rows, tombstones
 from memoryd.tiers.cold.index_rows import (IDS_PER_STMT, PAGE, Progress, COLUMNS, TERM_RE, check_entry, chunks, marks, reporter, row_entry, terms_text)
-from memoryd.tiers.cold.index_schema import connect, ensure_local_schema, terms_table, translate
+from memoryd.tiers.cold.index_file import connect, translate
+from memoryd.tiers.cold.index_schema import ensure_local_schema, terms_table
 
 class LocalIndex(CloudLogSide):
     """One SQLite file for every agent of this device; safe to share between threads."""

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.cold.index import LocalIndex
 from memoryd.tiers.cold.index_rows import Progress
-from memoryd.tiers.cold.index_schema import index_path
+from memoryd.tiers.cold.index_file import index_path
 
 
 class IndexSource:
