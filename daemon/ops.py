@@ -182,7 +182,7 @@ def _sync_status(config: Config, agent_id: str, remote: bool) -> dict[str, Any]:
 @op("sync")
 def sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     """Two-way sync of one agent; `drain` (the daemon's periodic job) waits out the outbox's backoff."""
-    from memoryd.sync.critical import sync_now
+    from memoryd.sync.critical import pull_now
 
     agent_id = _agent(params)
     if params.get("drain"):
@@ -191,7 +191,7 @@ def sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
         record = pending(config, agent_id)
         if record is not None and not is_due(record):
             return {"status": "waiting", "pending": 1, "next_try": record.get("next_try")}
-    return sync_now(config, agent_id, force=bool(params.get("force")))
+    return pull_now(config, agent_id, force=bool(params.get("force")))
 
 
 @op("forget")

@@ -1,4 +1,4 @@
-"""Restore an agent on a new device from the cloud (latest or an older version), and sync status."""
+"""Restore an agent on a new device from the cloud (latest or an older version)."""
 from __future__ import annotations
 
 import time
@@ -8,11 +8,12 @@ from typing import Any
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, UsageError
 
-from memoryd.sync.critical import Session, normal, write_local
-from memoryd.sync.merge.hlc import stamp_seconds
+from memoryd.sync.critical import write_local
 from memoryd.sync.crypto.keys import fingerprint, import_key, load_key, read_key_file
-from memoryd.sync.merge.replica import Replica, compact, explode, materialize, max_stamp, replica_hash, restamp
 from memoryd.sync.device_files import SyncFiles
+from memoryd.sync.merge.hlc import stamp_seconds
+from memoryd.sync.merge.replica import Replica, compact, explode, materialize, max_stamp, normal, replica_hash, restamp
+from memoryd.sync.session import Session
 
 _ROW = "SELECT version, data, device_id, updated_at FROM critical_state WHERE agent_id = ?"
 _AT_VERSION = "SELECT version, data, device_id, updated_at FROM critical_versions WHERE agent_id = ? AND version = ?"
@@ -155,7 +156,7 @@ def _restore_cold(s: Session, progress: Any) -> dict[str, Any]:
 def _write(s: Session, target: Replica, newest: Replica, version: int) -> None:
     with s.mem.locked():
         top = max_stamp(target)
-        write_local(s.mem, materialize(target), stamp_seconds(top) if top else time.time(), "restore")
+        write_local(s, materialize(target), stamp_seconds(top) if top else time.time(), "restore")
         hlc = s.files.hlc()
         hlc.observe(top)
         final = compact(normal(restamp(target, s.mem.read_state(), hlc.now())))
