@@ -153,7 +153,7 @@ def _migration_status(config: Config, mem: AgentMemory) -> dict[str, Any]:
     """Where the move of round-1 plaintext cold rows off the server stands (server URLs only)."""
     if config.db_url.startswith("file:") or not (config.agent_dir(mem.agent_id) / "sync").is_dir():
         return {}
-    from memoryd.sync.remote.legacy import status
+    from memoryd.sync.cloudlog_legacy import status
     from memoryd.sync.device_files import SyncFiles
 
     state = status(mem.archive, mem.agent_id, SyncFiles(config, mem.agent_id).db_id)

@@ -15,6 +15,7 @@ from typing import Any
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, StoreError, UsageError
 
+from memoryd.sync import cloudlog_exchange
 from memoryd.sync.merge.hlc import stamp_seconds
 from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, join, materialize, max_stamp, normal,
                                         replica_hash, restamp, unmerged)
@@ -138,13 +139,8 @@ def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]
 
 
 def upload_archived(s: Session) -> int:
-    """Entries that left warm (a merge may have just evicted some) are in the cloud log before a push
-    announces their removal from warm: losing this device right after the push loses nothing."""
-    if s.is_file or not s.index.pending_uploads(s.agent_id):
-        return 0
-    from memoryd.sync import cloudlog
-
-    return cloudlog.push(s, s.index, s.key, s.agent_id, s.files.device_id(), int(time.time()))
+    """Entries that left warm are in the cloud log before a push announces their removal from warm."""
+    return 0 if s.is_file else cloudlog_exchange.upload(s)
 
 
 def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
@@ -246,9 +242,7 @@ def _cold(s: Session, *, pull: bool, force: bool = False, progress: Any = None) 
     """With a server URL: the cloud log's half of the sync (with file: the local index is the archive)."""
     if s.is_file:
         return {}
-    from memoryd.sync.coldsync import sync_cold
-
-    return {"cold": sync_cold(s, pull=pull, force=force, progress=progress)}
+    return {"cold": cloudlog_exchange.exchange(s, pull=pull, force=force, progress=progress)}
 
 
 def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None, force: bool = False,

@@ -8,6 +8,8 @@ from typing import Any
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, UsageError
 
+from memoryd.sync import cloudlog_transfer
+from memoryd.sync.cloudlog_device import DeviceLog
 from memoryd.sync.critical import write_local
 from memoryd.sync.crypto.keys import fingerprint, import_key, load_key, read_key_file
 from memoryd.sync.device_files import SyncFiles
@@ -141,15 +143,14 @@ def _restore_cold(s: Session, progress: Any) -> dict[str, Any]:
     """Every archived memory from the cloud log into the local index (resumes at its cursor)."""
     if s.is_file:
         return {}
-    from memoryd.sync import cloudlog
-
-    empty = s.index.count(s.agent_id) == 0 and s.index.meta(cloudlog.cursor_key(s.agent_id, s.files.db_id)) is None
-    cloudlog.ensure_started(s.index, s.agent_id, s.files.db_id)
+    dev = DeviceLog(s.index, s.agent_id, s.files.db_id)
+    empty = s.index.count(s.agent_id) == 0 and dev.cursor() is None
+    dev.ensure_started()
     try:
-        return {"cold_pulled": cloudlog.pull(s, s.index, s.key, s.agent_id, s.files.db_id, progress)}
+        return {"cold_pulled": cloudlog_transfer.pull(s, dev, s.key, progress)}
     except MemorydError as exc:
         if empty and not exc.transient:  # refused (tampered, wrong key): keep nothing of it
-            s.index.drop_agent(s.agent_id)
+            dev.drop()
         raise
 
 

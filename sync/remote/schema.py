@@ -21,7 +21,7 @@ _META = (
 )
 
 # v1 as first released also created a plaintext cold archive (cold_memories with word and trigram
-# indexes); a fresh database no longer gets it, and sync/remote/legacy.py moves an old one's rows into the
+# indexes); a fresh database no longer gets it, and sync/cloudlog_legacy.py moves an old one's rows into the
 # sealed log and drops it.
 _V1: tuple[str, ...] = (
     # Critical state: ciphertext only (owned by the sync engine).

@@ -31,7 +31,7 @@ class IndexSource:
         if not self.shared:
             return open_index(self.config, clock=clock)
         with self._lock:
-            if self._index is None or self._index._conn is None:
+            if self._index is None or not self._index.is_open:
                 self._index = open_index(self.config)
             return self._index
 
