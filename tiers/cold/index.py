@@ -189,11 +189,11 @@ class LocalIndex:
                 conn.execute("DELETE FROM index_meta WHERE substr(key, 1, ?) = ?", [len(prefix), prefix])
 
     # -- writes ------------------------------------------------------------------------------------
-    def put(self, agent_id: str, entries: Sequence[ColdEntry], *, queue: bool = True) -> int:
+    def put(self, agent_id: str, entries: Sequence[ColdEntry]) -> int:
         """Insert or replace entries by id, durably and atomically; returns how many rows changed.
 
         A forgotten id stays forgotten unless the entry was created after the forget (stored anew).
-        With a server URL each changed row is queued for upload (unless `queue` is False)."""
+        With a server URL each changed row is queued for upload in the same transaction."""
         validate_agent_id(agent_id)
         rows = [check_entry(e, n) for n, e in enumerate(entries)]
         if not rows:
@@ -202,7 +202,7 @@ class LocalIndex:
         with self.tx() as conn:
             changed = 0
             for start in range(0, len(rows), 1000):  # one transaction; progress per thousand rows
-                changed += self.put_in(conn, agent_id, rows[start:start + 1000], queue=queue and self.remote)
+                changed += self.put_in(conn, agent_id, rows[start:start + 1000], queue=self.remote)
                 advance(len(rows[start:start + 1000]))
         self.arrived(agent_id, [r["id"] for r in rows])
         return changed
