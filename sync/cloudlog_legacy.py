@@ -1,4 +1,4 @@
-"""Round 1 kept cold memories in clear on the server (`cold_memories` + word/trigram indexes).
+"""Round 1's plaintext cold rows on the server (`cold_memories` + word/trigram indexes), moved into the cloud log.
 
 migrate() copies an agent's rows into the local index (queued for upload, sealed, to the cloud
 log); finish() deletes them from the server once the outbox holds none of the agent's uploads, and
