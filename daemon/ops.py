@@ -153,7 +153,7 @@ def _migration_status(config: Config, mem: AgentMemory) -> dict[str, Any]:
     """Where the move of round-1 plaintext cold rows off the server stands (server URLs only)."""
     if config.db_url.startswith("file:") or not (config.agent_dir(mem.agent_id) / "sync").is_dir():
         return {}
-    from memoryd.sync.remote.legacy import status
+    from memoryd.sync.cloudlog_legacy import status
     from memoryd.sync.device_files import SyncFiles
 
     state = status(mem.archive, mem.agent_id, SyncFiles(config, mem.agent_id).db_id)
@@ -182,7 +182,7 @@ def _sync_status(config: Config, agent_id: str, remote: bool) -> dict[str, Any]:
 @op("sync")
 def sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     """Two-way sync of one agent; `drain` (the daemon's periodic job) waits out the outbox's backoff."""
-    from memoryd.sync.critical import sync_now
+    from memoryd.sync.critical import pull_now
 
     agent_id = _agent(params)
     if params.get("drain"):
@@ -191,7 +191,7 @@ def sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
         record = pending(config, agent_id)
         if record is not None and not is_due(record):
             return {"status": "waiting", "pending": 1, "next_try": record.get("next_try")}
-    return sync_now(config, agent_id, force=bool(params.get("force")))
+    return pull_now(config, agent_id, force=bool(params.get("force")))
 
 
 @op("forget")

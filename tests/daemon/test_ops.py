@@ -72,7 +72,8 @@ def test_newest_edit_wins_even_when_it_is_pushed_first(tmp_path, sqld) -> None:
 
 
 def test_purge_after_forget_survives_a_failed_push(tmp_path, sqld) -> None:
-    from memoryd.sync.outbox import drain, pending
+    from memoryd.sync.critical import pull_now
+    from memoryd.sync.outbox import is_due, pending
     from memhelp import AgentMemory
 
     sqld.wipe()
@@ -87,7 +88,8 @@ def test_purge_after_forget_survives_a_failed_push(tmp_path, sqld) -> None:
     finally:
         sqld.start()
     assert pending(a, AGENT)["purge_history"] is True
-    result = drain(a, AGENT, now=float("inf"))  # the daemon's retry, whatever the backoff said
+    assert is_due(pending(a, AGENT), now=float("inf"))  # the daemon's retry, whatever the backoff said
+    result = pull_now(a, AGENT)
     assert result["status"] == "pushed" and pending(a, AGENT) is None
     with connect(a) as db:
         versions = [r[0] for r in db.execute("SELECT version FROM critical_versions WHERE agent_id = ?", [AGENT]).rows]

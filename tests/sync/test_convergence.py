@@ -297,7 +297,7 @@ def save_base(self, *args, **kw):
         os.kill(os.getpid(), signal.SIGKILL)
     return real_save(self, *args, **kw)
 critical.write_local, syncstate.SyncFiles.save_base = write_local, save_base
-critical.sync_now(load_config(), "ag")
+critical.pull_now(load_config(), "ag")
 """
 
 

@@ -246,14 +246,15 @@ def test_without_the_extra_retrieval_is_keyword(home: Path) -> None:
 
 def test_pulled_memories_are_embedded_unless_the_pull_is_big(home: Path) -> None:
     """A sync's few pulled memories get their vectors at once; a restore's thousands wait for the backfill."""
+    from memoryd.sync.cloudlog_device import DeviceLog
     from memoryd.tiers.cold import vectors
 
     config = _hybrid_config(home)
     with open_index(config) as index:
-        index.apply_remote("default", [("put", e) for e in _entries(FACTS)], "cursor:default:test", 6)
+        DeviceLog(index, "default", "test").apply_page([("put", e) for e in _entries(FACTS)], 6)
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS))
         many = _entries([f"note number {i}" for i in range(vectors.PULLED_INLINE + 1)], start=100)
-        index.apply_remote("default", [("put", e) for e in many], "cursor:default:test", 200)
+        DeviceLog(index, "default", "test").apply_page([("put", e) for e in many], 200)
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS) + len(many))
 
 
