@@ -72,7 +72,7 @@ def test_newest_edit_wins_even_when_it_is_pushed_first(tmp_path, sqld) -> None:
 
 
 def test_purge_after_forget_survives_a_failed_push(tmp_path, sqld) -> None:
-    from memoryd.sync.outbox import drain, pending
+    from memoryd.sync.outbox import pending
     from memhelp import AgentMemory
 
     sqld.wipe()
@@ -87,7 +87,7 @@ def test_purge_after_forget_survives_a_failed_push(tmp_path, sqld) -> None:
     finally:
         sqld.start()
     assert pending(a, AGENT)["purge_history"] is True
-    result = drain(a, AGENT, now=float("inf"))  # the daemon's retry, whatever the backoff said
+    result = in_process(a).call("sync", {"agent_id": AGENT})  # the daemon's retry, whatever the backoff said
     assert result["status"] == "pushed" and pending(a, AGENT) is None
     with connect(a) as db:
         versions = [r[0] for r in db.execute("SELECT version FROM critical_versions WHERE agent_id = ?", [AGENT]).rows]
