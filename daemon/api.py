@@ -1,9 +1,10 @@
 """memoryd's one way in: every operation the CLI, the daemon's socket server and the MCP server carry out.
 
-    cli/ ──┐                       ┌─ InProcessTransport ── Engine ── daemon/ops_*.py ── tiers/, sync/
-    mcp ───┼── MemoryApi.store() ──┤
-           │                       └─ DaemonTransport ── socket ── daemon/runner.py ── OPERATIONS ── (the same)
-    socket ┘
+    CLI, MCP server ── MemoryApi.store(...) ──┬── InProcessTransport ──────────────────────────┐
+                                              └── DaemonTransport ── socket ── daemon          │
+                                                  (runner.py: MemoryApi.serve("store"), here) ─┤
+                                                                                                ▼
+                          STORE = Operation("store", ops_core.store) ── Engine.memory() ── tiers/, sync/
 
 `connect(config)` binds the API to the daemon when its socket exists, else to this process (see
 daemon/transport.py for when a daemon call runs here after all). OPERATIONS, the table below, is the one
@@ -12,7 +13,7 @@ Results are the JSON-able dicts the wire carries.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, TypedDict
 
 from memoryd.tiers.base.config import Config
 
@@ -21,7 +22,39 @@ from memoryd.daemon import ops_embed, ops_hot, ops_openclaw, ops_status, ops_syn
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
-Result = dict[str, Any]
+Result = dict[str, Any]  # the shapes that grow with features stay plain dicts; the small fixed ones are below
+
+
+class Pong(TypedDict):
+    pong: bool
+
+
+class Initialised(TypedDict):
+    agent_id: str
+    dir: str
+    key_fingerprint: str
+    cold_count: int | None
+
+
+class Found(TypedDict):
+    results: list[dict[str, Any]]  # ranked entries: id, text, category, tier, score, reason, ...
+    warnings: list[str]
+
+
+class HotShown(TypedDict):
+    agent_id: str
+    hot: dict[str, Any]
+    markdown: str
+
+
+class TreeShown(TypedDict):
+    agent_id: str
+    tree: dict[str, Any]
+    text: str
+
+
+class Urls(TypedDict):
+    urls: list[str]
 
 PING = Operation("ping", core.ping)
 INIT = Operation("init", core.init)
@@ -94,10 +127,10 @@ class MemoryApi:
         self.transport.close()
 
     # -- memories --------------------------------------------------------------------------------
-    def ping(self) -> Result:
+    def ping(self) -> Pong:
         return self.transport.call(PING, {})
 
-    def init(self, *, agent_id: str) -> Result:
+    def init(self, *, agent_id: str) -> Initialised:
         return self.transport.call(INIT, _params(agent_id=agent_id))
 
     def store(self, *, agent_id: str, text: str, category: str, importance: float | None = None,
@@ -108,7 +141,7 @@ class MemoryApi:
 
     def retrieve(self, *, agent_id: str, query: str = "", limit: int = 10, url: str | None = None,
                  entity: str | None = None, since: str | None = None, until: str | None = None,
-                 paths: dict[str, float] | None = None) -> Result:
+                 paths: dict[str, float] | None = None) -> Found:
         """{"results": ranked entries, "warnings"}; counts as access (reinforcement)."""
         return self.transport.call(RETRIEVE, _params(agent_id=agent_id, query=query, limit=limit, url=url,
                                                      entity=entity, since=since, until=until, paths=paths))
@@ -120,7 +153,7 @@ class MemoryApi:
         """One memory by id, or everything of the last `days`, from every tier and the cloud copy."""
         return self.transport.call(FORGET, _params(agent_id=agent_id, id=memory_id, days=days))
 
-    def urls(self, *, agent_id: str) -> Result:
+    def urls(self, *, agent_id: str) -> Urls:
         return self.transport.call(URLS, _params(agent_id=agent_id))
 
     def ingest_daily(self, *, agent_id: str, date: str | None = None, all_days: bool = False) -> Result:
@@ -149,10 +182,10 @@ class MemoryApi:
             agent_id=agent_id, kind=kind, key=key, value=value, name=name, description=description, status=status,
             text=text, category=category, importance=importance))
 
-    def hot_show(self, *, agent_id: str) -> Result:
+    def hot_show(self, *, agent_id: str) -> HotShown:
         return self.transport.call(HOT_SHOW, _params(agent_id=agent_id))
 
-    def tree_show(self, *, agent_id: str) -> Result:
+    def tree_show(self, *, agent_id: str) -> TreeShown:
         """The tree and its text with warm counts."""
         return self.transport.call(TREE_SHOW, _params(agent_id=agent_id))
 
