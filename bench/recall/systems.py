@@ -81,7 +81,7 @@ def results_of(answer: Any) -> list[dict[str, Any]]:
 
 
 class Memoryd:
-    """memoryd in this process, through `dispatch` (the CLI's own path when no daemon runs)."""
+    """memoryd in this process, through `in_process(config).call` (the CLI's own path when no daemon runs)."""
 
     def __init__(self, root: Path, home: Path | None = None, retrieval: dict[str, Any] | None = None) -> None:
         self.root, self.home = root, home or root / "home"
