@@ -8,16 +8,12 @@ not know (UnknownOperationError), and everything while no daemon listens.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from memoryd.tiers.base.config import Config
 
+from memoryd.daemon.engine import Engine, Params
 from memoryd.daemon.errors import UnknownOperationError
-
-if TYPE_CHECKING:
-    from memoryd.daemon.engine import Engine
-
-Params = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -25,7 +21,7 @@ class Operation:
     """One operation: its wire name, the function doing it, and whether the daemon's socket serves it."""
 
     name: str
-    run: Callable[["Engine", Params], Any]
+    run: Callable[[Engine, Params], Any]
     served: bool = True  # False: always in the calling process (its files, environment, terminal)
 
 
