@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from memoryd.daemon.ops import memory
-from memoryd.sync.critical import pull_now, push_now
+from memoryd.daemon.engine import Engine
+from memoryd.sync.critical import push_now, pull_now
 from memoryd.sync.remote.db import connect
 from memoryd.tiers.cold.source import open_index
 from memoryd.sync.restore import restore
@@ -38,9 +38,9 @@ def server(private_sqld: SqldServer) -> SqldServer:
 def archive_facts(config: Config, texts: list[str], category: str = "notes", meta: dict | None = None) -> list[str]:
     """Store facts 40 days in the past and consolidate: they leave warm for the local index."""
     past = time.time() - 40 * DAY
-    with memory(config, {"agent_id": AGENT}, clock=lambda: past) as mem:
+    with Engine(config).memory(AGENT, clock=lambda: past) as mem:
         ids = [e["id"] for e in mem.store_many([(t, category, 0.3, meta) for t in texts])]
-    with memory(config, {"agent_id": AGENT}) as mem:
+    with Engine(config).memory(AGENT) as mem:
         consolidate(mem, "quick")
     return ids
 
@@ -71,10 +71,10 @@ def test_canary_never_reaches_the_server_in_clear(tmp_path: Path, server: SqldSe
     canaries = [b"CanaryTextZebra", b"canarycategoryquokka", b"CanaryMetaNarwhal"]
     ids = archive_facts(a, ["CanaryTextZebra lives in the archive", "second CanaryTextZebra fact"],
                         "canarycategoryquokka", {"source": "CanaryMetaNarwhal"})
-    with memory(a, {"agent_id": AGENT}) as mem:
+    with Engine(a).memory(AGENT) as mem:
         mem.store("warm CanaryTextZebra fact", "canarycategoryquokka", metadata={"source": "CanaryMetaNarwhal"})
     assert pull_now(a, AGENT)["cold"]["uploaded"] == 2
-    with memory(a, {"agent_id": AGENT}) as mem:
+    with Engine(a).memory(AGENT) as mem:
         forget_id(mem, ids[0])
     push_now(a, AGENT, purge_history=True)
     b = device(tmp_path, "b", server.http_url)
@@ -102,7 +102,7 @@ def test_three_devices_exchange_cold_memories_and_forgets(tmp_path: Path, server
             assert ix.pending_uploads(AGENT) == 0
     every = {f"{n} archived fact {i}" for n in ("alpha", "beta", "gamma") for i in range(5)}
     assert cold_texts(a) == cold_texts(b) == cold_texts(c) == every
-    with memory(b, {"agent_id": AGENT}) as mem:
+    with Engine(b).memory(AGENT) as mem:
         assert mem.retrieve("gamma archived fact 3")[0]["text"] == "gamma archived fact 3"  # found locally
         forget_id(mem, ids["alpha"][2])
     for cfg in (b, a, c):
@@ -118,7 +118,7 @@ def test_an_offline_device_does_not_bring_a_forgotten_memory_back(tmp_path: Path
     mid = archive_facts(a, ["the old locker code"])[0]
     pull_now(a, AGENT)
     pull_now(b, AGENT)
-    with memory(a, {"agent_id": AGENT}) as mem:
+    with Engine(a).memory(AGENT) as mem:
         forget_id(mem, mid)
     pull_now(a, AGENT)
     with open_index(b) as ix:  # b, offline, still holds it and re-archives its copy
@@ -126,7 +126,7 @@ def test_an_offline_device_does_not_bring_a_forgotten_memory_back(tmp_path: Path
     pull_now(b, AGENT)
     pull_now(a, AGENT)
     assert "the old locker code" not in cold_texts(a) | cold_texts(b)
-    with memory(a, {"agent_id": AGENT}) as mem:  # stored anew, after the forget: it stays
+    with Engine(a).memory(AGENT) as mem:  # stored anew, after the forget: it stays
         mem.store("the old locker code", "notes")
     assert mem.retrieve("locker code")
 

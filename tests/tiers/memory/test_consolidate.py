@@ -114,7 +114,7 @@ def test_consolidation_needs_no_server_and_the_upload_waits(config, tmp_path: Pa
     """Archiving is local (the index); a server that is down only delays the sealed upload."""
     from sqld_server import SqldServer, sqld_binary
 
-    from memoryd.daemon.ops import memory
+    from memoryd.daemon.engine import Engine
     from memoryd.sync.critical import pull_now
     from memoryd.sync.crypto.keys import ensure_key
 
@@ -125,7 +125,7 @@ def test_consolidation_needs_no_server_and_the_upload_waits(config, tmp_path: Pa
         cfg = config.with_(db_url=server.http_url)
         ensure_key(cfg, "outage")
         clock = Clock()
-        with memory(cfg, {"agent_id": "outage"}, clock=clock) as mem:
+        with Engine(cfg).memory("outage", clock=clock) as mem:
             gone = mem.store("Soon archived", "notes", importance=0.4)["id"]
             clock.t += 31 * DAY
             server.kill()
@@ -136,7 +136,7 @@ def test_consolidation_needs_no_server_and_the_upload_waits(config, tmp_path: Pa
         server.start()
         result = pull_now(cfg, "outage")
         assert result["status"] == "pushed" and result["cold"]["uploaded"] == 1
-        with memory(cfg, {"agent_id": "outage"}) as mem:
+        with Engine(cfg).memory("outage") as mem:
             assert mem.archive.pending_uploads("outage") == 0
     finally:
         server.stop()
