@@ -42,7 +42,7 @@ class MCPHost:
 
     # -- start-up ------------------------------------------------------------------------------
     def should_preload(self, last_session: float | None, now: float) -> bool:
-        choice = self._config().section("mcp").get("preload", "auto")
+        choice = self._config().mcp.preload
         if choice == "always":
             return True
         if choice == "never":

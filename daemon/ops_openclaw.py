@@ -29,10 +29,7 @@ def _install(config: Config) -> Any:
 
 def _llm(config: Config) -> Any:
     """The LLM for conversation distillation when `[openclaw] distill = "llm"`, else None (rule mode)."""
-    mode = config.section("openclaw").get("distill", "rule")
-    if mode not in ("rule", "llm"):
-        raise UsageError('config.toml [openclaw] distill must be "rule" or "llm"')
-    if mode == "rule":
+    if config.openclaw.distill == "rule":
         return None
     from memoryd.sync.llm import llm_from_config
     from memoryd.tiers.base.errors import ConfigError

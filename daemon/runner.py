@@ -45,10 +45,9 @@ def file_clock(path: Path) -> Clock:
     return now
 
 
-def clock_from_env(env: dict[str, str] | None = None) -> Clock:
-    env = dict(os.environ) if env is None else env
-    path = env.get("MEMORYD_CLOCK_FILE")
-    return file_clock(Path(path)) if path else time.time
+def clock_of(config: Config) -> Clock:
+    """The daemon's clock: real time, or the driven one of MEMORYD_CLOCK_FILE (tests)."""
+    return file_clock(config.clock_file) if config.clock_file else time.time
 
 
 class Daemon:
@@ -70,9 +69,9 @@ class Daemon:
         self._state_path = config.home / "daemon-state.json"
         self._state_guard = threading.Lock()
         self.state = read_json(self._state_path, lambda: {"last_ok": {}, "watch_mark": 0.0})
-        self.scheduler = Scheduler(ScheduleSettings.from_section(config.section("schedule")),
+        self.scheduler = Scheduler(ScheduleSettings.from_config(config),
                                    self.run_mode, self.last_ok, self.run_sync, clock=clock,
-                                   on_heartbeat=lambda: release_idle_model(self.config.section("retrieval")["model_idle"]))
+                                   on_heartbeat=lambda: release_idle_model(self.config.retrieval.model_idle))
         self.watcher = Watcher(WatchSettings.from_config(config), self.openclaw_pass)
         # the MCP sessions hosted here run their operations as socket requests: same checks, same locks
         self.mcp = MCPHost(lambda: self.config, lambda: MemoryApi(HandlerTransport(self.handle)), self._remember)
@@ -242,10 +241,10 @@ class Daemon:
     def reload(self) -> None:
         try:
             config = load_config()
-            schedule = ScheduleSettings.from_section(config.section("schedule"))
+            schedule = ScheduleSettings.from_config(config)
             watch = WatchSettings.from_config(config)
             RenderSettings.from_config(config)  # checked here: install_render below must not refuse it
-            level = _log_level(config.section("daemon").get("log_level") or "INFO")
+            level = _log_level(config.daemon.log_level)
         except MemorydError as exc:
             log.error("reload refused, keeping the old config: %s", exc.message)
             return
@@ -322,7 +321,7 @@ def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None
     from memoryd.daemon.heap import tune
 
     tuned = tune()  # before any thread starts and before numpy loads
-    level = _log_level(log_level or config.section("daemon").get("log_level") or "INFO")
+    level = _log_level(log_level or config.daemon.log_level)
     setup_logging(level)
     log.debug("heap settings: %s", ", ".join(tuned) or "none (set by the environment)")
     instance = InstanceLock(config.home)
@@ -330,7 +329,7 @@ def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None
     signals = Signals()
     signals.install()
     try:
-        daemon = Daemon(config, clock or clock_from_env())
+        daemon = Daemon(config, clock or clock_of(config))
         daemon.start()
         log.info("memoryd daemon started (pid %d, socket %s)", os.getpid(), config.socket_path)
         sd_notify(f"READY=1\nMAINPID={os.getpid()}\nSTATUS=serving {len(daemon.agents())} agent(s)")

@@ -26,10 +26,11 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, tzinfo
 from typing import Any, Callable, Mapping
 
+from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.config_schema import check_section, defaults
 from memoryd.tiers.base.errors import ConfigError, MemorydError
 
@@ -53,12 +54,19 @@ class ScheduleSettings:
     sync_backoff_seconds: float = 30.0  # how often the drain asks the outbox while a push is owed
 
     @classmethod
+    def from_config(cls, config: Config) -> "ScheduleSettings":
+        """The daemon's schedule from config.toml's [schedule], checked at load (crontabs included)."""
+        return cls._of(asdict(config.schedule))
+
+    @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> "ScheduleSettings":
-        sec = check_section("schedule", section)
-        known = {f.name for f in fields(cls)}  # a key added to the schema alone is read via config.section()
-        settings = cls(cron={m: sec.pop(m) for m in MODES}, **{k: v for k, v in sec.items() if k in known})
-        settings.triggers()  # the full crontab check (ranges, names) now, not at 03:00
-        return settings
+        """Settings written in code (tests, tools): checked here against the schema, as load_config would."""
+        return cls._of(check_section("schedule", section))
+
+    @classmethod
+    def _of(cls, values: dict[str, Any]) -> "ScheduleSettings":
+        known = {f.name for f in fields(cls)}
+        return cls(cron={m: values.pop(m) for m in MODES}, **{k: v for k, v in values.items() if k in known})
 
     def triggers(self) -> dict[str, Any]:
         from apscheduler.triggers.cron import CronTrigger  # heavy: daemon only

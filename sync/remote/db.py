@@ -15,7 +15,6 @@ import logging
 from typing import Any, Iterable, Mapping
 
 from memoryd.tiers.base.config import Config
-from memoryd.tiers.base.errors import ConfigError
 from memoryd.tiers.cold.db_url import DbUrl, parse_db_url
 
 from memoryd.sync.remote.result import Args, Result, Stmt
@@ -71,15 +70,7 @@ def _args(args: Args) -> Any:
 
 
 def _timeouts(config: Config) -> tuple[float, float]:
-    section = config.section("db")
-    try:
-        timeout = float(section.get("timeout", DEFAULT_TIMEOUT))
-        connect_timeout = float(section.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT))
-    except (TypeError, ValueError):
-        raise ConfigError("config.toml [db] timeout/connect_timeout must be numbers") from None
-    if timeout <= 0 or connect_timeout <= 0:
-        raise ConfigError("config.toml [db] timeouts must be positive")
-    return timeout, connect_timeout
+    return config.db.timeout, config.db.connect_timeout  # checked at load
 
 
 def connect(config: Config, *, url: str | None = None, token: str | None = None, check: bool = True) -> Database:

@@ -24,7 +24,7 @@ def test_classify_paths(config, tmp_path, monkeypatch):
     state = tmp_path / "openclaw"
     (state / "workspace" / "memory").mkdir(parents=True)
     (state / "agents" / "bot-1" / "agent").mkdir(parents=True)
-    s = watcher.WatchSettings.from_config(config, env={"OPENCLAW_STATE_DIR": str(state)})
+    s = watcher.WatchSettings.from_config(load_config({**os.environ, "OPENCLAW_STATE_DIR": str(state)}))
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
     layout = watcher.Layout.of(s)
     notes = state / "workspace" / "memory"
@@ -46,11 +46,11 @@ def test_classify_paths(config, tmp_path, monkeypatch):
 def test_watch_settings_from_config_toml(home, config):
     (home).mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text('[watch]\nsessions_dir = "/x/agents"\nquiet_seconds = 7\nnotes_agent = "bot"\n')
-    s = watcher.WatchSettings.from_config(load_config(dict(os.environ)), env={})
+    s = watcher.WatchSettings.from_config(load_config(dict(os.environ)))
     assert (s.sessions_dir, s.quiet_seconds, s.notes_agent) == (Path("/x/agents"), 7.0, "bot")
     (home / "config.toml").write_text('[watch]\nquiet_seconds = 0\n')
     with pytest.raises(ConfigError):
-        watcher.WatchSettings.from_config(load_config(dict(os.environ)), env={})
+        watcher.WatchSettings.from_config(load_config(dict(os.environ)))
 
 
 def test_quiet_timer_fires_once_after_quiet():
