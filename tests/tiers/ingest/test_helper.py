@@ -103,7 +103,7 @@ def _run(config, agent: str, ahead: bool, progress=None) -> tuple:
                   for e in archive.iter_entries(agent))
     ledgers = {p.name: p.read_text() for p in sorted((mem.dir / "ingested").glob("*.json"))}
     rows = [{k: v for k, v in r.items() if k != "ts"} for r in mem.evictions.rows()]
-    return report, state, cold, ledgers, rows, mem._metrics()["counters"]
+    return report, state, cold, ledgers, rows, mem.metrics()["counters"]
 
 
 FIVE_BATCHES = FIRST_BATCH_NOTES + 4 * BATCH_NOTES - 10  # notes: a first batch and four more (the last short)
