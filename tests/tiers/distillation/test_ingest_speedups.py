@@ -21,7 +21,7 @@ from hypothesis import given, settings, strategies as st
 
 from memoryd.tiers.distillation import distill as D
 from memoryd.tiers.distillation import redact as R
-from memoryd.tiers.ingest.dailynotes import parse_note
+from memoryd.tiers.ingest.note_parse import parse_note
 from memoryd.tiers.distillation.lexicon import EMOTIONS, FILLERS, NOT_NAMES, OUTCOME_NEG, OUTCOME_POS, TOPICS, ZH_SURNAMES
 from memoryd.tiers.distillation.rxgate import Gated
 

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.tiers.ingest.dailynotes import NoteFact, ingest, note_files, parse_note
+from memoryd.tiers.ingest.dailynotes import ingest, note_files
+from memoryd.tiers.ingest.note_fact import NoteFact
+from memoryd.tiers.ingest.note_parse import parse_note
 from memoryd.tiers.ingest.ledgers import OLD_LEDGER, ledger_path, peek_ledgers
 from memoryd.tiers.base.errors import UsageError
 
@@ -307,9 +309,10 @@ def counting_memory(config):
     class Counting(AgentMemory):
         batches: list[list[tuple]] = []
 
-        def store_many(self, items: list[tuple]) -> list[dict]:
+        def store_many(self, items: list[tuple], prepared: list | None = None, then: tuple | None = None
+                       ) -> list[dict]:
             self.batches.append(items)
-            return super().store_many(items)
+            return super().store_many(items, prepared, then)
 
     Counting.batches = []
     return Counting(config, "default", archive=LazyIndex(config), clock=lambda: 1771416000.0)
@@ -399,9 +402,13 @@ def test_hot_changes_share_the_store_write_and_log_as_their_own_write(home) -> N
 
     config = load_config(dict(os.environ, MEMORYD_RETRIEVAL_MODE="keyword"))  # no embedding of what overflows
 
-    class SeparateWrites(AgentMemory):  # a store_many without `then`: hot changes in a change() of their own
-        def store_many(self, items: list[tuple], prepared: list | None = None) -> list[dict]:
-            return super().store_many(items, prepared)
+    class SeparateWrites(AgentMemory):  # `then` not shared: hot changes in a change() of their own, after
+        def store_many(self, items: list[tuple], prepared: list | None = None, then: tuple | None = None
+                       ) -> list[dict]:
+            stored = super().store_many(items, prepared)
+            if then is not None:
+                self.change(*then)
+            return stored
 
     for day in range(1, 6):
         write_note(config, f"2026-03-{day:02d}", _busy_note(day))

@@ -237,7 +237,8 @@ def test_the_helpers_share_moves_towards_equal_cpu_time_on_both_sides() -> None:
 
 def test_a_fact_the_helper_cannot_prepare_is_left_to_the_store_path(keyword_config, tmp_path: Path) -> None:
     from memoryd.tiers.ingest.dailynotes import note_files
-    from memoryd.tiers.ingest.notes_ahead import _rate, read_notes
+    from memoryd.tiers.ingest.note_parse import read_notes
+    from memoryd.tiers.ingest.notes_ahead import _rate
     from memoryd.tiers.distillation.prepare import prepare_many
 
     _year(keyword_config.workspace, 2)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from memoryd.tiers.base.atomic import atomic_write_json, read_json
 from memoryd.tiers.ingest.conversation import distill_segments, turn_id
-from memoryd.tiers.ingest.dailynotes import DATE_RE
+from memoryd.tiers.ingest.note_fact import DATE_RE
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.ingest.openclaw.events import EventParser, Parsed, Turn
 from memoryd.tiers.ingest.openclaw.install import OpenClawAgent
@@ -25,6 +25,9 @@ from memoryd.tiers.ingest.openclaw.jsonl import TranscriptFile, classify_name, r
 from memoryd.tiers.ingest.openclaw.store import SessionStore, StoreUnreadable
 from memoryd.tiers.base.ports import LLM
 from memoryd.tiers.ingest.session_notes import parse_session_note, session_note_date
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.agent import AgentMemory
 
 log = logging.getLogger("memoryd.tiers")
 STATE_FILE = "openclaw-state.json"
@@ -43,14 +46,14 @@ def _valid(obj: Any) -> None:
         obj.setdefault(key, value)
 
 
-def load_state(mem: Any) -> dict[str, Any]:
+def load_state(mem: AgentMemory) -> dict[str, Any]:
     return read_json(Path(mem.dir) / STATE_FILE, _empty_state, _valid)
 
 
 class AgentSync:
     """One run over one OpenClaw agent for one memoryd agent (`mem`, an AgentMemory with its archive)."""
 
-    def __init__(self, mem: Any, agent: OpenClawAgent, llm: LLM | None = None, close_open: bool = True) -> None:
+    def __init__(self, mem: AgentMemory, agent: OpenClawAgent, llm: LLM | None = None, close_open: bool = True) -> None:
         self.mem, self.agent, self.llm, self.close_open = mem, agent, llm, close_open
         self._pending: list[tuple[list[Turn], dict[str, int], Callable[[dict[str, Any]], None]]] = []
         self._pending_turns = 0
@@ -71,7 +74,7 @@ class AgentSync:
         pending, self._pending, self._pending_turns = self._pending, [], 0
         if not pending:
             return
-        with self.mem.locked():
+        with self.mem.exclusive():
             state = load_state(self.mem)
             segments = [turns for turns, _, _ in pending if turns]
             if segments:
@@ -115,7 +118,7 @@ class AgentSync:
 
     def _store_status(self, path: str, error: str | None) -> bool:
         """Record the store's condition; True when it changed (a broken store is logged once, not per pass)."""
-        with self.mem.locked():
+        with self.mem.exclusive():
             state = load_state(self.mem)
             if state["store"].get("error") == error and state["store"].get("path") == path:
                 return False
@@ -206,10 +209,11 @@ class AgentSync:
         The agent lock is held for the whole run: two runs for one agent (the daemon's watcher and a
         `memoryd openclaw sync`, or two processes) never read the same cursor at once.
         """
-        with self.mem.locked():
+        steps = {"store": self.sync_store, "jsonl": self.sync_jsonl, "notes": self.sync_notes}
+        with self.mem.exclusive():
             for part in parts:
                 try:
-                    getattr(self, f"sync_{part}")()
+                    steps[part]()
                     self._flush()
                 except MemorydError as exc:  # cold archive down, local state unwritable: try again later
                     self._pending, self._pending_turns = [], 0  # their cursors stay where they were
@@ -260,14 +264,14 @@ def _signature(path: Path) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size]
 
 
-def flush_file(mem: Any, agent: OpenClawAgent, path: Path, llm: LLM | None = None) -> dict[str, Any]:
+def flush_file(mem: AgentMemory, agent: OpenClawAgent, path: Path, llm: LLM | None = None) -> dict[str, Any]:
     """`memoryd flush --session FILE`: a JSONL transcript (or an OpenClaw session store) up to now."""
     sync = AgentSync(mem, agent, llm, close_open=True)
     tf = None if path.name.endswith(".sqlite") else classify_name(path)
     if not path.is_file() or (tf is None and not path.name.endswith(".sqlite")):
         raise UsageError(f"{path} is not a session transcript (<id>.jsonl, a .reset./.deleted. rename, .zst, "
                          "or an openclaw-agent.sqlite store)")
-    with mem.locked():
+    with mem.exclusive():
         if tf is None:
             sync.agent = OpenClawAgent(agent.openclaw_id, agent.memoryd_id, path, agent.sessions_dir, agent.workspace)
             sync.sync_store()
