@@ -34,8 +34,8 @@ def export_lines(mem: AgentMemory) -> Iterator[str]:
         yield json.dumps({"type": "warm", "entry": entry}, ensure_ascii=False, sort_keys=True)
     if mem.archive is not None:
         for row in mem.archive.iter_entries(mem.agent_id):
-            row.pop("day", None)  # derived by the index, not part of the memory
-            yield json.dumps({"type": "cold", "entry": row}, ensure_ascii=False, sort_keys=True)
+            cold = {k: v for k, v in row.items() if k != "day"}  # day: derived by the index, not the memory's
+            yield json.dumps({"type": "cold", "entry": cold}, ensure_ascii=False, sort_keys=True)
 
 
 def _line_count(mem: AgentMemory) -> int:

@@ -5,6 +5,7 @@ from typing import Any
 
 from memoryd.tiers.retrieval import analyzer, ranking, when
 from memoryd.tiers.base.errors import MemorydError
+from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.memory.model import DAY, score
 from memoryd.tiers.memory.types import AgentState, HotState
 from memoryd.tiers.retrieval.filters import Filters, score_paths
@@ -97,7 +98,7 @@ def _cold_candidates(view: RetrievalView, terms: list[str], query: str, limit: i
     return out
 
 
-def cold_candidate(e: Any, now: float) -> Candidate:
+def cold_candidate(e: ColdEntry, now: float) -> Candidate:
     s = score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0))
     return dict(e, score=round(s, 4), tier="cold", path=e["category"])
 

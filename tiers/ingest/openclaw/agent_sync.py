@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NotRequired, TypedDict
 
 from memoryd.tiers.base.atomic import atomic_write_json, read_json
 from memoryd.tiers.ingest.conversation import distill_segments, turn_id
@@ -34,7 +34,30 @@ STATE_FILE = "openclaw-state.json"
 BATCH_TURNS = 2000  # closed segments are written together up to this many turns (one put, one store)
 
 
-def _empty_state() -> dict[str, Any]:
+class StoreState(TypedDict):
+    path: str | None
+    sessions: dict[str, dict[str, Any]]   # session id → {seq: the last taken, mute, at}
+    error: str | None
+
+
+class SyncState(TypedDict):
+    """openclaw-state.json: where each source was read up to, and what the runs did."""
+
+    version: int
+    store: StoreState
+    jsonl: dict[str, dict[str, Any]]      # session id → {offset, file, mute, at}
+    notes: dict[str, list[int]]           # note file name → [mtime_ns, size] when ingested
+    last_run: float | None
+    last_ingest: float | None
+    skipped: dict[str, int]               # why → events skipped
+    totals: dict[str, int]                # turns, warm, cold
+    last_error: NotRequired[str | None]
+
+
+Move = Callable[[SyncState], None]  # a cursor's move, applied to the state when its segment is written
+
+
+def _empty_state() -> SyncState:
     return {"version": 1, "store": {"path": None, "sessions": {}, "error": None}, "jsonl": {}, "notes": {},
             "last_run": None, "last_ingest": None, "skipped": {}, "totals": {"turns": 0, "warm": 0, "cold": 0}}
 
@@ -46,8 +69,9 @@ def _valid(obj: Any) -> None:
         obj.setdefault(key, value)
 
 
-def load_state(mem: AgentMemory) -> dict[str, Any]:
-    return read_json(Path(mem.dir) / STATE_FILE, _empty_state, _valid)
+def load_state(mem: AgentMemory) -> SyncState:
+    state: SyncState = read_json(Path(mem.dir) / STATE_FILE, _empty_state, _valid)
+    return state
 
 
 class AgentSync:
@@ -55,14 +79,14 @@ class AgentSync:
 
     def __init__(self, mem: AgentMemory, agent: OpenClawAgent, llm: LLM | None = None, close_open: bool = True) -> None:
         self.mem, self.agent, self.llm, self.close_open = mem, agent, llm, close_open
-        self._pending: list[tuple[list[Turn], dict[str, int], Callable[[dict[str, Any]], None]]] = []
+        self._pending: list[tuple[list[Turn], dict[str, int], Move]] = []
         self._pending_turns = 0
         self.report: dict[str, Any] = {"agent_id": mem.agent_id, "openclaw_agent": agent.openclaw_id, "segments": 0,
                                        "turns": 0, "cold": 0, "warm": 0, "hot": [], "skipped": {}, "notes": 0,
                                        "errors": [], "warnings": []}
 
     # -- state --------------------------------------------------------------------------
-    def _commit(self, turns: list[Turn], skipped: dict[str, int], move: Callable[[dict[str, Any]], None]) -> None:
+    def _commit(self, turns: list[Turn], skipped: dict[str, int], move: Move) -> None:
         """Queue one closed segment and its cursor move; written in batches by _flush."""
         self._pending.append((turns, skipped, move))
         self._pending_turns += len(turns)
@@ -122,7 +146,7 @@ class AgentSync:
             state = load_state(self.mem)
             if state["store"].get("error") == error and state["store"].get("path") == path:
                 return False
-            state["store"].update(path=path, error=error)
+            state["store"]["path"], state["store"]["error"] = path, error
             atomic_write_json(Path(self.mem.dir) / STATE_FILE, state)
             return True
 
@@ -226,20 +250,20 @@ class AgentSync:
         return self.report
 
 
-def _cursor(sid: str, seq: int, mute: bool) -> Callable[[dict[str, Any]], None]:
-    def move(state: dict[str, Any]) -> None:
+def _cursor(sid: str, seq: int, mute: bool) -> Move:
+    def move(state: SyncState) -> None:
         state["store"]["sessions"][sid] = {"seq": seq, "mute": mute, "at": time.time()}
     return move
 
 
-def _offset(tf: TranscriptFile, end: int, mute: bool) -> Callable[[dict[str, Any]], None]:
-    def move(state: dict[str, Any]) -> None:
+def _offset(tf: TranscriptFile, end: int, mute: bool) -> Move:
+    def move(state: SyncState) -> None:
         state["jsonl"][tf.session_id] = {"offset": end, "file": tf.path.name, "mute": mute, "at": time.time()}
     return move
 
 
-def _note_seen(name: str, sig: list[int]) -> Callable[[dict[str, Any]], None]:
-    def move(state: dict[str, Any]) -> None:
+def _note_seen(name: str, sig: list[int]) -> Move:
+    def move(state: SyncState) -> None:
         state["notes"][name] = sig
     return move
 
