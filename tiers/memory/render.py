@@ -7,7 +7,6 @@ the hot budget (5 KB), so rendering cannot grow a harness file without bound.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.memory.hot import hot_sections
