@@ -268,7 +268,7 @@ def test_hot_changes_share_the_store_write_and_log_as_their_own_write(home) -> N
     for name, cls in (("shared", AgentMemory), ("separate", SeparateWrites)):
         m = cls(config, name, archive=LazyIndex(config), clock=lambda: 1772000000.0)
         report = ingest(m, config.workspace, all_=True, ahead=False)
-        runs[name] = (report, m.read_state(), m.evictions.rows(), m.warnings, m.metrics()["counters"])
+        runs[name] = (report, m.read_state(), m.eviction_rows(), m.warnings, m.metrics()["counters"])
     assert runs["shared"] == runs["separate"]
     report, state, rows, warnings, counters = runs["shared"]
     hot_rows = [r for r in rows if r["tier"] == "hot"]

@@ -102,7 +102,7 @@ def _run(config, agent: str, ahead: bool, progress=None) -> tuple:
     cold = sorted((e["id"], e["text"], e["category"], e["importance"], json.dumps(e["metadata"], sort_keys=True))
                   for e in archive.iter_entries(agent))
     ledgers = {p.name: p.read_text() for p in sorted((mem.dir / "ingested").glob("*.json"))}
-    rows = [{k: v for k, v in r.items() if k != "ts"} for r in mem.evictions.rows()]
+    rows = [{k: v for k, v in r.items() if k != "ts"} for r in mem.eviction_rows()]
     return report, state, cold, ledgers, rows, mem.metrics()["counters"]
 
 

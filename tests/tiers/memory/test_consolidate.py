@@ -94,7 +94,7 @@ def test_monthly_deletes_cold_past_retention(config, archive) -> None:
     report = consolidate(mem, "monthly")
     assert report["counts"]["cold_deleted"] == 1
     assert [e["id"] for e in archive.iter_entries("retain")] == [recent]
-    rows = [r for r in mem.evictions.rows() if r["tier"] == "cold"]
+    rows = [r for r in mem.eviction_rows() if r["tier"] == "cold"]
     assert [r["id"] for r in rows] == [ancient] and "retention" in rows[0]["why"]
 
 

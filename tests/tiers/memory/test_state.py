@@ -195,7 +195,7 @@ def test_write_state_applies_limits_and_queues_warm_evictions(config) -> None:
     assert len(dumps(state["hot"])) <= HOT_MAX_BYTES and len(dumps(state["warm"])) <= WARM_MAX_BYTES
     warm_ids = {e["id"] for e in evictions if e["tier"] == "warm"}
     assert warm_ids == {e["id"] for e in mem.archive.iter_entries("writer")}
-    logged = mem.evictions.rows()
+    logged = mem.eviction_rows()
     assert len(logged) == len(evictions) and all(r["reason"] == "merge" and "entry" not in r for r in logged)
 
 
@@ -214,7 +214,7 @@ def test_lock_serialises_two_agent_objects(config) -> None:
     a = AgentMemory(config, "locky", clock=Clock())
     b = AgentMemory(config, "locky", clock=Clock())
     a.init()
-    with a.locked():
+    with a.exclusive():
         assert b.lock.acquire(blocking=False) is False
     assert b.lock.acquire(blocking=False) is True
     b.lock.release()

@@ -89,7 +89,7 @@ def test_retrieve_english_reason_tier_path_and_reinforcement(config) -> None:
     assert r["text"] == "Alice prefers green tea in the morning" and 0 < r["score"] <= 1
     entry = [e for e in mem.read_state()["warm"]["entries"] if e["id"] == a["id"]][0]
     assert entry["access_count"] == 1 and entry["last_access"] == int(clock.t) and r["access_count"] == 1
-    raw = mem.files.load("warm")  # retrieval did not rewrite warm: the count waits in the access log
+    raw = mem.snapshot()["warm"]  # retrieval did not rewrite warm: the count waits in the access log
     assert [e["access_count"] for e in raw["entries"] if e["id"] == a["id"]] == [0]
     mem.retrieve("green tea")
     other = [e for e in mem.read_state()["warm"]["entries"] if e["id"] != a["id"]][0]
