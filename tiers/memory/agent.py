@@ -115,6 +115,9 @@ class AgentMemory:
     def exclusive(self) -> Iterator[None]:
         """Hold the agent's lock across several calls (re-entrant: every method takes it too), so that no
         other process or thread writes this agent in between: a batch of notes and its ledger, a sync merge."""
+        if self.lock.owned():  # nested: the outer hold made the directory and swept it
+            yield
+            return
         ensure_private_dir(self.dir)
         with self.lock.held():
             if not self._swept:

@@ -18,6 +18,8 @@ from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from memoryd.tiers.retrieval import embed, ranking
 from memoryd.tiers.base.errors import MemorydError
+from memoryd.tiers.base.ports import ColdEntry
+from memoryd.tiers.retrieval.ranking import Candidate
 from memoryd.tiers.retrieval.view import RetrievalView
 
 RRF_K = 60
@@ -68,8 +70,8 @@ class Dense:
         return min(1.0, max(0.0, (cos - lo) / (self.hi - lo)))
 
 
-def dense_side(view: RetrievalView, query: str, live: list[dict[str, Any]], cands: list[dict[str, Any]], k: int,
-               to_candidate: Callable[[Any], dict[str, Any]]) -> Dense | None:
+def dense_side(view: RetrievalView, query: str, live: list[Candidate], cands: list[Candidate], k: int,
+               to_candidate: Callable[[ColdEntry], Candidate]) -> Dense | None:
     """Cosines for every candidate; the index's nearest memories join `cands` (in place). None, with a
     warning, when the model or the vectors cannot be had (the caller ranks by keywords alone)."""
     archive, agent = view.archive, view.agent_id
@@ -128,8 +130,8 @@ def _rrf(text: dict[str, float], dense: Dense) -> dict[str, float]:
     return out
 
 
-def rank(query: Sequence[str], cands: Iterable[dict[str, Any]], corpus: ranking.Corpus, path_scores: dict[str, float],
-         limit: int, in_range: Any, dense: Dense, fusion: Fusion) -> list[dict[str, Any]]:
+def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpus, path_scores: dict[str, float],
+         limit: int, in_range: Any, dense: Dense, fusion: Fusion) -> list[Candidate]:
     """The best `limit` candidates by fused score × the keyword ranking's prior and date boost, explained."""
     from memoryd.tiers.retrieval.filters import path_boost
 

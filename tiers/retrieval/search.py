@@ -9,11 +9,11 @@ from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.memory.model import DAY, score
 from memoryd.tiers.memory.types import AgentState, HotState
 from memoryd.tiers.retrieval.filters import Filters, score_paths
+from memoryd.tiers.retrieval.ranking import Candidate
 from memoryd.tiers.retrieval.view import RetrievalView
 
 COLD_FACTOR = 4   # local-index hits fetched per result asked for (then re-ranked with every tier)
 COLD_MIN = 40
-Candidate = dict[str, Any]  # a memory of any tier as ranked: id, text, category, tier, path, score, …
 
 
 def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, float] | None,
