@@ -4,16 +4,17 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping
 
-from memoryd.tiers.base.config_schema import DB_SCHEMES, SCHEMA, Key, check_value, defaults, where
+from memoryd.tiers.base import settings as S
+from memoryd.tiers.base.config_schema import AGENT_ID_RE, DB_SCHEMES, SCHEMA, Key, check_value, defaults, where
 from memoryd.tiers.base.errors import ConfigError, UsageError
 from memoryd.tiers.base.paths import resolve_dirs
 
 __all__ = ["AGENT_ID_RE", "DB_SCHEMES", "Config", "default_home", "load_config", "validate_agent_id"]
 
-AGENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")  # use fullmatch: "$" allows a final newline
 
 
 def validate_agent_id(agent_id: str) -> str:
@@ -62,6 +63,51 @@ class Config:
         """A section's settings, defaults filled in (a Config built by hand may give only some)."""
         value = self.sections.get(name, {})
         return {**defaults(name), **(value if isinstance(value, Mapping) else {})}
+
+    # The sections as typed objects, built once from the checked values (defaults filled in).
+    @cached_property
+    def schedule(self) -> S.ScheduleSection:
+        return S.build("schedule", self.section("schedule"))
+
+    @cached_property
+    def watch(self) -> S.WatchSection:
+        return S.build("watch", self.section("watch"))
+
+    @cached_property
+    def daemon(self) -> S.DaemonSection:
+        return S.build("daemon", self.section("daemon"))
+
+    @cached_property
+    def warm(self) -> S.WarmSection:
+        return S.build("warm", self.section("warm"))
+
+    @cached_property
+    def retention(self) -> S.RetentionSection:
+        return S.build("retention", self.section("retention"))
+
+    @cached_property
+    def db(self) -> S.DbSection:
+        return S.build("db", self.section("db"))
+
+    @cached_property
+    def openclaw(self) -> S.OpenClawSection:
+        return S.build("openclaw", self.section("openclaw"))
+
+    @cached_property
+    def mcp(self) -> S.McpSection:
+        return S.build("mcp", self.section("mcp"))
+
+    @cached_property
+    def render(self) -> S.RenderSection:
+        return S.build("render", self.section("render"))
+
+    @cached_property
+    def retrieval(self) -> S.RetrievalSection:
+        return S.build("retrieval", self.section("retrieval"))
+
+    @cached_property
+    def llm(self) -> S.LlmSection:
+        return S.build("llm", self.section("llm"))
 
     def with_(self, **changes: Any) -> "Config":
         return replace(self, **changes)

@@ -22,7 +22,7 @@ DB_SCHEMES = ("file:", "libsql://", "https://", "http://", "ws://", "wss://")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _CRON_FIELD = re.compile(r"[0-9A-Za-z*/,?#LW-]+")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+AGENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")  # the one agent-id pattern; use fullmatch
 PATH = "path"  # a string that names a file or directory (~ expanded where it is used)
 STRINGS = "strings"  # a list of strings
 
@@ -146,7 +146,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "watch": {
         "sessions_dir": Key(PATH, None, env="MEMORYD_SESSIONS_DIR",
                             doc="older OpenClaw: <agent>/sessions/*.jsonl (default: $OPENCLAW_STATE_DIR/agents)"),
-        "notes_agent": Key(str, None, check=_pattern(_AGENT_ID, "an agent id (1-64 of A-Z a-z 0-9 _ -)"),
+        "notes_agent": Key(str, None, check=_pattern(AGENT_ID_RE, "an agent id (1-64 of A-Z a-z 0-9 _ -)"),
                            doc="older setups: the memoryd agent of the default OpenClaw agent's notes"),
         "quiet_seconds": Key(float, 120.0, gt=0, doc="a transcript quiet this long is finished"),
         "recheck_seconds": Key(float, 60.0, gt=0, doc="look again for a missing watched dir"),
