@@ -10,19 +10,20 @@ ColdInput = Mapping[str, Any]
 
 
 class ColdEntry(TypedDict):
-    """One row of the local index as read back (get, search, dated, iter_entries): a plain JSON dict."""
+    """One row of the local index (a plain JSON dict): checked on its way in, or as read back by get,
+    search, dated and iter_entries, which add what the index derives."""
 
     id: str
     text: str
     category: str
     importance: float | None
-    created_at: int             # unix seconds
+    created_at: int                 # unix seconds
     access_count: int
     last_access: int | None
     metadata: dict[str, Any]
-    day: str                    # YYYY-MM-DD: a note's own date, else the UTC day it was stored (derived)
-    tier: str                   # "cold"
-    bm25: NotRequired[float]    # search() only: the row's BM25 (higher is better)
+    day: NotRequired[str]           # read back: YYYY-MM-DD, a note's own date, else the UTC day it was stored
+    tier: NotRequired[str]          # read back: "cold"
+    bm25: NotRequired[float]        # search() only: the row's BM25 (higher is better)
 
 
 class Archive(Protocol):
