@@ -1,8 +1,8 @@
 """Compatibility entry for the `ingest_transcript` operation: a JSONL transcript through conversation distillation.
 
 Messages are no longer stored one by one as warm facts: the transcript's turns go to cold (when an
-archive is open) and only what is worth keeping reaches warm and hot (tiers.conversation). New
-code calls the `flush` / `openclaw_sync` operations instead (daemon.openclaw_ops).
+archive is open) and only what is worth keeping reaches warm and hot (tiers/ingest/conversation.py). New
+code calls the `flush` / `openclaw_sync` operations instead (daemon/ops_openclaw.py).
 """
 from __future__ import annotations
 
