@@ -143,7 +143,8 @@ def main() -> None:
         from memoryd.daemon.engine import Engine
         from memoryd.daemon.transport import InProcessTransport
         from memoryd.tiers.base.config import load_config
-        from memoryd.tiers.ingest.dailynotes import note_files, parse_note
+        from memoryd.tiers.ingest.dailynotes import note_files
+        from memoryd.tiers.ingest.note_parse import parse_note
 
         parsed = [[f.text for f in parse_note(p, d)[0]] for d, p in note_files(ws, all_=True)]
         facts = sum(len(p) for p in parsed)

@@ -160,6 +160,10 @@ class FileLock:
         self._fd, self._depth = fd, 1
         return True
 
+    def owned(self) -> bool:
+        """Whether this object holds the lock (a nested acquire would only count up)."""
+        return self._depth > 0
+
     def release(self) -> None:
         if not self._depth:
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from typing import Any
+from typing import Any, Mapping
 
 from memoryd.tiers.distillation.lexicon import (ACTION_EN, ACTION_ZH, EMOTIONS, FILLERS, NOT_NAMES, OUTCOME_NEG, OUTCOME_POS, TOPICS)
 from memoryd.tiers.distillation.lexicon import CMD_TOOLS, SUBCOMMANDS, ZH_SURNAMES
@@ -131,7 +131,7 @@ class Lexicons:
     """Named word lists counted against a text in one pass: a list's single words are counted by
     lookup in the text's word counts, its phrases (and CJK words) by substring, as `count` says."""
 
-    def __init__(self, lists: dict[str, tuple[str, ...]]) -> None:
+    def __init__(self, lists: Mapping[Any, tuple[str, ...]]) -> None:
         self.names = tuple(lists)
         self.by_word: dict[str, list[int]] = {}  # word → the lists holding it (a set per list: counted once)
         self.phrases: list[tuple[int, str]] = []
@@ -148,7 +148,7 @@ class Lexicons:
             if not p.isascii():
                 self.by_first.setdefault(p[0], []).append((i, p))
 
-    def count(self, low: str, counts: dict[str, int]) -> dict[str, int]:
+    def count(self, low: str, counts: dict[str, int]) -> dict[Any, int]:
         """Per list: its single words' counts in `counts` plus its phrases' occurrences in `low`."""
         n = [0] * len(self.names)
         by_word = self.by_word

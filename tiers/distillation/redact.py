@@ -167,7 +167,7 @@ def redact_obj(obj: object) -> tuple[object, dict[str, int]]:
     flat = _flat_strings(obj)
     if flat is not None and not may_have_secret("\n".join(flat)):
         # nothing any pattern needs is in any string (no needle spans a newline): one search, not a walk
-        return {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in obj.items()}, {}  # type: ignore[union-attr]
+        return {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in obj.items()}, {}  # type: ignore[attr-defined]
     counts: dict[str, int] = {}
 
     def walk(value: object) -> object:

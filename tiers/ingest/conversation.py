@@ -11,17 +11,18 @@ never turns a task or a preference into a "critical lesson".
 """
 from __future__ import annotations
 
-import logging
-import re
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from memoryd.tiers.base.errors import MemorydError, UsageError
+from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.distillation.fact_rules import Fact, extract
+from memoryd.tiers.ingest.hot_updates import hot_changes
 from memoryd.tiers.memory.model import content_id
 from memoryd.tiers.ingest.openclaw.events import Turn
 from memoryd.tiers.base.ports import LLM
 
-log = logging.getLogger("memoryd.tiers")
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.agent import AgentMemory
+
 COLD_IMPORTANCE = {"user": 0.4, "assistant": 0.3, "summary": 0.3}
 CHUNK_BYTES = 4000
 
@@ -33,8 +34,8 @@ def turn_id(session_id: str, role: str, text: str, part: int = 0) -> str:
 
 def cold_entries(turns: Sequence[Turn], source: str) -> list[dict[str, Any]]:
     """Cold entries for `turns` (secrets redacted, long turns in ≤ 4 KB parts), ready for Archive.put."""
-    from memoryd.tiers.ingest.dailynotes import split_long
     from memoryd.tiers.distillation.redact import redact
+    from memoryd.tiers.ingest.note_parse import split_long
 
     out: dict[str, dict[str, Any]] = {}
     for t in turns:
@@ -94,65 +95,13 @@ def _warm_item(turn: Turn, fact: Fact, source: str) -> tuple[str, str, float, di
     return fact.text, fact.category, round(min(1.0, importance), 3), meta
 
 
-_TOKEN = re.compile(r"[\w]+", re.UNICODE)
-
-
-def _words(text: str) -> set[str]:
-    """Words (and single CJK characters) of a text, for near-duplicate checks."""
-    out: set[str] = set()
-    for w in _TOKEN.findall(text.casefold()):
-        out |= set(w) if not w.isascii() else {w}
-    return out
-
-
-def similar(a: str, b: str, threshold: float = 0.8) -> bool:
-    """The shorter text's words are (nearly) all in the longer one: the same item said twice."""
-    wa, wb = _words(a), _words(b)
-    small = min(len(wa), len(wb))
-    return small >= 4 and len(wa & wb) / small >= threshold
-
-
-def hot_changes(facts: Sequence[Fact]) -> Callable[[dict[str, Any], float], list[str]]:
-    """A mem.change() step applying the explicit facts to hot; returns what it changed."""
-    from memoryd.tiers.memory import hot as hot_tier
-
-    def step(state: dict[str, Any], now: float) -> list[str]:
-        hot = state["hot"]
-        done: list[str] = []
-        for fact in facts:
-            try:
-                if fact.kind == "lesson":
-                    if any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
-                        continue
-                    hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now)
-                elif fact.kind in ("task", "event"):
-                    items = hot["active_context"]["tasks" if fact.kind == "task" else "events"]
-                    if any(similar(x["text"], fact.hot_text) for x in items):
-                        continue  # the same task or event, told again (in chat and in a note)
-                    if fact.kind == "task":
-                        hot_tier.upsert_task(hot, fact.hot_text, None, now)
-                    else:
-                        hot_tier.add_event(hot, fact.hot_text, now)
-                elif fact.profile_key:
-                    hot_tier.set_profile(hot, fact.profile_key, fact.text[:200])
-                else:
-                    continue
-            except UsageError as exc:  # a field hot refuses: the fact stays in warm
-                log.info("not put in hot: %s", exc.message)
-                continue
-            done.append(fact.kind)
-        return done
-
-    return step
-
-
-def distill_segment(mem: Any, turns: Sequence[Turn], source: str = "openclaw",
+def distill_segment(mem: AgentMemory, turns: Sequence[Turn], source: str = "openclaw",
                     llm: LLM | None = None) -> dict[str, Any]:
     """Archive a closed segment's turns in cold, then its facts in warm and hot (see distill_segments)."""
     return distill_segments(mem, [list(turns)], source, llm)
 
 
-def distill_segments(mem: Any, segments: Sequence[Sequence[Turn]], source: str = "openclaw",
+def distill_segments(mem: AgentMemory, segments: Sequence[Sequence[Turn]], source: str = "openclaw",
                      llm: LLM | None = None) -> dict[str, Any]:
     """Closed segments → cold (one put), warm (one store) and hot (one change). Idempotent by content ids.
 
@@ -175,7 +124,7 @@ def distill_segments(mem: Any, segments: Sequence[Sequence[Turn]], source: str =
         found, warnings = distill_turns(seg, llm)
         facts += found
         report["warnings"] += warnings
-    with mem.locked():
+    with mem.exclusive():
         if facts:
             stored = mem.store_many([_warm_item(t, f, source) for t, f in facts])
             report["warm"] = sum(1 for e in stored if e.get("created"))

@@ -8,33 +8,16 @@ import operator
 from pathlib import Path
 from typing import Any
 
-from memoryd.tiers.ingest.dailynotes import NoteFact, _item, parse_note, read_content
 from memoryd.tiers.ingest.ledgers import peek_ledgers
-from memoryd.tiers.base.errors import UsageError
+from memoryd.tiers.ingest.note_fact import NoteFact
+from memoryd.tiers.ingest.note_parse import read_notes
+from memoryd.tiers.ingest.note_rules import note_item, read_content
 
 
 def has_new(agent_dir: Path, facts: list[NoteFact]) -> bool:
     """Some of these facts are not in their notes' ledgers (read without the lock: a hint only)."""
     known = peek_ledgers(agent_dir, {f.date for f in facts})
     return any(f.key not in known for f in facts)
-
-
-def read_notes(files: list[tuple[str, Path]], explicit: bool) -> tuple[list[str], list[NoteFact], list[str]]:
-    """Parse a batch of notes: the dates read, their facts and the warnings, in file order."""
-    days: list[str] = []
-    facts: list[NoteFact] = []
-    warnings: list[str] = []
-    for day, path in files:
-        if not path.is_file():
-            if explicit:
-                raise UsageError(f"no daily note for {day}: {path} does not exist")
-            warnings.append(f"no daily note for {day} ({path})")
-            continue
-        found, warned = parse_note(path, day, classify=False)
-        days.append(day)
-        facts += found
-        warnings += warned
-    return days, facts, warnings
 
 
 def read_ahead(files: list[tuple[str, Path]], agent_dir: Path, share: float = 1.0
@@ -55,7 +38,7 @@ def _rate(facts: list[NoteFact], days: list[str], agent_dir: Path, share: float)
     for i in new[:round(share * len(new))]:
         try:
             read_content(facts[i])
-            items[i] = _item(facts[i])
+            items[i] = note_item(facts[i])
         except Exception:  # the store path runs it again and reports the error as it always did
             facts[i].classified = False
     try:
@@ -133,16 +116,11 @@ class Ahead:
         self.helper.close()
 
 
-def start_helper(mem: Any, always: bool = False) -> Ahead | None:
-    """A helper process for read_ahead, or None: into a memory whose store_many takes prepared work,
-    when a core is idle (unless `always`)."""
-    import inspect
-
+def start_helper(always: bool = False) -> Ahead | None:
+    """A helper process for read_ahead, or None: when a core is idle (unless `always`)."""
     from memoryd.tiers.ingest import helper
 
-    store_many = getattr(mem, "store_many", None)
-    if not callable(store_many) or "prepared" not in inspect.signature(store_many).parameters \
-            or not helper.usable(idle_core=not always):
+    if not helper.usable(idle_core=not always):
         return None
     try:
         return Ahead(helper.Helper(f"{__name__}:read_ahead_packed"))

@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from memoryd.tiers.ingest.dailynotes import check_date
+from memoryd.tiers.ingest.note_fact import check_date
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.ingest.openclaw.events import Parsed, Turn, clean_text, is_scaffolding
 

@@ -12,8 +12,8 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from memoryd.tiers.memory.types import WarmState
 MAX_LOG_BYTES = 1 << 20  # past this, the next write folds it anyway; reads stay cheap
 HEAD = 64  # bytes compared to tell a grown log from a new one that reused the inode
 
@@ -95,7 +95,7 @@ class AccessLog:
         finally:
             os.close(fd)
 
-    def fold(self, warm: dict[str, Any], pending: dict[str, tuple[int, int]] | None = None) -> list[str]:
+    def fold(self, warm: WarmState, pending: dict[str, tuple[int, int]] | None = None) -> list[str]:
         """Apply recorded counts to warm entries (max, so idempotent); returns the changed categories."""
         pending = self.pending() if pending is None else pending
         changed = []

@@ -6,7 +6,7 @@ import logging
 import re
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, TypeVar
 
 from memoryd.tiers.memory import tree as tree_index
 from memoryd.tiers.memory import warm as warm_tier
@@ -16,14 +16,21 @@ from memoryd.tiers.memory.access import AccessLog
 from memoryd.tiers.base.errors import MemorydError, StoreError, UsageError
 from memoryd.tiers.memory.evictions import EvictionLog
 from memoryd.tiers.memory.limits import enforce_all
+from memoryd.tiers.memory.types import AgentState, Eviction, Metrics, WarmEntry
 from memoryd.tiers.base.ports import Archive
 
 if TYPE_CHECKING:  # retrieval loads only when something is retrieved (CLI start-up)
     from memoryd.tiers.retrieval.filters import Filters
+    from memoryd.tiers.retrieval.view import RetrievalView
 
 log = logging.getLogger("memoryd.tiers")
-def _apply_hot_change(state: dict[str, Any], now: float, then: tuple[Callable[[dict[str, Any], float], Any], str],
-                      counts: dict[str, int]) -> str:
+T = TypeVar("T")
+Clock = Callable[[], float]
+Step = Callable[[AgentState, float], T]  # fn(state, now): a change to the state (change(), with_state())
+StoreItem = tuple[str, str, Optional[float], Optional[dict[str, Any]]]  # text, category, importance, metadata
+
+
+def _apply_hot_change(state: AgentState, now: float, then: tuple[Step[Any], str], counts: dict[str, int]) -> str:
     """store_many's `then`: fn(state, now), which changes hot only; the secrets it redacted counted as
     change() counts them. Returns the reason its evictions are logged under."""
     fn, reason = then
@@ -39,7 +46,7 @@ def _apply_hot_change(state: dict[str, Any], now: float, then: tuple[Callable[[d
 _MARK_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
 
 
-def _redaction_marks(state: dict[str, Any]) -> dict[str, int]:
+def _redaction_marks(state: Any) -> dict[str, int]:
     """How many [REDACTED:kind] markers the state holds, per kind."""
     counts: dict[str, int] = {}
     for kind in _MARK_RE.findall(json.dumps(state, ensure_ascii=False)):
@@ -66,6 +73,10 @@ def warm_grace_seconds(config: Config) -> float:
     return float(hours) * 3600.0
 
 
+def _empty_metrics() -> Metrics:
+    return {"runs": {}, "counters": {}}
+
+
 def _validate_metrics(obj: Any) -> None:
     if not isinstance(obj, dict) or not isinstance(obj.get("runs", {}), dict) or not isinstance(
             obj.get("counters", {}), dict):
@@ -75,8 +86,15 @@ def _validate_metrics(obj: Any) -> None:
 
 
 class AgentMemory:
+    """One agent's memory: its state files, logs and metrics under one lock, and the local index it archives to.
+
+    The clock is given at construction (every "now" of this object comes from it) or, for one write,
+    as `write_state(now=...)`; nothing swaps it. Each method takes the agent's lock itself; `exclusive()`
+    holds it across several calls. The attributes `files`, `accesses`, `evictions` and `lock` are its
+    plumbing: other modules use the methods below."""
+
     def __init__(self, config: Config, agent_id: str, archive: Archive | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Clock = time.time) -> None:
         from memoryd.tiers.memory.state import StateFiles
 
         self.config = config
@@ -92,9 +110,14 @@ class AgentMemory:
         self.warnings: list[str] = []
         self._swept = False
 
-    # --- plumbing -------------------------------------------------------------------------
+    # --- the lock ---------------------------------------------------------------------------
     @contextmanager
-    def locked(self) -> Iterator[None]:
+    def exclusive(self) -> Iterator[None]:
+        """Hold the agent's lock across several calls (re-entrant: every method takes it too), so that no
+        other process or thread writes this agent in between: a batch of notes and its ledger, a sync merge."""
+        if self.lock.owned():  # nested: the outer hold made the directory and swept it
+            yield
+            return
         ensure_private_dir(self.dir)
         with self.lock.held():
             if not self._swept:
@@ -102,30 +125,52 @@ class AgentMemory:
                 remove_leftovers(self.dir)
             yield
 
+    locked = exclusive  # the older name, still used by sync/ and daemon/
+
+    # --- reading -------------------------------------------------------------------------
     def exists(self) -> bool:
         return self.files.path("hot").exists() or self.files.path("warm").exists()
 
+    def has_file(self, name: str) -> bool:
+        """Whether the state file `name` (hot, warm or tree) is on disk."""
+        return self.files.path(name).exists()
+
     def init(self) -> None:
-        with self.locked():
+        with self.exclusive():
             state = self.files.load_all()
             self.files.save_all(state)
 
-    def read_state(self) -> dict[str, Any]:
+    def read_state(self) -> AgentState:
         """The agent's state as it stands, accesses not yet folded into warm included."""
         if not self.dir.exists():  # reading an unknown agent creates nothing
             return self.files.load_all()
-        with self.locked():
+        with self.exclusive():
             state = self.files.load_all()
             self.accesses.fold(state["warm"])
             return state
 
-    def write_state(self, state: dict[str, Any], reason: str, hot_reason: str | None = None) -> list[dict]:
+    def snapshot(self) -> AgentState:
+        """The state files as they are on disk, read under the lock (accesses not folded in)."""
+        with self.exclusive():
+            return self.files.load_all()
+
+    def with_state(self, fn: Step[T]) -> T:
+        """fn(state, now) on freshly loaded state under the lock. Nothing is written unless fn calls
+        write_state (a forget: it checks and deletes elsewhere first); change() writes for you."""
+        with self.exclusive():
+            return fn(self.files.load_all(), self.clock())
+
+    # --- writing -------------------------------------------------------------------------
+    def write_state(self, state: AgentState, reason: str, hot_reason: str | None = None, *,
+                    now: float | None = None) -> list[Eviction]:
         """Apply limits, write hot/warm/tree + MEMORY.md, send evicted warm entries towards cold.
 
         `hot_reason`: hot was changed for another reason than the rest (a store, then its hot
-        changes): hot's rows carry it and come last in the log, as from a write of their own."""
-        with self.locked():
-            now = self.clock()
+        changes): hot's rows carry it and come last in the log, as from a write of their own.
+        `now`: the time the limits are applied at, instead of the clock's (a sync merge takes it from
+        the data, so that every device gets the same result)."""
+        with self.exclusive():
+            now = self.clock() if now is None else now
             pending = self.accesses.pending()
             if pending:  # retrievals since the last write: counts into warm and the index, activity into the tree
                 tree_index.touch(state["tree"], self.accesses.fold(state["warm"], pending), now)
@@ -143,18 +188,50 @@ class AgentMemory:
                 self.accesses.clear()
             return evictions
 
-    def _metrics(self) -> dict[str, Any]:
-        return read_json(self.dir / "metrics.json", lambda: {"runs": {}, "counters": {}}, _validate_metrics)
+    # --- metrics and logs -----------------------------------------------------------------
+    def metrics(self) -> Metrics:
+        """metrics.json: the last consolidation runs and the counters (stores, redactions, cold count)."""
+        with self.exclusive():
+            metrics: Metrics = read_json(self.dir / "metrics.json", _empty_metrics, _validate_metrics)
+            return metrics
+
+    def update_metrics(self, fn: Callable[[Metrics], None]) -> None:
+        """fn(metrics) under the lock, then metrics.json written durably (a consolidation run, a cold count)."""
+        with self.exclusive():
+            metrics = self.metrics()
+            fn(metrics)
+            atomic_write_json(self.dir / "metrics.json", metrics)
 
     def bump(self, counters: dict[str, int]) -> None:
-        """Add to the named counters in metrics.json (caller holds the lock)."""
-        metrics = self._metrics()
-        for key, n in counters.items():
-            if n:
-                metrics.setdefault("counters", {})[key] = metrics["counters"].get(key, 0) + n
-        atomic_write_json(self.dir / "metrics.json", metrics, durable=False)  # counters: not worth an fsync
+        """Add to the named counters in metrics.json."""
+        with self.exclusive():
+            metrics = self.metrics()
+            for key, n in counters.items():
+                if n:
+                    metrics.setdefault("counters", {})[key] = metrics["counters"].get(key, 0) + n
+            atomic_write_json(self.dir / "metrics.json", metrics, durable=False)  # counters: not worth an fsync
 
-    def _fold_cold_accesses(self, state: dict[str, Any], pending: dict[str, tuple[int, int]]) -> None:
+    def record_evictions(self, rows: Iterable[Eviction], now: float) -> int:
+        """Append rows (what left which tier, and why) to the eviction log, fsync'd; returns how many."""
+        with self.exclusive():
+            return self.evictions.append(rows, now)
+
+    def eviction_summary(self) -> dict[str, Any]:
+        """Counts of the eviction log per tier/kind and its last row (status)."""
+        return self.evictions.summary()
+
+    def eviction_rows(self) -> list[Eviction]:
+        """Every readable row of the eviction log, oldest first."""
+        return self.evictions.rows()
+
+    def wipe_traces(self, ids: set[str]) -> None:
+        """Forget means forget: blank these ids' previews in the eviction log and drop the last-good
+        copies of the state files, which may still hold what was just deleted."""
+        with self.exclusive():
+            self.evictions.scrub(ids)
+            self.files.drop_backups()
+
+    def _fold_cold_accesses(self, state: AgentState, pending: dict[str, tuple[int, int]]) -> None:
         in_warm = {e["id"] for e in state["warm"]["entries"]}
         cold = {mid: rec for mid, rec in pending.items() if mid not in in_warm}
         if cold and self.archive is not None:
@@ -164,7 +241,7 @@ class AgentMemory:
                 self.warnings.append(f"cold access counts not updated: {exc.message}")
 
     # --- cold: entries leave warm by one durable insert into the local index ---------------
-    def archive_entries(self, entries: list[dict]) -> int:
+    def archive_entries(self, entries: list[WarmEntry]) -> int:
         """Send entries leaving warm to the local index (durable when this returns). A crash after
         this but before warm is rewritten leaves them in both places: ids make that harmless."""
         if not entries:
@@ -178,9 +255,8 @@ class AgentMemory:
               metadata: dict[str, Any] | None = None) -> dict[str, Any]:
         return self.store_many([(text, category, importance, metadata)])[0]
 
-    def store_many(self, items: list[tuple[str, str, float | None, dict[str, Any] | None]],
-                   prepared: list[Any] | None = None,
-                   then: tuple[Callable[[dict[str, Any], float], Any], str] | None = None) -> list[dict[str, Any]]:
+    def store_many(self, items: list[StoreItem], prepared: list[Any] | None = None,
+                   then: tuple[Step[Any], str] | None = None) -> list[dict[str, Any]]:
         """Validate, redact and distil every item first (any bad one → nothing stored), then write once.
 
         `prepared`: per item, prepare_many([item])[0] when a helper process did it already (None: do it here).
@@ -195,7 +271,7 @@ class AgentMemory:
         here = iter(prepare_many(todo))
         prepared = [done if done is not None else next(here) for done in ahead]
         results = []
-        with self.locked():
+        with self.exclusive():
             now = self.clock()
             state = self.files.load_all()
             counts: dict[str, int] = {"stores": len(prepared)}
@@ -230,13 +306,35 @@ class AgentMemory:
     # --- retrieve ------------------------------------------------------------------------
     def retrieve(self, query: str, limit: int = 10, url: str | None = None,
                  paths: dict[str, float] | None = None, filters: Filters | None = None) -> list[dict[str, Any]]:
-        """Search hot, warm and the local index with one ranking (memoryd.tiers.retrieval.search)."""
+        """Search hot, warm and the local index with one ranking (memoryd.tiers.retrieval.search).
+
+        With filters (url, entity, date range) only warm and cold facts that pass are considered, and
+        the query may be empty (then the best-scored matches come first); `paths` (from an LLM's tree
+        search) replaces the keyword path scores."""
+        from memoryd.tiers.retrieval.filters import Filters
         from memoryd.tiers.retrieval.search import retrieve
 
-        return retrieve(self, query, limit, url=url, paths=paths, filters=filters)
+        filters = filters or Filters(url=url)
+        query = check_query(query, limit, filters)  # before the lock: a bad query creates nothing
+        now = self.clock()
+        with self.exclusive():
+            return retrieve(self._retrieval_view(now), query, limit, paths=paths, filters=filters)
+
+    def _retrieval_view(self, now: float) -> RetrievalView:
+        """What a retrieve reads (caller holds the lock): the state with the accesses recorded since the
+        last write folded in, the local index, the [retrieval] settings; where its accesses and warnings go."""
+        from memoryd.tiers.retrieval.view import RetrievalView, retrieval_settings
+
+        state = self.files.load_all()
+        pending = self.accesses.pending()
+        self.accesses.fold(state["warm"], pending)
+        settings, mode_chosen = retrieval_settings(self.config)
+        return RetrievalView(agent_id=self.agent_id, state=state, pending=pending, archive=self.archive, now=now,
+                             settings=settings, mode_chosen=mode_chosen, record_accesses=self.accesses.record,
+                             warn=self.warnings.append)
 
     # --- generic change ------------------------------------------------------------------
-    def change(self, fn: Callable[[dict[str, Any], float], Any], reason: str) -> Any:
+    def change(self, fn: Step[T], reason: str) -> T:
         """Run fn(state, now) under the lock on freshly loaded state, then write it back (limits applied)."""
         if not self.dir.exists():  # a new agent: bad input must not leave an empty agent behind
             try:
@@ -254,8 +352,8 @@ class AgentMemory:
         except OSError:
             pass
 
-    def _change(self, fn: Callable[[dict[str, Any], float], Any], reason: str) -> Any:
-        with self.locked():
+    def _change(self, fn: Step[T], reason: str) -> T:
+        with self.exclusive():
             now = self.clock()
             state = self.files.load_all()
             before = _redaction_marks(state)
@@ -268,7 +366,7 @@ class AgentMemory:
                 self.bump({"redactions": sum(added.values())} | {f"redactions.{k}": n for k, n in added.items()})
             return result
 
-    def used_categories(self, state: dict[str, Any]) -> set[str]:
+    def used_categories(self, state: AgentState) -> set[str]:
         used = {e["category"] for e in state["warm"]["entries"]}
         if self.archive is not None:
             used |= set(self.archive.category_counts(self.agent_id))

@@ -7,9 +7,9 @@ from memoryd.tiers.memory import hot as hot_tier
 from memoryd.tiers.memory import tree as tree_index
 from memoryd.tiers.memory import warm as warm_tier
 from memoryd.tiers.memory.agent import AgentMemory
-from memoryd.tiers.base.atomic import atomic_write_json
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.model import DAY
+from memoryd.tiers.memory.types import AgentState, Metrics
 
 MODES = ("quick", "daily", "monthly", "full")
 PERIODS = {"quick": 3600.0, "daily": DAY, "monthly": 31 * DAY, "full": None}
@@ -42,10 +42,10 @@ def consolidate(mem: AgentMemory, mode: str) -> dict[str, Any]:
 
 def _quick(mem: AgentMemory, full: bool) -> dict[str, int]:
     """Rescore warm, move entries due for cold to the local index, promote hot-scored facts."""
-    def step(state: dict[str, Any], now: float) -> dict[str, int]:
+    def step(state: AgentState, now: float) -> dict[str, int]:
         due, log = warm_tier.split_due_for_cold(state["warm"], now)
         mem.archive_entries(due)  # durable before warm forgets them
-        mem.evictions.append(log, now)
+        mem.record_evictions(log, now)
         promoted = 0
         for entry in warm_tier.due_for_hot(state["warm"]):
             if entry.get("metadata", {}).get("promoted"):
@@ -61,41 +61,41 @@ def _quick(mem: AgentMemory, full: bool) -> dict[str, int]:
     return mem.change(step, "consolidate")
 
 
-def _recount_tree_activity(state: dict[str, Any], now: float) -> None:
+def _recount_tree_activity(state: AgentState, now: float) -> None:
     """Full mode: a node's activity is at least the newest access of the memories under it."""
     for entry in state["warm"]["entries"]:
         day = tree_index.day_of(max(entry["created_at"], entry.get("last_access", 0)))
         for anc in tree_index.ancestors(entry["category"]):
             node = state["tree"]["nodes"].get(anc)
-            if node is not None and node[1] < day:
+            if node is not None and tree_index.day_of_node(node) < day:
                 node[1] = day
 
 
 def _prune_tree(mem: AgentMemory) -> int:
-    def step(state: dict[str, Any], now: float) -> int:
+    def step(state: AgentState, now: float) -> int:
         rows = tree_index.prune(state["tree"], mem.used_categories(state), now)
-        mem.evictions.append(rows, now)
+        mem.record_evictions(rows, now)
         return len(rows)
 
     return mem.change(step, "tree prune")
 
 
 def _cold_cleanup(mem: AgentMemory) -> int:
-    if mem.archive is None:
+    archive = mem.archive
+    if archive is None:
         return 0
     years = float(mem.config.section("retention").get("cold_years", DEFAULT_RETENTION_YEARS))  # checked at load
     cutoff = mem.clock() - years * 365.25 * DAY
-    with mem.locked():
-        ids = mem.archive.delete_created_between(mem.agent_id, 0, cutoff)
-        mem.evictions.append([{"tier": "cold", "kind": "entry", "id": i, "what": "",
+    with mem.exclusive():
+        ids = archive.delete_created_between(mem.agent_id, 0, cutoff)
+        mem.record_evictions([{"tier": "cold", "kind": "entry", "id": i, "what": "",
                                "why": f"frozen past {years:g}-year retention"} for i in ids], mem.clock())
     return len(ids)
 
 
 def _record(mem: AgentMemory, mode: str, start: float, counts: dict[str, int], error: MemorydError | None) -> None:
     """Record the run; a successful run also counts for the modes it contains (full ⊃ monthly ⊃ …)."""
-    with mem.locked():
-        metrics = mem._metrics()
+    def record(metrics: Metrics) -> None:
         end = mem.clock()
         runs = metrics.setdefault("runs", {})
         runs.setdefault(mode, {}).update({"last_start": start, "last_end": end, "ok": error is None,
@@ -104,10 +104,11 @@ def _record(mem: AgentMemory, mode: str, start: float, counts: dict[str, int], e
             for included in MODES[: MODES.index(mode) + 1]:
                 runs.setdefault(included, {}).update({"last_ok_end": end} if included == mode else
                                                      {"last_ok_end": end, "last_end": end, "ok": True, "via": mode})
-        atomic_write_json(mem.dir / "metrics.json", metrics)
+
+    mem.update_metrics(record)
 
 
-def is_due(metrics: dict[str, Any], mode: str, now: float) -> bool:
+def is_due(metrics: Metrics, mode: str, now: float) -> bool:
     """A scheduled mode is due when its last successful run is older than its period."""
     period = PERIODS[mode]
     if period is None:

@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 from memoryd.tiers.base.atomic import atomic_write_text
 from memoryd.tiers.base.errors import StoreError
+from memoryd.tiers.memory.types import Eviction
 
 MAX_LOG_BYTES = 1 << 20  # rotated to evictions.jsonl.1 past 1 MiB
 # json.dumps(row, ensure_ascii=False, sort_keys=True) without a new encoder per row (a year's ingest logs thousands)
@@ -19,7 +20,7 @@ class EvictionLog:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def append(self, rows: Iterable[dict[str, Any]], now: float) -> int:
+    def append(self, rows: Iterable[Eviction], now: float) -> int:
         """Append rows (what/why/when), fsynced; the caller holds the agent lock."""
         lines = []
         for row in rows:
@@ -65,9 +66,9 @@ class EvictionLog:
             atomic_write_text(path, "".join(line + "\n" for line in out))
         return changed
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[Eviction]:
         """All readable rows, oldest first (a torn last line from a crash is skipped)."""
-        out: list[dict[str, Any]] = []
+        out: list[Eviction] = []
         for path in (self.path.with_name(self.path.name + ".1"), self.path):
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")

@@ -1,13 +1,13 @@
 """HOT tier: identity, owner profile, active context and critical lessons; pruning and MEMORY.md."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.memory.model import (HOT_MAX_BYTES, MAX_EVENTS, MAX_LESSON_CHARS, MAX_LESSONS, MAX_PENDING_TASKS, check_category, check_field, check_importance, check_key, check_text, content_id, preview)
+from memoryd.tiers.memory.types import Event, Eviction, HotState, Lesson, Project, Task
 
-Hot = dict[str, Any]
-Eviction = dict[str, Any]
+Hot = HotState  # the name this module's signatures use
 
 
 def empty_hot() -> Hot:
@@ -16,7 +16,7 @@ def empty_hot() -> Hot:
             "critical_lessons": []}
 
 
-_ITEM_FIELDS = {  # field → accepted types, for every item the code reads
+_ITEM_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {  # field → accepted types of the fields read
     "projects": {"id": str, "name": str, "description": str, "status": str},
     "events": {"id": str, "text": str, "timestamp": (int, float)},
     "tasks": {"id": str, "text": str, "status": str, "timestamp": (int, float)},
@@ -58,25 +58,25 @@ def _field(value: str, what: str) -> str:
     return redact(check_field(value, what))[0]
 
 
-def set_identity(hot: Hot, key: str, value: str) -> dict:
+def set_identity(hot: Hot, key: str, value: str) -> dict[str, Any]:
     key = check_key(key)
     hot["identity"][key] = _field(value, "value")
     return {"key": key, "value": hot["identity"][key]}
 
 
-def set_profile(hot: Hot, key: str, value: str) -> dict:
+def set_profile(hot: Hot, key: str, value: str) -> dict[str, Any]:
     key = check_key(key)
     hot["owner_profile"][key] = _field(value, "value")
     return {"key": key, "value": hot["owner_profile"][key]}
 
 
-def upsert_project(hot: Hot, name: str, description: str | None, status: str | None, now: float) -> dict:
+def upsert_project(hot: Hot, name: str, description: str | None, status: str | None, now: float) -> Project:
     name = _field(name, "project name")
     pid = content_id("project", name)
     projects = hot["active_context"]["projects"]
     item = next((p for p in projects if p["id"] == pid), None)
     if item is None:
-        item = {"id": pid, "name": name, "description": "", "status": "active"}
+        item = Project(id=pid, name=name, description="", status="active")
         projects.append(item)
     if description is not None:
         item["description"] = _field(description, "description")
@@ -86,31 +86,31 @@ def upsert_project(hot: Hot, name: str, description: str | None, status: str | N
     return item
 
 
-def add_event(hot: Hot, text: str, now: float) -> dict:
+def add_event(hot: Hot, text: str, now: float) -> Event:
     text = _field(text, "event")
     eid = content_id("event", text, str(int(now)))
     existing = next((e for e in hot["active_context"]["events"] if e["id"] == eid), None)
     if existing is not None:  # the same event twice in one second is one event
         return existing
-    item = {"id": eid, "text": text, "timestamp": int(now)}
+    item = Event(id=eid, text=text, timestamp=int(now))
     hot["active_context"]["events"].append(item)
     return item
 
 
-def upsert_task(hot: Hot, text: str, status: str | None, now: float) -> dict:
+def upsert_task(hot: Hot, text: str, status: str | None, now: float) -> Task:
     text = _field(text, "task")
     tid = content_id("task", text)
     tasks = hot["active_context"]["tasks"]
     item = next((t for t in tasks if t["id"] == tid), None)
     if item is None:
-        item = {"id": tid, "text": text, "status": "pending", "timestamp": int(now)}
+        item = Task(id=tid, text=text, status="pending", timestamp=int(now))
         tasks.append(item)
     if status is not None:
         item["status"] = _field(status, "status")
     return item
 
 
-def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now: float) -> dict:
+def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now: float) -> Lesson:
     from memoryd.tiers.distillation.redact import redact
 
     text = " ".join(redact(check_text(text, "lesson"))[0].split())
@@ -122,8 +122,8 @@ def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now
     lessons = hot["critical_lessons"]
     item = next((x for x in lessons if x["id"] == lid), None)
     if item is None:
-        item = {"id": lid, "text": text, "category": category, "importance": 0.8 if imp is None else imp,
-                "timestamp": int(now)}
+        item = Lesson(id=lid, text=text, category=category, importance=0.8 if imp is None else imp,
+                      timestamp=int(now))
         lessons.append(item)
     else:
         item["importance"] = max(item["importance"], 0.8 if imp is None else imp)
@@ -137,24 +137,23 @@ def remove_ids(hot: Hot, ids: set[str]) -> int:
     Identity and profile entries go by the ids retrieve shows for them: identity:KEY, profile:KEY.
     """
     removed = 0
-    for prefix, section in (("identity:", "identity"), ("profile:", "owner_profile")):
+    for prefix, values in (("identity:", hot["identity"]), ("profile:", hot["owner_profile"])):
         for i in ids:
-            if i.startswith(prefix) and hot[section].pop(i[len(prefix):], None) is not None:
+            if i.startswith(prefix) and values.pop(i[len(prefix):], None) is not None:
                 removed += 1
     ctx = hot["active_context"]
-    for key in ("projects", "events", "tasks"):
-        keep = [i for i in ctx[key] if i["id"] not in ids]
-        removed += len(ctx[key]) - len(keep)
-        ctx[key] = keep
-    keep = [i for i in hot["critical_lessons"] if i["id"] not in ids and i.get("source_id") not in ids]
-    removed += len(hot["critical_lessons"]) - len(keep)
-    hot["critical_lessons"] = keep
-    return removed
+    before = len(ctx["projects"]) + len(ctx["events"]) + len(ctx["tasks"]) + len(hot["critical_lessons"])
+    ctx["projects"] = [i for i in ctx["projects"] if i["id"] not in ids]
+    ctx["events"] = [i for i in ctx["events"] if i["id"] not in ids]
+    ctx["tasks"] = [i for i in ctx["tasks"] if i["id"] not in ids]
+    hot["critical_lessons"] = [i for i in hot["critical_lessons"] if i["id"] not in ids and i.get("source_id") not in ids]
+    return removed + before - (len(ctx["projects"]) + len(ctx["events"]) + len(ctx["tasks"])
+                               + len(hot["critical_lessons"]))
 
 
 # --- pruning (pure, deterministic) --------------------------------------------------------
 
-def _evicted(kind: str, item: dict, why: str) -> Eviction:
+def _evicted(kind: str, item: Mapping[str, Any], why: str) -> Eviction:
     return {"tier": "hot", "kind": kind, "id": item.get("id", item.get("key", "")),
             "what": preview(str(item.get("text") or item.get("name") or item.get("value", ""))), "why": why}
 
@@ -185,7 +184,7 @@ def _shrink(hot: Hot) -> list[Eviction]:
     ctx = hot["active_context"]
     why = f"hot state over {HOT_MAX_BYTES} bytes"
     oldest = lambda items: items[0]  # noqa: E731 - lists are kept sorted oldest first
-    order = [  # least valuable first; lessons are sorted most important first
+    order: list[tuple[str, list[Any], Callable[[list[Any]], Any]]] = [  # least valuable first; lessons: most important first
         ("event", ctx["events"], oldest),
         ("task", ctx["tasks"], lambda items: next((t for t in items if t["status"] != "pending"), None)),
         ("lesson", hot["critical_lessons"], lambda items: items[-1]),

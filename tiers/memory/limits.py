@@ -2,28 +2,29 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from memoryd.tiers.memory.hot import prune_hot
 from memoryd.tiers.memory.tree import enforce_limits as enforce_tree
+from memoryd.tiers.memory.types import AgentState, Eviction
 from memoryd.tiers.memory.warm import enforce_size
 
 
-def _copy(state: dict[str, Any]) -> dict[str, Any]:
+def _copy(state: AgentState) -> AgentState:
     """A copy the limits may change. Deep (a JSON round trip) except for warm entries' values: each entry
     is a new dict (enforce_size rescores, sorts and pops them) but shares its metadata, which no limit
     changes — a year's ingest copies warm twice per batch, and its entries are most of the state."""
-    warm = state.get("warm")
+    warm: Any = state.get("warm")
     if not isinstance(warm, dict) or not isinstance(warm.get("entries"), list) or not all(
             isinstance(e, dict) for e in warm["entries"]):
-        return json.loads(json.dumps(state))
+        return cast(AgentState, json.loads(json.dumps(state)))
     out = json.loads(json.dumps({k: v for k, v in state.items() if k != "warm"}))
     out["warm"] = json.loads(json.dumps({k: v for k, v in warm.items() if k != "entries"}))
     out["warm"]["entries"] = [dict(e) for e in warm["entries"]]
-    return dict((k, out[k]) for k in state)  # the keys in the caller's order
+    return cast(AgentState, dict((k, out[k]) for k in state))  # the keys in the caller's order
 
 
-def enforce_all(state: dict[str, Any], now: float, grace: float = 0.0) -> tuple[dict[str, Any], list[dict]]:
+def enforce_all(state: AgentState, now: float, grace: float = 0.0) -> tuple[AgentState, list[Eviction]]:
     """Return a copy of {hot, warm, tree} within every limit, and the evictions that made it so.
 
     Warm evictions carry the full entry under "entry": the caller must send it to cold, not drop it.

@@ -7,11 +7,11 @@ the hot budget (5 KB), so rendering cannot grow a harness file without bound.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.memory.hot import hot_sections
 from memoryd.tiers.memory.model import HOT_MAX_BYTES
+from memoryd.tiers.memory.types import HotState, TreeState
 
 BEGIN = "<!-- memoryd:begin agent={agent} · generated from hot memory; edits inside this block are replaced -->"
 END = "<!-- memoryd:end agent={agent} -->"
@@ -22,7 +22,7 @@ _PRIORITY = ("Identity", "Owner profile", "Critical lessons", "Active projects",
              "Memory index")
 
 
-def index_lines(tree: dict[str, Any]) -> list[str]:
+def index_lines(tree: TreeState) -> list[str]:
     """One line per tree path (with its description): what can be searched for."""
     return [f"- {path}" + (f" — {desc}" if desc else "") for path, (desc, _day) in sorted(tree["nodes"].items())]
 
@@ -48,7 +48,7 @@ def _fit(sections: list[tuple[str, list[str]]], budget: int, nl: str) -> tuple[d
     return kept, left_out
 
 
-def build_block(hot: dict[str, Any], tree: dict[str, Any], agent_id: str, nl: str = "\n",
+def build_block(hot: HotState, tree: TreeState, agent_id: str, nl: str = "\n",
                 max_bytes: int = HOT_MAX_BYTES) -> str:
     """The block text (markers included, no final newline), at most `max_bytes` UTF-8 bytes."""
     head = [BEGIN.format(agent=agent_id), f"## Memory (memoryd, agent {agent_id})"]

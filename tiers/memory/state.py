@@ -1,21 +1,25 @@
-"""Per-agent local state files: load (quarantine corrupt, fall back to last good copy) and save atomically."""
+"""Per-agent local state files: load (quarantine corrupt, fall back to last good copy) and save atomically.
+
+The one place the state's JSON becomes the typed state (memoryd.tiers.memory.types) and back: load_all
+checks each file's shape and hands the parsed dicts on as AgentState; save_all writes them canonical."""
 from __future__ import annotations
 
 import logging
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, cast
 
 from memoryd.tiers.base.atomic import (atomic_write_bytes, atomic_write_text, dumps, ensure_private_dir, read_json, read_json_raw)
 from memoryd.tiers.memory.hot import empty_hot, render_markdown, validate_hot
 from memoryd.tiers.memory.tree import empty_tree, validate_tree
+from memoryd.tiers.memory.types import AgentState
 from memoryd.tiers.memory.warm import empty_warm, validate_warm
 
 log = logging.getLogger("memoryd.tiers")
 
 # Called as listener(agent_dir, agent_id, state) after a save changed hot or tree, under the agent's
 # lock; the wiring registers the harness-file renderer here (daemon/render_targets.py install()).
-SAVE_LISTENERS: list[Callable[[Path, str, dict[str, Any]], None]] = []
+SAVE_LISTENERS: list[Callable[[Path, str, AgentState], None]] = []
 
 FILES = {"hot": "hot-memory-state.json", "warm": "warm-memory.json", "tree": "memory-tree.json"}
 _SHAPES: dict[str, tuple[Callable[[], Any], Callable[[Any], None]]] = {
@@ -34,6 +38,7 @@ class StateFiles:
         return self.dir / FILES[name]
 
     def load(self, name: str) -> Any:
+        """One file's object, its shape checked (load_all gives the three typed)."""
         default, validate = _SHAPES[name]
         path = self.path(name)
         obj, raw = read_json_raw(path, lambda: None, validate)
@@ -50,8 +55,8 @@ class StateFiles:
                 return obj
         return default()
 
-    def load_all(self) -> dict[str, Any]:
-        return {name: self.load(name) for name in FILES}
+    def load_all(self) -> AgentState:
+        return cast(AgentState, {name: self.load(name) for name in FILES})
 
     def save(self, name: str, obj: Any) -> bool:
         """Atomic replace (skipped when nothing changed); the previous good file is kept as <name>.bak."""
@@ -78,9 +83,10 @@ class StateFiles:
         for name in FILES:
             self.path(name).with_name(FILES[name] + ".bak").unlink(missing_ok=True)
 
-    def save_all(self, state: dict[str, Any]) -> None:
+    def save_all(self, state: AgentState) -> None:
         ensure_private_dir(self.dir)
-        changed = {name: self.save(name, state[name]) for name in FILES if name in state}
+        files: Mapping[str, Any] = state  # by name; sync may hand over only some of the three
+        changed = {name: self.save(name, files[name]) for name in FILES if name in files}
         if changed.get("hot") or ("hot" in state and not (self.dir / "MEMORY.md").exists()):
             # rendered from hot (durable itself): a power cut at worst leaves the previous rendering
             atomic_write_text(self.dir / "MEMORY.md", render_markdown(state["hot"], self.agent_id), durable=False)

@@ -1,7 +1,7 @@
 """Local status of one agent (never opens the database: `memoryd status` must start fast)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.atomic import dumps
@@ -10,9 +10,9 @@ from memoryd.tiers.memory.model import HOT_MAX_BYTES, TREE_MAX_BYTES, TREE_MAX_N
 
 
 def agent_status(mem: AgentMemory) -> dict[str, Any]:
-    with mem.locked():
-        state = mem.files.load_all()
-        metrics = mem._metrics()
+    with mem.exclusive():
+        state = mem.snapshot()
+        metrics = mem.metrics()
     hot, warm, tree = state["hot"], state["warm"], state["tree"]
     ctx = hot["active_context"]
     runs = metrics.get("runs", {})
@@ -28,23 +28,24 @@ def agent_status(mem: AgentMemory) -> dict[str, Any]:
                  "max_bytes": TREE_MAX_BYTES},
         "cold": _cold(mem, counters),
         "consolidation": {m: runs.get(m) for m in MODES},
-        "evictions": mem.evictions.summary(),
+        "evictions": mem.eviction_summary(),
         "redactions": {k.split(".", 1)[1]: v for k, v in counters.items() if k.startswith("redactions.")},
         "stores": counters.get("stores", 0),
     }
 
 
-def _cold(mem: AgentMemory, counters: dict[str, Any]) -> dict[str, Any]:
+def _cold(mem: AgentMemory, counters: dict[str, int]) -> dict[str, Any]:
     """The local index's own count (it is on this device); the cached one if none is open."""
-    if mem.archive is None:
+    archive: Any = mem.archive
+    if archive is None:
         return {"count": counters.get("cold_count"), "counted_at": counters.get("cold_counted_at")}
-    out: dict[str, Any] = {"count": mem.archive.count(mem.agent_id), "counted_at": int(mem.clock())}
-    if getattr(mem.archive, "remote", False):  # a server URL: what still waits to be sealed and sent
-        out["pending_upload"] = mem.archive.pending_uploads(mem.agent_id)
+    out: dict[str, Any] = {"count": archive.count(mem.agent_id), "counted_at": int(mem.clock())}
+    if getattr(archive, "remote", False):  # a server URL: what still waits to be sealed and sent (LocalIndex)
+        out["pending_upload"] = archive.pending_uploads(mem.agent_id)
     return out
 
 
-def _count_by(entries: list[dict], key: str) -> dict[str, int]:
+def _count_by(entries: Sequence[Mapping[str, Any]], key: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for e in entries:
         out[e.get(key, "?")] = out.get(e.get(key, "?"), 0) + 1
@@ -60,10 +61,6 @@ def record_cold_count(mem: AgentMemory) -> int | None:
 
 def remember_cold_count(mem: AgentMemory, count: int) -> int:
     """Cache a cold count someone just read (status never opens the database itself)."""
-    from memoryd.tiers.base.atomic import atomic_write_json
-
-    with mem.locked():
-        metrics = mem._metrics()
-        metrics.setdefault("counters", {}).update(cold_count=count, cold_counted_at=int(mem.clock()))
-        atomic_write_json(mem.dir / "metrics.json", metrics)
+    mem.update_metrics(lambda metrics: metrics.setdefault("counters", {}).update(
+        cold_count=count, cold_counted_at=int(mem.clock())))
     return count

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterator, cast
 
 from memoryd.tiers.memory import tree as tree_index
 from memoryd.tiers.memory.agent import AgentMemory
@@ -13,6 +13,7 @@ from memoryd.tiers.memory.hot import validate_hot
 from memoryd.tiers.memory.model import check_category, check_importance, check_text
 from memoryd.tiers.base.progress import Progress, current_progress
 from memoryd.tiers.memory.tree import validate_tree
+from memoryd.tiers.memory.types import AgentState, HotState, WarmState
 
 FORMAT, VERSION = "memoryd-export", 1
 COLD_BATCH = 2000
@@ -32,9 +33,9 @@ def export_lines(mem: AgentMemory) -> Iterator[str]:
     for entry in state["warm"]["entries"]:
         yield json.dumps({"type": "warm", "entry": entry}, ensure_ascii=False, sort_keys=True)
     if mem.archive is not None:
-        for entry in mem.archive.iter_entries(mem.agent_id):
-            entry.pop("day", None)  # derived by the index, not part of the memory
-            yield json.dumps({"type": "cold", "entry": entry}, ensure_ascii=False, sort_keys=True)
+        for row in mem.archive.iter_entries(mem.agent_id):
+            cold = {k: v for k, v in row.items() if k != "day"}  # day: derived by the index, not the memory's
+            yield json.dumps({"type": "cold", "entry": cold}, ensure_ascii=False, sort_keys=True)
 
 
 def _line_count(mem: AgentMemory) -> int:
@@ -131,7 +132,8 @@ def import_from(mem: AgentMemory, fh: IO[str], progress: Progress | None = None)
     """Apply a validated export: cold first (idempotent upserts), then one local state write."""
     from memoryd.tiers.distillation.redact import redact_obj
 
-    data, _counts = redact_obj(parse_export(fh))  # an export from elsewhere may hold secrets
+    redacted, _counts = redact_obj(parse_export(fh))  # an export from elsewhere may hold secrets
+    data = cast(dict[str, Any], redacted)
     if data["cold"] and mem.archive is None:
         raise StoreError("the export holds cold memories but no cold archive is open")
     advance = (progress or current_progress()).start("import cold memories", len(data["cold"]))
@@ -140,7 +142,7 @@ def import_from(mem: AgentMemory, fh: IO[str], progress: Progress | None = None)
         mem.archive.put(mem.agent_id, batch)  # type: ignore[union-attr]
         advance(len(batch))
 
-    def apply(state: dict[str, Any], now: float) -> dict[str, int]:
+    def apply(state: AgentState, now: float) -> dict[str, int]:
         counts = {"warm": _merge_warm(state["warm"], data["warm"]), "cold": len(data["cold"]), "tree": 0, "hot": 0}
         if data["hot"]:
             counts["hot"] = _merge_hot(state["hot"], data["hot"])
@@ -154,29 +156,29 @@ def import_from(mem: AgentMemory, fh: IO[str], progress: Progress | None = None)
     return mem.change(apply, "import")
 
 
-def _merge_warm(warm: dict[str, Any], entries: list[dict[str, Any]]) -> int:
+def _merge_warm(warm: WarmState, entries: list[Any]) -> int:
     by_id = {e["id"]: e for e in warm["entries"]}
     added = 0
     for entry in entries:
         old = by_id.get(entry["id"])
         if old is None:
-            entry = dict(entry, access_count=entry.get("access_count", 0), metadata=entry.get("metadata", {}))
-            warm["entries"].append(entry)
-            by_id[entry["id"]] = entry
+            new: Any = dict(entry, access_count=entry.get("access_count", 0), metadata=entry.get("metadata", {}))
+            warm["entries"].append(new)
+            by_id[new["id"]] = new
             added += 1
         else:
             old["access_count"] = max(old["access_count"], entry.get("access_count", 0))
     return added
 
 
-def _merge_hot(hot: dict[str, Any], incoming: dict[str, Any]) -> int:
+def _merge_hot(hot: HotState, incoming: HotState) -> int:
     """Union by id (lists) and by key (identity, profile); the imported value wins on a clash."""
     changed = 0
     for section in ("identity", "owner_profile"):
         for key, value in incoming[section].items():
             changed += hot[section].get(key) != value
             hot[section][key] = value
-    pairs = [(hot["critical_lessons"], incoming["critical_lessons"])] + [
+    pairs: list[tuple[list[Any], list[Any]]] = [(hot["critical_lessons"], incoming["critical_lessons"])] + [
         (hot["active_context"][k], incoming["active_context"][k]) for k in ("projects", "events", "tasks")]
     for mine, theirs in pairs:
         index = {item["id"]: i for i, item in enumerate(mine)}

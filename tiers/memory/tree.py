@@ -6,9 +6,25 @@ from typing import Any, Iterable
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.base.errors import LimitError, UsageError
 from memoryd.tiers.memory.model import (DAY, TREE_DEAD_DAYS, TREE_MAX_BYTES, TREE_MAX_CHILDREN, TREE_MAX_NODES, check_category, preview)
+from memoryd.tiers.memory.types import Eviction, TreeNode, TreeState, WarmEntry
 
-Tree = dict[str, Any]
+Tree = TreeState  # the name this module's signatures use
 MAX_DESC_CHARS = 60
+
+
+def new_node(desc: str, day: int) -> TreeNode:
+    return [desc, day]
+
+
+def desc_of(node: TreeNode) -> str:
+    desc: str = node[0]
+    return desc
+
+
+def day_of_node(node: TreeNode) -> int:
+    """The last day (unix day number) something under this node was stored or read."""
+    day: int = node[1]
+    return day
 
 
 def empty_tree() -> Tree:
@@ -56,7 +72,7 @@ def _limit_problem(tree: Tree, new_paths: list[str], desc: str, day: int) -> str
         if len(siblings) + 1 > TREE_MAX_CHILDREN:
             where = parent_of(path) or "the root"
             return f"{where} would have {len(siblings) + 1} children (max {TREE_MAX_CHILDREN})"
-    trial = {"nodes": dict(nodes, **{p: [desc if p == new_paths[-1] else "", day] for p in new_paths})}
+    trial = Tree(nodes=dict(nodes, **{p: new_node(desc if p == new_paths[-1] else "", day) for p in new_paths}))
     if tree_size(trial) > TREE_MAX_BYTES:
         return f"the tree would be {tree_size(trial)} bytes (max {TREE_MAX_BYTES})"
     return None
@@ -73,16 +89,16 @@ def add_node(tree: Tree, path: str, desc: str, now: float) -> list[str]:
     new = [p for p in ancestors(path) if p not in tree["nodes"]]
     if not new:
         node = tree["nodes"][path]
-        trial = {"nodes": dict(tree["nodes"], **{path: [desc or node[0], day_of(now)]})}
+        trial = Tree(nodes=dict(tree["nodes"], **{path: new_node(desc or desc_of(node), day_of(now))}))
         if tree_size(trial) > TREE_MAX_BYTES:
             raise LimitError(f"cannot update {path!r}: the tree would be {tree_size(trial)} bytes (max {TREE_MAX_BYTES})")
-        node[0], node[1] = desc or node[0], day_of(now)
+        node[0], node[1] = desc or desc_of(node), day_of(now)
         return []
     problem = _limit_problem(tree, new, desc, day_of(now))
     if problem:
         raise LimitError(f"cannot add {path!r}: {problem}")
     for p in new:
-        tree["nodes"][p] = [desc if p == path else "", day_of(now)]
+        tree["nodes"][p] = new_node(desc if p == path else "", day_of(now))
     return new
 
 
@@ -107,7 +123,7 @@ def touch(tree: Tree, paths: Iterable[str], now: float) -> None:
     for path in paths:
         for anc in ancestors(path):
             node = tree["nodes"].get(anc)
-            if node is not None and node[1] < day:
+            if node is not None and day_of_node(node) < day:
                 node[1] = day
 
 
@@ -122,15 +138,16 @@ def remove_node(tree: Tree, path: str, used_categories: set[str]) -> None:
     del tree["nodes"][path]
 
 
-def prune(tree: Tree, used_categories: set[str], now: float) -> list[dict]:
+def prune(tree: Tree, used_categories: set[str], now: float) -> list[Eviction]:
     """Remove leaf nodes without memories and no activity for 60+ days (repeatedly, bottom-up)."""
-    out: list[dict] = []
+    out: list[Eviction] = []
     cutoff = day_of(now) - TREE_DEAD_DAYS
     changed = True
     while changed:
         changed = False
         for path in sorted(tree["nodes"], key=lambda p: (-p.count("/"), p)):
-            desc, last = tree["nodes"][path]
+            node = tree["nodes"][path]
+            desc, last = desc_of(node), day_of_node(node)
             if last <= cutoff and not children(tree, path) and not any(
                     c == path or c.startswith(path + "/") for c in used_categories):
                 del tree["nodes"][path]
@@ -140,9 +157,9 @@ def prune(tree: Tree, used_categories: set[str], now: float) -> list[dict]:
     return out
 
 
-def enforce_limits(tree: Tree) -> list[dict]:
+def enforce_limits(tree: Tree) -> list[Eviction]:
     """Deterministically drop the stalest leaves until every limit holds (used after a merge)."""
-    out: list[dict] = []
+    out: list[Eviction] = []
     nodes = tree["nodes"]
     for path in list(nodes):  # orphans and too-deep paths cannot stay
         if path.count("/") >= 4 or any(a not in nodes for a in ancestors(path)[:-1]):
@@ -158,13 +175,13 @@ def enforce_limits(tree: Tree) -> list[dict]:
 
     while nodes and over():
         leaves = [p for p in nodes if not children(tree, p)]
-        victim = min(leaves, key=lambda p: (nodes[p][1], -p.count("/"), p))
+        victim = min(leaves, key=lambda p: (day_of_node(nodes[p]), -p.count("/"), p))
         out.append({"tier": "tree", "kind": "node", "id": victim, "what": victim, "why": "tree over its limits"})
         del nodes[victim]
     return out
 
 
-def counts_by_path(warm_entries: list[dict], cold: dict[str, int]) -> dict[str, tuple[int, int]]:
+def counts_by_path(warm_entries: list[WarmEntry], cold: dict[str, int]) -> dict[str, tuple[int, int]]:
     """(warm, cold) memories per path including descendants; '' is the root."""
     out: dict[str, list[int]] = {}
     warm: dict[str, int] = {}
@@ -187,7 +204,7 @@ def render(tree: Tree, counts: dict[str, tuple[int, int]] | None = None) -> str:
 
     def walk(parent: str, depth: int) -> None:
         for path in children(tree, parent):
-            desc = tree["nodes"][path][0]
+            desc = desc_of(tree["nodes"][path])
             w, c = counts.get(path, (0, 0))
             lines.append(f"{'  ' * depth}📁 {path}" + (f" — {desc}" if desc else "") + f"  (warm={w}, cold={c})")
             walk(path, depth + 1)

@@ -6,9 +6,10 @@ from typing import Any
 
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.memory.model import (DAY, TIER_HOT, WARM_MAX_BYTES, WARM_RETENTION_DAYS, content_id, preview, score, tier_for)
+from memoryd.tiers.memory.types import Eviction, WarmEntry, WarmState
 
-Warm = dict[str, Any]
-Entry = dict[str, Any]
+Warm = WarmState  # the names this module's signatures use
+Entry = WarmEntry
 _ID = itemgetter("id")
 
 
@@ -16,7 +17,7 @@ def empty_warm() -> Warm:
     return {"entries": []}
 
 
-_ENTRY_FIELDS = {"id": str, "text": str, "category": str, "importance": (int, float), "created_at": (int, float),
+_ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {"id": str, "text": str, "category": str, "importance": (int, float), "created_at": (int, float),
                  "access_count": int, "metadata": dict}
 
 
@@ -43,8 +44,9 @@ def entry_id(text: str, category: str) -> str:
     return content_id(category, text)
 
 
-def new_entry(text: str, category: str, importance: float, now: float, metadata: dict | None = None) -> Entry:
-    entry = {"id": entry_id(text, category), "text": text, "category": category, "importance": round(importance, 4),
+def new_entry(text: str, category: str, importance: float, now: float, metadata: dict[str, Any] | None = None
+              ) -> Entry:
+    entry: Entry = {"id": entry_id(text, category), "text": text, "category": category, "importance": round(importance, 4),
              "created_at": int(now), "access_count": 0, "last_access": int(now), "metadata": metadata or {}}
     rescore(entry, now)
     return entry
@@ -105,14 +107,16 @@ def touch(warm: Warm, ids: set[str], now: float) -> int:
     return n
 
 
-def _eviction(entry: Entry, why: str) -> dict:
+def _eviction(entry: Entry, why: str) -> Eviction:
     return {"tier": "warm", "kind": "entry", "id": entry["id"], "what": preview(entry["text"]),
             "why": why, "to": "cold"}
 
 
-def split_due_for_cold(warm: Warm, now: float) -> tuple[list[Entry], list[dict]]:
+def split_due_for_cold(warm: Warm, now: float) -> tuple[list[Entry], list[Eviction]]:
     """Remove entries past retention with a low score, or frozen; return them (for cold) and log rows."""
-    keep, out, log = [], [], []
+    keep: list[Entry] = []
+    out: list[Entry] = []
+    log: list[Eviction] = []
     for e in warm["entries"]:
         s = rescore(e, now)
         old = (now - e["created_at"]) / DAY > WARM_RETENTION_DAYS
@@ -139,7 +143,7 @@ def _fitting(warm: Warm, limit: int) -> int:
     return kept
 
 
-def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry], list[dict]]:
+def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry], list[Eviction]]:
     """Evict lowest-scored entries (ties: oldest, then id) until the JSON is ≤ 50 KB; entries
     created less than `grace` seconds ago go only when nothing older is left."""
     for e in warm["entries"]:
@@ -149,7 +153,7 @@ def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry
     kept = _fitting(warm, WARM_MAX_BYTES)
     out = warm["entries"][kept:][::-1]  # as if popped from the end while over: lowest first
     del warm["entries"][kept:]
-    log = []
+    log: list[Eviction] = []
     for e in out:
         young = " (within its grace period: nothing older was left)" if e["created_at"] > fresh else ""
         log.append(_eviction(e, f"warm over {WARM_MAX_BYTES} bytes, lowest score {e['score']:.3f}{young}"))

@@ -56,10 +56,6 @@ def _latin(word: str) -> str | None:
     return _stemmer()(word)
 
 
-def is_cjk(ch: str) -> bool:
-    return bool(_CJK_RUN.fullmatch(ch))
-
-
 def has_cjk(text: str) -> bool:
     return not text.isascii() and _CJK_RUN.search(text) is not None
 

@@ -131,11 +131,18 @@ def available() -> bool:
 def hybrid_ready(config: Any) -> tuple[bool, str | None]:
     """Whether retrieval runs hybrid: `[retrieval] mode = "hybrid"` (the default) and the extra installed.
     Without the extra it is keyword, with a warning only when hybrid was asked for (file, environment)."""
-    if config.section("retrieval").get("mode") != "hybrid":
+    from memoryd.tiers.retrieval.view import retrieval_settings
+
+    settings, chosen = retrieval_settings(config)
+    return hybrid_status(settings.get("mode"), chosen)
+
+
+def hybrid_status(mode: Any, chosen: bool) -> tuple[bool, str | None]:
+    """hybrid_ready from the [retrieval] mode and whether it was chosen (file, environment) or defaulted."""
+    if mode != "hybrid":
         return False, None
     if available():
         return True, None
-    chosen = str(getattr(config, "sources", {}).get("[retrieval] mode", "default")) != "default"
     return False, (f"{MISSING}; used keyword search" if chosen else None)
 
 

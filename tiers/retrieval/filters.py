@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from memoryd.tiers.retrieval import analyzer
 from memoryd.tiers.base.errors import UsageError
@@ -68,7 +68,7 @@ class Filters:
             parts.append("in the date range")
         return ", ".join(p for p in parts if p)
 
-    def matches(self, entry: dict[str, Any]) -> bool:
+    def matches(self, entry: Mapping[str, Any]) -> bool:
         meta = entry.get("metadata") or {}
         if self.url and not any(self.url in u for u in meta.get("urls", [])):
             return False
@@ -88,7 +88,7 @@ def _day_start(value: str, what: str) -> float:
     return day.timestamp()
 
 
-def _entry_time(entry: dict[str, Any]) -> float:
+def _entry_time(entry: Mapping[str, Any]) -> float:
     """A note's own date when it has one (ingested facts), else when it was stored."""
     date = (entry.get("metadata") or {}).get("date")
     if isinstance(date, str):

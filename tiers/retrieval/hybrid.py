@@ -14,13 +14,13 @@ tiers/retrieval/embed.py, the optional extra. Without it, retrieval says so and 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from memoryd.tiers.retrieval import embed, ranking
 from memoryd.tiers.base.errors import MemorydError
-
-if TYPE_CHECKING:
-    from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.base.ports import ColdEntry
+from memoryd.tiers.retrieval.ranking import Candidate
+from memoryd.tiers.retrieval.view import RetrievalView
 
 RRF_K = 60
 MIN_SPAN = 0.1   # cosines are scaled over at least this range: a handful of memories must not turn a
@@ -47,7 +47,7 @@ class Fusion:
     weight: float = 0.7
 
     @classmethod
-    def from_section(cls, section: dict[str, Any]) -> "Fusion":
+    def from_section(cls, section: Mapping[str, Any]) -> "Fusion":
         return cls(str(section.get("fusion") or "blend"), float(section.get("dense_weight", 0.7)))
 
     def describe(self) -> str:
@@ -70,25 +70,26 @@ class Dense:
         return min(1.0, max(0.0, (cos - lo) / (self.hi - lo)))
 
 
-def dense_side(mem: AgentMemory, query: str, live: list[dict[str, Any]], cands: list[dict[str, Any]], k: int,
-               to_candidate: Callable[[dict[str, Any]], dict[str, Any]]) -> Dense | None:
+def dense_side(view: RetrievalView, query: str, live: list[Candidate], cands: list[Candidate], k: int,
+               to_candidate: Callable[[ColdEntry], Candidate]) -> Dense | None:
     """Cosines for every candidate; the index's nearest memories join `cands` (in place). None, with a
     warning, when the model or the vectors cannot be had (the caller ranks by keywords alone)."""
+    archive, agent = view.archive, view.agent_id
     try:
         model = embed.load()
         qv = model.query(query)
-        store: VectorIndex | None = getattr(mem.archive, "vectors", None) if mem.archive is not None else None
-        if store is None:
+        store: VectorIndex | None = getattr(archive, "vectors", None) if archive is not None else None
+        if archive is None or store is None:
             return None
-        sims = _live_sims(store.live(mem.agent_id, [(c["id"], c["text"]) for c in live], lambda: model), qv)
-        near, lo, hi = store.nearest(mem.agent_id, qv, k)
-        unseen = mem.archive.count(mem.agent_id) - store.covered(mem.agent_id)  # type: ignore[union-attr]
+        sims = _live_sims(store.live(agent, [(c["id"], c["text"]) for c in live], lambda: model), qv)
+        near, lo, hi = store.nearest(agent, qv, k)
+        unseen = archive.count(agent) - store.covered(agent)
     except MemorydError as exc:
-        mem.warnings.append(f"{exc.message}; used keyword search")
+        view.warn(f"{exc.message}; used keyword search")
         return None
     if unseen > 0:
-        mem.warnings.append(f"{unseen} memories of the local index have no vector yet (`memoryd embed` adds "
-                            "them): they are found by their words only")
+        view.warn(f"{unseen} memories of the local index have no vector yet (`memoryd embed` adds "
+                  "them): they are found by their words only")
     bounds = ([lo, hi] if near else []) + list(sims.values())
     lo, hi = (min(bounds), max(bounds)) if bounds else (0.0, 0.0)
     sims.update(near)
@@ -96,9 +97,9 @@ def dense_side(mem: AgentMemory, query: str, live: list[dict[str, Any]], cands: 
     more = [i for i, _ in near if i not in seen]
     if more:
         try:
-            cands += [to_candidate(e) for e in mem.archive.get(mem.agent_id, more)]  # type: ignore[union-attr]
+            cands += [to_candidate(e) for e in archive.get(agent, more)]
         except MemorydError as exc:
-            mem.warnings.append(f"local index not searched by meaning: {exc.message}")
+            view.warn(f"local index not searched by meaning: {exc.message}")
     return Dense(sims, lo, hi)
 
 
@@ -129,8 +130,8 @@ def _rrf(text: dict[str, float], dense: Dense) -> dict[str, float]:
     return out
 
 
-def rank(query: Sequence[str], cands: Iterable[dict[str, Any]], corpus: ranking.Corpus, path_scores: dict[str, float],
-         limit: int, in_range: Any, dense: Dense, fusion: Fusion) -> list[dict[str, Any]]:
+def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpus, path_scores: dict[str, float],
+         limit: int, in_range: Any, dense: Dense, fusion: Fusion) -> list[Candidate]:
     """The best `limit` candidates by fused score × the keyword ranking's prior and date boost, explained."""
     from memoryd.tiers.retrieval.filters import path_boost
 

@@ -23,6 +23,9 @@ MEMORY_WEIGHT, PATH_WEIGHT = 0.7, 0.3
 HOT_SCORE = 0.7          # memory-score threshold of the hot tier: counts as fully alive
 DATE_BOOST = 1.5
 PATH_ONLY = 0.05         # a memory found only through its tree path ranks below every text match
+# A memory of any tier as ranked (a warm entry, a hot item or an index row, plus tier, path and score);
+# a result adds relevance, rank, ranking and reason. Built per retrieve and returned as JSON: a plain dict.
+Candidate = dict[str, Any]
 
 
 @dataclass
@@ -47,13 +50,13 @@ class Corpus:
         return max(1.0, self.terms / self.docs) if self.docs else 1.0
 
 
-def doc_terms(cand: dict[str, Any]) -> list[str]:
+def doc_terms(cand: Candidate) -> list[str]:
     if "_terms" not in cand:
         cand["_terms"] = analyzer.document(cand["text"], cand.get("category", ""))
     return cand["_terms"]
 
 
-def local_corpus(cands: Iterable[dict[str, Any]], query: Sequence[str]) -> Corpus:
+def local_corpus(cands: Iterable[Candidate], query: Sequence[str]) -> Corpus:
     """Statistics of the candidates held outside the local index (hot and warm)."""
     corpus = Corpus()
     wanted = set(query)
@@ -83,8 +86,8 @@ def prior(memory_score: float, path_score: float) -> float:
     return MEMORY_WEIGHT * min(1.0, max(memory_score, 0.0) / HOT_SCORE) + PATH_WEIGHT * min(1.0, path_score)
 
 
-def rank(query: Sequence[str], cands: Iterable[dict[str, Any]], corpus: Corpus, path_scores: dict[str, float],
-         limit: int, in_range: Any = None) -> list[dict[str, Any]]:
+def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: Corpus, path_scores: dict[str, float],
+         limit: int, in_range: Any = None) -> list[Candidate]:
     """Score candidates (each: id, text, category, tier, score) and return the best `limit`, explained.
 
     `in_range(cand) -> bool | None` says whether a memory's date falls in the range the question asks

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import date, datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Mapping
 
 MONTHS = {m: i + 1 for i, m in enumerate(
     "january february march april may june july august september october november december".split())}
@@ -78,8 +78,8 @@ def _absolute(text: str, today: date) -> Range | None:
         return _span(d, d + timedelta(days=1)) if d else None
     for pattern, order in ((_MON_DAY_YEAR, "md"), (_DAY_MON_YEAR, "dm")):
         if m := pattern.search(text):
-            mon, dd = (m[1], m[2]) if order == "md" else (m[2], m[1])
-            mo, dd = MONTHS[mon.lower()[:4] if mon.lower().startswith("sept") else mon.lower()[:3]], int(dd)
+            mon, day = (m[1], m[2]) if order == "md" else (m[2], m[1])
+            mo, dd = MONTHS[mon.lower()[:4] if mon.lower().startswith("sept") else mon.lower()[:3]], int(day)
             y = int(m[3]) if m[3] else _year_of(mo, dd, today)
             d = _day(y, mo, dd)
             return _span(d, d + timedelta(days=1)) if d else None
@@ -120,7 +120,7 @@ def question_range(query: str, now: float | None = None) -> Range | None:
     return _absolute(query, today) or _relative(query, today)
 
 
-def memory_date(entry: dict[str, Any]) -> str | None:
+def memory_date(entry: Mapping[str, Any]) -> str | None:
     """A memory's date (YYYY-MM-DD): a note's own date, the index's day, else when it was stored."""
     meta = entry.get("metadata") or {}
     day = meta.get("date") or entry.get("day")

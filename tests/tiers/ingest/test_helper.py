@@ -102,8 +102,8 @@ def _run(config, agent: str, ahead: bool, progress=None) -> tuple:
     cold = sorted((e["id"], e["text"], e["category"], e["importance"], json.dumps(e["metadata"], sort_keys=True))
                   for e in archive.iter_entries(agent))
     ledgers = {p.name: p.read_text() for p in sorted((mem.dir / "ingested").glob("*.json"))}
-    rows = [{k: v for k, v in r.items() if k != "ts"} for r in mem.evictions.rows()]
-    return report, state, cold, ledgers, rows, mem._metrics()["counters"]
+    rows = [{k: v for k, v in r.items() if k != "ts"} for r in mem.eviction_rows()]
+    return report, state, cold, ledgers, rows, mem.metrics()["counters"]
 
 
 FIVE_BATCHES = FIRST_BATCH_NOTES + 4 * BATCH_NOTES - 10  # notes: a first batch and four more (the last short)
@@ -237,7 +237,8 @@ def test_the_helpers_share_moves_towards_equal_cpu_time_on_both_sides() -> None:
 
 def test_a_fact_the_helper_cannot_prepare_is_left_to_the_store_path(keyword_config, tmp_path: Path) -> None:
     from memoryd.tiers.ingest.dailynotes import note_files
-    from memoryd.tiers.ingest.notes_ahead import _rate, read_notes
+    from memoryd.tiers.ingest.note_parse import read_notes
+    from memoryd.tiers.ingest.notes_ahead import _rate
     from memoryd.tiers.distillation.prepare import prepare_many
 
     _year(keyword_config.workspace, 2)

@@ -94,7 +94,7 @@ def test_monthly_deletes_cold_past_retention(config, archive) -> None:
     report = consolidate(mem, "monthly")
     assert report["counts"]["cold_deleted"] == 1
     assert [e["id"] for e in archive.iter_entries("retain")] == [recent]
-    rows = [r for r in mem.evictions.rows() if r["tier"] == "cold"]
+    rows = [r for r in mem.eviction_rows() if r["tier"] == "cold"]
     assert [r["id"] for r in rows] == [ancient] and "retention" in rows[0]["why"]
 
 
@@ -148,11 +148,11 @@ def test_a_full_run_counts_for_the_modes_it_contains(config) -> None:
     mem.store("a fact to consolidate", "misc", 0.5)
     clock.t += 40 * DAY
     consolidate(mem, "daily")
-    runs = mem._metrics()["runs"]
+    runs = mem.metrics()["runs"]
     assert runs["quick"]["via"] == "daily" and "monthly" not in runs
-    assert not is_due(mem._metrics(), "quick", clock.t) and is_due(mem._metrics(), "monthly", clock.t)
+    assert not is_due(mem.metrics(), "quick", clock.t) and is_due(mem.metrics(), "monthly", clock.t)
     mem.store("a fresh fact", "misc", 0.5)
     consolidate(mem, "full")
-    metrics = mem._metrics()
+    metrics = mem.metrics()
     assert all(not is_due(metrics, m, clock.t) for m in ("quick", "daily", "monthly"))
     assert metrics["runs"]["full"]["counts"]["rescored"] >= 1

@@ -30,7 +30,7 @@ def test_forget_id_warm_and_promoted_lesson(config) -> None:
     assert [x["id"] for x in state["warm"]["entries"]] == [other["id"]]
     assert state["hot"]["critical_lessons"] == []
     assert "PIN hint" not in (mem.dir / "MEMORY.md").read_text("utf-8")
-    rows = [r for r in mem.evictions.rows() if r["kind"] == "forget"]
+    rows = [r for r in mem.eviction_rows() if r["kind"] == "forget"]
     assert [r["id"] for r in rows] == [e["id"]] and rows[0]["tier"] == "all"
 
 
@@ -83,7 +83,7 @@ def test_forget_days(config, archive) -> None:
     assert out["ids"] == sorted([new, ev])
     assert forget_days(mem, 15)["ids"] == [mid]
     assert [e["id"] for e in mem.read_state()["warm"]["entries"]] == [old]
-    logged = {r["id"] for r in mem.evictions.rows() if r["kind"] == "forget"}
+    logged = {r["id"] for r in mem.eviction_rows() if r["kind"] == "forget"}
     assert logged == {new, ev, mid}
 
 

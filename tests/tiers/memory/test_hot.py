@@ -14,7 +14,7 @@ from clock import T0, Clock
 
 
 def log_rows(mem: AgentMemory) -> list[dict]:
-    return mem.evictions.rows()
+    return mem.eviction_rows()
 
 
 def test_lessons_keep_20_most_important() -> None:
@@ -171,7 +171,7 @@ def test_hot_over_5kb_through_agent_logs_every_pruned_item(config) -> None:
     raw = (mem.dir / "hot-memory-state.json").read_bytes()
     assert len(raw) <= HOT_MAX_BYTES and raw == dumps(json.loads(raw))
     hot = json.loads(raw)
-    rows = [r for r in mem.evictions.rows() if r["tier"] == "hot"]
+    rows = [r for r in mem.eviction_rows() if r["tier"] == "hot"]
     assert rows and all("over 5120 bytes" in r["why"] and r["reason"] == "fill" for r in rows)
     kept = ({x["id"] for x in hot["critical_lessons"]}
             | {x["id"] for k in ("projects", "events", "tasks") for x in hot["active_context"][k]})

@@ -179,7 +179,7 @@ class TieredMemory(RuleBasedStateMachine):
             found |= {e["id"] for e in self.archive.get(AGENT, sorted(missing))}
         missing = self.acked - found
         if missing:
-            logged = {r["id"] for r in self.mem.evictions.rows()}
+            logged = {r["id"] for r in self.mem.eviction_rows()}
             assert not (missing - logged), f"lost without a trace: {sorted(missing - logged)}"
 
 

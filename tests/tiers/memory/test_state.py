@@ -195,8 +195,22 @@ def test_write_state_applies_limits_and_queues_warm_evictions(config) -> None:
     assert len(dumps(state["hot"])) <= HOT_MAX_BYTES and len(dumps(state["warm"])) <= WARM_MAX_BYTES
     warm_ids = {e["id"] for e in evictions if e["tier"] == "warm"}
     assert warm_ids == {e["id"] for e in mem.archive.iter_entries("writer")}
-    logged = mem.evictions.rows()
+    logged = mem.eviction_rows()
     assert len(logged) == len(evictions) and all(r["reason"] == "merge" and "entry" not in r for r in logged)
+
+
+def test_write_state_at_a_given_time_is_as_on_a_clock_at_that_time(config) -> None:
+    """A sync merge applies limits at a time taken from the data: write_state(now=...) gives what a memory
+    whose clock says that time gives, and the memory's own clock is left as it was."""
+    later = T0 + 2 * 86400.0  # past the 24 h grace of every fact of _big_state
+    on_clock = AgentMemory(config, "on-clock", clock=Clock(later))
+    given = AgentMemory(config, "given", clock=Clock())
+    rows = on_clock.write_state(_big_state(), "merge")
+    assert given.write_state(_big_state(), "merge", now=later) == rows
+    assert given.read_state() == on_clock.read_state() and given.clock() == T0
+    assert [r["ts"] for r in given.eviction_rows()] == [int(later)] * len(rows)
+    at_t0 = AgentMemory(config, "at-t0", clock=Clock()).write_state(_big_state(), "merge")
+    assert [r["id"] for r in at_t0] != [r["id"] for r in rows]  # the time given is the one the limits used
 
 
 def test_eviction_log_skips_torn_last_line(config) -> None:
@@ -214,7 +228,7 @@ def test_lock_serialises_two_agent_objects(config) -> None:
     a = AgentMemory(config, "locky", clock=Clock())
     b = AgentMemory(config, "locky", clock=Clock())
     a.init()
-    with a.locked():
+    with a.exclusive():
         assert b.lock.acquire(blocking=False) is False
     assert b.lock.acquire(blocking=False) is True
     b.lock.release()

@@ -139,7 +139,7 @@ def test_daily_consolidation_prunes_dead_nodes_but_not_used_ones(config) -> None
     assert report["counts"]["tree_pruned"] == 2
     nodes = mem.read_state()["tree"]["nodes"]
     assert "empty" not in nodes and "kept/node" in nodes  # still holds (pending-cold) memories
-    assert {r["id"] for r in mem.evictions.rows() if r["tier"] == "tree"} == {"empty", "empty/node"}
+    assert {r["id"] for r in mem.eviction_rows() if r["tier"] == "tree"} == {"empty", "empty/node"}
 
 
 def _near_2kb() -> dict:
@@ -172,7 +172,7 @@ def test_tree_add_never_evicts_other_nodes(config) -> None:
     except LimitError:
         pass
     assert set(mem.read_state()["tree"]["nodes"]) == nodes_before
-    assert not [r for r in mem.evictions.rows() if r["tier"] == "tree"]
+    assert not [r for r in mem.eviction_rows() if r["tier"] == "tree"]
 
 
 def test_a_batch_of_stores_files_and_touches_as_stores_one_by_one(config) -> None:

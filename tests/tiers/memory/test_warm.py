@@ -102,7 +102,7 @@ def test_store_at_cap_sends_evicted_to_the_index_and_log(config) -> None:
     assert pending, "the cap must have evicted something"
     in_warm = {e["id"] for e in warm["entries"]}
     assert set(acked) == in_warm | pending and not (in_warm & pending)
-    logged = {r["id"] for r in mem.evictions.rows() if r["tier"] == "warm"}
+    logged = {r["id"] for r in mem.eviction_rows() if r["tier"] == "warm"}
     assert pending <= logged
     assert pending <= set(low)  # the low-scored ones went first
 
@@ -121,7 +121,7 @@ def test_a_fresh_fact_stays_at_the_cap(config) -> None:
     fresh = mem.store("a minor but fresh note " + "q" * 300, "notes", importance=0.05)
     ids = {e["id"] for e in mem.read_state()["warm"]["entries"]}
     assert fresh["id"] in ids and len((mem.dir / "warm-memory.json").read_bytes()) <= WARM_MAX_BYTES
-    gone = [r for r in mem.evictions.rows() if r["tier"] == "warm"]
+    gone = [r for r in mem.eviction_rows() if r["tier"] == "warm"]
     assert gone and all(r["id"] != fresh["id"] for r in gone) and mem.archive.count("grace") == len(gone)
 
 
@@ -133,7 +133,7 @@ def test_only_fresh_facts_left_then_the_store_says_so(config) -> None:
     warm_ids = {e["id"] for e in mem.read_state()["warm"]["entries"]}
     cold_ids = {e["id"] for e in mem.archive.iter_entries("allfresh")}
     assert cold_ids and set(ids) == warm_ids | cold_ids  # nothing lost: what could not stay is archived
-    rows = [r for r in mem.evictions.rows() if r["tier"] == "warm"]
+    rows = [r for r in mem.eviction_rows() if r["tier"] == "warm"]
     assert all("grace period" in r["why"] for r in rows)
     assert any(e.get("tier") == "cold" and "grace period" in e["note"] for e in stored)
 
@@ -149,7 +149,7 @@ def test_retention_eviction_via_consolidation(config) -> None:
     ids = {e["id"] for e in mem.read_state()["warm"]["entries"]}
     assert keep["id"] in ids and drop["id"] not in ids
     assert [e["id"] for e in mem.archive.iter_entries("aging")] == [drop["id"]]
-    row = [r for r in mem.evictions.rows() if r["id"] == drop["id"]][0]
+    row = [r for r in mem.eviction_rows() if r["id"] == drop["id"]][0]
     assert row["tier"] == "warm" and "30 days" in row["why"]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from memoryd.tiers.ingest.dailynotes import parse_note
+from memoryd.tiers.ingest.note_parse import parse_note
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))  # bench/ is not installed: run from the checkout

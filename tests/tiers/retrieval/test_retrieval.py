@@ -89,7 +89,7 @@ def test_retrieve_english_reason_tier_path_and_reinforcement(config) -> None:
     assert r["text"] == "Alice prefers green tea in the morning" and 0 < r["score"] <= 1
     entry = [e for e in mem.read_state()["warm"]["entries"] if e["id"] == a["id"]][0]
     assert entry["access_count"] == 1 and entry["last_access"] == int(clock.t) and r["access_count"] == 1
-    raw = mem.files.load("warm")  # retrieval did not rewrite warm: the count waits in the access log
+    raw = mem.snapshot()["warm"]  # retrieval did not rewrite warm: the count waits in the access log
     assert [e["access_count"] for e in raw["entries"] if e["id"] == a["id"]] == [0]
     mem.retrieve("green tea")
     other = [e for e in mem.read_state()["warm"]["entries"] if e["id"] != a["id"]][0]
@@ -235,3 +235,27 @@ def test_cold_chinese_search_with_common_characters(config, archive) -> None:
     hits = mem.retrieve("我的猫是谁", limit=3)
     assert [h["id"] for h in hits[:2]] == ["cat", "lone"]
     assert hits[0]["ranking"]["terms"]["的"] > 0  # the left-out character still counts in the ranking
+
+
+def test_retrieve_reads_a_view_not_the_memory() -> None:
+    """The retrieve pipeline needs no AgentMemory: a RetrievalView of hot, warm and tree is enough, and the
+    accesses it counts go where the view says."""
+    from memoryd.tiers.memory import tree as T
+    from memoryd.tiers.memory import warm as W
+    from memoryd.tiers.retrieval.filters import Filters
+    from memoryd.tiers.retrieval.search import retrieve
+    from memoryd.tiers.retrieval.view import RetrievalView
+
+    now = 1_700_000_000.0
+    warm = W.empty_warm()
+    warm["entries"].append(W.new_entry("Alice prefers green tea in the morning", "people/alice", 0.6, now))
+    hot = H.empty_hot()
+    H.set_identity(hot, "name", "Ada")
+    recorded: list[dict] = []
+    warned: list[str] = []
+    view = RetrievalView(agent_id="v", state={"hot": hot, "warm": warm, "tree": T.empty_tree()}, pending={},
+                         archive=None, now=now, settings={"mode": "keyword"}, mode_chosen=False,
+                         record_accesses=recorded.append, warn=warned.append)
+    res = retrieve(view, "green tea", 5, paths=None, filters=Filters())
+    assert [r["tier"] for r in res] == ["warm"] and res[0]["access_count"] == 1
+    assert recorded == [{res[0]["id"]: (1, int(now))}] and warned == []

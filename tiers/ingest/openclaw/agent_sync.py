@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NotRequired, TypedDict
 
 from memoryd.tiers.base.atomic import atomic_write_json, read_json
 from memoryd.tiers.ingest.conversation import distill_segments, turn_id
-from memoryd.tiers.ingest.dailynotes import DATE_RE
+from memoryd.tiers.ingest.note_fact import DATE_RE
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.ingest.openclaw.events import EventParser, Parsed, Turn
 from memoryd.tiers.ingest.openclaw.install import OpenClawAgent
@@ -26,12 +26,38 @@ from memoryd.tiers.ingest.openclaw.store import SessionStore, StoreUnreadable
 from memoryd.tiers.base.ports import LLM
 from memoryd.tiers.ingest.session_notes import parse_session_note, session_note_date
 
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.agent import AgentMemory
+
 log = logging.getLogger("memoryd.tiers")
 STATE_FILE = "openclaw-state.json"
 BATCH_TURNS = 2000  # closed segments are written together up to this many turns (one put, one store)
 
 
-def _empty_state() -> dict[str, Any]:
+class StoreState(TypedDict):
+    path: str | None
+    sessions: dict[str, dict[str, Any]]   # session id → {seq: the last taken, mute, at}
+    error: str | None
+
+
+class SyncState(TypedDict):
+    """openclaw-state.json: where each source was read up to, and what the runs did."""
+
+    version: int
+    store: StoreState
+    jsonl: dict[str, dict[str, Any]]      # session id → {offset, file, mute, at}
+    notes: dict[str, list[int]]           # note file name → [mtime_ns, size] when ingested
+    last_run: float | None
+    last_ingest: float | None
+    skipped: dict[str, int]               # why → events skipped
+    totals: dict[str, int]                # turns, warm, cold
+    last_error: NotRequired[str | None]
+
+
+Move = Callable[[SyncState], None]  # a cursor's move, applied to the state when its segment is written
+
+
+def _empty_state() -> SyncState:
     return {"version": 1, "store": {"path": None, "sessions": {}, "error": None}, "jsonl": {}, "notes": {},
             "last_run": None, "last_ingest": None, "skipped": {}, "totals": {"turns": 0, "warm": 0, "cold": 0}}
 
@@ -43,23 +69,24 @@ def _valid(obj: Any) -> None:
         obj.setdefault(key, value)
 
 
-def load_state(mem: Any) -> dict[str, Any]:
-    return read_json(Path(mem.dir) / STATE_FILE, _empty_state, _valid)
+def load_state(mem: AgentMemory) -> SyncState:
+    state: SyncState = read_json(Path(mem.dir) / STATE_FILE, _empty_state, _valid)
+    return state
 
 
 class AgentSync:
     """One run over one OpenClaw agent for one memoryd agent (`mem`, an AgentMemory with its archive)."""
 
-    def __init__(self, mem: Any, agent: OpenClawAgent, llm: LLM | None = None, close_open: bool = True) -> None:
+    def __init__(self, mem: AgentMemory, agent: OpenClawAgent, llm: LLM | None = None, close_open: bool = True) -> None:
         self.mem, self.agent, self.llm, self.close_open = mem, agent, llm, close_open
-        self._pending: list[tuple[list[Turn], dict[str, int], Callable[[dict[str, Any]], None]]] = []
+        self._pending: list[tuple[list[Turn], dict[str, int], Move]] = []
         self._pending_turns = 0
         self.report: dict[str, Any] = {"agent_id": mem.agent_id, "openclaw_agent": agent.openclaw_id, "segments": 0,
                                        "turns": 0, "cold": 0, "warm": 0, "hot": [], "skipped": {}, "notes": 0,
                                        "errors": [], "warnings": []}
 
     # -- state --------------------------------------------------------------------------
-    def _commit(self, turns: list[Turn], skipped: dict[str, int], move: Callable[[dict[str, Any]], None]) -> None:
+    def _commit(self, turns: list[Turn], skipped: dict[str, int], move: Move) -> None:
         """Queue one closed segment and its cursor move; written in batches by _flush."""
         self._pending.append((turns, skipped, move))
         self._pending_turns += len(turns)
@@ -71,7 +98,7 @@ class AgentSync:
         pending, self._pending, self._pending_turns = self._pending, [], 0
         if not pending:
             return
-        with self.mem.locked():
+        with self.mem.exclusive():
             state = load_state(self.mem)
             segments = [turns for turns, _, _ in pending if turns]
             if segments:
@@ -115,11 +142,11 @@ class AgentSync:
 
     def _store_status(self, path: str, error: str | None) -> bool:
         """Record the store's condition; True when it changed (a broken store is logged once, not per pass)."""
-        with self.mem.locked():
+        with self.mem.exclusive():
             state = load_state(self.mem)
             if state["store"].get("error") == error and state["store"].get("path") == path:
                 return False
-            state["store"].update(path=path, error=error)
+            state["store"]["path"], state["store"]["error"] = path, error
             atomic_write_json(Path(self.mem.dir) / STATE_FILE, state)
             return True
 
@@ -206,10 +233,11 @@ class AgentSync:
         The agent lock is held for the whole run: two runs for one agent (the daemon's watcher and a
         `memoryd openclaw sync`, or two processes) never read the same cursor at once.
         """
-        with self.mem.locked():
+        steps = {"store": self.sync_store, "jsonl": self.sync_jsonl, "notes": self.sync_notes}
+        with self.mem.exclusive():
             for part in parts:
                 try:
-                    getattr(self, f"sync_{part}")()
+                    steps[part]()
                     self._flush()
                 except MemorydError as exc:  # cold archive down, local state unwritable: try again later
                     self._pending, self._pending_turns = [], 0  # their cursors stay where they were
@@ -222,20 +250,20 @@ class AgentSync:
         return self.report
 
 
-def _cursor(sid: str, seq: int, mute: bool) -> Callable[[dict[str, Any]], None]:
-    def move(state: dict[str, Any]) -> None:
+def _cursor(sid: str, seq: int, mute: bool) -> Move:
+    def move(state: SyncState) -> None:
         state["store"]["sessions"][sid] = {"seq": seq, "mute": mute, "at": time.time()}
     return move
 
 
-def _offset(tf: TranscriptFile, end: int, mute: bool) -> Callable[[dict[str, Any]], None]:
-    def move(state: dict[str, Any]) -> None:
+def _offset(tf: TranscriptFile, end: int, mute: bool) -> Move:
+    def move(state: SyncState) -> None:
         state["jsonl"][tf.session_id] = {"offset": end, "file": tf.path.name, "mute": mute, "at": time.time()}
     return move
 
 
-def _note_seen(name: str, sig: list[int]) -> Callable[[dict[str, Any]], None]:
-    def move(state: dict[str, Any]) -> None:
+def _note_seen(name: str, sig: list[int]) -> Move:
+    def move(state: SyncState) -> None:
         state["notes"][name] = sig
     return move
 
@@ -260,14 +288,14 @@ def _signature(path: Path) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size]
 
 
-def flush_file(mem: Any, agent: OpenClawAgent, path: Path, llm: LLM | None = None) -> dict[str, Any]:
+def flush_file(mem: AgentMemory, agent: OpenClawAgent, path: Path, llm: LLM | None = None) -> dict[str, Any]:
     """`memoryd flush --session FILE`: a JSONL transcript (or an OpenClaw session store) up to now."""
     sync = AgentSync(mem, agent, llm, close_open=True)
     tf = None if path.name.endswith(".sqlite") else classify_name(path)
     if not path.is_file() or (tf is None and not path.name.endswith(".sqlite")):
         raise UsageError(f"{path} is not a session transcript (<id>.jsonl, a .reset./.deleted. rename, .zst, "
                          "or an openclaw-agent.sqlite store)")
-    with mem.locked():
+    with mem.exclusive():
         if tf is None:
             sync.agent = OpenClawAgent(agent.openclaw_id, agent.memoryd_id, path, agent.sessions_dir, agent.workspace)
             sync.sync_store()
