@@ -7,12 +7,16 @@ a bounded batch after each scheduled consolidation. Needs the optional extra `me
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, UsageError
 
 from memoryd.daemon.engine import Engine, Params, agent_of
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.agent import AgentMemory
+    from memoryd.tiers.memory.types import AgentState
 
 log = logging.getLogger("memoryd.daemon")
 
@@ -48,7 +52,7 @@ def embed(engine: Engine, params: Params) -> dict[str, Any]:
             "memories": total, "warm_and_hot": live, "model": model.signature()}
 
 
-def _embed_live(mem: Any, store: Any) -> int:
+def _embed_live(mem: AgentMemory, store: Any) -> int:
     """Warm entries and hot items get theirs too (cached), so a retrieve has nothing left to embed.
     Under the agent's lock: a forget meanwhile must not see its vector written back."""
     from memoryd.tiers.retrieval import embed as model
@@ -56,11 +60,12 @@ def _embed_live(mem: Any, store: Any) -> int:
 
     if not mem.dir.is_dir():
         return 0
-    with mem.locked():
-        state = mem.files.load_all()
+    def embed(state: AgentState, now: float) -> int:
         items = [(e["id"], e["text"]) for e in state["warm"]["entries"]]
         items += [(c["id"], c["text"]) for c in hot_candidates(state["hot"])]
         return len(store.live(mem.agent_id, items, model.load))
+
+    return mem.with_state(embed)
 
 
 def after_consolidation(call: Callable[[str, dict[str, Any]], Any], config: Config, agent_id: str,

@@ -113,7 +113,7 @@ def tree_prune(engine: Engine, params: Params) -> dict[str, Any]:
     with engine.memory(agent_of(params)) as mem:
         def step(state: dict[str, Any], now: float) -> list[dict[str, Any]]:
             rows = prune(state["tree"], mem.used_categories(state), now)
-            mem.evictions.append(rows, now)
+            mem.record_evictions(rows, now)
             return rows
 
         rows = mem.change(step, "tree prune")

@@ -150,8 +150,8 @@ def render_agent(config: Config, agent_id: str, targets: list[Target]) -> list[d
     mem = AgentMemory(config, agent_id)
     if not mem.dir.is_dir():
         raise UsageError(f"no agent {agent_id!r} on this device (memoryd init, or memoryd restore)")
-    with mem.locked():  # agent lock first, then the render lock: the order the listener has too
-        return render_state(config, agent_id, mem.files.load_all(), targets)
+    # under the agent lock: agent lock first, then the render lock, the order the listener has too
+    return mem.with_state(lambda state, now: render_state(config, agent_id, state, targets))
 
 
 Listener = Callable[[Path, str, dict[str, Any]], None]

@@ -41,13 +41,13 @@ _PROBE = ("SELECT version, CASE WHEN version = ? AND substr(data, 1, ?) = ? THEN
 def write_local(s: Session, state: dict[str, Any], now: float, reason: str) -> list[dict]:
     """Write a merged state through the tiers (limits, MEMORY.md, evictions to cold) at a data-derived
     time: limits applied at the same instant on every device → same result. The caller holds the agent lock."""
-    return s.memory_at(now).write_state(state, reason)
+    return s.mem.write_state(state, reason, now=now)
 
 
 def _local_state(s: Session, base: Replica) -> dict[str, Any]:
     """The agent's files; a file that vanished is rebuilt from base, not read as "forget everything"."""
     state = s.mem.read_state()
-    lost = [name for name in ("hot", "warm", "tree") if not s.mem.files.path(name).exists()]
+    lost = [name for name in ("hot", "warm", "tree") if not s.mem.has_file(name)]
     if lost and base["stamps"]:
         known = materialize(base)
         lost = [name for name in lost if known[name] != state[name]]
@@ -61,7 +61,7 @@ def _local_state(s: Session, base: Replica) -> dict[str, Any]:
 
 def stamp_local(s: Session) -> dict[str, Any]:
     """Stamp what changed locally since base.json and save it; returns the (updated) base."""
-    with s.mem.locked():
+    with s.mem.exclusive():
         resume_merge(s)
         base = s.files.base()
         hlc = s.files.hlc()
@@ -78,7 +78,7 @@ def absorb(s: Session, version: int, data: str) -> tuple[Replica, bool]:
     """Merge the cloud's version into local files and base; returns (merged, whether we hold more)."""
     remote = s.open(version, data)  # CryptoError before anything local changes
     remote_hash = replica_hash(normal(remote))
-    with s.mem.locked():
+    with s.mem.exclusive():
         resume_merge(s)
         base = s.files.base()
         hlc = s.files.hlc()

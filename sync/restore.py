@@ -155,7 +155,7 @@ def _restore_cold(s: Session, progress: Any) -> dict[str, Any]:
 
 
 def _write(s: Session, target: Replica, newest: Replica, version: int) -> None:
-    with s.mem.locked():
+    with s.mem.exclusive():
         top = max_stamp(target)
         write_local(s, materialize(target), stamp_seconds(top) if top else time.time(), "restore")
         hlc = s.files.hlc()

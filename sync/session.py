@@ -60,14 +60,6 @@ class Session:
     def is_file(self) -> bool:
         return self.config.db_url.startswith("file:")
 
-    def memory_at(self, now: float) -> AgentMemory:
-        """The agent's memory with its clock at `now`, for writing a merged state at a data-derived time.
-        It shares this session's agent lock (held by the caller: a second lock on the file would wait for
-        it) and its state files (which know what was last read, so unchanged files are not rewritten)."""
-        timed = AgentMemory(self.config, self.agent_id, archive=self.index, clock=lambda: now)
-        timed.lock, timed.files = self.mem.lock, self.mem.files
-        return timed
-
     def close(self) -> None:
         if self._own_db and self._db is not None:
             self._db.close()

@@ -63,16 +63,6 @@ def check_query(query: str | None, limit: int, filters: Filters) -> str:
     return query
 
 
-def warm_grace_seconds(config: Config) -> float:
-    """How long a fresh fact is spared from warm's size cap (config.toml [warm] grace_hours, default 24)."""
-    hours = config.section("warm").get("grace_hours", 24)
-    if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 <= hours <= 24 * 365:
-        from memoryd.tiers.base.errors import ConfigError
-
-        raise ConfigError("config.toml [warm] grace_hours must be a number of hours from 0 to 8760")
-    return float(hours) * 3600.0
-
-
 def _empty_metrics() -> Metrics:
     return {"runs": {}, "counters": {}}
 
@@ -106,7 +96,7 @@ class AgentMemory:
         self.files = StateFiles(self.dir, self.agent_id)
         self.evictions = EvictionLog(self.dir / "evictions.jsonl")
         self.accesses = AccessLog(self.dir / "access.jsonl")
-        self.grace = warm_grace_seconds(config)
+        self.grace = config.warm.grace_hours * 3600.0  # a fresh fact is spared from warm's size cap
         self.warnings: list[str] = []
         self._swept = False
 
@@ -124,8 +114,6 @@ class AgentMemory:
                 self._swept = True
                 remove_leftovers(self.dir)
             yield
-
-    locked = exclusive  # the older name, still used by sync/ and daemon/
 
     # --- reading -------------------------------------------------------------------------
     def exists(self) -> bool:

@@ -13,7 +13,6 @@ from memoryd.tiers.memory.types import AgentState, Metrics
 
 MODES = ("quick", "daily", "monthly", "full")
 PERIODS = {"quick": 3600.0, "daily": DAY, "monthly": 31 * DAY, "full": None}
-DEFAULT_RETENTION_YEARS = 10.0
 
 
 def consolidate(mem: AgentMemory, mode: str) -> dict[str, Any]:
@@ -84,7 +83,7 @@ def _cold_cleanup(mem: AgentMemory) -> int:
     archive = mem.archive
     if archive is None:
         return 0
-    years = float(mem.config.section("retention").get("cold_years", DEFAULT_RETENTION_YEARS))  # checked at load
+    years = mem.config.retention.cold_years
     cutoff = mem.clock() - years * 365.25 * DAY
     with mem.exclusive():
         ids = archive.delete_created_between(mem.agent_id, 0, cutoff)
