@@ -5,12 +5,41 @@ by load_config, so nothing downstream validates or reads the environment again.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 
-@dataclass(frozen=True)
-class ScheduleSection:
+class Section:
+    """A section's checked values as read-only attributes. Plain classes, not dataclasses: eleven frozen
+    dataclasses cost ~10 ms at every CLI start (their methods are generated and compiled at import)."""
+
+    def __init__(self, **values: Any) -> None:
+        names = fields(type(self))
+        if set(values) != set(names):
+            raise TypeError(f"{type(self).__name__} takes exactly {', '.join(names)}")
+        for name in names:
+            object.__setattr__(self, name, values[name])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only (config is read once, at load)")
+
+    __delattr__ = __setattr__  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(self) == vars(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(vars(self).items()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
+
+
+def fields(cls: type) -> tuple[str, ...]:
+    """A section class's field names, in declaration order."""
+    return tuple(cls.__annotations__)
+
+
+class ScheduleSection(Section):
     quick: str
     daily: str
     monthly: str
@@ -23,8 +52,7 @@ class ScheduleSection:
     sync_backoff_max_seconds: float
 
 
-@dataclass(frozen=True)
-class WatchSection:
+class WatchSection(Section):
     sessions_dir: str | None
     notes_agent: str | None
     quiet_seconds: float
@@ -33,48 +61,40 @@ class WatchSection:
     backend: str  # auto | inotify | watchfiles
 
 
-@dataclass(frozen=True)
-class DaemonSection:
+class DaemonSection(Section):
     log_level: str
 
 
-@dataclass(frozen=True)
-class WarmSection:
+class WarmSection(Section):
     grace_hours: float
 
 
-@dataclass(frozen=True)
-class RetentionSection:
+class RetentionSection(Section):
     cold_years: float
 
 
-@dataclass(frozen=True)
-class DbSection:
+class DbSection(Section):
     timeout: float
     connect_timeout: float
 
 
-@dataclass(frozen=True)
-class OpenClawSection:
+class OpenClawSection(Section):
     state_dir: str | None
     distill: str  # rule | llm
 
 
-@dataclass(frozen=True)
-class McpSection:
+class McpSection(Section):
     agent: str
     preload: str  # auto | always | never
 
 
-@dataclass(frozen=True)
-class RenderSection:
+class RenderSection(Section):
     targets: tuple[str, ...]
     agent: str
     project_dir: str | None
 
 
-@dataclass(frozen=True)
-class RetrievalSection:
+class RetrievalSection(Section):
     mode: str  # keyword | hybrid
     fusion: str  # blend | rrf
     dense_weight: float
@@ -83,8 +103,7 @@ class RetrievalSection:
     model_idle: float
 
 
-@dataclass(frozen=True)
-class LlmSection:
+class LlmSection(Section):
     model: str | None
     api_key_env: str | None
 
@@ -99,4 +118,4 @@ SECTIONS: dict[str, type] = {
 def build(name: str, values: Mapping[str, Any]) -> Any:
     """The typed section from its checked values (lists become tuples: the object is frozen)."""
     cls = SECTIONS[name]
-    return cls(**{f.name: tuple(v) if isinstance(v := values[f.name], list) else v for f in fields(cls)})
+    return cls(**{name: tuple(v) if isinstance(v := values[name], list) else v for name in fields(cls)})

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.distillation.fact_rules import Fact
-from memoryd.tiers.memory.types import AgentState
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import AgentState
 
 log = logging.getLogger("memoryd.tiers")
 

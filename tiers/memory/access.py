@@ -7,13 +7,17 @@ Losing the log's tail in a power cut loses a few access counts, never a memory.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoryd.tiers.memory.types import WarmState
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import WarmState
+
 MAX_LOG_BYTES = 1 << 20  # past this, the next write folds it anyway; reads stay cheap
 HEAD = 64  # bytes compared to tell a grown log from a new one that reused the inode
 

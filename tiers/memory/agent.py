@@ -16,8 +16,10 @@ from memoryd.tiers.memory.access import AccessLog
 from memoryd.tiers.base.errors import MemorydError, StoreError, UsageError
 from memoryd.tiers.memory.evictions import EvictionLog
 from memoryd.tiers.memory.limits import enforce_all
-from memoryd.tiers.memory.types import AgentState, Eviction, Metrics, WarmEntry
 from memoryd.tiers.base.ports import Archive
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import AgentState, Eviction, Metrics, WarmEntry
 
 if TYPE_CHECKING:  # retrieval loads only when something is retrieved (CLI start-up)
     from memoryd.tiers.retrieval.filters import Filters
@@ -25,8 +27,9 @@ if TYPE_CHECKING:  # retrieval loads only when something is retrieved (CLI start
 
 log = logging.getLogger("memoryd.tiers")
 T = TypeVar("T")
+if TYPE_CHECKING:
+    Step = Callable[[AgentState, float], T]  # fn(state, now): a change to the state (change(), with_state())
 Clock = Callable[[], float]
-Step = Callable[[AgentState, float], T]  # fn(state, now): a change to the state (change(), with_state())
 StoreItem = tuple[str, str, Optional[float], Optional[dict[str, Any]]]  # text, category, importance, metadata
 
 

@@ -1,7 +1,7 @@
 """Consolidation modes (quick ⊂ daily ⊂ monthly ⊂ full): rescoring, eviction, archiving, pruning."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.memory import hot as hot_tier
 from memoryd.tiers.memory import tree as tree_index
@@ -9,7 +9,9 @@ from memoryd.tiers.memory import warm as warm_tier
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.model import DAY
-from memoryd.tiers.memory.types import AgentState, Metrics
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import AgentState, Metrics
 
 MODES = ("quick", "daily", "monthly", "full")
 PERIODS = {"quick": 3600.0, "daily": DAY, "monthly": 31 * DAY, "full": None}

@@ -5,11 +5,13 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from memoryd.tiers.base.atomic import atomic_write_text
 from memoryd.tiers.base.errors import StoreError
-from memoryd.tiers.memory.types import Eviction
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import Eviction
 
 MAX_LOG_BYTES = 1 << 20  # rotated to evictions.jsonl.1 past 1 MiB
 # json.dumps(row, ensure_ascii=False, sort_keys=True) without a new encoder per row (a year's ingest logs thousands)

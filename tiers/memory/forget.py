@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.memory.hot import remove_ids
 from memoryd.tiers.memory.model import DAY
-from memoryd.tiers.memory.types import AgentState, HotState
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import AgentState, HotState
 
 
 def _log(mem: AgentMemory, ids: list[str], now: float, why: str) -> None:

@@ -1,13 +1,15 @@
 """HOT tier: identity, owner profile, active context and critical lessons; pruning and MEMORY.md."""
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.memory.model import (HOT_MAX_BYTES, MAX_EVENTS, MAX_LESSON_CHARS, MAX_LESSONS, MAX_PENDING_TASKS, check_category, check_field, check_importance, check_key, check_text, content_id, preview)
-from memoryd.tiers.memory.types import Event, Eviction, HotState, Lesson, Project, Task
 
-Hot = HotState  # the name this module's signatures use
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import Event, Eviction, HotState, Lesson, Project, Task
+    Hot = HotState  # the name this module's signatures use
+
 
 
 def empty_hot() -> Hot:
@@ -76,7 +78,7 @@ def upsert_project(hot: Hot, name: str, description: str | None, status: str | N
     projects = hot["active_context"]["projects"]
     item = next((p for p in projects if p["id"] == pid), None)
     if item is None:
-        item = Project(id=pid, name=name, description="", status="active")
+        item = {"id": pid, "name": name, "description": "", "status": "active"}
         projects.append(item)
     if description is not None:
         item["description"] = _field(description, "description")
@@ -92,7 +94,7 @@ def add_event(hot: Hot, text: str, now: float) -> Event:
     existing = next((e for e in hot["active_context"]["events"] if e["id"] == eid), None)
     if existing is not None:  # the same event twice in one second is one event
         return existing
-    item = Event(id=eid, text=text, timestamp=int(now))
+    item: Event = {"id": eid, "text": text, "timestamp": int(now)}
     hot["active_context"]["events"].append(item)
     return item
 
@@ -103,7 +105,7 @@ def upsert_task(hot: Hot, text: str, status: str | None, now: float) -> Task:
     tasks = hot["active_context"]["tasks"]
     item = next((t for t in tasks if t["id"] == tid), None)
     if item is None:
-        item = Task(id=tid, text=text, status="pending", timestamp=int(now))
+        item = {"id": tid, "text": text, "status": "pending", "timestamp": int(now)}
         tasks.append(item)
     if status is not None:
         item["status"] = _field(status, "status")
@@ -122,8 +124,8 @@ def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now
     lessons = hot["critical_lessons"]
     item = next((x for x in lessons if x["id"] == lid), None)
     if item is None:
-        item = Lesson(id=lid, text=text, category=category, importance=0.8 if imp is None else imp,
-                      timestamp=int(now))
+        item = {"id": lid, "text": text, "category": category, "importance": 0.8 if imp is None else imp,
+                "timestamp": int(now)}
         lessons.append(item)
     else:
         item["importance"] = max(item["importance"], 0.8 if imp is None else imp)

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from memoryd.tiers.memory.hot import prune_hot
 from memoryd.tiers.memory.tree import enforce_limits as enforce_tree
-from memoryd.tiers.memory.types import AgentState, Eviction
 from memoryd.tiers.memory.warm import enforce_size
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import AgentState, Eviction
 
 
 def _copy(state: AgentState) -> AgentState:
@@ -17,11 +19,11 @@ def _copy(state: AgentState) -> AgentState:
     warm: Any = state.get("warm")
     if not isinstance(warm, dict) or not isinstance(warm.get("entries"), list) or not all(
             isinstance(e, dict) for e in warm["entries"]):
-        return cast(AgentState, json.loads(json.dumps(state)))
+        return cast("AgentState", json.loads(json.dumps(state)))
     out = json.loads(json.dumps({k: v for k, v in state.items() if k != "warm"}))
     out["warm"] = json.loads(json.dumps({k: v for k, v in warm.items() if k != "entries"}))
     out["warm"]["entries"] = [dict(e) for e in warm["entries"]]
-    return cast(AgentState, dict((k, out[k]) for k in state))  # the keys in the caller's order
+    return cast("AgentState", dict((k, out[k]) for k in state))  # the keys in the caller's order
 
 
 def enforce_all(state: AgentState, now: float, grace: float = 0.0) -> tuple[AgentState, list[Eviction]]:

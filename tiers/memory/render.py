@@ -6,12 +6,16 @@ the hot budget (5 KB), so rendering cannot grow a harness file without bound.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.memory.hot import hot_sections
 from memoryd.tiers.memory.model import HOT_MAX_BYTES
-from memoryd.tiers.memory.types import HotState, TreeState
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import HotState, TreeState
 
 BEGIN = "<!-- memoryd:begin agent={agent} · generated from hot memory; edits inside this block are replaced -->"
 END = "<!-- memoryd:end agent={agent} -->"

@@ -7,13 +7,15 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any, Callable, Mapping, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
 
 from memoryd.tiers.base.atomic import (atomic_write_bytes, atomic_write_text, dumps, ensure_private_dir, read_json, read_json_raw)
 from memoryd.tiers.memory.hot import empty_hot, render_markdown, validate_hot
 from memoryd.tiers.memory.tree import empty_tree, validate_tree
-from memoryd.tiers.memory.types import AgentState
 from memoryd.tiers.memory.warm import empty_warm, validate_warm
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import AgentState
 
 log = logging.getLogger("memoryd.tiers")
 
@@ -56,7 +58,7 @@ class StateFiles:
         return default()
 
     def load_all(self) -> AgentState:
-        return cast(AgentState, {name: self.load(name) for name in FILES})
+        return cast("AgentState", {name: self.load(name) for name in FILES})
 
     def save(self, name: str, obj: Any) -> bool:
         """Atomic replace (skipped when nothing changed); the previous good file is kept as <name>.bak."""

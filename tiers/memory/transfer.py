@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import IO, Any, Iterator, cast
+from typing import TYPE_CHECKING, IO, Any, Iterator, cast
 
 from memoryd.tiers.memory import tree as tree_index
 from memoryd.tiers.memory.agent import AgentMemory
@@ -13,7 +13,9 @@ from memoryd.tiers.memory.hot import validate_hot
 from memoryd.tiers.memory.model import check_category, check_importance, check_text
 from memoryd.tiers.base.progress import Progress, current_progress
 from memoryd.tiers.memory.tree import validate_tree
-from memoryd.tiers.memory.types import AgentState, HotState, WarmState
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import AgentState, HotState, WarmState
 
 FORMAT, VERSION = "memoryd-export", 1
 COLD_BATCH = 2000

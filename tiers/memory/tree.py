@@ -1,14 +1,16 @@
 """Tree index: a small category map (≤ 50 nodes, depth ≤ 4, ≤ 10 children, ≤ 2 KB) used for retrieval."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.base.errors import LimitError, UsageError
 from memoryd.tiers.memory.model import (DAY, TREE_DEAD_DAYS, TREE_MAX_BYTES, TREE_MAX_CHILDREN, TREE_MAX_NODES, check_category, preview)
-from memoryd.tiers.memory.types import Eviction, TreeNode, TreeState, WarmEntry
 
-Tree = TreeState  # the name this module's signatures use
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import Eviction, TreeNode, TreeState, WarmEntry
+    Tree = TreeState  # the name this module's signatures use
+
 MAX_DESC_CHARS = 60
 
 
@@ -72,7 +74,7 @@ def _limit_problem(tree: Tree, new_paths: list[str], desc: str, day: int) -> str
         if len(siblings) + 1 > TREE_MAX_CHILDREN:
             where = parent_of(path) or "the root"
             return f"{where} would have {len(siblings) + 1} children (max {TREE_MAX_CHILDREN})"
-    trial = Tree(nodes=dict(nodes, **{p: new_node(desc if p == new_paths[-1] else "", day) for p in new_paths}))
+    trial: Tree = {"nodes": dict(nodes, **{p: new_node(desc if p == new_paths[-1] else "", day) for p in new_paths})}
     if tree_size(trial) > TREE_MAX_BYTES:
         return f"the tree would be {tree_size(trial)} bytes (max {TREE_MAX_BYTES})"
     return None
@@ -89,7 +91,7 @@ def add_node(tree: Tree, path: str, desc: str, now: float) -> list[str]:
     new = [p for p in ancestors(path) if p not in tree["nodes"]]
     if not new:
         node = tree["nodes"][path]
-        trial = Tree(nodes=dict(tree["nodes"], **{path: new_node(desc or desc_of(node), day_of(now))}))
+        trial: Tree = {"nodes": dict(tree["nodes"], **{path: new_node(desc or desc_of(node), day_of(now))})}
         if tree_size(trial) > TREE_MAX_BYTES:
             raise LimitError(f"cannot update {path!r}: the tree would be {tree_size(trial)} bytes (max {TREE_MAX_BYTES})")
         node[0], node[1] = desc or desc_of(node), day_of(now)

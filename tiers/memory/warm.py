@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.memory.model import (DAY, TIER_HOT, WARM_MAX_BYTES, WARM_RETENTION_DAYS, content_id, preview, score, tier_for)
-from memoryd.tiers.memory.types import Eviction, WarmEntry, WarmState
 
-Warm = WarmState  # the names this module's signatures use
-Entry = WarmEntry
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import Eviction, WarmEntry, WarmState
+    Warm = WarmState  # the names this module's signatures use
+    Entry = WarmEntry
+
 _ID = itemgetter("id")
 
 

@@ -1,16 +1,18 @@
 """The retrieve pipeline: candidates from hot, warm and the local index, one BM25 ranking, reinforcement."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.retrieval import analyzer, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.memory.model import DAY, score
-from memoryd.tiers.memory.types import AgentState, HotState
 from memoryd.tiers.retrieval.filters import Filters, score_paths
 from memoryd.tiers.retrieval.ranking import Candidate
 from memoryd.tiers.retrieval.view import RetrievalView
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import AgentState, HotState
 
 COLD_FACTOR = 4   # local-index hits fetched per result asked for (then re-ranked with every tier)
 COLD_MIN = 40

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from memoryd.tiers.base.ports import Archive
-from memoryd.tiers.memory.types import AgentState
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import AgentState
 
 
 @dataclass(frozen=True)

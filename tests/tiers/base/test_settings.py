@@ -1,7 +1,6 @@
 """config.toml's sections as typed objects: one field per schema key, values from file and environment."""
 from __future__ import annotations
 
-import dataclasses
 import types
 import typing
 
@@ -15,8 +14,7 @@ from memoryd.tiers.base.config_schema import AGENT_ID_RE, SCHEMA
 def test_every_section_has_a_typed_class_with_exactly_the_schema_keys():
     assert set(settings.SECTIONS) == {name for name in SCHEMA if name}
     for name, cls in settings.SECTIONS.items():
-        assert [f.name for f in dataclasses.fields(cls)] == list(SCHEMA[name]), name
-        assert cls.__dataclass_params__.frozen, name
+        assert list(settings.fields(cls)) == list(SCHEMA[name]), name
 
 
 def test_field_types_fit_the_schema_defaults():
@@ -40,8 +38,9 @@ def test_values_come_from_the_file_and_the_environment_once(home):
     assert config.llm.model == "tiny"
     assert config.render.targets == ("claude",)
     assert config.warm.grace_hours == 24.0  # default filled in
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         config.watch.quiet_seconds = 1.0  # type: ignore[misc]
+    assert config.watch.quiet_seconds == 7.0
 
 
 def test_a_config_built_by_hand_gets_defaults_for_missing_sections(tmp_path):
