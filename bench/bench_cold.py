@@ -123,18 +123,20 @@ def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: 
         mem.write_state(state, "bench")
         asked = [make_query(rng, rng.choice(texts)) for _ in range(queries)]
         search_ms, retrieve_ms, overlap, agree, same, cjk_cover = [], [], [], [], [], []
+        from memoryd.tiers.cold.index_search import top_any
+
+        own = sqlite3.connect(index.path)
         for q in asked:
             terms = analyzer.query_terms(q)
             t0 = time.perf_counter()
             hits = index.search("b", terms, 10)
             search_ms.append((time.perf_counter() - t0) * 1000)
-            with index._guard() as conn:  # FTS5's own OR query over the same terms: what search must equal
-                exact = [-float(r[9]) for r in index._top(conn, "b", [f'"{t}"' for t in terms], 10)]
+            # FTS5's own OR query over the same terms, on a connection of its own: what search must equal
+            exact = [row["bm25"] for row in top_any(own, "b", terms, (), 10)]
             same.append([round(h["bm25"], 9) for h in hits] == [round(x, 9) for x in exact])
             if analyzer.has_cjk(q):  # retrieve looks with analyzer.probe_terms: is FTS5's top 10 among its 40?
                 docs, _, df = index.term_stats("b", terms)
-                with index._guard() as conn:
-                    top10 = [r[0] for r in index._top(conn, "b", [f'"{t}"' for t in terms], 10)]
+                top10 = [row["id"] for row in top_any(own, "b", terms, (), 10)]
                 found = {h["id"] for h in index.search("b", analyzer.probe_terms(terms, df, docs), 40)}
                 if top10:
                     cjk_cover.append(len(found & set(top10)) / len(top10))
@@ -163,6 +165,7 @@ def run(size: int, queries: int, rng: random.Random, vocab: list[str], weights: 
             print(f"{'':>9} Chinese queries: {len(cjk_cover)} | FTS5's top 10 over all their terms found among the 40 "
                   f"candidates retrieve looks at: {statistics.mean(cjk_cover):.3f}")
         index.close()
+        own.close()
         plain.close()
 
 
