@@ -26,7 +26,7 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime, tzinfo
 from typing import Any, Callable, Mapping
 
@@ -56,7 +56,7 @@ class ScheduleSettings:
     @classmethod
     def from_config(cls, config: Config) -> "ScheduleSettings":
         """The daemon's schedule from config.toml's [schedule], checked at load (crontabs included)."""
-        return cls._of(asdict(config.schedule))
+        return cls._of(dict(vars(config.schedule)))
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> "ScheduleSettings":

@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from memoryd.tiers.base.config import AGENT_ID_RE, Config
 from memoryd.tiers.ingest.openclaw.store import store_path
@@ -73,19 +73,15 @@ def _expand(path: str, state: Path) -> Path:
 class Install:
     """An OpenClaw state dir as memoryd sees it (read-only)."""
 
-    def __init__(self, config: Config, env: Mapping[str, str] | None = None) -> None:
-        env = os.environ if env is None else env
-        section = config.section("openclaw")
-        raw = env.get("OPENCLAW_STATE_DIR") or section.get("state_dir") or "~/.openclaw"
-        self.state_dir = Path(str(raw)).expanduser()
+    def __init__(self, config: Config) -> None:
+        # every path below was read and checked with the config (environment > config.toml > default)
+        self.state_dir = Path(config.openclaw.state_dir or "~/.openclaw").expanduser()
         self.settings, self.warning = _read_config(self.state_dir / "openclaw.json")
-        watch = config.section("watch")
-        legacy = env.get("MEMORYD_SESSIONS_DIR") or watch.get("sessions_dir")
-        self.sessions_root = Path(str(legacy)).expanduser() if legacy else self.state_dir / "agents"
-        explicit_ws = env.get("MEMORYD_WORKSPACE") or _toml_workspace(config)
-        self.workspace_override = Path(explicit_ws).expanduser() if explicit_ws else None
-        notes_agent = watch.get("notes_agent")
-        self.notes_agent = notes_agent if isinstance(notes_agent, str) and AGENT_ID_RE.fullmatch(notes_agent) else None
+        legacy = config.watch.sessions_dir
+        self.sessions_root = Path(legacy).expanduser() if legacy else self.state_dir / "agents"
+        explicit = config.sources.get("workspace", "default") != "default"  # set by the user, not the default
+        self.workspace_override = config.workspace.expanduser() if explicit else None
+        self.notes_agent = config.watch.notes_agent
 
     def _agents_list(self) -> list[dict[str, Any]]:
         """The agent roster: `agents.entries` ({id: {...}}, OpenClaw 2026.9) or `agents.list` ([{id, ...}])."""
@@ -147,17 +143,3 @@ class Install:
         return [self.agent(a) for a in self.agent_ids()]
 
 
-def _toml_workspace(config: Config) -> str | None:
-    """`workspace` set in config.toml itself (Config.workspace always has a default)."""
-    if config.sources:  # a loaded config knows where each value came from
-        return str(config.workspace) if config.sources.get("workspace") == "file" else None
-    path = config.home / "config.toml"
-    if not path.exists():
-        return None
-    import tomllib
-
-    try:
-        value = tomllib.loads(path.read_text(encoding="utf-8")).get("workspace")
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, str) and value else None
