@@ -1,0 +1,141 @@
+"""All of the web view's data access: every page reads, and every edit writes, through this module.
+
+Reads and edits go through the operations the CLI uses (daemon/ops.py `dispatch`), the agent's state files
+(AgentMemory) and the local index (counts by SQL, never all cold rows). Edits made here are also written to
+the agent's eviction log (forget writes its own rows), so the log shows what the web view changed.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from memoryd.daemon import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
+from memoryd.daemon.ops import agent_ids, dispatch, memory, stamp_edits
+from memoryd.tiers.base.config import Config, validate_agent_id
+from memoryd.tiers.base.errors import UsageError
+from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.memory.model import DAY, check_category, preview
+
+HOT_KINDS = ("lesson", "event", "task", "project", "identity", "profile")
+WHY = "edited in the web view"
+
+
+class WebData:
+    """One home's data for the web view; `clock` stamps the rows edits add to the eviction log."""
+
+    def __init__(self, config: Config, clock: Callable[[], float] = time.time) -> None:
+        self.config = config
+        self.clock = clock
+        self._mode_configs: dict[str, Config] = {}
+
+    # -- reads -------------------------------------------------------------------------------
+    def agents(self) -> list[str]:
+        return agent_ids(self.config)
+
+    def status(self, agent_id: str, remote: bool = False) -> dict[str, Any]:
+        """`memoryd status --json` of one agent (remote: the cloud's versions too, one round trip)."""
+        params: dict[str, Any] = {"agent_id": validate_agent_id(agent_id)}
+        if remote:
+            params["remote"] = True
+        return dispatch(self.config, "status", params)["agents"][0]
+
+    def state(self, agent_id: str) -> dict[str, Any]:
+        """hot, warm and tree as they stand (bounded files: hot ≤ 5 KB, warm ≤ 50 KB, tree ≤ 2 KB)."""
+        return AgentMemory(self.config, agent_id).read_state()
+
+    def hot(self, agent_id: str) -> dict[str, Any]:
+        """The hot state, its MEMORY.md rendering and its items with the importance retrieval gives them."""
+        from memoryd.tiers.retrieval.search import hot_candidates
+
+        shown = dispatch(self.config, "hot_show", {"agent_id": validate_agent_id(agent_id)})
+        shown["items"] = hot_candidates(shown["hot"])
+        return shown
+
+    def per_day(self, agent_id: str, days: int) -> dict[str, list[int]]:
+        """Memories dated on each of the last `days` days: {day: [warm, cold]} (cold counted by SQL)."""
+        from memoryd.tiers.cold.index_rows import entry_day
+
+        since = time.strftime("%Y-%m-%d", time.gmtime(self.clock() - days * DAY))
+        out: dict[str, list[int]] = {}
+        for e in self.state(agent_id)["warm"]["entries"]:
+            day = entry_day(e["created_at"], e.get("metadata") or {})
+            if day >= since:
+                out.setdefault(day, [0, 0])[0] += 1
+        with memory(self.config, {"agent_id": agent_id}) as mem:
+            rows = mem.archive.read("SELECT day, COUNT(*) FROM memories WHERE agent_id = ? AND day >= ? GROUP BY day",
+                                    [agent_id, since])
+        for day, n in rows:
+            out.setdefault(day, [0, 0])[1] += int(n)
+        return out
+
+    def cold_by_category(self, agent_id: str) -> dict[str, int]:
+        with memory(self.config, {"agent_id": agent_id}) as mem:
+            return mem.archive.category_counts(agent_id)
+
+    def search_modes(self) -> list[str]:
+        """keyword always; hybrid too when the embedding extra is installed."""
+        from memoryd.tiers.retrieval.embed import available
+
+        return ["keyword", "hybrid"] if available() else ["keyword"]
+
+    def search(self, agent_id: str, query: str, mode: str, limit: int = 20) -> dict[str, Any]:
+        """`memoryd retrieve` in one mode (it counts as access, as the CLI's does)."""
+        if mode not in self.search_modes():
+            raise UsageError(f"unknown search mode {mode!r}")
+        params = {"agent_id": validate_agent_id(agent_id), "query": query, "limit": limit}
+        return dispatch(self._config_for(mode), "retrieve", params)
+
+    def _config_for(self, mode: str) -> Config:
+        if self.config.section("retrieval").get("mode") == mode:
+            return self.config  # the same object: the daemon's shared index connection is used
+        if mode not in self._mode_configs:
+            sections = dict(self.config.sections)
+            sections["retrieval"] = {**self.config.section("retrieval"), "mode": mode}
+            self._mode_configs[mode] = self.config.with_(sections=sections)
+        return self._mode_configs[mode]
+
+    def evictions(self, agent_id: str) -> list[dict[str, Any]]:
+        """The eviction log, newest first (bounded: the log rotates past 1 MiB, two files are kept)."""
+        return AgentMemory(self.config, agent_id).evictions.rows()[::-1]
+
+    # -- edits (the server allows them only with [web] allow_edits = true) -------------------
+    def forget(self, agent_id: str, memory_id: str) -> dict[str, Any]:
+        """`memoryd forget ID`: every tier, the cloud included; the forget logs itself."""
+        return dispatch(self.config, "forget", {"agent_id": validate_agent_id(agent_id), "id": memory_id})
+
+    def hot_change(self, agent_id: str, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """`memoryd hot KIND …`: add or update one hot item."""
+        if kind not in HOT_KINDS:
+            raise UsageError(f"unknown hot item kind {kind!r}")
+        result = dispatch(self.config, "hot_change", {**fields, "agent_id": validate_agent_id(agent_id), "kind": kind})
+        item = result.get("item") or {}
+        what = item.get("text") or item.get("name") or f"{item.get('key', '')}: {item.get('value', '')}"
+        self._record(agent_id, "hot", str(item.get("id") or f"{kind}:{item.get('key', '')}"), what, f"{kind} set")
+        return result
+
+    def tree_add(self, agent_id: str, path: str, description: str) -> list[str]:
+        """`memoryd tree add PATH DESC`: the node and its missing parents, or a new description."""
+        from memoryd.tiers.memory.tree import add_node
+
+        with memory(self.config, {"agent_id": validate_agent_id(agent_id)}) as mem:
+            added = mem.change(lambda s, now: add_node(s["tree"], path, description, now), "tree add")
+        stamp_edits(self.config, agent_id)
+        self._record(agent_id, "tree", path, description or path, "node added" if added else "description set")
+        return added
+
+    def tree_remove(self, agent_id: str, path: str) -> None:
+        """`memoryd tree remove PATH`: a leaf that no memory (warm or cold) uses."""
+        from memoryd.tiers.memory.tree import remove_node
+
+        if check_category(path) not in self.state(agent_id)["tree"]["nodes"]:
+            raise UsageError(f"no tree node {path!r}")  # before the local index is opened
+        with memory(self.config, {"agent_id": validate_agent_id(agent_id)}) as mem:
+            mem.change(lambda s, now: remove_node(s["tree"], path, mem.used_categories(s)), "tree remove")
+        stamp_edits(self.config, agent_id)
+        self._record(agent_id, "tree", path, path, "node removed")
+
+    def _record(self, agent_id: str, tier: str, item_id: str, what: str, change: str) -> None:
+        mem = AgentMemory(self.config, agent_id)
+        with mem.locked():
+            mem.evictions.append([{"tier": tier, "kind": "edit", "id": item_id, "what": preview(what),
+                                   "why": f"{change}: {WHY}", "reason": "web"}], self.clock())
