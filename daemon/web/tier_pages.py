@@ -17,6 +17,9 @@ HOT_FORMS: dict[str, list[tuple[str, str, str]]] = {  # kind → (field, label, 
     "identity": [("key", "Key", "text"), ("value", "Value", "text")],
     "profile": [("key", "Key", "text"), ("value", "Value", "text")],
 }
+LEGENDS = {"lesson": "Add a lesson", "event": "Add an event", "task": "Add a task or change its status",
+           "project": "Add a project or change it", "identity": "Set an identity field",
+           "profile": "Set an owner profile field"}
 
 
 def forget_cell(view: View, memory_id: str) -> list[str]:
@@ -53,10 +56,11 @@ def _hot_forms(view: View) -> str:
             + (' step="0.05" min="0" max="1"' if typ == "number" else "")
             + (' required' if i == 0 else "") + "></p>"
             for i, (name, label, typ) in enumerate(fields))
-        forms.append(f'<form method="post" action="/hot/add" class="edit"><fieldset><legend>Set a {kind}</legend>'
+        forms.append(f'<form method="post" action="/hot/add" class="edit"><fieldset><legend>{LEGENDS[kind]}</legend>'
                      f'{csrf_fields(view)}<input type="hidden" name="kind" value="{kind}">{inputs}'
                      f'<button type="submit">Save {kind}</button></fieldset></form>')
-    return f'<section aria-labelledby="edit-h"><h2 id="edit-h">Change hot memory</h2>{"".join(forms)}</section>'
+    return (f'<section aria-labelledby="edit-h"><h2 id="edit-h">Change hot memory</h2>'
+            f'<div class="forms">{"".join(forms)}</div></section>')
 
 
 def warm(view: View) -> tuple[str, str]:
