@@ -6,8 +6,9 @@ the agent's eviction log (forget writes its own rows), so the log shows what the
 """
 from __future__ import annotations
 
+import json
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from memoryd.daemon import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
 from memoryd.daemon.ops import agent_ids, dispatch, memory, stamp_edits
@@ -18,6 +19,7 @@ from memoryd.tiers.memory.model import DAY, check_category, preview
 
 HOT_KINDS = ("lesson", "event", "task", "project", "identity", "profile")
 WHY = "edited in the web view"
+EVICTION_FIELDS = ("what", "why", "id", "tier", "kind", "reason", "to")
 
 
 class WebData:
@@ -94,9 +96,23 @@ class WebData:
             self._mode_configs[mode] = self.config.with_(sections=sections)
         return self._mode_configs[mode]
 
-    def evictions(self, agent_id: str) -> list[dict[str, Any]]:
-        """The eviction log, newest first (bounded: the log rotates past 1 MiB, two files are kept)."""
-        return AgentMemory(self.config, agent_id).evictions.rows()[::-1]
+    def evictions(self, agent_id: str, query: str, start: int, count: int) -> tuple[list[dict[str, Any]], int]:
+        """One page of the eviction log, newest first, and how many rows match. The log is bounded (it rotates
+        past 1 MiB, two files kept); only the page's rows, and the lines holding the query, are parsed."""
+        log = AgentMemory(self.config, agent_id).evictions
+        lines: list[str] = []
+        for path in (log.path.with_name(log.path.name + ".1"), log.path):  # the older file first, as rows() reads
+            try:
+                lines += path.read_text(encoding="utf-8", errors="replace").splitlines()
+            except FileNotFoundError:
+                continue
+        lines.reverse()
+        if query:
+            needle = query.casefold()
+            rows = [r for r in _parsed(line for line in lines if needle in line.casefold())
+                    if needle in " ".join(str(r.get(k, "")) for k in EVICTION_FIELDS).casefold()]
+            return rows[start:start + count], len(rows)
+        return _parsed(lines[start:start + count]), len(lines)
 
     # -- edits (the server allows them only with [web] allow_edits = true) -------------------
     def forget(self, agent_id: str, memory_id: str) -> dict[str, Any]:
@@ -139,3 +155,16 @@ class WebData:
         with mem.locked():
             mem.evictions.append([{"tier": tier, "kind": "edit", "id": item_id, "what": preview(what),
                                    "why": f"{change}: {WHY}", "reason": "web"}], self.clock())
+
+
+def _parsed(lines: Iterable[str]) -> list[dict[str, Any]]:
+    """JSON Lines rows; a torn line (a crash mid-append) is skipped, as EvictionLog.rows() does."""
+    out = []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            out.append(row)
+    return out

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryd.daemon.web.render import View, esc, num, pager, paginate, stamp, table
+from memoryd.daemon.web.render import View, esc, num, pager, stamp, table
 from memoryd.daemon.web.tier_pages import action, forget_cell
 
 PER_PAGE = 50
@@ -52,13 +52,13 @@ def _results(view: View, query: str, mode: str, found: dict[str, Any]) -> str:
 
 
 def evictions(view: View) -> tuple[str, str]:
-    rows = view.data.evictions(view.agent)
     query = view.arg("q").strip()
-    if query:
-        needle = query.casefold()
-        rows = [r for r in rows if needle in " ".join(str(r.get(k, "")) for k in
-                                                       ("what", "why", "id", "tier", "kind", "reason", "to")).casefold()]
-    shown, page, pages = paginate(rows, view.int_arg("page", 1, 1, 10**6), PER_PAGE)
+    page = view.int_arg("page", 1, 1, 10**6)
+    shown, total = view.data.evictions(view.agent, query, (page - 1) * PER_PAGE, PER_PAGE)
+    pages = max(1, -(-total // PER_PAGE))
+    if page > pages:  # past the end (the log rotated meanwhile): the last page
+        page = pages
+        shown, total = view.data.evictions(view.agent, query, (page - 1) * PER_PAGE, PER_PAGE)
     cells = [[esc(stamp(r.get("ts"))), esc(r.get("tier", "")), esc(r.get("kind", "")),
               esc(r.get("what") or "(text not kept)"), esc(r.get("why", "")), f'<code>{esc(r.get("id", ""))}</code>',
               esc(r.get("reason", ""))] for r in shown]
@@ -68,4 +68,4 @@ def evictions(view: View) -> tuple[str, str]:
             f'<button type="submit">Search</button></form>')
     listing = table("Evictions, newest first", ["When", "Tier", "Kind", "What", "Why", "Id", "During"], cells,
                     f"No eviction matches “{query}”." if query else "Nothing has been evicted yet.")
-    return "Evictions", form + listing + pager(view, page, pages, len(rows), q=query)
+    return "Evictions", form + listing + pager(view, page, pages, total, q=query)
