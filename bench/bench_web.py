@@ -19,7 +19,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 PAGES = ["/", "/hot", "/warm", "/search?q=budget+review+garden", "/tree", "/evictions", "/evictions?q=invoice",
@@ -121,7 +120,7 @@ def bench_pages(env: dict[str, str], runs: int) -> None:
             print(f"  {label:34s} {first[0]:10.1f} {first[1]:10.1f}   {statistics.median(r[0] for r in rest):12.1f} "
                   f"{statistics.median(r[1] for r in rest):12.1f}")
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)  # SIGINT is ignored by a job started in the background
         proc.wait(10)
 
 
@@ -154,7 +153,7 @@ def bench_paint(env: dict[str, str]) -> None:
                 print(f"  {path:34s} first paint {fcp:7.1f} ms   load {load:7.1f} ms   (goal: first paint < 200)")
             browser.close()
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)  # SIGINT is ignored by a job started in the background
         proc.wait(10)
 
 

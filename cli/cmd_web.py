@@ -1,6 +1,9 @@
 """`memoryd web [--port P] [--open]`: the local web view, on 127.0.0.1, behind a token printed once."""
 from __future__ import annotations
 
+import signal
+from typing import Any
+
 import click
 
 from memoryd.cli.common import get_config, handles_errors
@@ -47,10 +50,15 @@ def web(port: int | None, open_browser: bool, agent_id: str | None) -> None:
     edits = "edits allowed" if server.edits else "read-only"
     click.echo(f"memoryd: web view on http://127.0.0.1:{server.port}/ ({edits}); Ctrl-C to stop", err=True)
     _open(server.url, open_browser)
+    signal.signal(signal.SIGTERM, _stop)  # a service manager's stop: the same clean exit as Ctrl-C
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
 
 
 def _open(url: str, wanted: bool) -> None:

@@ -93,3 +93,13 @@ def test_the_daemon_serves_the_view_when_enabled(env, home: Path) -> None:
     assert daemon.returncode == 0
     assert not (home / "web.json").exists()
     assert s.token not in err and "web view on 127.0.0.1" in err
+
+
+def test_memoryd_web_stops_cleanly_on_sigterm(env) -> None:
+    proc = subprocess.Popen([MEMORYD, "web", "--port", "0"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    url = _first_line(proc)
+    assert Session(url).get("/")[0] == 403  # serving (and refusing a request without the token)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=10)
+    assert proc.returncode == 0
