@@ -71,8 +71,12 @@ class WebData:
         return out
 
     def cold_by_category(self, agent_id: str) -> dict[str, int]:
+        """Cold memories per category. One plain scan of the table: through the agent's created_at index
+        (what the planner picks) it is 3x slower at 100k rows, a random row read per memory."""
         with memory(self.config, {"agent_id": agent_id}) as mem:
-            return mem.archive.category_counts(agent_id)
+            rows = mem.archive.read("SELECT category, COUNT(*) FROM memories NOT INDEXED WHERE agent_id = ? "
+                                    "GROUP BY category", [agent_id])
+        return {category: int(n) for category, n in rows}
 
     def search_modes(self) -> list[str]:
         """keyword always; hybrid too when the embedding extra is installed."""

@@ -32,7 +32,9 @@ def _search_form(view: View, query: str, mode: str, choices: list[str]) -> str:
     return (f'<form method="get" action="/search" role="search" class="search">'
             f'<input type="hidden" name="agent" value="{esc(view.agent)}">'
             f'<label for="q">Query</label> <input id="q" name="q" type="search" value="{esc(query)}" required '
-            f'autofocus size="40">{select} <button type="submit">Search</button></form>')
+            f'autofocus size="40">{select} <button type="submit">Search</button></form>'
+            '<p class="count">Searching here is a retrieve like <code>memoryd retrieve</code>: what it finds counts '
+            "as accessed (its score rises).</p>")
 
 
 def _results(view: View, query: str, mode: str, found: dict[str, Any]) -> str:
