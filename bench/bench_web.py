@@ -38,11 +38,12 @@ PAINT = """() => new Promise((done) => {
 })"""
 
 
-def build_home(root: Path, cold: int) -> dict[str, str]:
-    """A home with a full warm tier, ~20 tree nodes, `cold` rows in the local index and a full eviction log."""
+def build_home(root: Path, cold: int, mode: str = "keyword") -> dict[str, str]:
+    """A home with a full warm tier, ~20 tree nodes, `cold` rows in the local index and a full eviction log
+    (`mode` hybrid: every memory embedded as it arrives, as with the embed extra)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env.update(MEMORYD_HOME=str(root / "home"), MEMORYD_SOCKET=str(root / "d.sock"),
-               MEMORYD_RETRIEVAL_MODE="keyword", MEMORYD_WORKSPACE=str(root / "ws"), OPENCLAW_STATE_DIR=str(root / "oc"))
+               MEMORYD_RETRIEVAL_MODE=mode, MEMORYD_WORKSPACE=str(root / "ws"), OPENCLAW_STATE_DIR=str(root / "oc"))
     os.environ.update(env)
     from memoryd.daemon import hot_ops  # noqa: F401
     from memoryd.daemon.ops import dispatch
@@ -106,13 +107,13 @@ def login(url: str) -> tuple[int, str]:
     return parts.port, cookie
 
 
-def bench_pages(env: dict[str, str], runs: int) -> None:
+def bench_pages(env: dict[str, str], runs: int, pages: list[str] = PAGES) -> None:
     proc, url = start_web(env)
     try:
         port, cookie = login(url)
         print(f"  {'page':34s} {'first request':>22s}   {'median of ' + str(runs):>26s}")
         print(f"  {'':34s} {'ttfb ms':>10s} {'full ms':>10s}   {'ttfb ms':>12s} {'full ms':>12s}")
-        for path in PAGES:
+        for path in pages:
             first = fetch(port, cookie, path)
             assert first[2] == 200, (path, first)
             rest = [fetch(port, cookie, path) for _ in range(runs)]
@@ -145,7 +146,7 @@ def bench_paint(env: dict[str, str]) -> None:
             page.goto(url)
             for path in PAGES[:-1]:
                 paints = []
-                for _ in range(3):
+                for _ in range(5):
                     page.goto(base + path)
                     paints.append(page.evaluate(PAINT))
                 fcp = statistics.median(x[0] for x in paints)
@@ -206,6 +207,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--settle", type=float, default=5.0, help="seconds a daemon idles before its RSS is read")
     ap.add_argument("--no-browser", action="store_true")
+    ap.add_argument("--hybrid", type=int, default=10000,
+                    help="memories of a home in hybrid mode whose Search page is timed in both modes (0: none)")
     args = ap.parse_args()
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory(prefix="memoryd-bench-web-") as tmp:
@@ -226,6 +229,14 @@ def main() -> None:
             print(f"  daemon idle RSS (least of 2 starts each): web off {off / 1024:.1f} MiB, web on {on / 1024:.1f} MiB "
                   f"(+{(on - off) / 1024:.1f} MiB; goal <= 5); after serving every page once {used / 1024:.1f} MiB")
         shutil.rmtree(tmp, ignore_errors=True)
+    if args.hybrid:
+        with tempfile.TemporaryDirectory(prefix="memoryd-bench-web-") as tmp:
+            t = time.perf_counter()
+            env = build_home(Path(tmp), args.hybrid, "hybrid")
+            print(f"\n== hybrid retrieval, {args.hybrid:,} memories (built and embedded in {time.perf_counter() - t:.0f} s;"
+                  " the first hybrid request loads the model) ==")
+            query = "/search?q=budget+review+garden&mode="
+            bench_pages(env, args.runs, [query + "hybrid", query + "keyword", query + "both", "/static/app.css"])
 
 
 if __name__ == "__main__":
