@@ -121,6 +121,8 @@ class Handler(BaseHTTPRequestHandler):
             back = "/"
         try:
             view = self._view(app, urlsplit(back).path, {}, form.get("agent"))
+            if view.agent not in view.agents:  # an edit never creates an agent
+                raise UsageError(f"no agent {view.agent!r} on this device")
             outcome = {"msg": edit(view, form)}
         except MemorydError as exc:
             outcome = {"error": exc.message}

@@ -100,3 +100,12 @@ def test_back_never_leaves_the_view(web_edit) -> None:
     for back in ("//evil.example/x", "http://evil.example/", "\\\\evil"):
         status, headers, _ = s.post("/forget", {"csrf": s.csrf(), "agent": "default", "back": back, "id": "x"})
         assert status == 303 and headers["location"].startswith("/?")
+
+
+def test_an_edit_never_creates_an_agent(web_edit, kw_config) -> None:
+    _, s = web_edit
+    s.login()
+    status, headers, _ = s.post("/hot/add", {"csrf": s.csrf(), "agent": "newcomer", "back": "/hot", "kind": "event",
+                                             "text": "hello"})
+    assert status == 303 and "no+agent" in headers["location"]
+    assert not kw_config.agent_dir("newcomer").exists()
