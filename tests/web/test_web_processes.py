@@ -37,6 +37,11 @@ def env(home: Path, kw_config) -> Iterator[dict[str, str]]:
     shutil.rmtree(sock_dir, ignore_errors=True)
 
 
+def _ctrl_c_as_on_a_terminal() -> None:
+    """A job started in the background (nohup … &) inherits SIGINT ignored, and Python keeps it so."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _first_line(proc: subprocess.Popen) -> str:
     line = proc.stdout.readline().strip()
     assert line.startswith("http://127.0.0.1:"), line
@@ -45,7 +50,7 @@ def _first_line(proc: subprocess.Popen) -> str:
 
 def test_memoryd_web_prints_the_url_once_and_serves_until_interrupted(env) -> None:
     proc = subprocess.Popen([MEMORYD, "web", "--port", "0"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_on_a_terminal)
     try:
         url = _first_line(proc)
         s = Session(url)
