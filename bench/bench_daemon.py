@@ -168,9 +168,9 @@ def main() -> None:
     (root / "home").mkdir(parents=True)
     (root / "home" / "config.toml").write_text('[watch]\nnotes_agent = "default"\n'  # notes → agent default
                                                f'[retrieval]\nmodel_idle = {args.model_idle}\n')
-    from memoryd.daemon.ops import dispatch
+    from memoryd.daemon.api import in_process
 
-    dispatch(load_config(env), "init", {"agent_id": "default"})
+    in_process(load_config(env)).call("init", {"agent_id": "default"})
     proc = start(env)
     try:
         bench_idle(proc, args.seconds)

@@ -139,10 +139,10 @@ def main() -> None:
             total_lines += text.count("\n")
             (ws / "memory" / f"{day.isoformat()}.md").write_text(text, encoding="utf-8")
 
-        from memoryd.daemon.ops import dispatch
-        from memoryd.daemon import ops
+        from memoryd.daemon.api import MemoryApi
+        from memoryd.daemon.engine import Engine
+        from memoryd.daemon.transport import InProcessTransport
         from memoryd.tiers.base.config import load_config
-        from memoryd.tiers.cold.source import IndexSource
         from memoryd.tiers.ingest.dailynotes import note_files, parse_note
 
         parsed = [[f.text for f in parse_note(p, d)[0]] for d, p in note_files(ws, all_=True)]
@@ -156,19 +156,19 @@ def main() -> None:
             rule_split([text for note in parsed for text in note])
 
         config = load_config()
-        ops.INDEXES = IndexSource(config, shared=True)  # as in the daemon: one connection for the whole run
-        dispatch(config, "init", {"agent_id": "bench"})
-        fresh_retrieve = timed(lambda: dispatch(config, "retrieve", {"agent_id": "bench", "query": "REST decision"}))
+        engine = Engine(config, shared=True)  # as in the daemon: one connection for the whole run
+        api = MemoryApi(InProcessTransport(engine))
+        api.call("init", {"agent_id": "bench"})
+        fresh_retrieve = timed(lambda: api.call("retrieve", {"agent_id": "bench", "query": "REST decision"}))
         stamps = [time.perf_counter()]
 
         class Clocked:  # the progress reporter: when each note was done
             def start(self, label: str, total: int | None):
                 return lambda n=1: stamps.extend([time.perf_counter()] * n)
 
-        from memoryd.daemon.ops import memory
         from memoryd.tiers.ingest.dailynotes import ingest
 
-        with memory(config, {"agent_id": "bench"}) as mem:
+        with engine.memory("bench") as mem:
             ingest(mem, ws, all_=True, progress=Clocked())
         total = stamps[-1] - stamps[0]
         print(f"memoryd ingest-daily --all        {total:7.2f} s   = {total / floor:.1f}x the floor "
@@ -183,14 +183,14 @@ def main() -> None:
             day = days[-1] + dt.timedelta(days=i + 1)
             (ws / "memory" / f"{day.isoformat()}.md").write_text(synth_note(day, rng, args.facts_per_note), encoding="utf-8")
             t0 = time.perf_counter()
-            dispatch(config, "ingest_daily", {"agent_id": "bench", "date": day.isoformat()})
+            api.call("ingest_daily", {"agent_id": "bench", "date": day.isoformat()})
             late.append(time.perf_counter() - t0)
         print(f"one new note after the year (the daemon's case): {statistics.median(late) * 1000:.1f} ms")
         again = time.perf_counter()
-        report = dispatch(config, "ingest_daily", {"agent_id": "bench", "all": True})
+        report = api.call("ingest_daily", {"agent_id": "bench", "all": True})
         print(f"re-ingest --all (nothing new)    {time.perf_counter() - again:7.2f} s ({report.get('stored', 0)} stored)")
-        after = timed(lambda: dispatch(config, "retrieve", {"agent_id": "bench", "query": "REST decision"}))
-        status = timed(lambda: dispatch(config, "status", {"agent_id": "bench"}))
+        after = timed(lambda: api.call("retrieve", {"agent_id": "bench", "query": "REST decision"}))
+        status = timed(lambda: api.call("status", {"agent_id": "bench"}))
         print(f"retrieve p50/p95: fresh agent {fresh_retrieve[0]:.1f}/{fresh_retrieve[1]:.1f} ms, "
               f"after the year {after[0]:.1f}/{after[1]:.1f} ms")
         print(f"status p50/p95 after the year {status[0]:.1f}/{status[1]:.1f} ms")

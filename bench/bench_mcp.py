@@ -111,35 +111,35 @@ def search_round_trips(exe: str, env: dict[str, str], calls: int) -> list[float]
 
 
 def in_process_retrieve(env: dict[str, str], calls: int) -> list[float]:
-    from memoryd.daemon.ops import dispatch
+    from memoryd.daemon.api import in_process
     from memoryd.tiers.base.config import load_config
 
     config = load_config(env)
     for q in queries(5):  # warm-up, as for the server
-        dispatch(config, "retrieve", {"agent_id": "default", "query": q, "limit": 10})
+        in_process(config).call("retrieve", {"agent_id": "default", "query": q, "limit": 10})
     out = []
     for q in queries(calls):
         t = time.perf_counter()
-        dispatch(config, "retrieve", {"agent_id": "default", "query": q, "limit": 10})
+        in_process(config).call("retrieve", {"agent_id": "default", "query": q, "limit": 10})
         out.append((time.perf_counter() - t) * 1000)
     return out
 
 
 def seed(env: dict[str, str], facts: int) -> None:
     """`facts` memories: the newest in warm, the rest archived in cold by a full consolidation."""
-    from memoryd.daemon.ops import dispatch
+    from memoryd.daemon.api import in_process
     from memoryd.tiers.memory.agent import AgentMemory
     from memoryd.tiers.cold.source import LazyIndex  # noqa: E402
     from memoryd.tiers.base.config import load_config
 
     config = load_config(env)
-    dispatch(config, "init", {"agent_id": "default"})
+    in_process(config).call("init", {"agent_id": "default"})
     rng = random.Random(3)
     mem = AgentMemory(config, "default", archive=LazyIndex(config))
     for start in range(0, facts, 100):
         mem.store_many([(f"fact {i}: " + " ".join(rng.sample(WORDS, 4)), f"topic/{rng.choice(WORDS)}", None, None)
                         for i in range(start, min(start + 100, facts))])
-    dispatch(config, "consolidate", {"agent_id": "default", "mode": "full"})
+    in_process(config).call("consolidate", {"agent_id": "default", "mode": "full"})
 
 
 def cpu_ms(fn, *args) -> tuple[list[float], float]:

@@ -55,11 +55,11 @@ def baseline(db: Path) -> float:
 
 
 def sync_once() -> tuple[float, dict]:
-    from memoryd.daemon.ops import dispatch
+    from memoryd.daemon.api import in_process
     from memoryd.tiers.base.config import load_config
 
     t = time.perf_counter()
-    report = dispatch(load_config(), "openclaw_sync", {"close_open": True})
+    report = in_process(load_config()).call("openclaw_sync", {"close_open": True})
     return time.perf_counter() - t, report["agents"][0]
 
 
@@ -117,8 +117,6 @@ def main() -> None:
         os.environ.update({"MEMORYD_HOME": str(tmp / "home"), "OPENCLAW_STATE_DIR": str(state)})
         os.environ.pop("MEMORYD_WORKSPACE", None)
         os.environ.pop("MEMORYD_SESSIONS_DIR", None)
-        import memoryd.daemon.openclaw_ops  # noqa: F401 - registers the operations
-
         events = build_store(db)
         base = baseline(db)
         full, report = sync_once()

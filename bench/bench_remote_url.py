@@ -34,12 +34,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_") or k == "MEMORYD_RETRIEVAL_MODE"}
         env["MEMORYD_HOME"] = str(Path(tmp) / "home")
-        from memoryd.daemon.ops import memory
+        from memoryd.daemon.engine import Engine
         from memoryd.tiers.base.config import load_config
 
         os.environ.update(env)
         past = time.time() - 60 * 86400
-        with memory(load_config(), {"agent_id": "default"}, clock=lambda: past) as mem:
+        with Engine(load_config()).memory("default", clock=lambda: past) as mem:
             mem.store_many([(f"fact {i} about service s{i % 50} on port {8000 + i}", "infra", 0.3, None)
                             for i in range(args.facts)])
         cmd = [exe, "retrieve", "service s7 port 8007", "--json"]

@@ -1,7 +1,7 @@
 """The long fault run: real `memoryd` commands on four devices (three working, one restoring) killed
 with SIGKILL at random moments until at least --kills kills, the server stopped now and then, then a
 final sync round; prints operations acknowledged, acknowledged operations lost, torn files, whether
-the devices are identical, and duplicates (tests/test_faults.py is the short run CI does).
+the devices are identical, and duplicates (tests/system/test_faults.py is the short run CI does).
 
 Run: .venv/bin/python bench/faults.py [--kills 1000] [--seed 1] [--kill-rate 0.65] [--keep]
 It starts a private sqld (the test fixture's binary) on loopback.

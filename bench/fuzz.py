@@ -1,9 +1,9 @@
-"""The long fuzz run: the generators of tests/test_fuzz.py with many more examples, counting instead of
+"""The long fuzz run: the generators of tests/system/test_fuzz.py with many more examples, counting instead of
 stopping at the first problem; prints calls, tracebacks, exit codes outside 0/1/2 and state changed by
 a refused input, per input kind, and the distinct problems found.
 
 Run: .venv/bin/python bench/fuzz.py [--examples 2000] [--only cli,import,notes,transcripts,socket]
-(the same run through pytest: MEMORYD_FUZZ_EXAMPLES=2000 .venv/bin/python -m pytest -q tests/test_fuzz.py)
+(the same run through pytest: MEMORYD_FUZZ_EXAMPLES=2000 .venv/bin/python -m pytest -q tests/system/test_fuzz.py)
 """
 from __future__ import annotations
 

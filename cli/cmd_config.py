@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import Any
 
@@ -51,10 +50,9 @@ def settings(config: Any) -> list[dict[str, Any]]:
 
 def _environment_secrets(config: Any) -> dict[str, str]:
     """Secrets that only the environment holds: shown as set or not, never their value."""
-    out = {"MEMORYD_KEY": "set" if os.environ.get("MEMORYD_KEY") else "not set"}
-    key_var = config.section("llm").get("api_key_env")
-    if key_var:
-        out[key_var] = "set" if os.environ.get(key_var) else "not set"
+    out = {"MEMORYD_KEY": "set" if config.recovery_key else "not set"}
+    if config.llm.api_key_env:
+        out[config.llm.api_key_env] = "set" if config.llm_api_key else "not set"
     return out
 
 

@@ -1,13 +1,12 @@
-"""Core commands: init, store, retrieve, urls, status, consolidate, forget."""
+"""Core commands: init, store, retrieve, urls, consolidate, forget (each one call of daemon/api.py's MemoryApi)."""
 from __future__ import annotations
 
 from typing import Any
 
 import click
 
-from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.common import agent_option, emit, get_api, get_config, handles_errors, json_option
 from memoryd.cli.main import cli
-from memoryd.cli.proxy import run_op
 
 
 def _warn(warnings: list[str]) -> None:
@@ -21,9 +20,7 @@ def _warn(warnings: list[str]) -> None:
 @handles_errors
 def init(agent_id: str, as_json: bool) -> None:
     """Create the agent's directories, key and cloud schema (idempotent)."""
-    from memoryd.daemon.ops import dispatch
-
-    result = dispatch(get_config(), "init", {"agent_id": agent_id})
+    result = get_api().init(agent_id=agent_id)
     emit(result, as_json, lambda r: f"initialised agent {r['agent_id']} in {r['dir']} (key {r['key_fingerprint']})")
 
 
@@ -36,8 +33,7 @@ def init(agent_id: str, as_json: bool) -> None:
 @handles_errors
 def store(text: str, category: str, importance: float | None, agent_id: str, as_json: bool) -> None:
     """Distil TEXT and store it in warm memory; prints its id."""
-    entry = run_op(get_config(), "store", {"agent_id": agent_id, "text": text, "category": category,
-                                           "importance": importance})
+    entry = get_api().store(agent_id=agent_id, text=text, category=category, importance=importance)
     if entry.get("note"):
         click.echo(f"memoryd: note: {entry['note']}", err=True)
     emit(entry, as_json, lambda e: e["id"])
@@ -71,19 +67,19 @@ def _human_results(data: dict[str, Any]) -> str:
 def retrieve(query: str, limit: int, mode: str, url: str | None, entity: str | None, since: str | None,
              until: str | None, llm_prompt_file: str | None, agent_id: str, as_json: bool) -> None:
     """Search hot, warm and cold memory through the tree index."""
-    config = get_config()
-    params: dict[str, Any] = {"agent_id": agent_id, "query": query, "limit": limit, "url": url,
-                              "entity": entity, "since": since, "until": until}
+    api = get_api()
     if llm_prompt_file:  # an external LLM will answer; nothing is searched now
         from memoryd.cli.llm_paths import write_prompt
 
-        return write_prompt(config, agent_id, query, llm_prompt_file)
+        return write_prompt(api, agent_id, query, llm_prompt_file)
+    asked: dict[str, Any] = {"agent_id": agent_id, "query": query, "limit": limit, "url": url, "entity": entity,
+                             "since": since, "until": until}
     if mode == "llm":  # tree paths from the LLM, and its order of the top candidates
         from memoryd.cli.llm_paths import retrieve_llm
 
-        data = retrieve_llm(config, params)
+        data = retrieve_llm(get_config(), api, **asked)
     else:
-        data = run_op(config, "retrieve", params)
+        data = api.retrieve(**asked)
     _warn(data.get("warnings"))
     emit({"results": data["results"], "warnings": data.get("warnings") or []}, as_json, _human_results)
 
@@ -94,11 +90,7 @@ def retrieve(query: str, limit: int, mode: str, url: str | None, entity: str | N
 @handles_errors
 def urls(agent_id: str, as_json: bool) -> None:
     """Every URL stored in warm memory."""
-    from memoryd.tiers.memory.agent import AgentMemory
-
-    state = AgentMemory(get_config(), agent_id).read_state()
-    found = sorted({u for e in state["warm"]["entries"] for u in e.get("metadata", {}).get("urls", [])})
-    emit({"urls": found}, as_json, lambda r: "\n".join(r["urls"]) if r["urls"] else "no URLs stored")
+    emit(get_api().urls(agent_id=agent_id), as_json, lambda r: "\n".join(r["urls"]) if r["urls"] else "no URLs stored")
 
 
 @cli.command()
@@ -109,7 +101,7 @@ def urls(agent_id: str, as_json: bool) -> None:
 @handles_errors
 def consolidate(mode: str, agent_id: str, as_json: bool) -> None:
     """Rescore, evict, archive to cold and prune (quick ⊂ daily ⊂ monthly ⊂ full)."""
-    report = run_op(get_config(), "consolidate", {"agent_id": agent_id, "mode": mode})
+    report = get_api().consolidate(agent_id=agent_id, mode=mode)
     _warn(report.get("warnings"))
     emit(report, as_json, lambda r: f"{r['mode']} consolidation of {r['agent_id']}: "
          + ", ".join(f"{k}={v}" for k, v in sorted(r["counts"].items())))
@@ -125,8 +117,7 @@ def forget(memory_id: str | None, days: float | None, agent_id: str, as_json: bo
     """Delete one memory (by id) or the last N days from every tier, cloud included."""
     if (memory_id is None) == (days is None):
         raise click.UsageError("give either a memory ID or --days N")
-    params: dict[str, Any] = {"agent_id": agent_id, "id": memory_id, "days": days}
-    result = run_op(get_config(), "forget", params)
+    result = get_api().forget(agent_id=agent_id, memory_id=memory_id, days=days)
     sync = result.get("sync") or {}
     if sync.get("status") not in ("pushed", "unchanged", "merged", None):
         _warn([f"cloud copy not updated yet ({sync['status']}): {sync.get('error')}"])

@@ -5,7 +5,7 @@ from typing import Any
 
 import click
 
-from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.common import agent_option, emit, get_api, handles_errors, json_option
 from memoryd.cli.main import cli
 
 
@@ -17,13 +17,10 @@ from memoryd.cli.main import cli
 @handles_errors
 def embed(limit: int | None, rebuild: bool, agent_id: str, as_json: bool) -> None:
     """Compute the embedding vectors hybrid retrieval needs (optional extra: memoryd[embed])."""
-    from memoryd.daemon import embed_ops  # noqa: F401  (registers the operation when it runs here)
-
     from memoryd.cli.progress import progress_for
-    from memoryd.cli.proxy import run_op
 
     with progress_for(as_json):
-        report = run_op(get_config(), "embed", {"agent_id": agent_id, "limit": limit, "rebuild": rebuild})
+        report = get_api().embed(agent_id=agent_id, limit=limit, rebuild=rebuild)
     emit(report, as_json, _human)
 
 

@@ -5,15 +5,13 @@ from typing import Any
 
 import click
 
-from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.common import agent_option, emit, get_api, handles_errors, json_option
 from memoryd.cli.main import cli
 
 
 def _change(agent_id: str, kind: str, params: dict[str, Any], as_json: bool) -> None:
     """One hot change through the shared `hot_change` operation (the daemon's when it runs)."""
-    from memoryd.cli.proxy import run_op
-
-    result = run_op(get_config(), "hot_change", {"agent_id": agent_id, "kind": kind, **params})
+    result = get_api().hot_change(agent_id=agent_id, kind=kind, **params)
     for w in result.get("warnings") or []:
         click.echo(f"memoryd: warning: {w}", err=True)
     emit(result["item"], as_json, lambda i: f"{kind}: ok")
@@ -30,9 +28,7 @@ def hot() -> None:
 @handles_errors
 def hot_show(agent_id: str, as_json: bool) -> None:
     """Print hot memory (as MEMORY.md renders it)."""
-    from memoryd.cli.proxy import run_op
-
-    shown = run_op(get_config(), "hot_show", {"agent_id": agent_id})
+    shown = get_api().hot_show(agent_id=agent_id)
     emit(shown["hot"], as_json, lambda h: shown["markdown"])
 
 

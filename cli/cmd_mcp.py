@@ -14,12 +14,9 @@ from memoryd.cli.main import cli
 def mcp(agent_id: str | None) -> None:
     """Serve one agent's memory to an MCP client on stdin/stdout (search, store, forget, hot, status, sync)."""
     from memoryd.tiers.base.config import validate_agent_id
-    from memoryd.tiers.base.errors import ConfigError
 
     config = get_config()
-    configured = config.section("mcp").get("agent", "default")
-    if not isinstance(configured, str):
-        raise ConfigError("config.toml [mcp] agent must be a string")
+    configured = config.mcp.agent
     agent_id = validate_agent_id(agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
                                  or configured)
     handover = None

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.common import agent_option, emit, get_api, get_config, handles_errors, json_option
 from memoryd.cli.main import cli
 
 MAX_DISTILL_BYTES = 64 * 1024
@@ -97,14 +97,13 @@ def ingest_daily(date: str | None, all_: bool, agent_id: str, as_json: bool) -> 
     from memoryd.tiers.base.errors import UsageError
 
     from memoryd.cli.progress import progress_for
-    from memoryd.cli.proxy import run_op
 
     if date and all_:
         raise UsageError("give either --date or --all, not both")
     if date:
         check_date(date)
     with progress_for(as_json):  # drawn when the work runs here; a running daemon does it out of sight
-        report = run_op(get_config(), "ingest_daily", {"agent_id": agent_id, "date": date, "all": all_})
+        report = get_api().ingest_daily(agent_id=agent_id, date=date, all_days=all_)
     _warn(report.get("warnings"))
     emit(report, as_json, _human_ingest)
 

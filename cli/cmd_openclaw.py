@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable
 
 import click
 
-from memoryd.cli.common import emit, get_config, handles_errors, json_option
+from memoryd.cli.common import emit, get_api, handles_errors, json_option
 from memoryd.cli.main import cli
 
 
@@ -17,15 +17,11 @@ class _Reported(logging.Filter):
         return not getattr(record, "reported", False)
 
 
-def _run(name: str, params: dict[str, Any]) -> Any:
-    import memoryd.daemon.openclaw_ops  # noqa: F401 - registers the operations for in-process runs
-
-    from memoryd.cli.proxy import run_op
-
+def _quietly(run: Callable[[], Any]) -> Any:
     quiet, logger = _Reported(), logging.getLogger("memoryd.tiers")
     logger.addFilter(quiet)  # run in this process: the sync's own warning would repeat the report's line
     try:
-        return run_op(get_config(), name, params)
+        return run()
     finally:
         logger.removeFilter(quiet)
 
@@ -63,7 +59,8 @@ def openclaw_sync(agent: str | None, as_json: bool) -> None:
 
     if agent is not None:
         validate_agent_id(agent)
-    report = _run("openclaw_sync", {"openclaw_agent": agent, "close_open": True})
+    api = get_api()
+    report = _quietly(lambda: api.openclaw_sync(openclaw_agent=agent, close_open=True))
     _warn(report)
     emit(report, as_json, _human_sync)
     if any(a.get("errors") for a in report["agents"]):
@@ -115,7 +112,8 @@ def _when(t: float | None) -> str:
 @handles_errors
 def openclaw_status(as_json: bool) -> None:
     """Per OpenClaw agent: cursor, events not yet taken, last ingest, what was skipped, errors."""
-    emit(_run("openclaw_status", {}), as_json, _human_status)
+    api = get_api()
+    emit(_quietly(lambda: api.openclaw_status()), as_json, _human_status)
 
 
 @cli.command("flush")
@@ -133,7 +131,8 @@ def flush(session: str, agent_id: str | None, as_json: bool) -> None:
     agent_id = agent_id or root
     if agent_id is not None:
         validate_agent_id(agent_id)
-    report = _run("flush", {"agent_id": agent_id, "session": session})
+    api = get_api()
+    report = _quietly(lambda: api.flush(agent_id=agent_id, session=session))
     _warn(report)
     emit(report, as_json, lambda r: f"flushed {r['turns']} turn(s) to cold, {r['warm']} fact(s) to warm, "
                                     f"{len(r['hot'])} hot change(s) for agent {r['agent_id']}")

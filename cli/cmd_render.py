@@ -1,12 +1,11 @@
 """`memoryd render`: hot memory as a managed block inside the file an agent reads (the rest of it is kept)."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
 
-from memoryd.cli.common import emit, get_config, handles_errors, json_option
+from memoryd.cli.common import emit, get_api, handles_errors, json_option
 from memoryd.cli.main import cli
 
 
@@ -31,19 +30,8 @@ def _human(data: dict[str, Any]) -> str:
 @handles_errors
 def render(targets: tuple[str, ...], project_dir: str | None, agent_id: str | None, as_json: bool) -> None:
     """Write hot memory and the tree summary between memoryd's markers in each target file."""
-    from memoryd.daemon.render_targets import TARGET_HELP, RenderSettings, render_agent, resolve
-    from memoryd.tiers.base.config import validate_agent_id
-    from memoryd.tiers.base.errors import UsageError
-
-    config = get_config()
-    settings = RenderSettings.from_config(config)
-    agent_id = validate_agent_id(agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
-                                 or settings.agent)
-    specs = targets or settings.targets
-    if not specs:
-        raise UsageError(f"give --target ({TARGET_HELP}) or set [render] targets in config.toml")
-    project = Path(project_dir).expanduser() if project_dir else settings.project_dir or Path.cwd()
-    results = render_agent(config, agent_id, [resolve(config, spec, project) for spec in specs])
+    agent_id = agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
+    results = get_api().render(agent_id=agent_id, targets=targets, project_dir=project_dir)["targets"]
     for r in results:
         for warning in r["warnings"]:
             click.echo(f"memoryd: warning: {warning}", err=True)

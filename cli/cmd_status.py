@@ -6,9 +6,8 @@ from typing import Any
 
 import click
 
-from memoryd.cli.common import emit, get_config, handles_errors, json_option
+from memoryd.cli.common import emit, get_api, handles_errors, json_option
 from memoryd.cli.main import cli
-from memoryd.cli.proxy import run_op
 
 
 def _ago(ts: float | None) -> str:
@@ -125,9 +124,6 @@ def status(agent_id: str | None, remote: bool, as_json: bool) -> None:
     from memoryd.tiers.base.config import validate_agent_id
 
     agent_id = agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
-    params: dict[str, Any] = {"agent_id": validate_agent_id(agent_id)} if agent_id else {}
-    if remote:
-        params["remote"] = True
-    data = run_op(get_config(), "status", params)
+    data = get_api().status(agent_id=validate_agent_id(agent_id) if agent_id else None, remote=remote)
     data.setdefault("daemon", None)
     emit(data, as_json, _human)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from memoryd.cli.common import agent_option, emit, fail, get_config, handles_errors, json_option
+from memoryd.cli.common import agent_option, emit, fail, get_api, handles_errors, json_option
 from memoryd.cli.main import cli
 
 
@@ -40,26 +40,13 @@ def _human_cold(c: dict[str, Any]) -> str:
 @handles_errors
 def sync(force: bool, agent_id: str, as_json: bool) -> None:
     """Two-way sync now: pull other devices' changes, push this device's (via the daemon when it runs)."""
-    from memoryd.cli.proxy import run_op
-
     from memoryd.cli.progress import progress_for
 
     with progress_for(as_json):  # a first sync may upload a whole archive (in-process: a bar; daemon: none)
-        result = run_op(get_config(), "sync", {"agent_id": agent_id, "force": force})
+        result = get_api().sync(agent_id=agent_id, force=force)
     if result.get("status") == "queued":  # with --json: the result and the error in one object
         fail(f"queued: {result.get('error', 'push failed')} (will retry)", 1, as_json, "queued", extra=result)
     emit(result, as_json, _human_sync)
-
-
-def _read_key_file(path: str) -> bytes:
-    from memoryd.sync.crypto.keys import parse_key_material
-    from memoryd.tiers.base.errors import UsageError
-
-    try:
-        with open(path, "rb") as fh:
-            return parse_key_material(fh.read())
-    except OSError as exc:
-        raise UsageError(f"cannot read key file {path}: {exc.strerror}") from None
 
 
 def _human_restore(r: dict[str, Any]) -> str:
@@ -80,18 +67,14 @@ def _human_restore(r: dict[str, Any]) -> str:
 @handles_errors
 def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, agent_id: str, as_json: bool) -> None:
     """Pull, verify and decrypt the agent's state and cold log; rebuild every tier and MEMORY.md."""
-    from memoryd.sync.restore import list_versions
-    from memoryd.sync.restore import restore as do_restore
-
     if list_only:
-        emit({"versions": list_versions(get_config(), agent_id)}, as_json, _human_versions)
+        emit(get_api().restore_versions(agent_id=agent_id), as_json, _human_versions)
         return
 
     from memoryd.cli.progress import progress_for
 
-    key = _read_key_file(key_file) if key_file else None
     with progress_for(as_json):  # the cold log can be 100k rows: a bar on a terminal
-        result = do_restore(get_config(), agent_id, key=key, force=force, at=at)
+        result = get_api().restore(agent_id=agent_id, key_file=key_file, force=force, at=at)
     if not result.get("cold_reachable") and not as_json:
         click.echo(f"memoryd: warning: cold archive unreachable: {result.get('cold_error')}", err=True)
     emit(result, as_json, _human_restore)
@@ -110,28 +93,13 @@ def key() -> None:
     """Show, export or import the agent's encryption key."""
 
 
-def _existing_key(agent_id: str) -> bytes:
-    from memoryd.sync.crypto.keys import read_key_file
-    from memoryd.tiers.base.errors import UsageError
-
-    config = get_config()
-    found = read_key_file(config.key_path(agent_id))
-    if found is None:
-        raise UsageError(f"agent {agent_id} has no key on this device: run 'memoryd init' or 'memoryd key import'")
-    return found
-
-
 @key.command("show")
 @agent_option
 @json_option
 @handles_errors
 def key_show(agent_id: str, as_json: bool) -> None:
     """Print the key's fingerprint (never the key)."""
-    from memoryd.sync.crypto.keys import fingerprint
-
-    data = {"agent_id": agent_id, "fingerprint": fingerprint(_existing_key(agent_id)),
-            "path": str(get_config().key_path(agent_id))}
-    emit(data, as_json, lambda d: f"{d['fingerprint']}  {d['path']}")
+    emit(get_api().key_show(agent_id=agent_id), as_json, lambda d: f"{d['fingerprint']}  {d['path']}")
 
 
 @key.command("export")
@@ -140,10 +108,7 @@ def key_show(agent_id: str, as_json: bool) -> None:
 @handles_errors
 def key_export(agent_id: str, as_json: bool) -> None:
     """Print the recovery string; keep it somewhere safe (it decrypts this agent's memory)."""
-    from memoryd.sync.crypto.keys import export_recovery, fingerprint
-
-    secret = _existing_key(agent_id)
-    data = {"agent_id": agent_id, "fingerprint": fingerprint(secret), "recovery": export_recovery(secret)}
+    data = get_api().key_export(agent_id=agent_id)
     if not as_json:
         click.echo("memoryd: this string decrypts the agent's memory: store it offline, never share it", err=True)
     emit(data, as_json, lambda d: d["recovery"])
@@ -157,13 +122,6 @@ def key_export(agent_id: str, as_json: bool) -> None:
 @handles_errors
 def key_import(recovery: str | None, force: bool, agent_id: str, as_json: bool) -> None:
     """Install a key from its recovery string (argument, or stdin when omitted)."""
-    from memoryd.sync.crypto.keys import fingerprint, import_key, import_recovery
-    from memoryd.tiers.base.errors import UsageError
-
     text = recovery if recovery is not None else sys.stdin.read()
-    if not text.strip():
-        raise UsageError("no recovery string given (argument or stdin)")
-    secret = import_recovery(text)
-    written = import_key(get_config(), agent_id, secret, force=force)
-    data = {"agent_id": agent_id, "fingerprint": fingerprint(secret), "changed": written}
+    data = get_api().key_import(agent_id=agent_id, recovery=text, force=force)
     emit(data, as_json, lambda d: f"{'installed' if d['changed'] else 'already installed'}: key {d['fingerprint']}")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from memoryd.cli.common import agent_option, emit, get_config, handles_errors, json_option
+from memoryd.cli.common import agent_option, emit, get_api, handles_errors, json_option
 from memoryd.cli.main import cli
 
 
@@ -16,14 +16,12 @@ from memoryd.cli.main import cli
 @handles_errors
 def export_cmd(file: Path, agent_id: str, as_json: bool) -> None:
     """Write hot, tree, warm and cold memories to FILE (JSON Lines, header first)."""
-    from memoryd.daemon.ops import memory
-    from memoryd.tiers.memory.transfer import export_to
-
     from memoryd.cli.progress import progress_for
 
-    with memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem, progress_for(as_json):
-        lines = export_to(mem, file)
-    emit({"file": str(file), "lines": lines}, as_json, lambda r: f"exported {r['lines']} lines to {r['file']}")
+    api = get_api()
+    with progress_for(as_json):
+        result = api.export_to(agent_id=agent_id, file=str(file))
+    emit(result, as_json, lambda r: f"exported {r['lines']} lines to {r['file']}")
 
 
 @cli.command("import")
@@ -33,22 +31,12 @@ def export_cmd(file: Path, agent_id: str, as_json: bool) -> None:
 @handles_errors
 def import_cmd(file: Path, agent_id: str, as_json: bool) -> None:
     """Read an export; every line is validated first, and importing twice changes nothing more."""
-    from memoryd.daemon.ops import memory
-    from memoryd.tiers.base.errors import UsageError
-    from memoryd.tiers.memory.transfer import import_from
-
-    try:
-        fh = open(file, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read {file}: {exc.strerror}") from None
     from memoryd.cli.progress import progress_for
 
-    with fh, memory(get_config(), {"agent_id": agent_id}, with_archive=True) as mem:
-        with progress_for(as_json):
-            counts = import_from(mem, fh)
-        for w in mem.warnings:
-            click.echo(f"memoryd: warning: {w}", err=True)
-    from memoryd.daemon.ops import stamp_edits
-
-    stamp_edits(get_config(), agent_id)
+    api = get_api()
+    with progress_for(as_json):
+        result = api.import_from(agent_id=agent_id, file=str(file))
+    for w in result["warnings"]:
+        click.echo(f"memoryd: warning: {w}", err=True)
+    counts = result["counts"]
     emit(counts, as_json, lambda c: "imported " + ", ".join(f"{k}={v}" for k, v in c.items()))

@@ -6,7 +6,7 @@ import json
 import logging
 import re
 import sys
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import click
 
@@ -14,6 +14,9 @@ from memoryd.tiers.base.config import Config, load_config, validate_agent_id
 from memoryd.tiers.base.errors import MemorydError
 
 from memoryd.cli.progress import end_bar
+
+if TYPE_CHECKING:
+    from memoryd.daemon.api import MemoryApi
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -95,6 +98,19 @@ def get_config() -> Config:
 
             install(root.obj["config"])
     return root.obj["config"]
+
+
+def get_api() -> MemoryApi:
+    """The command's way to memoryd's operations: the daemon when it runs, else this process (daemon/api.py)."""
+    ctx = click.get_current_context()
+    root = ctx.find_root()
+    config = get_config()
+    if "api" not in root.obj:
+        from memoryd.daemon.api import connect
+
+        api = root.obj["api"] = connect(config)
+        root.call_on_close(api.close)
+    return root.obj["api"]
 
 
 def emit(data: dict[str, Any], as_json: bool, human: Callable[[Any], str] | None = None) -> None:

@@ -9,15 +9,19 @@ from typing import Any
 from memoryd.tiers.base import errors
 from memoryd.tiers.base.config import Config
 
+from memoryd.daemon import errors as daemon_errors
+
 # errors that mean "nobody is listening" → the caller works in-process instead
 _NOT_LISTENING = {errno.ENOENT, errno.ECONNREFUSED, errno.ENOTSOCK, errno.ENOTDIR}
 _MAX_REPLY = 64 * 1024 * 1024
 
 
 def _error_class(title: str) -> type[errors.MemorydError]:
-    for obj in vars(errors).values():
-        if isinstance(obj, type) and issubclass(obj, errors.MemorydError) and obj.title == title:
-            return obj
+    """The error class with this title: memoryd's tree (tiers/base/errors.py) and the daemon's own."""
+    for module in (errors, daemon_errors):
+        for obj in vars(module).values():
+            if isinstance(obj, type) and issubclass(obj, errors.MemorydError) and obj.title == title:
+                return obj
     return errors.MemorydError
 
 

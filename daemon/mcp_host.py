@@ -3,7 +3,7 @@
 The SDK costs about a second to import (bench/bench_mcp.py). A `memoryd mcp` started while the daemon
 runs is only a byte pump (daemon/mcp_bridge.py): it asks for an `mcp_attach` upgrade on the socket,
 and the daemon serves the session with the SDK it already loaded, its operations run by the daemon's
-own dispatcher under the per-agent locks. The SDK is imported in the background at start-up when an
+own request handler under the per-agent locks. The SDK is imported in the background at start-up when an
 MCP session was served in the last PRELOAD_DAYS (or `[mcp] preload = "always"`): a daemon nobody
 speaks MCP to does not carry its ~50 MB.
 """
@@ -13,10 +13,13 @@ import logging
 import socket
 import threading
 import time
-from typing import Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 from memoryd.tiers.base.config import Config, validate_agent_id
 from memoryd.tiers.base.errors import UsageError
+
+if TYPE_CHECKING:
+    from memoryd.daemon.api import MemoryApi
 
 log = logging.getLogger("memoryd.mcp")
 
@@ -28,9 +31,9 @@ STATE_KEY = "mcp_last_session"
 class MCPHost:
     """The daemon's MCP sessions: checks attach requests, runs each session in a thread of its own."""
 
-    def __init__(self, config: Callable[[], Config], run: Callable[[str, dict[str, Any]], Any],
+    def __init__(self, config: Callable[[], Config], api: Callable[[], MemoryApi],
                  remember: Callable[[str, float], None]) -> None:
-        self._config, self._run, self._remember = config, run, remember
+        self._config, self._api, self._remember = config, api, remember
         self._sessions: set[socket.socket] = set()
         self._guard = threading.Lock()
         self._loaded = threading.Event()
@@ -39,7 +42,7 @@ class MCPHost:
 
     # -- start-up ------------------------------------------------------------------------------
     def should_preload(self, last_session: float | None, now: float) -> bool:
-        choice = self._config().section("mcp").get("preload", "auto")
+        choice = self._config().mcp.preload
         if choice == "always":
             return True
         if choice == "never":
@@ -85,7 +88,7 @@ class MCPHost:
             self._load()
             from memoryd.daemon.mcp_server import build_server, serve_stream
 
-            server = build_server(self._config(), agent, self._run)
+            server = build_server(self._config(), agent, self._api())
             with conn.makefile("wb") as wfile:
                 serve_stream(server, rfile, wfile)
         finally:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.memory.model import without_lone_surrogates  # an answer that is not UTF-8 would stop the SDK's writer
 
 from memoryd.daemon.mcp_tools import TOOLS, Tools, UnknownTool
+
+if TYPE_CHECKING:
+    from memoryd.daemon.api import MemoryApi
 
 log = logging.getLogger("memoryd.mcp")
 
@@ -28,7 +31,7 @@ INSTRUCTIONS = (
 
 
 def resources(agent_id: str) -> dict[str, tuple[str, str, str, str, str]]:
-    """uri → (name, mime type, description, the operation that reads it, the key of its text)."""
+    """uri → (name, mime type, description, the Tools method that reads it, the key of its text)."""
     return {
         f"memory://{agent_id}/MEMORY.md": ("MEMORY.md", "text/markdown",
                                            "Hot memory of this agent as Markdown (identity, projects, tasks, "
@@ -57,17 +60,21 @@ def _tool_result(types: Any, tools: Tools, name: str, arguments: Any) -> Any:
                                 structured_content=json.loads(text))
 
 
-def build_server(config: Config, agent_id: str, run: Callable[[str, dict[str, Any]], Any] | None = None) -> Any:
+def build_server(config: Config, agent_id: str, api: MemoryApi | None = None) -> Any:
     """The SDK server object with our handlers (imports the SDK: ~1 s, see bench/bench_mcp.py).
 
-    `run` carries out an operation: the daemon's own dispatcher in the daemon, else run_op."""
+    `api` carries out the operations: in the daemon, its own request handler; else daemon/api.connect()."""
     import anyio
     import anyio.to_thread
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
-    tools = Tools(config, agent_id, run)
+    if api is None:
+        from memoryd.daemon.api import connect
+
+        api = connect(config, follow=True)  # a session lasts hours: the daemon may come and go meanwhile
+    tools = Tools(api, agent_id)
     lock = anyio.Lock()  # one memoryd operation at a time, like the daemon's per-agent lock
     listing = _listing(types)
     served = resources(agent_id)
@@ -92,10 +99,10 @@ def build_server(config: Config, agent_id: str, run: Callable[[str, dict[str, An
         if uri not in served:
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown resource {uri!r}; this server has "
                            + ", ".join(served))
-        _, mime, _, op, key = served[uri]
+        _, mime, _, reader, key = served[uri]
         async with lock:
             try:
-                data = await anyio.to_thread.run_sync(lambda: tools.op(op))
+                data = await anyio.to_thread.run_sync(getattr(tools, reader))
             except MemorydError as exc:
                 raise MCPError(code=types.INTERNAL_ERROR, message=without_lone_surrogates(exc.message)) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=data[key])])

@@ -1,8 +1,8 @@
 """The MCP tools of `memoryd mcp`: names, JSON schemas, argument checks, and each tool's operation.
 
 No MCP SDK here (daemon/mcp_server.py wires these to it): a tool call is checked against its schema
-(an error names the field), then runs as a memoryd operation through the daemon when it runs, else
-in this process (daemon/route.py), scoped to the server's one agent.
+(an error names the field), then runs as a memoryd operation through daemon/api.py (the daemon when it
+runs, else this process), scoped to the server's one agent.
 """
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.memory.model import LONE_SURROGATE
 
-from memoryd.daemon.route import run_op, unknown_op_message
+from memoryd.daemon.api import MemoryApi
+from memoryd.daemon.errors import UnknownOperationError
 
 DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "A day, YYYY-MM-DD."}
 TEXT_MAX = 4096  # tiers/memory/model.py MAX_TEXT_BYTES: one fact
@@ -200,16 +200,16 @@ def _removed(removed: dict[str, int]) -> str:
 class Tools:
     """The tools of one server, scoped to one agent."""
 
-    def __init__(self, config: Config, agent_id: str,
-                 run: Callable[[str, dict[str, Any]], Any] | None = None) -> None:
-        self.config, self.agent_id = config, agent_id
-        self._run = run or (lambda name, params: run_op(self.config, name, params))  # the daemon passes its own
+    def __init__(self, api: MemoryApi, agent_id: str) -> None:
+        self.api, self.agent_id = api, agent_id
         self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "memory_search": self._search, "memory_store": self._store, "memory_forget": self._forget,
-            "memory_forget_recent": self._forget_recent, "memory_hot": lambda a: self.op("hot_show"),
+            "memory_forget_recent": self._forget_recent, "memory_hot": lambda a: self.hot_show(),
             "memory_lesson": lambda a: self._hot("lesson", a), "memory_task": lambda a: self._hot("task", a),
-            "memory_event": lambda a: self._hot("event", a), "memory_status": lambda a: {"daemon": None, **self.op("status")},
-            "memory_sync": lambda a: self.op("sync", force=a["force"]), "memory_flush": self._flush,
+            "memory_event": lambda a: self._hot("event", a),
+            "memory_status": lambda a: {"daemon": None, **self.api.status(agent_id=self.agent_id)},
+            "memory_sync": lambda a: self.api.sync(agent_id=self.agent_id, force=a["force"]),
+            "memory_flush": self._flush,
         }
 
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
@@ -218,8 +218,11 @@ class Tools:
             raise UnknownTool(f"unknown tool {name!r}; this server has {', '.join(BY_NAME)}")
         return self._handlers[name](check_arguments(tool, arguments))
 
-    def op(self, name: str, **params: Any) -> Any:
-        return self._run(name, {"agent_id": self.agent_id, **params})
+    def hot_show(self) -> dict[str, Any]:
+        return self.api.hot_show(agent_id=self.agent_id)
+
+    def tree_show(self) -> dict[str, Any]:
+        return self.api.tree_show(agent_id=self.agent_id)
 
     def _search(self, a: dict[str, Any]) -> dict[str, Any]:
         query = (a.get("query") or "").strip()
@@ -227,30 +230,31 @@ class Tools:
             raise _bad("query", "give words to search for, or a filter (since, until, entity)")
         if a.get("since") and a.get("until") and a["since"] > a["until"]:
             raise _bad("since", f"{a['since']} is after until {a['until']}")
-        data = self.op("retrieve", query=query, limit=a["limit"], since=a.get("since"), until=a.get("until"),
-                        entity=a.get("entity"))
+        data = self.api.retrieve(agent_id=self.agent_id, query=query, limit=a["limit"], since=a.get("since"),
+                                 until=a.get("until"), entity=a.get("entity"))
         results = [{"rank": i, "id": r["id"], "tier": r["tier"], "date": _date(r), "category": r.get("category"),
                     "text": r["text"], "reason": r.get("reason"), "score": round(float(r.get("score") or 0), 4)}
                    for i, r in enumerate(data["results"], 1)]
         return {"results": results, "warnings": data.get("warnings") or []}
 
     def _store(self, a: dict[str, Any]) -> dict[str, Any]:
-        entry = self.op("store", text=a["text"], category=a["category"], importance=a.get("importance"))
+        entry = self.api.store(agent_id=self.agent_id, text=a["text"], category=a["category"],
+                               importance=a.get("importance"))
         return {"summary": f"stored {entry['id']} in {entry['category']}", "entry": entry}
 
     def _forget(self, a: dict[str, Any]) -> dict[str, Any]:
-        result = self.op("forget", id=a["id"].strip())
+        result = self.api.forget(agent_id=self.agent_id, memory_id=a["id"].strip())
         cloud = (result.get("sync") or {}).get("status", "not synced")
         return dict(result, summary=f"forgot {result['id']}: {_removed(result['removed'])}; cloud copy: {cloud}")
 
     def _forget_recent(self, a: dict[str, Any]) -> dict[str, Any]:
-        result = self.op("forget", days=a["days"])
+        result = self.api.forget(agent_id=self.agent_id, days=a["days"])
         cloud = (result.get("sync") or {}).get("status", "not synced")
         return dict(result, summary=f"forgot {len(result.get('ids') or [])} memories from the last {a['days']:g} "
                                     f"days: {_removed(result['removed'])}; cloud copy: {cloud}")
 
     def _hot(self, kind: str, a: dict[str, Any]) -> dict[str, Any]:
-        result = self.op("hot_change", kind=kind, **a)
+        result = self.api.hot_change(agent_id=self.agent_id, kind=kind, **a)
         return dict(result, summary=f"{kind} {result['item'].get('id', '')} is in hot memory")
 
     def _flush(self, a: dict[str, Any]) -> dict[str, Any]:
@@ -258,8 +262,6 @@ class Tools:
 
         session = str(Path(a["session"]).expanduser().absolute())  # the daemon's working dir is not ours
         try:
-            return self.op("flush", session=session)
-        except UsageError as exc:
-            if exc.message == unknown_op_message("flush"):
-                raise UsageError("flush is not available in this version") from None
-            raise
+            return self.api.flush(agent_id=self.agent_id, session=session)
+        except UnknownOperationError:  # a daemon hosting this session from an older install
+            raise UsageError("flush is not available in this version") from None

@@ -59,21 +59,16 @@ class RenderSettings:
 
     @classmethod
     def from_config(cls, config: Config) -> "RenderSettings":
-        """config.toml's [render], validated (ConfigError names the key)."""
-        section = config.section("render")
-        targets, agent, project = section.get("targets", []), section.get("agent", "default"), section.get("project_dir")
-        if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
-            raise ConfigError("config.toml [render] targets must be a list of strings")
-        if project is not None and not isinstance(project, str):
-            raise ConfigError("config.toml [render] project_dir must be a string")
+        """config.toml's [render] (types checked at load), with what the schema cannot check alone: the agent
+        id, and that every target resolves (claude/agents need project_dir or a project here)."""
+        section = config.render
         try:
-            validate_agent_id(agent)
+            validate_agent_id(section.agent)
         except UsageError as exc:
             raise ConfigError(f"config.toml [render] agent: {exc.message}") from None
-        settings = cls(tuple(targets), agent, Path(project).expanduser() if project else None)
-        for spec in targets:
-            if spec.startswith("file:") and not Path(spec[5:].strip()).expanduser().is_absolute():
-                raise ConfigError(f"config.toml [render] target {spec!r}: give an absolute path")
+        settings = cls(section.targets, section.agent,
+                       Path(section.project_dir).expanduser() if section.project_dir else None)
+        for spec in section.targets:
             try:
                 resolve(config, spec, settings.project_dir)
             except UsageError as exc:

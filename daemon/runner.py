@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from memoryd.tiers.base.atomic import atomic_write_json, read_json
-from memoryd.tiers.base.config import AGENT_ID_RE, Config, load_config, validate_agent_id
+from memoryd.tiers.base.config import Config, load_config, validate_agent_id
 from memoryd.tiers.base.errors import ConfigError, MemorydError, UsageError
 
+from memoryd.daemon.engine import agent_ids
 from memoryd.daemon.lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
 from memoryd.daemon.render_targets import RenderSettings, install as install_render
 from memoryd.daemon.scheduler import Clock, Scheduler, ScheduleSettings
@@ -44,24 +45,23 @@ def file_clock(path: Path) -> Clock:
     return now
 
 
-def clock_from_env(env: dict[str, str] | None = None) -> Clock:
-    env = dict(os.environ) if env is None else env
-    path = env.get("MEMORYD_CLOCK_FILE")
-    return file_clock(Path(path)) if path else time.time
+def clock_of(config: Config) -> Clock:
+    """The daemon's clock: real time, or the driven one of MEMORYD_CLOCK_FILE (tests)."""
+    return file_clock(config.clock_file) if config.clock_file else time.time
 
 
 class Daemon:
     """Everything the daemon runs, with the per-agent serialization of writes."""
 
     def __init__(self, config: Config, clock: Clock) -> None:
-        from memoryd.daemon import openclaw_ops  # noqa: F401 - registers openclaw_sync, openclaw_status, flush
-        from memoryd.daemon.ops import dispatch  # the lead's operations; imports tiers/sync lazily itself
-        from memoryd.daemon import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
-        from memoryd.daemon import embed_ops  # noqa: F401  (registers embed: vectors for hybrid retrieval)
+        from memoryd.daemon.api import MemoryApi, in_process
+        from memoryd.daemon.transport import HandlerTransport
 
         install_render(config)  # [render] targets follow every hot change the daemon makes
 
-        self.config, self.clock, self.dispatch = config, clock, dispatch
+        self.config, self.clock = config, clock
+        self.api = in_process(config, shared=True)  # one long-lived local-index connection for every request
+        self._retired: list[MemoryApi] = []  # APIs of configs replaced by a reload: closed at stop
         self.started_wall, self.started_mono = time.time(), time.monotonic()
         self.last_error: str | None = None
         self._locks: dict[str, threading.Lock] = {}
@@ -69,21 +69,19 @@ class Daemon:
         self._state_path = config.home / "daemon-state.json"
         self._state_guard = threading.Lock()
         self.state = read_json(self._state_path, lambda: {"last_ok": {}, "watch_mark": 0.0})
-        self.scheduler = Scheduler(ScheduleSettings.from_section(config.section("schedule")),
+        self.scheduler = Scheduler(ScheduleSettings.from_config(config),
                                    self.run_mode, self.last_ok, self.run_sync, clock=clock,
-                                   on_heartbeat=lambda: release_idle_model(self.config.section("retrieval")["model_idle"]))
+                                   on_heartbeat=lambda: release_idle_model(self.config.retrieval.model_idle))
         self.watcher = Watcher(WatchSettings.from_config(config), self.openclaw_pass)
-        self.mcp = MCPHost(lambda: self.config, self.handle, self._remember)
+        # the MCP sessions hosted here run their operations as socket requests: same checks, same locks
+        self.mcp = MCPHost(lambda: self.config, lambda: MemoryApi(HandlerTransport(self.handle)), self._remember)
         self.server = SocketServer(config.socket_path, self.handle,
                                    upgrades={"mcp_attach": (self.mcp.check, self.mcp.take_over)})
         self.web: Any = None  # the web view (daemon/web/server.py) when [web] enabled = true
 
     # -- agents and their locks ----------------------------------------------------
     def agents(self) -> list[str]:
-        root = self.config.agents_dir()
-        if not root.is_dir():
-            return []
-        return sorted(p.name for p in root.iterdir() if p.is_dir() and AGENT_ID_RE.fullmatch(p.name))
+        return agent_ids(self.config)
 
     @contextmanager
     def agent_lock(self, agent_id: str) -> Iterator[None]:
@@ -94,14 +92,15 @@ class Daemon:
             yield
 
     def call(self, op: str, params: dict[str, Any]) -> Any:
-        """Run one operation; the ones naming an agent run one at a time per agent."""
+        """Run one operation the socket serves; the ones naming an agent run one at a time per agent."""
+        api = self.api
         agent = params.get("agent_id")
         if agent is None or op == "status":
-            return self.dispatch(self.config, op, params)
+            return api.serve(op, params)
         if not isinstance(agent, str):
             raise UsageError("agent_id must be a string")
         with self.agent_lock(agent):
-            return self.dispatch(self.config, op, params)
+            return api.serve(op, params)
 
     # -- socket requests -------------------------------------------------------------
     def handle(self, op: str, params: dict[str, Any]) -> Any:
@@ -133,7 +132,7 @@ class Daemon:
 
     # -- scheduled work ----------------------------------------------------------------
     def run_mode(self, mode: str, reason: str, agents: list[str] | None) -> bool:
-        from memoryd.daemon import embed_ops
+        from memoryd.daemon.ops_embed import after_consolidation
 
         ok = True
         for agent in agents if agents is not None else self.agents():
@@ -142,8 +141,8 @@ class Daemon:
             try:
                 self.call("consolidate", {"agent_id": agent, "mode": mode})
                 self._record_ok(agent, mode)
-                embed_ops.after_consolidation(self.call, self.config, agent,  # hybrid mode: vectors still missing
-                                              lambda: self.scheduler.stopping)
+                after_consolidation(self.call, self.config, agent,  # hybrid mode: vectors still missing
+                                    lambda: self.scheduler.stopping)
             except Exception as exc:
                 ok = False
                 self._failed(f"consolidate {mode} for {agent}", exc)
@@ -233,10 +232,6 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
-        from memoryd.daemon import ops
-        from memoryd.tiers.cold.source import IndexSource
-
-        ops.INDEXES = IndexSource(self.config, shared=True)  # one long-lived local-index connection for every request
         self.watcher.start()
         threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
         self.scheduler.start()
@@ -251,15 +246,19 @@ class Daemon:
     def reload(self) -> None:
         try:
             config = load_config()
-            schedule = ScheduleSettings.from_section(config.section("schedule"))
+            schedule = ScheduleSettings.from_config(config)
             watch = WatchSettings.from_config(config)
             RenderSettings.from_config(config)  # checked here: install_render below must not refuse it
-            level = _log_level(config.section("daemon").get("log_level") or "INFO")
+            level = _log_level(config.daemon.log_level)
         except MemorydError as exc:
             log.error("reload refused, keeping the old config: %s", exc.message)
             return
+        from memoryd.daemon.api import in_process
+
         self.config = config
         install_render(config)
+        self._retired.append(self.api)  # requests in progress may still use its connection
+        self.api = in_process(config, shared=True)
         self.scheduler.reload(schedule)
         self.watcher.reload(watch)
         logging.getLogger().setLevel(level)
@@ -278,10 +277,8 @@ class Daemon:
         for lock in list(self._locks.values()):  # let a write in progress land (atomic anyway)
             if lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
                 lock.release()
-        from memoryd.daemon import ops
-
-        if ops.INDEXES is not None:
-            ops.INDEXES.close()
+        for api in (*self._retired, self.api):
+            api.close()
 
 
 def release_idle_model(idle_seconds: float) -> None:
@@ -333,7 +330,7 @@ def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None
     from memoryd.daemon.heap import tune
 
     tuned = tune()  # before any thread starts and before numpy loads
-    level = _log_level(log_level or config.section("daemon").get("log_level") or "INFO")
+    level = _log_level(log_level or config.daemon.log_level)
     setup_logging(level)
     log.debug("heap settings: %s", ", ".join(tuned) or "none (set by the environment)")
     instance = InstanceLock(config.home)
@@ -341,7 +338,7 @@ def run_daemon(config: Config, clock: Clock | None = None, log_level: str | None
     signals = Signals()
     signals.install()
     try:
-        daemon = Daemon(config, clock or clock_from_env())
+        daemon = Daemon(config, clock or clock_of(config))
         daemon.start()
         log.info("memoryd daemon started (pid %d, socket %s)", os.getpid(), config.socket_path)
         sd_notify(f"READY=1\nMAINPID={os.getpid()}\nSTATUS=serving {len(daemon.agents())} agent(s)")

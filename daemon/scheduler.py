@@ -2,14 +2,17 @@
 
 APScheduler (BackgroundScheduler) owns the timing: one CronTrigger job per consolidation mode
 (coalesce: a backlog of fires runs once; misfire_grace_time: a fire later than that is reported
-missed), an interval job for the outbox drain (rescheduled by the backoff policy in tiers/base/backoff.py)
-and a heartbeat job. All run one at a time on one daemon thread (_SerialExecutor), as consolidation
+missed), an interval job for the outbox drain and a heartbeat job. All run one at a time on one daemon thread (_SerialExecutor), as consolidation
 and sync must never overlap and SIGTERM must not wait for a long consolidation.
 
 Catch-up is ours: APScheduler keeps no memory across restarts and cannot see a wall-clock jump that
 happened while it slept. A consolidation therefore runs for the agents that missed a fire since their
 last successful run (`stale_agents`), on start, on a jump the heartbeat notices, and after a misfire.
 The same rule filters a scheduled fire, so nothing runs twice for one fire.
+
+Retries. A failed push waits in the durable outbox (sync/outbox.py), whose backoff is the only one: the
+drain asks every `sync_backoff_seconds` while a push is owed and the outbox says whether it is due yet;
+when none is owed, it asks every `sync_idle_seconds` (which also pulls what other devices pushed).
 
 The clock. APScheduler 3.x reads `datetime.now()` itself (BaseScheduler._process_jobs and
 executors.base.run_job take no clock), so its cron firing runs on the real clock and cannot be driven
@@ -23,11 +26,11 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, tzinfo
 from typing import Any, Callable, Mapping
 
-from memoryd.tiers.base.backoff import Backoff
+from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.config_schema import check_section, defaults
 from memoryd.tiers.base.errors import ConfigError, MemorydError
 
@@ -48,16 +51,22 @@ class ScheduleSettings:
     wake_jump_seconds: float = 120.0
     misfire_grace_seconds: int = 600
     sync_idle_seconds: float = 600.0
-    sync_backoff_seconds: float = 30.0
-    sync_backoff_max_seconds: float = 1800.0
+    sync_backoff_seconds: float = 30.0  # how often the drain asks the outbox while a push is owed
+
+    @classmethod
+    def from_config(cls, config: Config) -> "ScheduleSettings":
+        """The daemon's schedule from config.toml's [schedule], checked at load (crontabs included)."""
+        return cls._of(asdict(config.schedule))
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> "ScheduleSettings":
-        sec = check_section("schedule", section)
-        known = {f.name for f in fields(cls)}  # a key added to the schema alone is read via config.section()
-        settings = cls(cron={m: sec.pop(m) for m in MODES}, **{k: v for k, v in sec.items() if k in known})
-        settings.triggers()  # the full crontab check (ranges, names) now, not at 03:00
-        return settings
+        """Settings written in code (tests, tools): checked here against the schema, as load_config would."""
+        return cls._of(check_section("schedule", section))
+
+    @classmethod
+    def _of(cls, values: dict[str, Any]) -> "ScheduleSettings":
+        known = {f.name for f in fields(cls)}
+        return cls(cron={m: values.pop(m) for m in MODES}, **{k: v for k, v in values.items() if k in known})
 
     def triggers(self) -> dict[str, Any]:
         from apscheduler.triggers.cron import CronTrigger  # heavy: daemon only
@@ -82,9 +91,6 @@ class ScheduleSettings:
 
         return get_localzone()
 
-    def sync_backoff(self) -> Backoff:
-        return Backoff(base=self.sync_backoff_seconds, cap=max(self.sync_backoff_seconds, self.sync_backoff_max_seconds))
-
 
 def next_fire(trigger: Any, tz: tzinfo, at: float) -> float:
     """First fire time (unix) of `trigger` at or after `at`."""
@@ -106,9 +112,10 @@ def stale_agents(last_ok: Mapping[str, float | None], trigger: Any, tz: tzinfo, 
     return sorted(a for a, t in last_ok.items() if t is None or next_fire(trigger, tz, t + 1) <= now)
 
 
-def sync_delay(settings: ScheduleSettings, failures: int) -> float:
-    """When to drain the outbox again: the backoff after failures, the idle interval when all went out."""
-    return settings.sync_backoff().delay(failures) if failures > 0 else settings.sync_idle_seconds
+def sync_delay(settings: ScheduleSettings, owed: bool) -> float:
+    """When to drain the outbox again: soon while a push is owed (the outbox's backoff decides when it is
+    tried), the idle interval when everything went out."""
+    return settings.sync_backoff_seconds if owed else settings.sync_idle_seconds
 
 
 @dataclass
@@ -153,7 +160,7 @@ def _serial_executor() -> Any:
 
 
 class Scheduler:
-    """Consolidation modes on their cron times, the outbox drain on its backoff, catch-up on start and jumps.
+    """Consolidation modes on their cron times, the outbox drain on its cadence, catch-up on start and jumps.
 
     run_mode(mode, reason, agents) returns True when all agents succeeded;
     last_ok(mode) maps agent → last successful end (unix) or None;
@@ -172,7 +179,6 @@ class Scheduler:
         self.jobs: dict[str, JobInfo] = {m: JobInfo() for m in (*MODES, "sync")}
         self._stop = threading.Event()
         self._catch_up = True  # on start: anything overdue runs once
-        self._sync_failures = 0
         self._last_wall, self._last_mono = clock(), monotonic()
         self._aps: Any = None
         self._apply(settings)
@@ -311,14 +317,13 @@ class Scheduler:
         job = self.jobs["sync"]
         job.last_run, job.runs = self.clock(), job.runs + 1
         try:
-            pending = self._run_sync()
+            owed = self._run_sync() > 0
             job.last_error = None
-            self._sync_failures = self._sync_failures + 1 if pending else 0
         except Exception as exc:
             job.last_error = exc.message if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
-            self._sync_failures += 1
-            log.warning("outbox drain failed (retry #%d): %s", self._sync_failures, job.last_error)
-        delay = sync_delay(self.settings, self._sync_failures)
+            owed = isinstance(exc, MemorydError) and exc.transient  # else asking sooner cannot help
+            log.warning("outbox drain failed: %s", job.last_error)
+        delay = sync_delay(self.settings, owed)
         job.next_run = time.time() + delay
         if not self.stopping:
             self._aps.modify_job("sync", next_run_time=datetime.fromtimestamp(job.next_run, self._tz))

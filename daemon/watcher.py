@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import heapq
 import logging
-import os
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator
 
 from memoryd.tiers.base.config import AGENT_ID_RE, Config
 
 from memoryd.daemon import inotify
 from memoryd.daemon.inotify import DELETED, Waker
-from memoryd.tiers.base.errors import ConfigError
 
 log = logging.getLogger("memoryd.daemon")
 
@@ -42,31 +40,14 @@ class WatchSettings:
     config: Config | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def from_config(cls, config: Config, env: Mapping[str, str] | None = None) -> "WatchSettings":
+    def from_config(cls, config: Config) -> "WatchSettings":
         from memoryd.tiers.ingest.openclaw.install import Install
 
-        env = os.environ if env is None else env
-        sec = config.section("watch")
-        agent = sec.get("notes_agent")
-        sessions = sec.get("sessions_dir")
-        if (sessions is not None and not isinstance(sessions, str)) or (
-                agent is not None and not (isinstance(agent, str) and AGENT_ID_RE.fullmatch(agent))):
-            raise ConfigError("config.toml [watch]: sessions_dir must be a path, notes_agent an agent id")
-        nums = {}
-        for key in ("quiet_seconds", "recheck_seconds"):
-            value = sec.get(key, getattr(cls, key))
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError(f"config.toml [watch] {key} must be a positive number")
-            nums[key] = float(value)
-        enabled = sec.get("enabled", True)
-        if not isinstance(enabled, bool):
-            raise ConfigError("config.toml [watch] enabled must be true or false")
-        backend = env.get("MEMORYD_WATCH_BACKEND") or sec.get("backend", "auto")
-        if backend not in ("auto", "inotify", "watchfiles"):
-            raise ConfigError('config.toml [watch] backend must be "auto", "inotify" or "watchfiles"')
-        install = Install(config, env)
-        return cls(notes_dir=install.workspace(install.default_agent()) / "memory", notes_agent=agent,
-                   sessions_dir=install.sessions_root, enabled=enabled, config=config, backend=backend, **nums)
+        watch = config.watch  # checked at load
+        install = Install(config)
+        return cls(notes_dir=install.workspace(install.default_agent()) / "memory", notes_agent=watch.notes_agent,
+                   sessions_dir=install.sessions_root, quiet_seconds=watch.quiet_seconds,
+                   recheck_seconds=watch.recheck_seconds, enabled=watch.enabled, backend=watch.backend, config=config)
 
     def install(self) -> Any:
         from memoryd.tiers.ingest.openclaw.install import Install

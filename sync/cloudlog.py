@@ -10,37 +10,22 @@ data, and the opened payload must name an id whose ref is the row's ref. `digest
 the payload, makes an upload retried after a lost answer a no-op. A forget appends a tombstone and
 deletes the ciphertext of that memory's puts.
 
-Push drains the local outbox in batches (one round trip each); pull applies rows past the device's
-cursor, a page per local transaction (cursor included), so a kill at any point resumes cleanly.
+This module is the row format (refs, sealing, verification); what the device holds of the log is
+sync/cloudlog_device.py, the uploads and pulls sync/cloudlog_transfer.py, a sync's share of it
+sync/cloudlog_exchange.py, the move of round-1 plaintext rows sync/cloudlog_legacy.py.
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
-import logging
-from typing import Any, Callable
+from typing import Any
 
-from memoryd.tiers.base.errors import CryptoError, RemoteError
+from memoryd.tiers.base.errors import CryptoError
 
 from memoryd.sync.crypto.seal import open_text, seal_text
-from memoryd.tiers.cold.index import LocalIndex
-from memoryd.tiers.cold.index_rows import reporter
 
-log = logging.getLogger("memoryd.sync")
 LOG_VERSION = 1
-PUSH_BATCH = 200
-PULL_PAGE = 1000
-Progress = Callable[[int, int], None]
-
-_INSERT = ("INSERT OR IGNORE INTO memory_log (agent_id, ref, kind, version, digest, data, device_id, created_at) "
-           "VALUES ")  # + one (?, ?, ?, ?, ?, ?, ?, ?) per row; the unique (agent, ref, kind, digest) drops repeats
-_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
-ROWS_PER_INSERT = 100  # 8 parameters each: under SQLite's classic 999-variable limit
-_PAGE = ("SELECT seq, ref, kind, version, data FROM memory_log WHERE agent_id = ? AND seq > ? "
-         "ORDER BY seq LIMIT ?")
-_TOP = ("SELECT (SELECT COALESCE(MAX(seq), 0) FROM memory_log WHERE agent_id = ?), "
-        "(SELECT COUNT(*) FROM memory_log WHERE agent_id = ? AND seq > ?)")
 
 
 def ref_of(key: bytes, agent_id: str, memory_id: str) -> str:
@@ -84,116 +69,3 @@ def open_row(key: bytes, agent_id: str, row: tuple[Any, ...]) -> tuple[str, dict
     if kind == "forget" and not isinstance(item.get("at"), (int, float)):
         raise CryptoError(f"cloud log row {seq} of agent {agent_id}: forget without a time")
     return kind, item
-
-
-def push(remote: Any, index: LocalIndex, key: bytes, agent_id: str, device_id: str, now: int,
-         progress: Progress | None = None) -> int:
-    """Upload the agent's outbox, PUSH_BATCH rows per round trip; returns how many went up."""
-    total = index.pending_uploads(agent_id)
-    advance = reporter(progress, "upload", total)
-    sent = 0
-    while True:
-        page = index.outbox_page(agent_id, PUSH_BATCH)
-        if not page:
-            return sent
-        rows, stale = [], []
-        for mid, op, _queued, item in page:
-            if item is None:
-                continue  # forgotten (or gone) since it was queued: its own forget row follows
-            ref, digest, data = seal_row(key, agent_id, op, item)
-            rows.append([agent_id, ref, op, LOG_VERSION, digest, data, device_id, now])
-            stale.append((ref, digest if op == "put" else ""))  # older puts of it go (a forget: every put)
-        if rows:
-            remote.batch(_statements(agent_id, rows, stale))
-        index.outbox_done(agent_id, [(mid, op, queued) for mid, op, queued, _ in page])
-        sent += len(page)
-        advance(len(page))
-
-
-def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str]]) -> list[tuple[str, list[Any]]]:
-    """One atomic batch: the new rows, then the ciphertext they replace (older versions, forgotten puts)."""
-    stmts = []
-    for i in range(0, len(rows), ROWS_PER_INSERT):
-        chunk = rows[i:i + ROWS_PER_INSERT]
-        stmts.append((_INSERT + ", ".join([_ROW] * len(chunk)), [v for r in chunk for v in r]))
-    for i in range(0, len(stale), 400):
-        chunk = stale[i:i + 400]
-        stmts.append((f"DELETE FROM memory_log WHERE agent_id = ? AND kind = 'put' AND ref IN ({', '.join('?' * len(chunk))}) "
-                      f"AND ref || ':' || digest NOT IN ({', '.join('?' * len(chunk))})",
-                      [agent_id, *[r for r, _ in chunk], *[f"{r}:{d}" for r, d in chunk]]))
-    return stmts
-
-
-def cursor_key(agent_id: str, remote_id: str) -> str:
-    return f"cursor:{agent_id}:{remote_id}"
-
-
-def pull(remote: Any, index: LocalIndex, key: bytes, agent_id: str, remote_id: str,
-         progress: Progress | None = None) -> dict[str, int]:
-    """Apply every log row past this device's cursor; returns counts (rows, added, forgotten)."""
-    ck = cursor_key(agent_id, remote_id)
-    cursor = int(index.meta(ck) or 0)
-    top, count = remote.execute(_TOP, [agent_id, agent_id, cursor]).rows[0]
-    top, count = int(top or 0), int(count or 0)
-    if top < cursor:
-        raise RemoteError(f"the cloud log of agent {agent_id} ends at {top}, before this device's cursor {cursor}: "
-                          "the server lost rows (restored from an older backup?); run 'memoryd sync --force' "
-                          "to upload this device's memories again", transient=False)
-    seen = added = forgotten = 0
-    advance = reporter(progress, "cloud log", count)
-    while cursor < top:
-        rows = remote.execute(_PAGE, [agent_id, cursor, PULL_PAGE]).rows
-        if not rows:
-            break
-        items = [open_row(key, agent_id, tuple(r)) for r in rows]  # all verified before any is applied
-        _drop_stale(remote, index, agent_id, rows, items)
-        a, f = index.apply_remote(agent_id, items, ck, int(rows[-1][0]))
-        cursor = int(rows[-1][0])
-        seen, added, forgotten = seen + len(rows), added + a, forgotten + f
-        advance(len(rows))
-    return {"rows": seen, "added": added, "forgotten": forgotten, "cursor": cursor}
-
-
-def _drop_stale(remote: Any, index: LocalIndex, agent_id: str, rows: list[Any],
-                items: list[tuple[str, dict[str, Any]]]) -> None:
-    """Delete the ciphertext of puts that came after a forget of the same memory (a device uploaded
-    its copy before it saw the forget; a copy stored anew after the forget is newer and stays).
-    Before the page is applied: if this fails, the page is pulled again and the delete retried."""
-    ids = [item["id"] for kind, item in items if kind == "put"]
-    if not ids:
-        return
-    forgotten = index.forgotten_at(agent_id, ids)
-    stale = []
-    for row, (kind, item) in zip(rows, items):
-        if kind == "forget":
-            forgotten[item["id"]] = max(forgotten.get(item["id"], -1), int(item["at"]))
-        elif _created(item) <= forgotten.get(item["id"], -1):
-            stale.append(int(row[0]))
-    for i in range(0, len(stale), 500):
-        chunk = stale[i:i + 500]
-        remote.execute(f"DELETE FROM memory_log WHERE agent_id = ? AND kind = 'put' AND seq IN "
-                       f"({', '.join('?' * len(chunk))})", [agent_id, *chunk])
-    if stale:
-        log.info("agent %s: dropped %d stale cloud copies of forgotten memories", agent_id, len(stale))
-
-
-def _created(item: dict[str, Any]) -> float:
-    try:
-        return int(float(item.get("created_at")))  # as the index compares it (check_entry)
-    except (TypeError, ValueError):
-        return float("inf")  # malformed: apply_remote refuses the page anyway
-
-
-def reset(index: LocalIndex, agent_id: str, remote_id: str) -> int:
-    """Start over with this database: pull it from the beginning, upload everything we hold."""
-    index.set_meta(cursor_key(agent_id, remote_id), None)
-    return index.queue_everything(agent_id)
-
-
-def ensure_started(index: LocalIndex, agent_id: str, remote_id: str) -> int:
-    """First sync of this agent with this database: everything local is owed to it."""
-    if index.meta(cursor_key(agent_id, remote_id)) is not None:
-        return 0
-    n = index.queue_everything(agent_id)
-    index.set_meta(cursor_key(agent_id, remote_id), "0")
-    return n

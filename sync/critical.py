@@ -8,22 +8,19 @@ already carries the newer ciphertext: decrypt, merge, write local files, retry (
 """
 from __future__ import annotations
 
-import json
 import logging
 import time
 from typing import Any
 
-from memoryd.tiers.memory.agent import AgentMemory
-from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.base.config import Config
-from memoryd.tiers.base.errors import ArchiveError, CryptoError, MemorydError, RemoteError, StoreError, UsageError
+from memoryd.tiers.base.errors import MemorydError, RemoteError, StoreError, UsageError
 
-from memoryd.sync.crypto.seal import open_text, seal_text
+from memoryd.sync import cloudlog_exchange
 from memoryd.sync.merge.hlc import stamp_seconds
-from memoryd.sync.crypto.keys import load_key, read_key_file
-from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, empty_replica, join, materialize, max_stamp, replica_hash, restamp, unmerged, valid_replica)
+from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, join, materialize, max_stamp, normal,
+                                        replica_hash, restamp, unmerged)
 from memoryd.sync.outbox import record_failure
-from memoryd.sync.device_files import KIND, SyncFiles
+from memoryd.sync.session import Session
 
 log = logging.getLogger("memoryd.sync")
 KEEP_VERSIONS = 30
@@ -41,98 +38,10 @@ _PROBE = ("SELECT version, CASE WHEN version = ? AND substr(data, 1, ?) = ? THEN
           "FROM critical_state WHERE agent_id = ?")
 
 
-def normal(rep: Replica) -> Replica:
-    """The canonical form of a replica (what join produces), so equal content hashes equal."""
-    return join(rep, empty_replica())
-
-
-def agent_key(config: Config, agent_id: str) -> bytes:
-    """The key file if present, else MEMORYD_KEY; neither → UsageError."""
-    return read_key_file(config.key_path(agent_id)) or load_key(config, agent_id)
-
-
-class Session:
-    """One sync operation of one agent: memory, sync files, key and a (lazily opened) database."""
-
-    def __init__(self, config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None) -> None:
-        from memoryd.tiers.cold.source import open_index
-
-        self.config = config
-        self.agent_id = agent_id
-        self.index = open_index(config)  # local: where entries leaving warm in a merge go
-        self.mem = AgentMemory(config, agent_id, archive=self.index)
-        self.files = SyncFiles(config, agent_id)
-        self._key = key
-        self._db = db
-        self._own_db = db is None
-        self.round_trips = 0
-        self.bytes_sent = 0
-        self.conflicts = 0
-        self.purge_history = False  # after a forget: older versions (which still hold it) go too
-        self.check: dict[str, Any] = {}  # what the last look at the server found (for `status`)
-
-    @property
-    def key(self) -> bytes:
-        if self._key is None:
-            self._key = agent_key(self.config, self.agent_id)
-        return self._key
-
-    @property
-    def db(self) -> Any:
-        if self._db is None:
-            from memoryd.sync.remote.db import connect
-
-            self._db = connect(self.config, check=False)  # the first statement is the check: one round trip
-        return self._db
-
-    @property
-    def is_file(self) -> bool:
-        return self.config.db_url.startswith("file:")
-
-    def close(self) -> None:
-        if self._own_db and self._db is not None:
-            self._db.close()
-            self._db = None
-        self.index.close()
-
-    def _call(self, fn: Any, *args: Any) -> Any:
-        try:
-            self.round_trips += 1
-            return fn(*args)
-        except ArchiveError as exc:
-            if "no such table" not in exc.message:
-                raise
-        from memoryd.sync.remote.schema import ensure_schema  # first use of a fresh database
-
-        ensure_schema(self.db)
-        self.round_trips += 1
-        return fn(*args)
-
-    def execute(self, sql: str, args: list[Any]) -> Any:
-        return self._call(self.db.execute, sql, args)
-
-    def batch(self, stmts: list[tuple[str, list[Any]]]) -> Any:
-        return self._call(self.db.batch, stmts)
-
-    def seal(self, rep: Replica, version: int) -> str:
-        return seal_text(self.key, dumps(rep), agent_id=self.agent_id, kind=KIND, version=version)
-
-    def open(self, version: int, data: str) -> Replica:
-        plain = open_text(self.key, data, agent_id=self.agent_id, kind=KIND, version=version)
-        try:
-            return valid_replica(json.loads(plain.decode("utf-8")))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise CryptoError(f"critical state v{version} of agent {self.agent_id} is malformed: {exc}") from None
-
-
-def write_local(mem: AgentMemory, state: dict[str, Any], now: float, reason: str) -> list[dict]:
-    """Write a merged state through the tiers (limits, MEMORY.md, evictions to cold) at a data-derived time."""
-    saved = mem.clock
-    mem.clock = lambda: now  # limits applied at the same instant on every device → same result
-    try:
-        return mem.write_state(state, reason)
-    finally:
-        mem.clock = saved
+def write_local(s: Session, state: dict[str, Any], now: float, reason: str) -> list[dict]:
+    """Write a merged state through the tiers (limits, MEMORY.md, evictions to cold) at a data-derived
+    time: limits applied at the same instant on every device → same result. The caller holds the agent lock."""
+    return s.memory_at(now).write_state(state, reason)
 
 
 def _local_state(s: Session, base: Replica) -> dict[str, Any]:
@@ -187,7 +96,7 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, remo
     if view != materialize(local):
         s.files.save_merging(version, remote_hash, merged)
         top = max_stamp(merged)
-        write_local(s.mem, view, stamp_seconds(top) if top else time.time(), "sync-merge")
+        write_local(s, view, stamp_seconds(top) if top else time.time(), "sync-merge")
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
     final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
     s.files.save_base(version, final, remote_hash, hlc)
@@ -230,13 +139,8 @@ def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]
 
 
 def upload_archived(s: Session) -> int:
-    """Entries that left warm (a merge may have just evicted some) are in the cloud log before a push
-    announces their removal from warm: losing this device right after the push loses nothing."""
-    if s.is_file or not s.index.pending_uploads(s.agent_id):
-        return 0
-    from memoryd.sync import cloudlog
-
-    return cloudlog.push(s, s.index, s.key, s.agent_id, s.files.device_id(), int(time.time()))
+    """Entries that left warm are in the cloud log before a push announces their removal from warm."""
+    return 0 if s.is_file else cloudlog_exchange.upload(s)
 
 
 def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
@@ -338,9 +242,7 @@ def _cold(s: Session, *, pull: bool, force: bool = False, progress: Any = None) 
     """With a server URL: the cloud log's half of the sync (with file: the local index is the archive)."""
     if s.is_file:
         return {}
-    from memoryd.sync.coldsync import sync_cold
-
-    return {"cold": sync_cold(s, pull=pull, force=force, progress=progress)}
+    return {"cold": cloudlog_exchange.exchange(s, pull=pull, force=force, progress=progress)}
 
 
 def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None, force: bool = False,
@@ -385,15 +287,3 @@ def _check_report(base: dict[str, Any], rows: list[Any], cold: dict[str, Any]) -
     return {"local_version": base["version"], "remote_version": remote, "behind": max(0, remote - base["version"]),
             "pulled_rows": int((c.get("pulled") or {}).get("rows", 0)), "uploaded": int(c.get("uploaded", 0)),
             "ahead": replica_hash(base["replica"]) != base["pushed"]}
-
-
-def sync_now(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
-    """What `memoryd sync` and the daemon's sync job run: pull, merge, push."""
-    return pull_now(config, agent_id, **kw)
-
-
-def status_info(config: Config, agent_id: str, **kw: Any) -> dict[str, Any]:
-    """Sync status for `memoryd status` (see memoryd.sync.status.status_info)."""
-    from memoryd.sync.status import status_info as info
-
-    return info(config, agent_id, **kw)

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import urllib.error
 import urllib.parse
 import urllib.request
 from typing import Any
 
+from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import ConfigError, RemoteError
 
 DEFAULT_TIMEOUT = 30.0
@@ -124,14 +124,8 @@ def _extract_text(obj: Any) -> str:
     raise ValueError("no completion text in the response")
 
 
-def llm_from_config(config: Any, env: dict[str, str] | None = None) -> HttpLLM | None:
+def llm_from_config(config: Config) -> HttpLLM | None:
     """The configured LLM (MEMORYD_LLM_ENDPOINT; optional [llm] model/api_key_env in config.toml), or None."""
-    endpoint = getattr(config, "llm_endpoint", None)
-    if not endpoint:
+    if not config.llm_endpoint:
         return None
-    env = dict(os.environ) if env is None else env
-    section = config.section("llm") if hasattr(config, "section") else {}
-    model = env.get("MEMORYD_LLM_MODEL") or section.get("model")
-    key_var = section.get("api_key_env")
-    api_key = env.get(key_var) if isinstance(key_var, str) else None
-    return HttpLLM(endpoint, model=model if isinstance(model, str) else None, api_key=api_key)
+    return HttpLLM(config.llm_endpoint, model=config.llm.model, api_key=config.llm_api_key)

@@ -55,22 +55,3 @@ def pending_agents(config: Config) -> list[str]:
 def is_due(record: dict[str, Any] | None, now: float | None = None) -> bool:
     now = time.time() if now is None else now
     return record is not None and float(record.get("next_try", 0)) <= now
-
-
-def drain(config: Config, agent_id: str, now: float | None = None, **kw: Any) -> dict[str, Any] | None:
-    """Retry the agent's pending push if it is due; None when nothing was due."""
-    from memoryd.sync.critical import sync_now
-
-    if not is_due(pending(config, agent_id), now):
-        return None
-    return sync_now(config, agent_id, **kw)
-
-
-def drain_all(config: Config, now: float | None = None, **kw: Any) -> dict[str, dict[str, Any]]:
-    """drain() every agent with a due push (what the daemon's retry job calls)."""
-    results = {}
-    for agent_id in pending_agents(config):
-        result = drain(config, agent_id, now, **kw)
-        if result is not None:
-            results[agent_id] = result
-    return results

@@ -1,4 +1,4 @@
-"""Restore an agent on a new device from the cloud (latest or an older version), and sync status."""
+"""Restore an agent on a new device from the cloud (latest or an older version)."""
 from __future__ import annotations
 
 import time
@@ -8,11 +8,14 @@ from typing import Any
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, UsageError
 
-from memoryd.sync.critical import Session, normal, write_local
-from memoryd.sync.merge.hlc import stamp_seconds
+from memoryd.sync import cloudlog_transfer
+from memoryd.sync.cloudlog_device import DeviceLog
+from memoryd.sync.critical import write_local
 from memoryd.sync.crypto.keys import fingerprint, import_key, load_key, read_key_file
-from memoryd.sync.merge.replica import Replica, compact, explode, materialize, max_stamp, replica_hash, restamp
 from memoryd.sync.device_files import SyncFiles
+from memoryd.sync.merge.hlc import stamp_seconds
+from memoryd.sync.merge.replica import Replica, compact, explode, materialize, max_stamp, normal, replica_hash, restamp
+from memoryd.sync.session import Session
 
 _ROW = "SELECT version, data, device_id, updated_at FROM critical_state WHERE agent_id = ?"
 _AT_VERSION = "SELECT version, data, device_id, updated_at FROM critical_versions WHERE agent_id = ? AND version = ?"
@@ -140,22 +143,21 @@ def _restore_cold(s: Session, progress: Any) -> dict[str, Any]:
     """Every archived memory from the cloud log into the local index (resumes at its cursor)."""
     if s.is_file:
         return {}
-    from memoryd.sync import cloudlog
-
-    empty = s.index.count(s.agent_id) == 0 and s.index.meta(cloudlog.cursor_key(s.agent_id, s.files.db_id)) is None
-    cloudlog.ensure_started(s.index, s.agent_id, s.files.db_id)
+    dev = DeviceLog(s.index, s.agent_id, s.files.db_id)
+    empty = s.index.count(s.agent_id) == 0 and dev.cursor() is None
+    dev.ensure_started()
     try:
-        return {"cold_pulled": cloudlog.pull(s, s.index, s.key, s.agent_id, s.files.db_id, progress)}
+        return {"cold_pulled": cloudlog_transfer.pull(s, dev, s.key, progress)}
     except MemorydError as exc:
         if empty and not exc.transient:  # refused (tampered, wrong key): keep nothing of it
-            s.index.drop_agent(s.agent_id)
+            dev.drop()
         raise
 
 
 def _write(s: Session, target: Replica, newest: Replica, version: int) -> None:
     with s.mem.locked():
         top = max_stamp(target)
-        write_local(s.mem, materialize(target), stamp_seconds(top) if top else time.time(), "restore")
+        write_local(s, materialize(target), stamp_seconds(top) if top else time.time(), "restore")
         hlc = s.files.hlc()
         hlc.observe(top)
         final = compact(normal(restamp(target, s.mem.read_state(), hlc.now())))

@@ -137,8 +137,8 @@ def cli_zygote() -> None:
 
     for module in sorted(set(cli_main.COMMANDS.values())):  # every command, and what they load lazily
         importlib.import_module(f"memoryd.cli.{module}")
-    for module in ("memoryd.daemon.runner", "memoryd.daemon.ops", "memoryd.daemon.client", "memoryd.sync.critical",
-                   "memoryd.sync.coldsync", "memoryd.sync.restore", "memoryd.sync.remote.db", "memoryd.sync.remote.libsql",
+    for module in ("memoryd.daemon.runner", "memoryd.daemon.api", "memoryd.daemon.client", "memoryd.sync.critical",
+                   "memoryd.sync.cloudlog_exchange", "memoryd.sync.restore", "memoryd.sync.remote.db", "memoryd.sync.remote.libsql",
                    "memoryd.sync.status", "memoryd.sync.outbox", "memoryd.tiers.memory.consolidate",
                    "memoryd.tiers.ingest.dailynotes", "memoryd.tiers.distillation.distill", "memoryd.tiers.distillation.importance",
                    "memoryd.tiers.distillation.redact", "memoryd.tiers.memory.status", "memoryd.tiers.retrieval.search", "libsql_client"):

@@ -71,24 +71,25 @@ class Sandbox:
         self.ids = self._seed()
 
     def _seed(self) -> list[str]:
-        from memoryd.daemon.ops import dispatch, memory
+        from memoryd.daemon.api import in_process
+        from memoryd.daemon.engine import Engine
         from memoryd.tiers.memory import hot
         from memoryd.tiers.base.config import load_config
         from memoryd.tiers.memory.consolidate import consolidate
 
         config = load_config({k: v for k, v in self.env.items() if v is not None})
-        dispatch(config, "init", {"agent_id": AGENT})
+        in_process(config).call("init", {"agent_id": AGENT})
         past = time.time() - 40 * 86400
-        with memory(config, {"agent_id": AGENT}, clock=lambda: past) as mem:
+        with Engine(config).memory(AGENT, clock=lambda: past) as mem:
             old = [mem.store(f"an old archived fact number {i} about tea", "notes", 0.2)["id"] for i in range(3)]
-        with memory(config, {"agent_id": AGENT}) as mem:
+        with Engine(config).memory(AGENT) as mem:
             consolidate(mem, "quick")
             ids = [mem.store(f"fresh fact {i}: https://example.com/{i} deploy server", "projects/evoclaw", 0.5)["id"]
                    for i in range(4)]
             mem.change(lambda s, now: [hot.set_identity(s["hot"], "name", "Claw"),
                                        hot.upsert_task(s["hot"], "write the fuzz suite", None, now)], "seed")
         (self.workspace / "memory" / "2026-01-05.md").write_text("# 2026-01-05\n\n- deployed the fuzz suite\n")
-        with memory(config, {"agent_id": "nokey"}) as mem:  # an agent with memories but no key on this device
+        with Engine(config).memory("nokey") as mem:  # an agent with memories but no key on this device
             mem.store("a fact of an agent without a key", "notes", 0.5)
         return old + ids + ["identity:name", "nope", "nokey"]
 
@@ -175,7 +176,7 @@ def probe_note(box: Sandbox, tally: Tally, content: bytes) -> list[str]:
 
 def probe_transcript(box: Sandbox, tally: Tally, first: bytes, more: bytes) -> list[str]:
     """A transcript ingested, appended to, and ingested again (what the daemon's watcher does)."""
-    from memoryd.daemon.ops import dispatch
+    from memoryd.daemon.api import in_process
     from memoryd.tiers.base.config import load_config
     from memoryd.tiers.base.errors import MemorydError
 
@@ -191,7 +192,7 @@ def probe_transcript(box: Sandbox, tally: Tally, first: bytes, more: bytes) -> l
         before = box.snapshot()
         code, tb = 0, None
         try:
-            dispatch(config, "ingest_transcript", {"agent_id": AGENT, "path": str(path)})
+            in_process(config).call("ingest_transcript", {"agent_id": AGENT, "path": str(path)})
         except MemorydError as exc:
             code = exc.exit_code
         except Exception:  # noqa: BLE001 - what the suite counts

@@ -1,4 +1,4 @@
-"""AgentMemory as the application builds it (daemon.ops.memory): with the device's local index."""
+"""AgentMemory as the application builds it (daemon/engine.py Engine.memory): with the device's local index."""
 from __future__ import annotations
 
 import time

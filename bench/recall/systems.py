@@ -81,7 +81,7 @@ def results_of(answer: Any) -> list[dict[str, Any]]:
 
 
 class Memoryd:
-    """memoryd in this process, through `dispatch` (the CLI's own path when no daemon runs)."""
+    """memoryd in this process, through `in_process(config).call` (the CLI's own path when no daemon runs)."""
 
     def __init__(self, root: Path, home: Path | None = None, retrieval: dict[str, Any] | None = None) -> None:
         self.root, self.home = root, home or root / "home"
@@ -90,21 +90,20 @@ class Memoryd:
         self.by_text: dict[str, dict[str, str]] = {}
 
     def ingest(self, scope: Scope) -> dict[str, Any]:
-        from memoryd.daemon.ops import dispatch
+        from memoryd.daemon.api import in_process
 
         env = _env(self.root, scope, self.home)
         self.sources[scope.agent] = write_notes(scope.turns, Path(env["MEMORYD_WORKSPACE"]))
         self.by_text[scope.agent] = {}
         for t in scope.turns:
             self.by_text[scope.agent].setdefault(t.line, t.id)
-        return dispatch(self.config(scope), "ingest_daily", {"agent_id": scope.agent, "all": True})
+        return in_process(self.config(scope)).call("ingest_daily", {"agent_id": scope.agent, "all": True})
 
     def embed(self, scope: Scope) -> dict[str, Any]:
         """Vectors for what has none yet, warm and hot included (the `embed` operation)."""
-        from memoryd.daemon import embed_ops  # noqa: F401  (registers the operation)
-        from memoryd.daemon.ops import dispatch
+        from memoryd.daemon.api import in_process
 
-        return dispatch(self.config(scope), "embed", {"agent_id": scope.agent})
+        return in_process(self.config(scope)).call("embed", {"agent_id": scope.agent})
 
     def config(self, scope: Scope) -> Any:
         from memoryd.tiers.base.config import load_config
@@ -115,9 +114,9 @@ class Memoryd:
         return config.with_(sections={**config.sections, "retrieval": {**config.section("retrieval"), **self.retrieval}})
 
     def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
-        from memoryd.daemon.ops import dispatch
+        from memoryd.daemon.api import in_process
 
-        answer = dispatch(self.config(scope), "retrieve",
+        answer = in_process(self.config(scope)).call("retrieve",
                           {"agent_id": scope.agent, "query": question, "limit": limit})
         warnings = answer.get("warnings", []) if isinstance(answer, dict) else []
         return ranked_turns(results_of(answer), self.sources[scope.agent], self.by_text[scope.agent]), warnings

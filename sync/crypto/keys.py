@@ -7,7 +7,6 @@ import hashlib
 import hmac
 import os
 from pathlib import Path
-from typing import Mapping
 
 from memoryd.tiers.base.atomic import atomic_write_bytes, ensure_private_dir
 from memoryd.tiers.base.config import Config
@@ -117,12 +116,10 @@ def ensure_key(config: Config, agent_id: str) -> bytes:
     return key
 
 
-def load_key(config: Config, agent_id: str, env: Mapping[str, str] | None = None) -> bytes:
-    """MEMORYD_KEY (a recovery string) overrides the key file; neither → UsageError."""
-    env = os.environ if env is None else env
-    override = env.get("MEMORYD_KEY")
-    if override:
-        return parse_key_material(override)
+def load_key(config: Config, agent_id: str) -> bytes:
+    """MEMORYD_KEY (a recovery string, read with the config) overrides the key file; neither → UsageError."""
+    if config.recovery_key:
+        return parse_key_material(config.recovery_key)
     key = read_key_file(config.key_path(agent_id))
     if key is None:
         raise UsageError(f"no key for agent {agent_id}: run 'memoryd init' or set MEMORYD_KEY / --key-file")

@@ -273,6 +273,11 @@ def join(a: Replica, b: Replica) -> Replica:
     return out
 
 
+def normal(rep: Replica) -> Replica:
+    """The canonical form of a replica (what join produces), so equal content hashes equal."""
+    return join(rep, empty_replica())
+
+
 def max_stamp(rep: Replica) -> str:
     best = max(rep["tombs"].values(), default="")
     for st in rep["stamps"].values():

@@ -17,7 +17,10 @@ import libsql_client
 from memoryd.tiers.base.backoff import Backoff
 from memoryd.tiers.base.errors import ArchiveError, MemorydError, RemoteError
 
-from memoryd.sync.remote.db import DbUrl, Result
+from memoryd.tiers.cold.db_url import DbUrl
+
+from memoryd.sync.remote.errors import database_error
+from memoryd.sync.remote.result import Result
 
 T = TypeVar("T")
 
@@ -156,7 +159,7 @@ class RemoteBackend:
             return RemoteError(f"connection to {shown} was closed")
         if "database is locked" in text or "SQLITE_BUSY" in text.upper():
             return RemoteError(f"{shown} is busy (another writer holds the database): {text}", transient=True)
-        return ArchiveError(f"database error on {shown}: {text}")
+        return database_error(text, shown)
 
     def _diagnose_closed(self) -> MemorydError:
         """sqld closes the WebSocket on auth failures without saying why: ask over HTTP instead."""

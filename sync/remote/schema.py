@@ -10,9 +10,10 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-from memoryd.tiers.base.errors import ArchiveError, MemorydError
+from memoryd.tiers.base.errors import ArchiveError
 
 from memoryd.sync.remote.db import Database
+from memoryd.sync.remote.errors import ConstraintError, MissingTableError
 
 _META = (
     "CREATE TABLE IF NOT EXISTS schema_meta ("
@@ -20,7 +21,7 @@ _META = (
 )
 
 # v1 as first released also created a plaintext cold archive (cold_memories with word and trigram
-# indexes); a fresh database no longer gets it, and sync/remote/legacy.py moves an old one's rows into the
+# indexes); a fresh database no longer gets it, and sync/cloudlog_legacy.py moves an old one's rows into the
 # sealed log and drops it.
 _V1: tuple[str, ...] = (
     # Critical state: ciphertext only (owned by the sync engine).
@@ -69,10 +70,8 @@ def current_version(db: Database) -> int:
     """The database's schema version; 0 for an empty database (one round trip)."""
     try:
         return int(db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_meta").scalar(0) or 0)
-    except ArchiveError as exc:
-        if "no such table" in exc.message and "schema_meta" in exc.message:
-            return 0
-        raise
+    except MissingTableError:  # the statement names schema_meta alone
+        return 0
 
 
 def _refuse_newer(db: Database, version: int) -> None:
@@ -93,9 +92,7 @@ def ensure_schema(db: Database, *, target: int = SCHEMA_VERSION) -> int:
         stmts.extend((sql, None) for sql in MIGRATIONS[version])
         try:
             db.batch(stmts)
-        except MemorydError as exc:
-            if "UNIQUE" not in exc.message.upper() and "constraint" not in exc.message.lower():
-                raise
+        except ConstraintError:
             # Another device applied this migration first; pick up from where it left the schema.
             if current_version(db) <= version:
                 raise

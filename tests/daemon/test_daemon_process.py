@@ -105,9 +105,9 @@ def daemon(env: dict[str, str], tmp_path: Path):
 
 
 def init_agent(env: dict[str, str], agent: str = "default") -> None:
-    from memoryd.daemon.ops import dispatch
+    from memoryd.daemon.api import in_process
 
-    dispatch(load_config(env), "init", {"agent_id": agent})
+    in_process(load_config(env)).call("init", {"agent_id": agent})
 
 
 def test_status_through_socket_and_second_daemon_refused(env, daemon):

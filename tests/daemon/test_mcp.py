@@ -133,7 +133,7 @@ def test_tools_through_the_running_daemon(env: dict[str, str], home: Path, tmp_p
         assert "Run the tests before pushing" not in text and "Released v2.1" not in text
         session(env, lambda c: call(c, "memory_lesson", text="Check the daemon's render"))
         assert "Check the daemon's render" in rendered.read_text()
-        from memoryd.daemon.ops import OPS
+        from memoryd.daemon.api import OPERATIONS as OPS
 
         if "flush" not in OPS:  # the daemon answers "unknown operation"; the server falls back, then says so
             message = session(env, lambda c: error(c, "memory_flush", session="/nonexistent/session.jsonl"))
@@ -191,7 +191,7 @@ def test_bad_arguments_name_the_field_and_change_nothing(env: dict[str, str], ho
 
 
 def test_flush_says_clearly_when_this_version_has_none(env: dict[str, str]) -> None:
-    from memoryd.daemon.ops import OPS
+    from memoryd.daemon.api import OPERATIONS as OPS
 
     message = session(env, lambda c: error(c, "memory_flush", session="/nonexistent/session.jsonl"))
     if "flush" in OPS:  # the conversation-flush operation is installed: a missing file is named

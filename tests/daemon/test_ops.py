@@ -1,7 +1,7 @@
 """The operations layer wires tiers to sync: forget reaches the cloud, the periodic sync job pulls."""
 from __future__ import annotations
 
-from memoryd.daemon.ops import dispatch
+from memoryd.daemon.api import in_process
 from memoryd.sync.critical import push_now
 from memoryd.sync.remote.db import connect
 
@@ -11,20 +11,20 @@ from synchelp import AGENT, device, first_device, texts
 def test_forget_by_id_purges_the_cloud_copy(tmp_path, sqld) -> None:
     sqld.wipe()
     a, key = first_device(tmp_path, sqld.http_url)
-    keep = dispatch(a, "store", {"agent_id": AGENT, "text": "the boiler code is 4711", "category": "home"})
-    gone = dispatch(a, "store", {"agent_id": AGENT, "text": "the old safe combination is 1234", "category": "home"})
-    assert dispatch(a, "sync", {"agent_id": AGENT})["status"] == "pushed"
-    dispatch(a, "store", {"agent_id": AGENT, "text": "another version in history", "category": "home"})
+    keep = in_process(a).call("store", {"agent_id": AGENT, "text": "the boiler code is 4711", "category": "home"})
+    gone = in_process(a).call("store", {"agent_id": AGENT, "text": "the old safe combination is 1234", "category": "home"})
+    assert in_process(a).call("sync", {"agent_id": AGENT})["status"] == "pushed"
+    in_process(a).call("store", {"agent_id": AGENT, "text": "another version in history", "category": "home"})
     push_now(a, AGENT)
 
-    result = dispatch(a, "forget", {"agent_id": AGENT, "id": gone["id"]})
+    result = in_process(a).call("forget", {"agent_id": AGENT, "id": gone["id"]})
     assert result["removed"]["warm"] == 1 and result["sync"]["status"] == "pushed"
     with connect(a) as db:
         versions = db.execute("SELECT version FROM critical_versions WHERE agent_id = ?", [AGENT]).rows
     assert len(versions) == 1  # older ciphertexts that still held the fact are gone
 
     b = device(tmp_path, "b", sqld.http_url, key)
-    dispatch(b, "sync", {"agent_id": AGENT, "drain": True})  # the daemon's periodic job pulls
+    in_process(b).call("sync", {"agent_id": AGENT, "drain": True})  # the daemon's periodic job pulls
     assert keep["text"] in texts(b) and gone["text"] not in texts(b)
 
 
@@ -32,11 +32,11 @@ def test_periodic_sync_job_brings_other_devices_changes(tmp_path, sqld) -> None:
     sqld.wipe()
     a, key = first_device(tmp_path, sqld.ws_url)
     b = device(tmp_path, "b", sqld.ws_url, key)
-    dispatch(a, "store", {"agent_id": AGENT, "text": "device A learned that the VPN moved to port 51820",
+    in_process(a).call("store", {"agent_id": AGENT, "text": "device A learned that the VPN moved to port 51820",
                           "category": "infra"})
-    dispatch(a, "sync", {"agent_id": AGENT})
+    in_process(a).call("sync", {"agent_id": AGENT})
     assert not any("51820" in t for t in texts(b))
-    dispatch(b, "sync", {"agent_id": AGENT, "drain": True})
+    in_process(b).call("sync", {"agent_id": AGENT, "drain": True})
     assert any("51820" in t for t in texts(b))
 
 
@@ -51,12 +51,12 @@ def test_newest_edit_wins_even_when_it_is_pushed_first(tmp_path, sqld) -> None:
 
     sqld.wipe()
     a, key = first_device(tmp_path, sqld.http_url)
-    dispatch(a, "sync", {"agent_id": AGENT})
+    in_process(a).call("sync", {"agent_id": AGENT})
     b = device(tmp_path, "b", sqld.http_url, key)
-    dispatch(b, "sync", {"agent_id": AGENT, "drain": True})
+    in_process(b).call("sync", {"agent_id": AGENT, "drain": True})
 
     def edit(config, value):  # what `memoryd hot identity name VALUE` does
-        from memoryd.daemon.ops import stamp_edits
+        from memoryd.daemon.ops_sync import stamp_edits
 
         AgentMemory(config, AGENT).change(lambda s, now: H.set_identity(s["hot"], "name", value), "hot identity")
         stamp_edits(config, AGENT)
@@ -64,15 +64,15 @@ def test_newest_edit_wins_even_when_it_is_pushed_first(tmp_path, sqld) -> None:
     edit(a, "older-from-A")
     time.sleep(0.05)
     edit(b, "newer-from-B")
-    dispatch(b, "sync", {"agent_id": AGENT})
-    dispatch(a, "sync", {"agent_id": AGENT})
-    dispatch(b, "sync", {"agent_id": AGENT, "drain": True})
+    in_process(b).call("sync", {"agent_id": AGENT})
+    in_process(a).call("sync", {"agent_id": AGENT})
+    in_process(b).call("sync", {"agent_id": AGENT, "drain": True})
     assert state_of(a)["hot"]["identity"]["name"] == "newer-from-B"
     assert state_of(b)["hot"]["identity"]["name"] == "newer-from-B"
 
 
 def test_purge_after_forget_survives_a_failed_push(tmp_path, sqld) -> None:
-    from memoryd.sync.outbox import drain, pending
+    from memoryd.sync.outbox import pending
     from memhelp import AgentMemory
 
     sqld.wipe()
@@ -87,7 +87,7 @@ def test_purge_after_forget_survives_a_failed_push(tmp_path, sqld) -> None:
     finally:
         sqld.start()
     assert pending(a, AGENT)["purge_history"] is True
-    result = drain(a, AGENT, now=float("inf"))  # the daemon's retry, whatever the backoff said
+    result = in_process(a).call("sync", {"agent_id": AGENT})  # the daemon's retry, whatever the backoff said
     assert result["status"] == "pushed" and pending(a, AGENT) is None
     with connect(a) as db:
         versions = [r[0] for r in db.execute("SELECT version FROM critical_versions WHERE agent_id = ?", [AGENT]).rows]

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from memoryd.daemon.ops import memory
-from memoryd.sync.critical import push_now, sync_now
+from memoryd.daemon.engine import Engine
+from memoryd.sync.critical import push_now, pull_now
 from memoryd.sync.remote.db import connect
 from memoryd.tiers.cold.source import open_index
 from memoryd.sync.restore import restore
@@ -38,9 +38,9 @@ def server(private_sqld: SqldServer) -> SqldServer:
 def archive_facts(config: Config, texts: list[str], category: str = "notes", meta: dict | None = None) -> list[str]:
     """Store facts 40 days in the past and consolidate: they leave warm for the local index."""
     past = time.time() - 40 * DAY
-    with memory(config, {"agent_id": AGENT}, clock=lambda: past) as mem:
+    with Engine(config).memory(AGENT, clock=lambda: past) as mem:
         ids = [e["id"] for e in mem.store_many([(t, category, 0.3, meta) for t in texts])]
-    with memory(config, {"agent_id": AGENT}) as mem:
+    with Engine(config).memory(AGENT) as mem:
         consolidate(mem, "quick")
     return ids
 
@@ -71,15 +71,15 @@ def test_canary_never_reaches_the_server_in_clear(tmp_path: Path, server: SqldSe
     canaries = [b"CanaryTextZebra", b"canarycategoryquokka", b"CanaryMetaNarwhal"]
     ids = archive_facts(a, ["CanaryTextZebra lives in the archive", "second CanaryTextZebra fact"],
                         "canarycategoryquokka", {"source": "CanaryMetaNarwhal"})
-    with memory(a, {"agent_id": AGENT}) as mem:
+    with Engine(a).memory(AGENT) as mem:
         mem.store("warm CanaryTextZebra fact", "canarycategoryquokka", metadata={"source": "CanaryMetaNarwhal"})
-    assert sync_now(a, AGENT)["cold"]["uploaded"] == 2
-    with memory(a, {"agent_id": AGENT}) as mem:
+    assert pull_now(a, AGENT)["cold"]["uploaded"] == 2
+    with Engine(a).memory(AGENT) as mem:
         forget_id(mem, ids[0])
     push_now(a, AGENT, purge_history=True)
     b = device(tmp_path, "b", server.http_url)
     assert restore(b, AGENT, key=key)["cold_count"] == 1
-    assert sync_now(b, AGENT)["status"] in ("current", "pushed")
+    assert pull_now(b, AGENT)["status"] in ("current", "pushed")
     for table in ("memory_log", "critical_state", "critical_versions"):  # every row of every table
         dump = repr(run_sql(server, f"SELECT * FROM {table}").rows).encode()
         assert not any(c in dump for c in canaries), table
@@ -97,16 +97,16 @@ def test_three_devices_exchange_cold_memories_and_forgets(tmp_path: Path, server
     ids = {name: archive_facts(cfg, [f"{name} archived fact {i}" for i in range(5)]) for name, cfg in
            (("alpha", a), ("beta", b), ("gamma", c))}
     for cfg in (a, b, c, a, b):
-        assert sync_now(cfg, AGENT)["status"] != "queued"
+        assert pull_now(cfg, AGENT)["status"] != "queued"
         with open_index(cfg) as ix:  # what a merge evicted went up before the push that announced it
             assert ix.pending_uploads(AGENT) == 0
     every = {f"{n} archived fact {i}" for n in ("alpha", "beta", "gamma") for i in range(5)}
     assert cold_texts(a) == cold_texts(b) == cold_texts(c) == every
-    with memory(b, {"agent_id": AGENT}) as mem:
+    with Engine(b).memory(AGENT) as mem:
         assert mem.retrieve("gamma archived fact 3")[0]["text"] == "gamma archived fact 3"  # found locally
         forget_id(mem, ids["alpha"][2])
     for cfg in (b, a, c):
-        sync_now(cfg, AGENT)
+        pull_now(cfg, AGENT)
     assert cold_texts(a) == cold_texts(b) == cold_texts(c) == every - {"alpha archived fact 2"}
     puts = [r for r in log_rows(server) if r[3] == "put"]
     assert len(puts) == 14 and len({r[2] for r in puts}) == 14  # no duplicate, forgotten ciphertext deleted
@@ -116,17 +116,17 @@ def test_an_offline_device_does_not_bring_a_forgotten_memory_back(tmp_path: Path
     a, key = first_device(tmp_path, server.http_url)
     b = device(tmp_path, "b", server.http_url, key)
     mid = archive_facts(a, ["the old locker code"])[0]
-    sync_now(a, AGENT)
-    sync_now(b, AGENT)
-    with memory(a, {"agent_id": AGENT}) as mem:
+    pull_now(a, AGENT)
+    pull_now(b, AGENT)
+    with Engine(a).memory(AGENT) as mem:
         forget_id(mem, mid)
-    sync_now(a, AGENT)
+    pull_now(a, AGENT)
     with open_index(b) as ix:  # b, offline, still holds it and re-archives its copy
         ix.put(AGENT, [dict(ix.get(AGENT, [mid])[0], importance=0.9)])
-    sync_now(b, AGENT)
-    sync_now(a, AGENT)
+    pull_now(b, AGENT)
+    pull_now(a, AGENT)
     assert "the old locker code" not in cold_texts(a) | cold_texts(b)
-    with memory(a, {"agent_id": AGENT}) as mem:  # stored anew, after the forget: it stays
+    with Engine(a).memory(AGENT) as mem:  # stored anew, after the forget: it stays
         mem.store("the old locker code", "notes")
     assert mem.retrieve("locker code")
 
@@ -136,7 +136,7 @@ def test_a_tampered_row_is_refused_and_nothing_is_applied(tmp_path: Path, server
     a, key = first_device(tmp_path, server.http_url)
     b = device(tmp_path, "b", server.http_url, key)
     archive_facts(a, ["first honest fact", "second honest fact"])
-    sync_now(a, AGENT)
+    pull_now(a, AGENT)
     seq, _agent, ref, _kind, data = log_rows(server)[0]
     if tamper == "byte":
         flipped = data[:40] + ("A" if data[40] != "A" else "B") + data[41:]
@@ -150,12 +150,12 @@ def test_a_tampered_row_is_refused_and_nothing_is_applied(tmp_path: Path, server
                         "SELECT 'zz', ref, kind, version, digest, data, device_id, created_at FROM memory_log WHERE seq = ?",
                 [seq])
         with pytest.raises(CryptoError):  # the other agent's key cannot open a row copied to it
-            sync_now(c, "zz")
+            pull_now(c, "zz")
     else:
         run_sql(server, "UPDATE memory_log SET kind = 'forget' WHERE seq = ?", [seq])
     if tamper != "other-agent":
         with pytest.raises(CryptoError) as err:
-            sync_now(b, AGENT)
+            pull_now(b, AGENT)
         assert f"row {seq}" in err.value.message and err.value.exit_code == 1
         assert cold_texts(b) == set()  # refused: nothing of the page applied, cursor where it was
 
@@ -163,12 +163,12 @@ def test_a_tampered_row_is_refused_and_nothing_is_applied(tmp_path: Path, server
 def test_a_log_behind_the_cursor_is_a_clear_error_and_force_recovers(tmp_path: Path, server: SqldServer) -> None:
     a, _ = first_device(tmp_path, server.http_url)
     archive_facts(a, ["kept through a server reset"])
-    sync_now(a, AGENT)
-    assert sync_now(a, AGENT)["cold"]["pulled"]["cursor"] == 1  # its own row came back: the cursor is past it
+    pull_now(a, AGENT)
+    assert pull_now(a, AGENT)["cold"]["pulled"]["cursor"] == 1  # its own row came back: the cursor is past it
     server.wipe()  # the server lost everything (an old backup, a new database at the same URL)
     with pytest.raises(RemoteError, match="before this device's cursor"):
-        sync_now(a, AGENT)
-    result = sync_now(a, AGENT, force=True)
+        pull_now(a, AGENT)
+    result = pull_now(a, AGENT, force=True)
     assert result["cold"]["uploaded"] == 1 and len(log_rows(server)) == 1
 
 
@@ -176,10 +176,10 @@ def test_server_down_during_sync_loses_and_duplicates_nothing(tmp_path: Path, se
     a, key = first_device(tmp_path, server.http_url)
     archive_facts(a, [f"outage fact {i}" for i in range(450)])  # three upload batches
     server.kill()
-    assert sync_now(a, AGENT)["status"] == "queued"
+    assert pull_now(a, AGENT)["status"] == "queued"
     server.start()
-    assert sync_now(a, AGENT)["cold"]["uploaded"] == 450
-    assert sync_now(a, AGENT)["status"] == "current"
+    assert pull_now(a, AGENT)["cold"]["uploaded"] == 450
+    assert pull_now(a, AGENT)["status"] == "current"
     assert len(log_rows(server)) == 450
     b = device(tmp_path, "b", server.http_url)
     assert restore(b, AGENT, key=key)["cold_count"] == 450
@@ -207,7 +207,7 @@ def test_kill_9_during_upload_then_resume(tmp_path: Path, server: SqldServer) ->
 def test_restore_refuses_a_tampered_log_and_keeps_nothing(tmp_path: Path, server: SqldServer) -> None:
     a, key = first_device(tmp_path, server.http_url)
     archive_facts(a, [f"restorable fact {i}" for i in range(5)])
-    sync_now(a, AGENT)
+    pull_now(a, AGENT)
     seq = log_rows(server)[3][0]
     run_sql(server, "UPDATE memory_log SET data = substr(data, 1, 30) || 'QUFB' || substr(data, 35) WHERE seq = ?", [seq])
     b = device(tmp_path, "b", server.http_url)
@@ -227,14 +227,14 @@ def test_round_one_plaintext_rows_on_a_server_are_sealed_and_dropped(tmp_path: P
                "VALUES (?, ?, ?, 'legacy', 0.4, ?, '{}')", [AGENT, f"l{i:05d}", f"legacy plaintext {i}", 1e9 + i])
               for i in range(1500)])
     db.close()
-    result = sync_now(a, AGENT)
+    result = pull_now(a, AGENT)
     assert result["cold"]["migrated"] == 1500 and result["cold"]["uploaded"] == 1500
     tables = {r[0] for r in run_sql(server, "SELECT name FROM sqlite_master WHERE type = 'table'").rows}
     assert "cold_memories" not in tables and len(log_rows(server)) == 1500
     assert len(cold_texts(a)) == 1500
     with open_index(a) as ix:
         assert ix.search(AGENT, analyzer.query_terms("legacy plaintext 1234"))[0]["id"] == "l01234"
-    assert "migrated" not in sync_now(a, AGENT)["cold"]  # done once
+    assert "migrated" not in pull_now(a, AGENT)["cold"]  # done once
     b = device(tmp_path, "b", server.http_url)
     assert restore(b, AGENT, key=key)["cold_count"] == 1500
 
@@ -260,7 +260,7 @@ def test_restore_shows_progress_on_a_terminal_only(tmp_path: Path, server: SqldS
 
     a, key = first_device(tmp_path, server.http_url)
     archive_facts(a, [f"restored with a bar {i}" for i in range(700)])
-    sync_now(a, AGENT)
+    pull_now(a, AGENT)
     b = device(tmp_path, "b", server.http_url)
     env = dict(env_for(b, MEMORYD_KEY=export_recovery(key)))
     code, screen = run_on_terminal("restore", "--agent-id", AGENT, env=env)

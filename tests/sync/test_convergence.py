@@ -100,13 +100,13 @@ def test_two_devices_storing_and_syncing_at_once_end_identical(tmp_path: Path, s
 
 def archive_old_fact(config: Config, text: str) -> str:
     """A fact stored 40 days ago and consolidated: it lives in the device's local index."""
-    from memoryd.daemon.ops import memory
+    from memoryd.daemon.engine import Engine
     from memoryd.tiers.memory.consolidate import consolidate
 
     past = time.time() - 40 * DAY
-    with memory(config, {"agent_id": AGENT}, clock=lambda: past) as mem:
+    with Engine(config).memory(AGENT, clock=lambda: past) as mem:
         mid = mem.store(text, "locker", 0.3)["id"]
-    with memory(config, {"agent_id": AGENT}) as mem:
+    with Engine(config).memory(AGENT) as mem:
         consolidate(mem, "quick")
     return mid
 
@@ -171,10 +171,10 @@ def test_an_offline_device_that_archived_the_item_drops_its_copy(tmp_path: Path,
     """b, offline, moves the item to its local index (queued for upload) while a forgets it."""
     a, key = first_device(tmp_path, server.http_url)
     b = device(tmp_path, "b", server.http_url, key)
-    from memoryd.daemon.ops import memory
+    from memoryd.daemon.engine import Engine
 
     past = time.time() - 40 * DAY
-    with memory(a, {"agent_id": AGENT}, clock=lambda: past) as mem:
+    with Engine(a).memory(AGENT, clock=lambda: past) as mem:
         mid = mem.store("the printer on floor 3 needs toner X42", "office", 0.3)["id"]
     memoryd(a, "sync")
     memoryd(b, "sync")
@@ -220,13 +220,13 @@ def test_status_says_how_far_behind_and_ahead_the_device_was(tmp_path: Path, ser
 def test_a_copy_uploaded_after_the_forget_is_dropped_from_the_cloud(tmp_path: Path, server: SqldServer) -> None:
     """b archives its copy and uploads it (a forget's push, which does not pull) after a's forget reached
     the server: the server must not keep that ciphertext once b syncs."""
-    from memoryd.daemon.ops import memory
+    from memoryd.daemon.engine import Engine
     from memoryd.sync.cloudlog import ref_of
 
     a, key = first_device(tmp_path, server.http_url)
     b = device(tmp_path, "b", server.http_url, key)
     past = time.time() - 40 * DAY
-    with memory(a, {"agent_id": AGENT}, clock=lambda: past) as mem:
+    with Engine(a).memory(AGENT, clock=lambda: past) as mem:
         mid = mem.store("the gate code of the old office is 1234", "office", 0.3)["id"]
     other = memoryd(a, "store", "an unrelated fact about lunch", "--category", "notes")["id"]
     for cfg in (a, b):
@@ -251,12 +251,12 @@ def test_a_copy_uploaded_after_the_forget_is_dropped_from_the_cloud(tmp_path: Pa
 def test_a_fresh_fact_at_the_warm_cap_reaches_the_other_device(tmp_path: Path, server: SqldServer) -> None:
     """Warm is full of older, more important facts: a fact just stored stays in warm (its grace period)
     and syncs; with no grace (config.toml) it goes straight to the local index and still reaches b."""
-    from memoryd.daemon.ops import memory
+    from memoryd.daemon.engine import Engine
 
     a, key = first_device(tmp_path, server.http_url)
     b = device(tmp_path, "b", server.http_url, key)
     two_days_ago = time.time() - 2 * DAY
-    with memory(a, {"agent_id": AGENT}, clock=lambda: two_days_ago) as mem:
+    with Engine(a).memory(AGENT, clock=lambda: two_days_ago) as mem:
         mem.store_many([(f"older important fact {i:03d} " + "k" * 380, "notes", 0.9, None) for i in range(140)])
     assert index_rows(a), "warm must be at its cap"
     fresh = memoryd(a, "store", "a minor but fresh note about the printer", "--category", "office")
@@ -297,20 +297,21 @@ def save_base(self, *args, **kw):
         os.kill(os.getpid(), signal.SIGKILL)
     return real_save(self, *args, **kw)
 critical.write_local, syncstate.SyncFiles.save_base = write_local, save_base
-critical.sync_now(load_config(), "ag")
+critical.pull_now(load_config(), "ag")
 """
 
 
 def test_a_merge_killed_half_way_does_not_pass_other_devices_values_off_as_newer(tmp_path: Path,
                                                                               server: SqldServer) -> None:
-    from memoryd.daemon.ops import memory, stamp_edits
+    from memoryd.daemon.engine import Engine
+    from memoryd.daemon.ops_sync import stamp_edits
     from memoryd.tiers.memory import hot
 
     a, key = first_device(tmp_path, server.http_url)
     b = device(tmp_path, "b", server.http_url, key)
 
     def profile(cfg: Config, value: str) -> None:
-        with memory(cfg, {"agent_id": AGENT}) as mem:
+        with Engine(cfg).memory(AGENT) as mem:
             mem.change(lambda s, now: hot.set_profile(s["hot"], "editor", value), "test")
         stamp_edits(cfg, AGENT)
 

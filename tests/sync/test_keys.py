@@ -66,11 +66,11 @@ def test_fingerprint_is_short_stable_and_not_the_key():
 def test_load_key_prefers_memoryd_key(config):
     own = ensure_key(config, "ag")
     other = os.urandom(32)
-    assert load_key(config, "ag", env={}) == own
-    assert load_key(config, "ag", env={"MEMORYD_KEY": export_recovery(other)}) == other
-    assert load_key(config, "ag", env={"MEMORYD_KEY": other.hex()}) == other
+    assert load_key(config, "ag") == own
+    assert load_key(config.with_(recovery_key=export_recovery(other)), "ag") == other
+    assert load_key(config.with_(recovery_key=other.hex()), "ag") == other
     with pytest.raises(UsageError, match="no key"):
-        load_key(config, "nokey", env={})
+        load_key(config, "nokey")
     with pytest.raises(UsageError):
         parse_key_material("mdk1-zzzz")
 
@@ -82,9 +82,9 @@ def test_import_refuses_to_replace_a_different_key(config):
     second = os.urandom(32)
     with pytest.raises(UsageError, match="--force"):
         import_key(config, "ag", second)
-    assert load_key(config, "ag", env={}) == first
+    assert load_key(config, "ag") == first
     assert import_key(config, "ag", second, force=True) is True
-    assert load_key(config, "ag", env={}) == second
+    assert load_key(config, "ag") == second
     assert stat.S_IMODE(config.key_path("ag").stat().st_mode) == 0o600
 
 
@@ -111,7 +111,7 @@ def test_cli_key_show_export_import(config, home):
     # On another agent (or device): from stdin, idempotent, and refuses to replace without --force.
     first = _invoke(["key", "import", "--agent-id", "other"], env, input=recovery + "\n")
     assert first.exit_code == 0 and "installed" in first.stdout
-    assert load_key(config, "other", env={}) == key
+    assert load_key(config, "other") == key
     again = _invoke(["key", "import", recovery, "--agent-id", "other"], env)
     assert again.exit_code == 0 and "already installed" in again.stdout
     different = export_recovery(os.urandom(32))
@@ -120,4 +120,4 @@ def test_cli_key_show_export_import(config, home):
     typo = _invoke(["key", "import", recovery[:-1] + ("a" if recovery[-1] != "a" else "b"), "--agent-id", "x"], env)
     assert typo.exit_code == 2 and "typo" in typo.stderr and not config.key_path("x").exists()
     forced = _invoke(["key", "import", different, "--force", "--agent-id", "other"], env)
-    assert forced.exit_code == 0 and load_key(config, "other", env={}) == import_recovery(different)
+    assert forced.exit_code == 0 and load_key(config, "other") == import_recovery(different)

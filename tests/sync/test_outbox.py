@@ -47,7 +47,7 @@ def test_outage_queues_then_drains_after_restart(tmp_path, own_sqld):
     record = SyncFiles(a, AGENT).outbox()
     assert record["attempts"] == 1 and record["next_try"] > record["last_try"]
     assert outbox.pending_agents(a) == [AGENT]
-    assert outbox.drain(a, AGENT, now=record["last_try"]) is None  # not due yet: no attempt made
+    assert not outbox.is_due(outbox.pending(a, AGENT), now=record["last_try"])  # not due yet: no attempt made
 
     # The CLI says so and exits 1; a second failure counts another attempt.
     result = CliRunner().invoke(_cli(), ["sync", "--agent-id", AGENT], env=env_for(a))
@@ -57,8 +57,10 @@ def test_outage_queues_then_drains_after_restart(tmp_path, own_sqld):
 
     own_sqld.start()
     # A fresh process (a restart) drains what the outbox holds.
-    code = ("from memoryd.tiers.base.config import load_config; from memoryd.sync.outbox import drain_all; import json;"
-            "print(json.dumps(drain_all(load_config(), now=1e12)))")
+    code = ("from memoryd.tiers.base.config import load_config; from memoryd.sync import outbox; import json;"
+            "from memoryd.sync.critical import pull_now; config = load_config();"
+            "print(json.dumps({agent: pull_now(config, agent) for agent in outbox.pending_agents(config)"
+            " if outbox.is_due(outbox.pending(config, agent), now=1e12)}))")
     done = run_py(code, env_for(a))
     assert done.returncode == 0, done.stderr
     assert '"status": "pushed"' in done.stdout
@@ -71,7 +73,7 @@ def test_outage_queues_then_drains_after_restart(tmp_path, own_sqld):
 
 
 def test_status_reports_pending_and_last_error(tmp_path, own_sqld):
-    from memoryd.sync.critical import status_info
+    from memoryd.sync.status import status_info
 
     a, _ = first_device(tmp_path, own_sqld.http_url)
     sample(AgentMemory(a, AGENT))

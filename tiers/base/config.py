@@ -45,6 +45,10 @@ class Config:
     sources: Mapping[str, str] = field(default_factory=dict, repr=False)  # "[watch] quiet_seconds" → "file"
     notes: tuple[str, ...] = ()  # things the user should know about the configuration
     pinned: bool = False  # MEMORYD_HOME chose every directory (not the platform's dirs)
+    # Read from the environment at load with the rest, never again: secrets (never printed) and a test hook.
+    recovery_key: str | None = field(default=None, repr=False)  # MEMORYD_KEY: overrides the key file
+    llm_api_key: str | None = field(default=None, repr=False)  # the variable named by [llm] api_key_env
+    clock_file: Path | None = None  # MEMORYD_CLOCK_FILE: the daemon's driven clock (tests)
 
     @property
     def socket_path(self) -> Path:
@@ -233,4 +237,7 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
         sources=checker.sources,
         notes=tuple(notes),
         pinned=dirs.pinned,
+        recovery_key=env.get("MEMORYD_KEY") or None,
+        llm_api_key=env.get(values["llm"]["api_key_env"]) or None if values["llm"]["api_key_env"] else None,
+        clock_file=Path(env["MEMORYD_CLOCK_FILE"]) if env.get("MEMORYD_CLOCK_FILE") else None,
     )

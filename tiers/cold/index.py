@@ -1,10 +1,11 @@
 """The local index: every memory that left warm, on this device (memoryd.tiers.base.ports.Archive).
 
 All reading happens here (search, dated, counts), with the server up or down. A memory leaves warm
-by one durable transaction that inserts its row and its terms and, with a server URL, queues it in
-the outbox table for upload; sync/cloudlog.py drains that outbox and applies what other devices
-pushed through `apply_remote`. Search is exact BM25 (FTS5) over the agent's own terms table, no
-newest-N cut; the ranking across tiers happens in memoryd.tiers.retrieval.ranking.
+by one durable transaction that inserts its row and its terms and, with a server URL (`remote=True`),
+queues it in the outbox table for upload in that same transaction. What crosses the network (draining
+the outbox, applying what other devices pushed) is the sync layer's, through the public methods here.
+Search is exact BM25 (FTS5) over the agent's own terms table, no newest-N cut (tiers/cold/index_search.py);
+the ranking across tiers happens in memoryd.tiers.retrieval.ranking.
 """
 from __future__ import annotations
 
@@ -15,17 +16,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from memoryd.tiers.retrieval import analyzer
 from memoryd.tiers.base.config import validate_agent_id
 from memoryd.tiers.base.ports import ColdEntry
+from memoryd.tiers.retrieval import analyzer
 
-from memoryd.tiers.cold import conjunctive
-from memoryd.tiers.cold.index_log import CloudLogSide
-from memoryd.tiers.cold.index_put import put_rows, tombstones
-from memoryd.tiers.cold.index_rows import (IDS_PER_STMT, PAGE, Progress, COLUMNS, TERM_RE, check_entry, chunks, marks, reporter, row_entry, terms_text)
-from memoryd.tiers.cold.index_schema import connect, ensure_local_schema, terms_table, translate
+from memoryd.tiers.cold import index_search
+from memoryd.tiers.cold.index_file import connect, translate
+from memoryd.tiers.cold.index_rows import (COLUMNS, IDS_PER_STMT, PAGE, TERM_RE, Progress, check_entry, chunks, marks,
+                                           reporter, row_entry, terms_text)
+from memoryd.tiers.cold.index_schema import ensure_local_schema, terms_table
+from memoryd.tiers.cold.index_write import forget_rows, put_rows, tombstones
 
-class LocalIndex(CloudLogSide):
+ArrivalHook = Callable[..., None]  # (agent_id, ids, pulled=False): hybrid mode embeds what arrived
+
+
+class LocalIndex:
     """One SQLite file for every agent of this device; safe to share between threads."""
 
     def __init__(self, path: Path, *, remote: bool = False, clock: Callable[[], float] = time.time,
@@ -35,9 +40,9 @@ class LocalIndex(CloudLogSide):
         self.clock = clock
         self._lock = threading.RLock()
         self._ready: set[str] = set()  # agents whose terms table is known to exist
-        self._stats: dict[tuple[Any, ...], tuple[int, int, dict[str, int]]] = {}
+        self._stats: dict[tuple[Any, ...], index_search.Stats] = {}
         self._vocab: set[str] = set()
-        self.after_put: Callable[..., None] | None = None  # hybrid mode: sync/vectors.attach
+        self.after_put: ArrivalHook | None = None  # hybrid mode: tiers/cold/vectors.attach
         self._vectors: Any = None
         self._conn: sqlite3.Connection | None = connect(path)
         try:
@@ -84,6 +89,10 @@ class LocalIndex(CloudLogSide):
         with self._guard() as conn:
             return conn.execute(sql, list(args)).fetchall()
 
+    @property
+    def is_open(self) -> bool:
+        return self._conn is not None
+
     def close(self) -> None:
         with self._lock:
             conn, self._conn = self._conn, None
@@ -104,6 +113,15 @@ class LocalIndex(CloudLogSide):
 
             self._vectors = VectorStore(self)
         return self._vectors
+
+    def meta(self, key: str) -> str | None:
+        """A value of index_meta (analyzer and model signatures, the sync layer's cursors and marks)."""
+        rows = self.read("SELECT value FROM index_meta WHERE key = ?", [key])
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        with self.tx() as conn:
+            set_meta_in(conn, key, value)
 
     # -- the terms tables ------------------------------------------------------------------------
     def _has_terms(self, conn: sqlite3.Connection, agent_id: str) -> bool:
@@ -142,7 +160,7 @@ class LocalIndex(CloudLogSide):
             conn.execute("DELETE FROM index_meta WHERE key = ?", [f"sig:{agent_id}"])
             self._create_terms(conn, agent_id)
             total = conn.execute("SELECT COUNT(*) FROM memories WHERE agent_id = ?", [agent_id]).fetchone()[0]
-            done = n_terms = 0
+            n_terms = 0
             advance = reporter(progress, "index", total)
             insert = f"INSERT INTO {terms_table(agent_id)}(rowid, terms) VALUES (?, ?)"
             rows = conn.execute("SELECT rowid, text, category FROM memories WHERE agent_id = ?", [agent_id]).fetchall()
@@ -153,18 +171,29 @@ class LocalIndex(CloudLogSide):
                     batch.append((rowid, joined))
                     n_terms += n
                 conn.executemany(insert, batch)
-                done += len(chunk)
                 advance(len(chunk))
             conn.execute("INSERT OR REPLACE INTO agent_stats VALUES (?, ?, ?)", [agent_id, total, n_terms])
         return total
 
+    def drop_agent(self, agent_id: str, *, meta_prefixes: Sequence[str] = ()) -> None:
+        """Remove every trace of an agent from the index in one transaction, with the index_meta keys
+        that begin with one of `meta_prefixes` (the sync layer's marks of that agent)."""
+        validate_agent_id(agent_id)
+        with self.tx() as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {terms_table(agent_id)}")
+            self._ready.discard(agent_id)
+            for table in ("memories", "agent_stats", "outbox", "tombstones", "live_vectors", "vector_stats"):
+                conn.execute(f"DELETE FROM {table} WHERE agent_id = ?", [agent_id])
+            conn.execute("DELETE FROM index_meta WHERE key = ?", [f"sig:{agent_id}"])
+            for prefix in meta_prefixes:
+                conn.execute("DELETE FROM index_meta WHERE substr(key, 1, ?) = ?", [len(prefix), prefix])
+
     # -- writes ------------------------------------------------------------------------------------
-    def put(self, agent_id: str, entries: Sequence[ColdEntry], *, queue: bool = True) -> int:
+    def put(self, agent_id: str, entries: Sequence[ColdEntry]) -> int:
         """Insert or replace entries by id, durably and atomically; returns how many rows changed.
 
         A forgotten id stays forgotten unless the entry was created after the forget (stored anew).
-        With a server URL each changed row is queued for upload (unless `queue` is False: it came
-        from the cloud log)."""
+        With a server URL each changed row is queued for upload in the same transaction."""
         validate_agent_id(agent_id)
         rows = [check_entry(e, n) for n, e in enumerate(entries)]
         if not rows:
@@ -173,15 +202,21 @@ class LocalIndex(CloudLogSide):
         with self.tx() as conn:
             changed = 0
             for start in range(0, len(rows), 1000):  # one transaction; progress per thousand rows
-                changed += self._put(conn, agent_id, rows[start:start + 1000], queue and self.remote)
+                changed += self.put_in(conn, agent_id, rows[start:start + 1000], queue=self.remote)
                 advance(len(rows[start:start + 1000]))
-        if self.after_put is not None:
-            self.after_put(agent_id, [r["id"] for r in rows])
+        self.arrived(agent_id, [r["id"] for r in rows])
         return changed
 
-    def _put(self, conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]], queue: bool) -> int:
+    def put_in(self, conn: sqlite3.Connection, agent_id: str, rows: Sequence[ColdEntry], *, queue: bool) -> int:
+        """put() inside the caller's transaction (from tx()) of rows checked by index_rows.check_entry;
+        `queue`: changed rows go into the outbox. Returns how many changed."""
         self._create_terms(conn, agent_id)
         return put_rows(conn, agent_id, rows, queue, int(self.clock()))
+
+    def arrived(self, agent_id: str, ids: Sequence[str], *, pulled: bool = False) -> None:
+        """After a durable put: tell the arrival hook (hybrid mode embeds these memories)."""
+        if self.after_put is not None:
+            self.after_put(agent_id, list(ids), pulled)
 
     def forgotten_at(self, agent_id: str, ids: Sequence[str]) -> dict[str, int]:
         """When each of these ids was forgotten (ids never forgotten are absent)."""
@@ -196,33 +231,13 @@ class LocalIndex(CloudLogSide):
         if not unique:
             return []
         with self.tx() as conn:
-            return self._forget(conn, agent_id, unique, int(self.clock() if at is None else at), self.remote)
+            return self.forget_in(conn, agent_id, unique, int(self.clock() if at is None else at), queue=self.remote)
 
-    def _forget(self, conn: sqlite3.Connection, agent_id: str, ids: Sequence[str], at: int, queue: bool) -> list[str]:
-        """queue=False: a forget from another device, which spares a copy stored anew after it."""
-        gone = []
-        d_terms = 0
-        has_terms = self._has_terms(conn, agent_id)
-        for mid in ids:
-            old = conn.execute("SELECT rowid, text, category, created_at FROM memories WHERE agent_id = ? AND id = ?",
-                               [agent_id, mid]).fetchone()
-            if old is not None and (queue or old[3] <= at):
-                if has_terms:
-                    old_terms, n_old = terms_text(old[1], old[2])
-                    table = terms_table(agent_id)
-                    conn.execute(f"INSERT INTO {table}({table}, rowid, terms) VALUES ('delete', ?, ?)", [old[0], old_terms])
-                    d_terms += n_old
-                conn.execute("DELETE FROM memories WHERE rowid = ?", [old[0]])
-                gone.append(mid)
-            conn.execute("INSERT INTO tombstones VALUES (?, ?, ?) ON CONFLICT (agent_id, id) DO UPDATE SET "
-                         "forgotten_at = MAX(forgotten_at, excluded.forgotten_at)", [agent_id, mid, at])
-            if queue:
-                conn.execute("INSERT OR REPLACE INTO outbox VALUES (?, ?, 'forget', ?)", [agent_id, mid, at])
-            elif old is None or old[3] <= at:  # nothing newer of ours is waiting to go up
-                conn.execute("DELETE FROM outbox WHERE agent_id = ? AND id = ? AND op = 'put'", [agent_id, mid])
-        conn.execute("UPDATE agent_stats SET docs = docs - ?, terms = terms - ? WHERE agent_id = ?",
-                     [len(gone), d_terms, agent_id])
-        return gone
+    def forget_in(self, conn: sqlite3.Connection, agent_id: str, ids: Sequence[str], at: int, *,
+                  queue: bool) -> list[str]:
+        """forget() inside the caller's transaction; queue=False: a forget from another device, which
+        spares a copy stored anew after it (tiers/cold/index_write.forget_rows)."""
+        return forget_rows(conn, agent_id, ids, at, queue, self._has_terms(conn, agent_id))
 
     def delete_ids(self, agent_id: str, ids: Sequence[str]) -> int:
         return len(self.forget(agent_id, ids))
@@ -253,9 +268,13 @@ class LocalIndex(CloudLogSide):
                 conn.execute(f"UPDATE memories SET access_count = access_count + 1, last_access = ? "
                              f"WHERE agent_id = ? AND id IN ({marks(len(chunk))})", [now, agent_id, *chunk])
 
+    def pending_uploads(self, agent_id: str) -> int:
+        """Memories and forgets of the agent queued for upload and not yet sent."""
+        return int(self.read("SELECT COUNT(*) FROM outbox WHERE agent_id = ?", [agent_id])[0][0])
+
     # -- reads -------------------------------------------------------------------------------------
     def search(self, agent_id: str, terms: Sequence[str], limit: int = 10,
-               prefixes: Sequence[str] = ()) -> list[dict[str, Any]]:
+               prefixes: Sequence[str] = ()) -> list[ColdEntry]:
         """The `limit` best rows by BM25 over the agent's terms (any term may match; `prefixes` match
         any term they begin), best first; each carries `bm25` (higher is better)."""
         validate_agent_id(agent_id)
@@ -268,85 +287,34 @@ class LocalIndex(CloudLogSide):
             if not self._has_terms(conn, agent_id):
                 return []
             if not prefixes:
-                found = self._conjunctive(conn, agent_id, list(dict.fromkeys(terms)), limit)
+                found = index_search.top_conjunctive(conn, agent_id, list(dict.fromkeys(terms)), limit,
+                                                     self.term_stats)
                 if found is not None:
                     return found
-            rows = self._top(conn, agent_id, [f'"{t}"' for t in terms] + [f'"{p}"*' for p in prefixes], limit)
-        return [dict(row_entry(row), bm25=-float(row[9])) for row in rows]
+            return index_search.top_any(conn, agent_id, terms, prefixes, limit)
 
-    def _conjunctive(self, conn: sqlite3.Connection, agent_id: str, terms: list[str],
-                     limit: int) -> list[dict[str, Any]] | None:
-        """tiers/cold/conjunctive.py: the same top rows from AND queries, when common words make the OR slow.
-        All in one read snapshot: a writer between the queries changes neither the stats nor the rows."""
-        table = terms_table(agent_id)
-
-        def query(subset: Sequence[str], n: int) -> list[tuple[int, float]]:
-            return [(r, -s) for r, s in conn.execute(
-                f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?",
-                [" AND ".join(f'"{t}"' for t in subset), n])]
-
-        def docs(rowids: Sequence[int]) -> dict[int, list[str]]:
-            rows = conn.execute(f"SELECT rowid, text, category FROM memories WHERE rowid IN ({marks(len(rowids))})",
-                                list(rowids)).fetchall() if rowids else []
-            return {r: analyzer.document(text, category) for r, text, category in rows}
-
-        snapshot = not conn.in_transaction
-        if snapshot:
-            conn.execute("BEGIN")
-        try:
-            n_docs, n_terms, dfs = self.term_stats(agent_id, terms)
-            best = conjunctive.top_k(terms, dfs, n_docs, n_terms / max(n_docs, 1), limit, query, docs)
-            rows = conn.execute(f"SELECT {COLUMNS}, m.rowid FROM memories m WHERE m.rowid IN ({marks(len(best))})",
-                                [r for r, _ in best]).fetchall() if best else []
-        finally:
-            if snapshot:
-                conn.execute("COMMIT")
-        if best is None:
-            return None
-        scores = dict(best)
-        return sorted((dict(row_entry(row), bm25=scores[row[9]]) for row in rows), key=lambda e: -e["bm25"])
-
-    def _top(self, conn: sqlite3.Connection, agent_id: str, phrases: list[str], limit: int) -> list[Any]:
-        table = terms_table(agent_id)
-        return conn.execute(
-            f"SELECT {COLUMNS}, r.score FROM (SELECT rowid, rank AS score FROM {table} WHERE {table} MATCH ? "
-            f"ORDER BY rank LIMIT ?) r CROSS JOIN memories m ON m.rowid = r.rowid ORDER BY r.score",
-            [" OR ".join(phrases), limit]).fetchall()
-
-    def term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+    def term_stats(self, agent_id: str, terms: Sequence[str]) -> index_search.Stats:
         """(rows, total terms, {term: rows holding it}) of the agent: BM25's corpus statistics."""
         validate_agent_id(agent_id)
         with self._guard() as conn:  # data_version moves when any connection commits: the cache stays right
             key = (agent_id, tuple(terms), conn.execute("PRAGMA data_version").fetchone()[0])
-        if key not in self._stats:  # ranking and the exact top-k both ask, within one retrieve
-            if len(self._stats) > 256:
-                self._stats.clear()
-            self._stats[key] = self._term_stats(agent_id, terms)
-        return self._stats[key]
+            if key not in self._stats:  # ranking and the exact top-k both ask, within one retrieve
+                if len(self._stats) > 256:
+                    self._stats.clear()
+                self._stats[key] = index_search.corpus_stats(conn, agent_id, terms, self._has_terms(conn, agent_id),
+                                                             self._vocab)
+            return self._stats[key]
 
-    def _term_stats(self, agent_id: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
-        with self._guard() as conn:
-            stats = conn.execute("SELECT docs, terms FROM agent_stats WHERE agent_id = ?", [agent_id]).fetchone()
-            if not stats or not terms or not self._has_terms(conn, agent_id):
-                return (int(stats[0]), int(stats[1]), {}) if stats else (0, 0, {})
-            vocab = f'temp."vocab:{agent_id}"'
-            if agent_id not in self._vocab:
-                conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, 'terms:{agent_id}', row)")
-                self._vocab.add(agent_id)
-            sql = " UNION ALL ".join([f"SELECT term, doc FROM {vocab} WHERE term = ?"] * len(terms))
-            dfs = dict(conn.execute(sql, list(terms)).fetchall())
-        return int(stats[0]), int(stats[1]), {t: int(n) for t, n in dfs.items()}
-
-    def get(self, agent_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+    def get(self, agent_id: str, ids: Sequence[str]) -> list[ColdEntry]:
         wanted = list(dict.fromkeys(ids))
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, ColdEntry] = {}
         for chunk in chunks(wanted, IDS_PER_STMT):
             rows = self.read(f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = ? AND m.id IN ({marks(len(chunk))})",
                              [agent_id, *chunk])
             found.update((row[0], row_entry(row)) for row in rows)
         return [found[i] for i in wanted if i in found]
 
-    def dated(self, agent_id: str, since: float | None, until: float | None, limit: int = 50) -> list[dict[str, Any]]:
+    def dated(self, agent_id: str, since: float | None, until: float | None, limit: int = 50) -> list[ColdEntry]:
         """The most important entries dated in [since, until): a note's own date, else when stored."""
         lo = time.strftime("%Y-%m-%d", time.gmtime(since)) if since is not None else "0000-01-01"
         hi = time.strftime("%Y-%m-%d", time.gmtime(until)) if until is not None else "9999-12-31"
@@ -365,7 +333,7 @@ class LocalIndex(CloudLogSide):
                          "ORDER BY category", [agent_id])
         return {cat: int(n) for cat, n in rows}
 
-    def iter_entries(self, agent_id: str) -> Iterator[dict[str, Any]]:
+    def iter_entries(self, agent_id: str) -> Iterator[ColdEntry]:
         """Every entry in id order, PAGE rows at a time (keyset paging: stable under inserts)."""
         after = ""
         while True:
@@ -375,3 +343,11 @@ class LocalIndex(CloudLogSide):
             if len(rows) < PAGE:
                 return
             after = rows[-1][0]
+
+
+def set_meta_in(conn: sqlite3.Connection, key: str, value: str | None) -> None:
+    """Set (or with None, delete) an index_meta value inside the caller's transaction."""
+    if value is None:
+        conn.execute("DELETE FROM index_meta WHERE key = ?", [key])
+    else:
+        conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [key, value])

@@ -5,7 +5,7 @@ import json
 import math
 import re
 import time
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from memoryd.tiers.retrieval import analyzer
 from memoryd.tiers.base.errors import UsageError
@@ -44,7 +44,7 @@ def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         yield items[i:i + size]
 
 
-def entry_day(created_at: float, metadata: dict[str, Any]) -> str:
+def entry_day(created_at: float, metadata: Mapping[str, Any]) -> str:
     """A memory's date: a note's own date (YYYY-MM-DD) when it has one, else the UTC day it was stored."""
     date = metadata.get("date")
     if isinstance(date, str) and len(date) == 10 and date[4] == "-" and date[7] == "-":
@@ -52,7 +52,7 @@ def entry_day(created_at: float, metadata: dict[str, Any]) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(created_at))
 
 
-def check_entry(entry: ColdEntry, n: int = 0) -> dict[str, Any]:
+def check_entry(entry: ColdEntry, n: int = 0) -> ColdEntry:
     """A validated, normalised copy of one entry (UsageError naming what is wrong)."""
     try:
         mid, text, category = entry["id"], entry["text"], entry["category"]
@@ -75,7 +75,8 @@ def check_entry(entry: ColdEntry, n: int = 0) -> dict[str, Any]:
             "access_count": access, "last_access": last, "metadata": meta}
 
 
-def row_entry(row: Sequence[Any]) -> dict[str, Any]:
+def row_entry(row: Sequence[Any]) -> ColdEntry:
+    """The entry of one row read with COLUMNS (the cold tier's own: `day`, `tier`)."""
     mid, text, category, importance, created, access, last, meta, day = row[:9]
     try:
         metadata = json.loads(meta) if meta else {}

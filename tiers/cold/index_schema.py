@@ -1,4 +1,4 @@
-"""The local index's SQLite file: where it lives, how it is opened, its schema and its migrations.
+"""The local index's schema and its migrations (the file itself: tiers/cold/index_file.py).
 
 Tables (local schema version in PRAGMA user_version):
 
@@ -20,18 +20,13 @@ is migrated in place: rows copied, terms built, the old tables and their plainte
 """
 from __future__ import annotations
 
-import os
 import sqlite3
-from pathlib import Path
 
-from memoryd.tiers.base.atomic import ensure_private_dir
-from memoryd.tiers.base.config import Config
-from memoryd.tiers.base.errors import ArchiveError, MemorydError, StoreError
+from memoryd.tiers.base.errors import ArchiveError
 
 from memoryd.tiers.cold.vector_schema import VECTOR_SCHEMA
 
 LOCAL_VERSION = 2
-BUSY_MS = 15000
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS memories (
@@ -53,55 +48,9 @@ _LEGACY_TABLES = ("cold_fts", "cold_trigram", "cold_memories")
 _LEGACY_TRIGGERS = ("cold_ai", "cold_ad", "cold_au")
 
 
-def index_path(config: Config) -> Path:
-    """With a `file:` URL the local index is that file (it is the archive); else `$MEMORYD_HOME/cold.db`."""
-    from memoryd.sync.remote.db import parse_db_url  # URL parsing only: no network client
-
-    url = parse_db_url(config.db_url)
-    return Path(url.path) if url.is_file else config.home / "cold.db"
-
-
 def terms_table(agent_id: str) -> str:
     """The quoted name of an agent's terms table (agent ids are [A-Za-z0-9_-]: safe inside quotes)."""
     return f'"terms:{agent_id}"'
-
-
-def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating 0600, dir 0700) with WAL, a busy timeout and durable commits."""
-    try:
-        ensure_private_dir(path.parent)
-        # Create it 0600, but never open and close an existing file: closing any descriptor of it drops
-        # every POSIX lock this process holds on it, and another process may then delete the WAL that
-        # this process's other connection (the daemon's shared one) is still writing to.
-        try:
-            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
-        except FileExistsError:
-            pass
-        if (path.stat().st_mode & 0o777) != 0o600:
-            os.chmod(path, 0o600)
-        conn = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
-        conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
-        from memoryd.sync.remote.db import enable_wal  # the same retry the file: backend needs
-
-        enable_wal(conn, BUSY_MS / 1000)
-        conn.execute("PRAGMA synchronous=FULL")
-    except StoreError as exc:
-        raise ArchiveError(f"cannot open the local index {path}: {exc.message}") from None
-    except OSError as exc:
-        raise ArchiveError(f"cannot open the local index {path}: {exc.strerror or exc}") from None
-    except sqlite3.Error as exc:
-        raise translate(exc, path) from None
-    return conn
-
-
-def translate(exc: sqlite3.Error, where: Path | str) -> MemorydError:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    name = getattr(exc, "sqlite_errorname", "")
-    if name in ("SQLITE_BUSY", "SQLITE_LOCKED") or "database is locked" in text:
-        return ArchiveError(f"local index {where} is busy (locked by another process): {text}", transient=True)
-    if name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or "not a database" in text or "malformed" in text:
-        return ArchiveError(f"local index {where} is not a usable database: {text}")
-    return ArchiveError(f"local index {where}: {text}")
 
 
 def ensure_local_schema(conn: sqlite3.Connection) -> bool:

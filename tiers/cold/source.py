@@ -9,7 +9,7 @@ from typing import Any, Callable
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.cold.index import LocalIndex
 from memoryd.tiers.cold.index_rows import Progress
-from memoryd.tiers.cold.index_schema import index_path
+from memoryd.tiers.cold.index_file import index_path
 
 
 class IndexSource:
@@ -31,7 +31,7 @@ class IndexSource:
         if not self.shared:
             return open_index(self.config, clock=clock)
         with self._lock:
-            if self._index is None or self._index._conn is None:
+            if self._index is None or not self._index.is_open:
                 self._index = open_index(self.config)
             return self._index
 

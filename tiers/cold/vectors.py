@@ -12,16 +12,17 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+import sqlite3
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
-from memoryd.tiers.retrieval import embed
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import ArchiveError, MemorydError
+from memoryd.tiers.retrieval import embed
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from memoryd.tiers.cold.index import LocalIndex
 
 log = logging.getLogger("memoryd.sync")
 
@@ -39,6 +40,22 @@ def _marks(n: int) -> str:
     return ", ".join("?" * n)
 
 
+class Host(Protocol):
+    """What the vectors ask of the local index that holds them (tiers/cold/index.LocalIndex)."""
+
+    path: Path
+    after_put: Callable[..., None] | None
+
+    def read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    def tx(self, durable: bool = True) -> AbstractContextManager[sqlite3.Connection]: ...
+
+    def meta(self, key: str) -> str | None: ...
+
+    @property
+    def vectors(self) -> "VectorStore": ...
+
+
 @dataclass
 class _Matrix:
     version: int
@@ -50,7 +67,7 @@ class _Matrix:
 class VectorStore:
     """One index's vectors (the tiers side sees it as memoryd.tiers.retrieval.hybrid.VectorIndex)."""
 
-    def __init__(self, index: LocalIndex) -> None:
+    def __init__(self, index: Host) -> None:
         self.index = index
         self._checked = False
         self._lock = threading.Lock()
@@ -227,14 +244,14 @@ class VectorStore:
         return n
 
 
-def attach(index: LocalIndex, config: Config) -> LocalIndex:
+def attach(index: Host, config: Config) -> Host:
     """In hybrid mode (with the extra installed), memories get their vector as they arrive."""
     if embed.hybrid_ready(config)[0]:
         index.after_put = lambda agent_id, ids, pulled=False: embed_arrived(index, agent_id, ids, pulled)
     return index
 
 
-def embed_arrived(index: LocalIndex, agent_id: str, ids: Sequence[str], pulled: bool = False) -> None:
+def embed_arrived(index: Host, agent_id: str, ids: Sequence[str], pulled: bool = False) -> None:
     """After a durable put: embed what arrived. A failure only leaves the rows to the backfill."""
     if len(ids) > (PULLED_INLINE if pulled else PUT_INLINE):  # ~30-50 ms each: nobody should wait minutes
         log.info("agent %s: %d %s memories left to the backfill (memoryd embed)", agent_id, len(ids),

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.sync.remote.db import connect, parse_db_url, redact_url
+from memoryd.sync.remote.db import connect
+from memoryd.tiers.cold.db_url import parse_db_url, redact_url
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import ArchiveError, ConfigError, RemoteError
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from memoryd.sync.remote.db import Database, Result, connect
+from memoryd.sync.remote.db import Database, connect
+from memoryd.sync.remote.result import Result
 from memoryd.sync.remote.schema import SCHEMA_VERSION, current_version, ensure_schema
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import ArchiveError

@@ -55,3 +55,15 @@ def test_one_agent_id_pattern():
 
     assert config_module.AGENT_ID_RE is AGENT_ID_RE
     assert AGENT_ID_RE.fullmatch("a-1_b") and not AGENT_ID_RE.fullmatch("-x")
+
+
+def test_secrets_and_hooks_of_the_environment_are_read_with_the_config(home):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("[llm]\napi_key_env = 'MY_LLM_KEY'\n")
+    env = {"MEMORYD_HOME": str(home), "MY_LLM_KEY": "sk-secret", "MEMORYD_KEY": "k" * 10,
+           "MEMORYD_CLOCK_FILE": str(home / "clock")}
+    config = load_config(env)
+    assert (config.llm_api_key, config.recovery_key, config.clock_file) == ("sk-secret", "k" * 10, home / "clock")
+    assert "sk-secret" not in repr(config) and "k" * 10 not in repr(config)
+    bare = load_config({"MEMORYD_HOME": str(home)})
+    assert (bare.llm_api_key, bare.recovery_key, bare.clock_file) == (None, None, None)

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from memoryd.tiers.cold import conjunctive
+from memoryd.tiers.cold import conjunctive, index_search
 from memoryd.tiers.cold.index import LocalIndex
 from memoryd.tiers.retrieval import analyzer
 
@@ -38,7 +38,7 @@ QUERIES = ["alpha bravo", "alpha bravo charlie", "alpha zeta7", "bravo charlie z
 
 def full(index: LocalIndex, terms: list[str], limit: int) -> list[tuple[str, float]]:
     with index._guard() as conn:
-        return [(r[0], -float(r[9])) for r in index._top(conn, "a1", [f'"{t}"' for t in terms], limit)]
+        return [(e["id"], e["bm25"]) for e in index_search.top_any(conn, "a1", terms, [], limit)]
 
 
 def runs(monkeypatch: pytest.MonkeyPatch) -> list[Any]:

@@ -215,9 +215,8 @@ def test_tree_search_llm_success_and_fallbacks(fake) -> None:
 
 def test_llm_from_config(config) -> None:
     assert llm_from_config(config) is None
-    llm = llm_from_config(config.with_(llm_endpoint="http://127.0.0.1:1/v1",
-                                       sections={"llm": {"model": "m1", "api_key_env": "MY_KEY"}}),
-                          env={"MY_KEY": "secret-value"})
+    llm = llm_from_config(config.with_(llm_endpoint="http://127.0.0.1:1/v1", llm_api_key="secret-value",
+                                       sections={"llm": {"model": "m1", "api_key_env": "MY_KEY"}}))
     assert llm is not None and llm.model == "m1" and llm.kind == "chat"
     assert "secret-value" not in repr(llm)
 

@@ -114,8 +114,8 @@ def test_consolidation_needs_no_server_and_the_upload_waits(config, tmp_path: Pa
     """Archiving is local (the index); a server that is down only delays the sealed upload."""
     from sqld_server import SqldServer, sqld_binary
 
-    from memoryd.daemon.ops import memory
-    from memoryd.sync.critical import sync_now
+    from memoryd.daemon.engine import Engine
+    from memoryd.sync.critical import pull_now
     from memoryd.sync.crypto.keys import ensure_key
 
     (tmp_path / "sqld").mkdir()
@@ -125,18 +125,18 @@ def test_consolidation_needs_no_server_and_the_upload_waits(config, tmp_path: Pa
         cfg = config.with_(db_url=server.http_url)
         ensure_key(cfg, "outage")
         clock = Clock()
-        with memory(cfg, {"agent_id": "outage"}, clock=clock) as mem:
+        with Engine(cfg).memory("outage", clock=clock) as mem:
             gone = mem.store("Soon archived", "notes", importance=0.4)["id"]
             clock.t += 31 * DAY
             server.kill()
             report = consolidate(mem, "quick")
             assert report["counts"]["archived"] == 1 and metrics(mem)["runs"]["quick"]["ok"] is True
             assert mem.retrieve("archived")[0]["id"] == gone and mem.archive.pending_uploads("outage") == 1
-        assert sync_now(cfg, "outage")["status"] == "queued"  # nothing lost: it waits in the outbox
+        assert pull_now(cfg, "outage")["status"] == "queued"  # nothing lost: it waits in the outbox
         server.start()
-        result = sync_now(cfg, "outage")
+        result = pull_now(cfg, "outage")
         assert result["status"] == "pushed" and result["cold"]["uploaded"] == 1
-        with memory(cfg, {"agent_id": "outage"}) as mem:
+        with Engine(cfg).memory("outage") as mem:
             assert mem.archive.pending_uploads("outage") == 0
     finally:
         server.stop()

@@ -196,24 +196,24 @@ def test_fusion_rules() -> None:
 
 
 def test_daemon_backfill_after_consolidation(home: Path) -> None:
-    from memoryd.daemon import embed_ops
-    from memoryd.daemon.ops import dispatch
+    from memoryd.daemon import ops_embed
+    from memoryd.daemon.api import in_process
 
     keyword = _config("keyword")
     AgentMemory(keyword, "default").init()
     with open_index(keyword) as index:
         index.put("default", _entries(FACTS))
     calls = []
-    embed_ops.after_consolidation(lambda op, p: calls.append(op), keyword, "default")
+    ops_embed.after_consolidation(lambda op, p: calls.append(op), keyword, "default")
     assert calls == []  # keyword mode: nothing to do
     config = _hybrid_config(home)
     limits = []
 
     def embed(op: str, params: dict) -> dict:
         limits.append(params["limit"])
-        return dispatch(config, op, params)
+        return in_process(config).call(op, params)
 
-    embed_ops.after_consolidation(embed, config, "default", chunk=2)  # the agent's lock is let go between chunks
+    ops_embed.after_consolidation(embed, config, "default", chunk=2)  # the agent's lock is let go between chunks
     with open_index(config) as index:
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS))
     assert limits == [2] * (len(FACTS) // 2 + 1)  # the last call finds fewer than a chunk left and stops
@@ -246,22 +246,22 @@ def test_without_the_extra_retrieval_is_keyword(home: Path) -> None:
 
 def test_pulled_memories_are_embedded_unless_the_pull_is_big(home: Path) -> None:
     """A sync's few pulled memories get their vectors at once; a restore's thousands wait for the backfill."""
+    from memoryd.sync.cloudlog_device import DeviceLog
     from memoryd.tiers.cold import vectors
 
     config = _hybrid_config(home)
     with open_index(config) as index:
-        index.apply_remote("default", [("put", e) for e in _entries(FACTS)], "cursor:default:test", 6)
+        DeviceLog(index, "default", "test").apply_page([("put", e) for e in _entries(FACTS)], 6)
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS))
         many = _entries([f"note number {i}" for i in range(vectors.PULLED_INLINE + 1)], start=100)
-        index.apply_remote("default", [("put", e) for e in many], "cursor:default:test", 200)
+        DeviceLog(index, "default", "test").apply_page([("put", e) for e in many], 200)
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS) + len(many))
 
 
 def test_a_bulk_put_is_left_to_the_backfill(home: Path) -> None:
     """A few archived memories get their vectors at once; a bulk put (a long OpenClaw history) waits for
     the backfill instead of holding the agent for minutes, and `embed` then covers it."""
-    from memoryd.daemon import embed_ops  # noqa: F401  (registers the embed operation)
-    from memoryd.daemon.ops import dispatch
+    from memoryd.daemon.api import in_process
     from memoryd.tiers.cold import vectors
 
     config = _hybrid_config(home)
@@ -271,8 +271,8 @@ def test_a_bulk_put_is_left_to_the_backfill(home: Path) -> None:
         bulk = _entries([f"turn number {i} of a long history" for i in range(vectors.PUT_INLINE + 1)], start=300)
         index.put("default", bulk)
         assert index.vectors.counts("default") == (len(FACTS), len(FACTS) + len(bulk))
-    dispatch(config, "init", {"agent_id": "default"})
-    done = dispatch(config, "embed", {"agent_id": "default"})
+    in_process(config).call("init", {"agent_id": "default"})
+    done = in_process(config).call("embed", {"agent_id": "default"})
     assert done["embedded"] == len(bulk) and done["with_vector"] == done["memories"] == len(FACTS) + len(bulk)
 
 

@@ -178,8 +178,8 @@ def test_port_8089_through_the_cli(home) -> None:
     env = dict(os.environ)
     facts = [(f"Fact {i}: the billing project uses port 80{i:02d} for its API", 0.3 if i == 89 else 0.9)
              for i in range(90)]
-    code = ("import sys, json; from memoryd.tiers.base.config import load_config; from memoryd.daemon.ops import memory\n"
-            "with memory(load_config(), {'agent_id': 'default'}) as m:\n"
+    code = ("import sys, json; from memoryd.tiers.base.config import load_config; from memoryd.daemon.engine import Engine\n"
+            "with Engine(load_config()).memory('default') as m:\n"
             "    m.store_many([(t, 'infra/ports', i, None) for t, i in json.load(sys.stdin)])")
     subprocess.run([sys.executable, "-c", code], input=json.dumps(facts), text=True, env=env, check=True)
     import shutil

@@ -1,6 +1,6 @@
-"""Operations for OpenClaw: `openclaw_sync`, `openclaw_status` and `flush` (registered on daemon.ops' table).
+"""Operations for OpenClaw: `openclaw_sync`, `openclaw_status` and `flush`.
 
-One memoryd agent per OpenClaw agent id (tiers.openclaw_install). An agent first seen through its
+One memoryd agent per OpenClaw agent id (tiers/ingest/openclaw/install.py). An agent first seen through its
 transcripts is initialised like `memoryd init` (dirs and key). After new memories arrived, the
 critical state is pushed once; a failed push waits in the outbox like every other.
 """
@@ -14,7 +14,9 @@ from typing import Any
 from memoryd.tiers.base.config import Config, validate_agent_id
 from memoryd.tiers.base.errors import MemorydError, UsageError
 
-from memoryd.daemon.ops import dispatch, memory, op, stamp_edits
+from memoryd.daemon.engine import Engine, Params
+from memoryd.daemon.ops_core import init
+from memoryd.daemon.ops_sync import stamp_edits, sync
 
 log = logging.getLogger("memoryd.daemon")
 
@@ -27,10 +29,7 @@ def _install(config: Config) -> Any:
 
 def _llm(config: Config) -> Any:
     """The LLM for conversation distillation when `[openclaw] distill = "llm"`, else None (rule mode)."""
-    mode = config.section("openclaw").get("distill", "rule")
-    if mode not in ("rule", "llm"):
-        raise UsageError('config.toml [openclaw] distill must be "rule" or "llm"')
-    if mode == "rule":
+    if config.openclaw.distill == "rule":
         return None
     from memoryd.sync.llm import llm_from_config
     from memoryd.tiers.base.errors import ConfigError
@@ -41,44 +40,45 @@ def _llm(config: Config) -> Any:
     return llm
 
 
-def ensure_agent(config: Config, agent_id: str) -> bool:
+def ensure_agent(engine: Engine, agent_id: str) -> bool:
     """Initialise an agent seen for the first time (dirs, key, schema) as `init` does; True if it was new."""
+    config = engine.config
     if config.agent_dir(agent_id).is_dir() and config.key_path(agent_id).exists():
         return False
-    dispatch(config, "init", {"agent_id": agent_id})
+    init(engine, {"agent_id": agent_id})
     log.info("agent %s first seen through OpenClaw: initialised", agent_id)
     return True
 
 
-def _push(config: Config, agent_id: str, report: dict[str, Any]) -> None:
+def _push(engine: Engine, agent_id: str, report: dict[str, Any]) -> None:
     if not (report.get("warm") or report.get("hot") or report.get("cold")):
         return
-    stamp_edits(config, agent_id)
+    stamp_edits(engine.config, agent_id)
     try:
-        report["sync"] = dispatch(config, "sync", {"agent_id": agent_id})
+        report["sync"] = sync(engine, {"agent_id": agent_id})
     except MemorydError as exc:  # queued in the outbox; the daemon retries it
         report["sync"] = {"queued": True, "error": exc.message}
 
 
-def _sync_one(config: Config, oc_agent: Any, close_open: bool, parts: tuple[str, ...]) -> dict[str, Any]:
+def _sync_one(engine: Engine, oc_agent: Any, close_open: bool, parts: tuple[str, ...]) -> dict[str, Any]:
     from memoryd.tiers.ingest.openclaw.agent_sync import AgentSync
 
+    config = engine.config
     if not config.agent_dir(oc_agent.memoryd_id).is_dir() and not oc_agent.has_content():
         return {"agent_id": oc_agent.memoryd_id, "openclaw_agent": oc_agent.openclaw_id, "segments": 0, "turns": 0,
                 "cold": 0, "warm": 0, "hot": [], "skipped": {}, "notes": 0, "errors": [],
                 "warnings": ["nothing to read yet"]}
-    ensure_agent(config, oc_agent.memoryd_id)
+    ensure_agent(engine, oc_agent.memoryd_id)
     llm = _llm(config)
-    with memory(config, {"agent_id": oc_agent.memoryd_id}, with_archive=True, lazy=True) as mem:
+    with engine.memory(oc_agent.memoryd_id) as mem:
         report = AgentSync(mem, oc_agent, llm, close_open=close_open).run(parts)
-    _push(config, oc_agent.memoryd_id, report)
+    _push(engine, oc_agent.memoryd_id, report)
     return report
 
 
-@op("openclaw_sync")
-def openclaw_sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+def openclaw_sync(engine: Engine, params: Params) -> dict[str, Any]:
     """Ingest what is new in the OpenClaw install (one agent with `openclaw_agent`, else all); idempotent."""
-    install = _install(config)
+    install = _install(engine.config)
     wanted = params.get("openclaw_agent")
     parts = tuple(params.get("parts") or ("store", "jsonl", "notes"))
     if not set(parts) <= {"store", "jsonl", "notes"}:
@@ -91,7 +91,7 @@ def openclaw_sync(config: Config, params: dict[str, Any]) -> dict[str, Any]:
         ids = [wanted]
     if params.get("agent_id") is not None:  # the daemon's per-agent call: only what maps to this agent
         ids = [a for a in ids if install.agent(a).memoryd_id == params["agent_id"]]
-    out = [_sync_one(config, install.agent(a), bool(params.get("close_open", True)), parts) for a in ids]
+    out = [_sync_one(engine, install.agent(a), bool(params.get("close_open", True)), parts) for a in ids]
     return {"state_dir": str(install.state_dir), "agents": out,
             "warnings": [install.warning] if install.warning else []}
 
@@ -121,9 +121,9 @@ def _pending(store: Path, cursors: dict[str, Any]) -> tuple[int | None, str | No
     return sum(max(0, top - int((cursors.get(sid) or {}).get("seq", -1))) for sid, top in tops.items()), None
 
 
-@op("openclaw_status")
-def openclaw_status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+def openclaw_status(engine: Engine, params: Params) -> dict[str, Any]:
     """Per OpenClaw agent: its memoryd agent, store, cursors, events not yet taken, last ingest, skipped."""
+    config = engine.config
     install = _install(config)
     rows = []
     for oc_id in install.agent_ids():
@@ -147,8 +147,7 @@ def openclaw_status(config: Config, params: dict[str, Any]) -> dict[str, Any]:
             "warnings": [install.warning] if install.warning else []}
 
 
-@op("flush")
-def flush(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+def flush(engine: Engine, params: Params) -> dict[str, Any]:
     """Ingest one session now ({"agent_id", "session": path}): a JSONL transcript or a session store."""
     from memoryd.tiers.ingest.openclaw.install import OpenClawAgent
     from memoryd.tiers.ingest.openclaw.agent_sync import flush_file
@@ -159,6 +158,7 @@ def flush(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     path = Path(raw).expanduser()
     if not path.is_file():
         raise UsageError(f"no session file at {path}")
+    config = engine.config
     install = _install(config)
     oc_id = _owner(install, path)
     agent_id = params.get("agent_id") or (install.agent(oc_id).memoryd_id if oc_id else "default")
@@ -166,10 +166,10 @@ def flush(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     base = install.agent(oc_id) if oc_id else None
     target = OpenClawAgent(oc_id or agent_id, agent_id, base.store if base else path,
                            base.sessions_dir if base else path.parent, base.workspace if base else config.workspace)
-    ensure_agent(config, agent_id)
-    with memory(config, {"agent_id": agent_id}, with_archive=True, lazy=True) as mem:
+    ensure_agent(engine, agent_id)
+    with engine.memory(agent_id) as mem:
         report = flush_file(mem, target, path, _llm(config))
-    _push(config, agent_id, report)
+    _push(engine, agent_id, report)
     return report
 
 

@@ -1,4 +1,4 @@
-"""Round 1 kept cold memories in clear on the server (`cold_memories` + word/trigram indexes).
+"""Round 1's plaintext cold rows on the server (`cold_memories` + word/trigram indexes), moved into the cloud log.
 
 migrate() copies an agent's rows into the local index (queued for upload, sealed, to the cloud
 log); finish() deletes them from the server once the outbox holds none of the agent's uploads, and
@@ -12,6 +12,12 @@ import json
 from typing import Any, Callable
 
 from memoryd.tiers.base.errors import ArchiveError
+from memoryd.tiers.base.ports import ColdEntry
+from memoryd.tiers.cold.index import LocalIndex
+from memoryd.tiers.cold.index_rows import reporter
+
+from memoryd.sync.cloudlog_device import DeviceLog
+from memoryd.sync.session import Session
 
 PAGE = 1000
 _TABLES = ("cold_fts", "cold_trigram", "cold_memories")
@@ -19,11 +25,11 @@ _TRIGGERS = ("cold_ai", "cold_ad", "cold_au")
 Progress = Callable[[int, int], None]
 
 
-def _key(s: Any) -> str:
+def _key(s: Session) -> str:
     return f"legacy:{s.agent_id}:{s.files.db_id}"
 
 
-def _has_table(s: Any) -> bool:
+def _has_table(s: Session) -> bool:
     try:
         rows = s.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'cold_memories'", []).rows
     except ArchiveError:
@@ -31,15 +37,13 @@ def _has_table(s: Any) -> bool:
     return bool(rows and rows[0][0])
 
 
-def migrate(s: Any, progress: Progress | None = None) -> int:
+def migrate(s: Session, progress: Progress | None = None) -> int:
     """Copy the agent's plaintext rows into the local index; returns how many (0 once done)."""
     state = s.index.meta(_key(s))
     if state == "done" or (state is None and not _has_table(s)):
         if state is None:
             s.index.set_meta(_key(s), "done")
         return 0
-    from memoryd.tiers.cold.index_rows import reporter
-
     total = int(s.execute("SELECT COUNT(*) FROM cold_memories WHERE agent_id = ?", [s.agent_id]).rows[0][0])
     advance = reporter(progress, "plaintext migration", total)
     after, moved = "", 0
@@ -50,14 +54,14 @@ def migrate(s: Any, progress: Progress | None = None) -> int:
         if not rows:
             break
         s.index.put(s.agent_id, [_entry(r) for r in rows])
-        s.index.queue_ids(s.agent_id, [r[0] for r in rows])  # owed to the log even if already indexed
+        DeviceLog(s.index, s.agent_id, s.files.db_id).queue_ids([r[0] for r in rows])  # owed even if already indexed
         after, moved = rows[-1][0], moved + len(rows)
         advance(len(rows))
     s.index.set_meta(_key(s), "copied")
     return moved
 
 
-def _entry(row: Any) -> dict[str, Any]:
+def _entry(row: Any) -> ColdEntry:
     mid, text, category, importance, created, access, last, meta = row
     try:
         metadata = json.loads(meta) if meta else {}
@@ -67,7 +71,7 @@ def _entry(row: Any) -> dict[str, Any]:
             "access_count": access or 0, "last_access": last, "metadata": metadata if isinstance(metadata, dict) else {}}
 
 
-def finish(s: Any) -> bool:
+def finish(s: Session) -> bool:
     """Delete the agent's plaintext rows once uploaded sealed; drop the tables when empty."""
     if s.index.meta(_key(s)) != "copied" or s.index.pending_uploads(s.agent_id):
         return False
@@ -80,6 +84,6 @@ def finish(s: Any) -> bool:
     return True
 
 
-def status(index: Any, agent_id: str, db_id: str) -> str | None:
+def status(index: LocalIndex, agent_id: str, db_id: str) -> str | None:
     """none/copied/done for `memoryd status`."""
     return index.meta(f"legacy:{agent_id}:{db_id}")

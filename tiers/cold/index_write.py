@@ -1,10 +1,12 @@
-"""Rows into the local index: insert or replace by id, forgotten ids kept out, access counts that
-only grow, the outbox filled in the same transaction (tiers/cold/index.py holds the transaction)."""
+"""Rows into and out of the local index: insert or replace by id, forgotten ids kept out, access counts
+that only grow, forgets remembered, the outbox filled in the same transaction (tiers/cold/index.py holds it)."""
 from __future__ import annotations
 
 import json
 import sqlite3
 from typing import Any, Sequence
+
+from memoryd.tiers.base.ports import ColdEntry
 
 from memoryd.tiers.cold.index_rows import IDS_PER_STMT, chunks, entry_day, marks, terms_text
 from memoryd.tiers.cold.index_schema import terms_table
@@ -12,7 +14,7 @@ from memoryd.tiers.cold.index_schema import terms_table
 _META = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))  # one encoder for every row
 
 
-def put_rows(conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]], queue: bool, now: int) -> int:
+def put_rows(conn: sqlite3.Connection, agent_id: str, rows: Sequence[ColdEntry], queue: bool, now: int) -> int:
     """Insert or replace checked rows by id inside the caller's transaction (the agent's terms table
     exists); returns how many changed. `queue`: each changed row goes into the outbox at `now`."""
     table = terms_table(agent_id)
@@ -29,7 +31,7 @@ def put_rows(conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]]
     next_rowid = conn.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memories").fetchone()[0]
     pending: set[str] = set()
     queued: list[tuple[str, str, int]] = []
-    bumps: list[dict[str, Any]] = []
+    bumps: list[ColdEntry] = []
 
     def flush() -> None:
         conn.executemany("INSERT INTO memories (rowid, agent_id, id, text, category, importance, created_at, "
@@ -78,7 +80,8 @@ def put_rows(conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]]
                  [d_docs, d_terms, agent_id])
     return changed
 
-def _bump_access(conn: sqlite3.Connection, agent_id: str, rows: list[dict[str, Any]]) -> None:
+
+def _bump_access(conn: sqlite3.Connection, agent_id: str, rows: list[ColdEntry]) -> None:
     """Access counts only grow (a copy from warm or another device may know more accesses)."""
     conn.executemany("UPDATE memories SET access_count = MAX(access_count, ?), last_access = MAX(COALESCE(last_access, 0), "
                      "COALESCE(?, 0)) WHERE agent_id = ? AND id = ?",
@@ -92,3 +95,32 @@ def tombstones(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str]) -> d
         out.update(conn.execute(f"SELECT id, forgotten_at FROM tombstones WHERE agent_id = ? AND id IN ({marks(len(chunk))})",
                                 [agent_id, *chunk]).fetchall())
     return out
+
+
+def forget_rows(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str], at: int, queue: bool,
+                has_terms: bool) -> list[str]:
+    """Delete these ids and remember them as forgotten at `at`, inside the caller's transaction; returns
+    the ids that were there. `queue`: the forget goes into the outbox. Without it, a forget pulled from
+    another device: a copy stored anew after it stays, and an older put still waiting to go up is dropped."""
+    gone = []
+    d_terms = 0
+    for mid in ids:
+        old = conn.execute("SELECT rowid, text, category, created_at FROM memories WHERE agent_id = ? AND id = ?",
+                           [agent_id, mid]).fetchone()
+        if old is not None and (queue or old[3] <= at):
+            if has_terms:
+                old_terms, n_old = terms_text(old[1], old[2])
+                table = terms_table(agent_id)
+                conn.execute(f"INSERT INTO {table}({table}, rowid, terms) VALUES ('delete', ?, ?)", [old[0], old_terms])
+                d_terms += n_old
+            conn.execute("DELETE FROM memories WHERE rowid = ?", [old[0]])
+            gone.append(mid)
+        conn.execute("INSERT INTO tombstones VALUES (?, ?, ?) ON CONFLICT (agent_id, id) DO UPDATE SET "
+                     "forgotten_at = MAX(forgotten_at, excluded.forgotten_at)", [agent_id, mid, at])
+        if queue:
+            conn.execute("INSERT OR REPLACE INTO outbox VALUES (?, ?, 'forget', ?)", [agent_id, mid, at])
+        elif old is None or old[3] <= at:  # nothing newer of ours is waiting to go up
+            conn.execute("DELETE FROM outbox WHERE agent_id = ? AND id = ? AND op = 'put'", [agent_id, mid])
+    conn.execute("UPDATE agent_stats SET docs = docs - ?, terms = terms - ? WHERE agent_id = ?",
+                 [len(gone), d_terms, agent_id])
+    return gone

@@ -12,7 +12,7 @@ from typing import Any, Callable
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, UsageError
 
-from memoryd.daemon.ops import memory, op
+from memoryd.daemon.engine import Engine, Params, agent_of
 
 log = logging.getLogger("memoryd.daemon")
 
@@ -20,8 +20,7 @@ AFTER_CONSOLIDATION = 10_000  # rows the daemon embeds per agent after a consoli
 CHUNK = 64                    # ... this many per hold of the agent's lock: requests wait ~2-3 s at most
 
 
-@op("embed")
-def embed(config: Config, params: dict[str, Any]) -> dict[str, Any]:
+def embed(engine: Engine, params: Params) -> dict[str, Any]:
     """{agent_id, limit?, rebuild?} → how many memories got a vector, and how many have one now."""
     from memoryd.tiers.retrieval import embed as model
     from memoryd.tiers.base.progress import current_progress
@@ -30,7 +29,7 @@ def embed(config: Config, params: dict[str, Any]) -> dict[str, Any]:
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise UsageError("limit must be a positive integer")
     model.load()  # the model must work even when nothing is left to embed (ConfigError without the extra)
-    with memory(config, params) as mem:
+    with engine.memory(agent_of(params)) as mem:
         store = mem.archive.vectors  # type: ignore[union-attr]
         cleared = store.clear(mem.agent_id) if params.get("rebuild") else 0
         have, total = store.counts(mem.agent_id)

@@ -1,0 +1,269 @@
+"""memoryd's one way in: every operation the CLI, the daemon's socket server and the MCP server carry out.
+
+    CLI, MCP server ── MemoryApi.store(...) ──┬── InProcessTransport ──────────────────────────┐
+                                              └── DaemonTransport ── socket ── daemon          │
+                                                  (runner.py: MemoryApi.serve("store"), here) ─┤
+                                                                                                ▼
+                          STORE = Operation("store", ops_core.store) ── Engine.memory() ── tiers/, sync/
+
+`connect(config)` binds the API to the daemon when its socket exists, else to this process (see
+daemon/transport.py for when a daemon call runs here after all). OPERATIONS, the table below, is the one
+map from an operation's wire name to the function doing it; the socket serves the rows marked served.
+Results are the JSON-able dicts the wire carries.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, TypedDict
+
+from memoryd.tiers.base.config import Config
+
+from memoryd.daemon import ops_core as core
+from memoryd.daemon import ops_embed, ops_hot, ops_openclaw, ops_status, ops_sync
+from memoryd.daemon.errors import UnknownOperationError
+from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
+
+Result = dict[str, Any]  # the shapes that grow with features stay plain dicts; the small fixed ones are below
+
+
+class Pong(TypedDict):
+    pong: bool
+
+
+class Initialised(TypedDict):
+    agent_id: str
+    dir: str
+    key_fingerprint: str
+    cold_count: int | None
+
+
+class Found(TypedDict):
+    results: list[dict[str, Any]]  # ranked entries: id, text, category, tier, score, reason, ...
+    warnings: list[str]
+
+
+class HotShown(TypedDict):
+    agent_id: str
+    hot: dict[str, Any]
+    markdown: str
+
+
+class TreeShown(TypedDict):
+    agent_id: str
+    tree: dict[str, Any]
+    text: str
+
+
+class Urls(TypedDict):
+    urls: list[str]
+
+PING = Operation("ping", core.ping)
+INIT = Operation("init", core.init)
+STORE = Operation("store", core.store)
+RETRIEVE = Operation("retrieve", core.retrieve)
+CONSOLIDATE = Operation("consolidate", core.consolidate)
+FORGET = Operation("forget", core.forget)
+URLS = Operation("urls", core.urls, served=False)
+INGEST_DAILY = Operation("ingest_daily", core.ingest_daily)
+INGEST_TRANSCRIPT = Operation("ingest_transcript", core.ingest_transcript)
+EXPORT = Operation("export", core.export_to, served=False)  # paths are the caller's: its working directory
+IMPORT = Operation("import", core.import_from, served=False)
+STATUS = Operation("status", ops_status.status)
+SYNC = Operation("sync", ops_sync.sync)
+RESTORE = Operation("restore", ops_sync.restore, served=False)  # the key comes from this process (file, env)
+RESTORE_VERSIONS = Operation("restore_versions", ops_sync.restore_versions, served=False)
+KEY_SHOW = Operation("key_show", ops_sync.key_show, served=False)
+KEY_EXPORT = Operation("key_export", ops_sync.key_export, served=False)
+KEY_IMPORT = Operation("key_import", ops_sync.key_import, served=False)
+HOT_CHANGE = Operation("hot_change", ops_hot.hot_change)
+HOT_SHOW = Operation("hot_show", ops_hot.hot_show)
+TREE_SHOW = Operation("tree_show", ops_hot.tree_show)
+TREE_VIEW = Operation("tree_view", ops_hot.tree_view, served=False)
+TREE_ADD = Operation("tree_add", ops_hot.tree_add, served=False)
+TREE_REMOVE = Operation("tree_remove", ops_hot.tree_remove, served=False)
+TREE_PRUNE = Operation("tree_prune", ops_hot.tree_prune, served=False)
+RENDER = Operation("render", ops_hot.render, served=False)  # files named relative to the caller
+OPENCLAW_SYNC = Operation("openclaw_sync", ops_openclaw.openclaw_sync)
+OPENCLAW_STATUS = Operation("openclaw_status", ops_openclaw.openclaw_status)
+FLUSH = Operation("flush", ops_openclaw.flush)
+EMBED = Operation("embed", ops_embed.embed)
+
+# wire name → operation: the only table there is (the daemon adds `daemon` and `mcp_attach`, which are about itself)
+OPERATIONS: dict[str, Operation] = {op.name: op for op in (
+    PING, INIT, STORE, RETRIEVE, CONSOLIDATE, FORGET, URLS, INGEST_DAILY, INGEST_TRANSCRIPT, EXPORT, IMPORT,
+    STATUS, SYNC, RESTORE, RESTORE_VERSIONS, KEY_SHOW, KEY_EXPORT, KEY_IMPORT,
+    HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
+    OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED,
+)}
+
+
+def lookup(name: str, *, served: bool = False) -> Operation:
+    """The operation called `name` (with `served`: only one the daemon's socket serves)."""
+    op = OPERATIONS.get(name)
+    if op is None or (served and not op.served):
+        raise UnknownOperationError.named(name)
+    return op
+
+
+def _params(**params: Any) -> dict[str, Any]:
+    """An operation's params as the wire carries them: an option not given is left out."""
+    return {k: v for k, v in params.items() if v is not None}
+
+
+class MemoryApi:
+    """Typed, keyword-only calls of every operation, carried out by one transport."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    def call(self, name: str, params: dict[str, Any]) -> Any:
+        """An operation by its wire name (UnknownOperationError when there is none)."""
+        return self.transport.call(lookup(name), params)
+
+    def serve(self, name: str, params: dict[str, Any]) -> Any:
+        """An operation asked for over the daemon's socket: only the rows marked served."""
+        return self.transport.call(lookup(name, served=True), params)
+
+    def close(self) -> None:
+        self.transport.close()
+
+    # -- memories --------------------------------------------------------------------------------
+    def ping(self) -> Pong:
+        return self.transport.call(PING, {})
+
+    def init(self, *, agent_id: str) -> Initialised:
+        return self.transport.call(INIT, _params(agent_id=agent_id))
+
+    def store(self, *, agent_id: str, text: str, category: str, importance: float | None = None,
+              metadata: dict[str, Any] | None = None) -> Result:
+        """Distil and store one fact in warm; the stored entry."""
+        return self.transport.call(STORE, _params(agent_id=agent_id, text=text, category=category,
+                                                  importance=importance, metadata=metadata))
+
+    def retrieve(self, *, agent_id: str, query: str = "", limit: int = 10, url: str | None = None,
+                 entity: str | None = None, since: str | None = None, until: str | None = None,
+                 paths: dict[str, float] | None = None) -> Found:
+        """{"results": ranked entries, "warnings"}; counts as access (reinforcement)."""
+        return self.transport.call(RETRIEVE, _params(agent_id=agent_id, query=query, limit=limit, url=url,
+                                                     entity=entity, since=since, until=until, paths=paths))
+
+    def consolidate(self, *, agent_id: str, mode: str = "quick") -> Result:
+        return self.transport.call(CONSOLIDATE, _params(agent_id=agent_id, mode=mode))
+
+    def forget(self, *, agent_id: str, memory_id: str | None = None, days: float | None = None) -> Result:
+        """One memory by id, or everything of the last `days`, from every tier and the cloud copy."""
+        return self.transport.call(FORGET, _params(agent_id=agent_id, id=memory_id, days=days))
+
+    def urls(self, *, agent_id: str) -> Urls:
+        return self.transport.call(URLS, _params(agent_id=agent_id))
+
+    def ingest_daily(self, *, agent_id: str, date: str | None = None, all_days: bool = False) -> Result:
+        return self.transport.call(INGEST_DAILY, _params(agent_id=agent_id, date=date, all=all_days))
+
+    def ingest_transcript(self, *, agent_id: str, path: str) -> Result:
+        return self.transport.call(INGEST_TRANSCRIPT, _params(agent_id=agent_id, path=path))
+
+    def export_to(self, *, agent_id: str, file: str) -> Result:
+        return self.transport.call(EXPORT, _params(agent_id=agent_id, file=file))
+
+    def import_from(self, *, agent_id: str, file: str) -> Result:
+        """{"counts": per kind, "warnings"}."""
+        return self.transport.call(IMPORT, _params(agent_id=agent_id, file=file))
+
+    def embed(self, *, agent_id: str, limit: int | None = None, rebuild: bool = False) -> Result:
+        return self.transport.call(EMBED, _params(agent_id=agent_id, limit=limit, rebuild=rebuild))
+
+    # -- hot memory and the tree -----------------------------------------------------------------
+    def hot_change(self, *, agent_id: str, kind: str, key: str | None = None, value: str | None = None,
+                   name: str | None = None, description: str | None = None, status: str | None = None,
+                   text: str | None = None, category: str | None = None,
+                   importance: float | None = None) -> Result:
+        """Add or update one hot item of `kind` (identity, profile, project, event, task, lesson)."""
+        return self.transport.call(HOT_CHANGE, _params(
+            agent_id=agent_id, kind=kind, key=key, value=value, name=name, description=description, status=status,
+            text=text, category=category, importance=importance))
+
+    def hot_show(self, *, agent_id: str) -> HotShown:
+        return self.transport.call(HOT_SHOW, _params(agent_id=agent_id))
+
+    def tree_show(self, *, agent_id: str) -> TreeShown:
+        """The tree and its text with warm counts."""
+        return self.transport.call(TREE_SHOW, _params(agent_id=agent_id))
+
+    def tree_view(self, *, agent_id: str, cold: bool) -> Result:
+        """The tree and, with `cold`, its text with warm and cold counts."""
+        return self.transport.call(TREE_VIEW, _params(agent_id=agent_id, cold=cold))
+
+    def tree_add(self, *, agent_id: str, path: str, description: str = "") -> Result:
+        return self.transport.call(TREE_ADD, _params(agent_id=agent_id, path=path, description=description))
+
+    def tree_remove(self, *, agent_id: str, path: str) -> Result:
+        return self.transport.call(TREE_REMOVE, _params(agent_id=agent_id, path=path))
+
+    def tree_prune(self, *, agent_id: str) -> Result:
+        return self.transport.call(TREE_PRUNE, _params(agent_id=agent_id))
+
+    def render(self, *, agent_id: str | None = None, targets: Iterable[str] = (),
+               project_dir: str | None = None) -> Result:
+        return self.transport.call(RENDER, _params(agent_id=agent_id, targets=list(targets),
+                                                   project_dir=project_dir))
+
+    # -- status, sync, restore, keys -------------------------------------------------------------
+    def status(self, *, agent_id: str | None = None, remote: bool = False) -> Result:
+        """One agent, or every agent of this device; the daemon adds its own state under "daemon"."""
+        return self.transport.call(STATUS, _params(agent_id=agent_id, remote=remote))
+
+    def sync(self, *, agent_id: str, force: bool = False, drain: bool = False) -> Result:
+        return self.transport.call(SYNC, _params(agent_id=agent_id, force=force, drain=drain))
+
+    def restore(self, *, agent_id: str, key_file: str | None = None, force: bool = False,
+                at: str | None = None) -> Result:
+        return self.transport.call(RESTORE, _params(agent_id=agent_id, key_file=key_file, force=force, at=at))
+
+    def restore_versions(self, *, agent_id: str) -> Result:
+        return self.transport.call(RESTORE_VERSIONS, _params(agent_id=agent_id))
+
+    def key_show(self, *, agent_id: str) -> Result:
+        return self.transport.call(KEY_SHOW, _params(agent_id=agent_id))
+
+    def key_export(self, *, agent_id: str) -> Result:
+        return self.transport.call(KEY_EXPORT, _params(agent_id=agent_id))
+
+    def key_import(self, *, agent_id: str, recovery: str, force: bool = False) -> Result:
+        return self.transport.call(KEY_IMPORT, _params(agent_id=agent_id, recovery=recovery, force=force))
+
+    # -- OpenClaw --------------------------------------------------------------------------------
+    def openclaw_sync(self, *, openclaw_agent: str | None = None, agent_id: str | None = None,
+                      close_open: bool = True, parts: Iterable[str] | None = None) -> Result:
+        return self.transport.call(OPENCLAW_SYNC, _params(
+            openclaw_agent=openclaw_agent, agent_id=agent_id, close_open=close_open,
+            parts=list(parts) if parts is not None else None))
+
+    def openclaw_status(self, *, agent_id: str | None = None) -> Result:
+        return self.transport.call(OPENCLAW_STATUS, _params(agent_id=agent_id))
+
+    def flush(self, *, session: str, agent_id: str | None = None) -> Result:
+        """Ingest one conversation (a transcript or a session store) up to now."""
+        return self.transport.call(FLUSH, _params(session=session, agent_id=agent_id))
+
+
+def in_process(config: Config, *, shared: bool = False) -> MemoryApi:
+    """The API running every operation in this process. `shared`: one local-index connection for all of
+    them (the daemon, a benchmark), closed by close(); else one per operation (a CLI command)."""
+    from memoryd.daemon.engine import Engine
+
+    return MemoryApi(InProcessTransport(Engine(config, shared=shared)))
+
+
+def connect(config: Config, *, follow: bool = False) -> MemoryApi:
+    """The API for a client: through the daemon when its socket exists, else in this process.
+    `follow`: a long-lived client (the MCP server) looks for the daemon at every call instead, as one
+    may start or stop while it runs."""
+    if not follow and not config.socket_path.exists():  # no socket file, no daemon: skip the client entirely
+        return in_process(config)
+
+    def local() -> InProcessTransport:
+        from memoryd.daemon.engine import Engine
+
+        return InProcessTransport(Engine(config))
+
+    return MemoryApi(DaemonTransport(config, local))

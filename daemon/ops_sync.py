@@ -1,0 +1,120 @@
+"""Operations on the encrypted copy in the cloud: sync, restore, and the agent's key."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from memoryd.tiers.base.config import Config
+from memoryd.tiers.base.errors import MemorydError, UsageError
+
+from memoryd.daemon.engine import Engine, Params, agent_of
+
+log = logging.getLogger("memoryd.daemon")
+
+
+def stamp_edits(config: Config, agent_id: str) -> None:
+    """Give this device's fresh edits their sync stamp now, so "newest wins" means newest edit,
+    not newest push. Local files only; skipped until the agent has synced once (the first push
+    stamps everything). Call with no agent lock held (the sync layer takes it)."""
+    if not (config.agent_dir(agent_id) / "sync" / "state.json").exists():
+        return
+    from memoryd.sync.critical import stamp_local
+    from memoryd.sync.session import Session
+
+    session = Session(config, agent_id)
+    try:
+        stamp_local(session)
+    except MemorydError as exc:  # the next push stamps them instead
+        log.warning("agent %s: edits not stamped yet: %s", agent_id, exc.message)
+    finally:
+        session.close()
+
+
+def sync(engine: Engine, params: Params) -> dict[str, Any]:
+    """Two-way sync of one agent; `drain` (the daemon's periodic job) leaves a queued push to the outbox,
+    which says when it is due (its backoff is the only one)."""
+    from memoryd.sync.critical import pull_now
+
+    config, agent_id = engine.config, agent_of(params)
+    if params.get("drain"):
+        from memoryd.sync.outbox import is_due, pending
+
+        record = pending(config, agent_id)
+        if record is not None and not is_due(record):
+            return {"status": "waiting", "pending": 1, "next_try": record.get("next_try")}
+    return pull_now(config, agent_id, force=bool(params.get("force")))
+
+
+def push_forgotten(config: Config, agent_id: str) -> dict[str, Any]:
+    """The cloud copy forgets too: push the tombstones and drop older encrypted versions holding the item."""
+    from memoryd.sync.critical import push_now
+
+    try:
+        return push_now(config, agent_id, purge_history=True)
+    except MemorydError as exc:  # local and cold are already clean; a transient failure waits in the outbox
+        return {"status": "queued" if exc.transient else "not pushed", "error": exc.message}
+
+
+def restore(engine: Engine, params: Params) -> dict[str, Any]:
+    """{agent_id, key_file?, force?, at?}: pull, verify and decrypt the agent's state and cold log."""
+    from memoryd.sync.restore import restore as run
+
+    key = _read_key_file(params["key_file"]) if params.get("key_file") else None
+    return run(engine.config, agent_of(params), key=key, force=bool(params.get("force")), at=params.get("at"))
+
+
+def restore_versions(engine: Engine, params: Params) -> dict[str, Any]:
+    """The stored versions `restore --at` can pick."""
+    from memoryd.sync.restore import list_versions
+
+    return {"versions": list_versions(engine.config, agent_of(params))}
+
+
+def _read_key_file(path: str) -> bytes:
+    from memoryd.sync.crypto.keys import parse_key_material
+
+    try:
+        with open(path, "rb") as fh:
+            return parse_key_material(fh.read())
+    except OSError as exc:
+        raise UsageError(f"cannot read key file {path}: {exc.strerror}") from None
+
+
+def _existing_key(config: Config, agent_id: str) -> bytes:
+    from memoryd.sync.crypto.keys import read_key_file
+
+    found = read_key_file(config.key_path(agent_id))
+    if found is None:
+        raise UsageError(f"agent {agent_id} has no key on this device: run 'memoryd init' or 'memoryd key import'")
+    return found
+
+
+def key_show(engine: Engine, params: Params) -> dict[str, Any]:
+    """The key's fingerprint and file (never the key)."""
+    from memoryd.sync.crypto.keys import fingerprint
+
+    agent_id = agent_of(params)
+    return {"agent_id": agent_id, "fingerprint": fingerprint(_existing_key(engine.config, agent_id)),
+            "path": str(engine.config.key_path(agent_id))}
+
+
+def key_export(engine: Engine, params: Params) -> dict[str, Any]:
+    """The recovery string of the agent's key."""
+    from memoryd.sync.crypto.keys import export_recovery, fingerprint
+
+    agent_id = agent_of(params)
+    secret = _existing_key(engine.config, agent_id)
+    return {"agent_id": agent_id, "fingerprint": fingerprint(secret), "recovery": export_recovery(secret)}
+
+
+def key_import(engine: Engine, params: Params) -> dict[str, Any]:
+    """{agent_id, recovery, force?}: install a key from its recovery string."""
+    from memoryd.sync.crypto.keys import fingerprint, import_key, import_recovery
+
+    agent_id = agent_of(params)
+    text = str(params.get("recovery") or "")
+    if not text.strip():
+        raise UsageError("no recovery string given (argument or stdin)")
+    secret = import_recovery(text)
+    written = import_key(engine.config, agent_id, secret, force=bool(params.get("force")))
+    return {"agent_id": agent_id, "fingerprint": fingerprint(secret), "changed": written}

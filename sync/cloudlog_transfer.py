@@ -1,0 +1,130 @@
+"""Uploads to and pulls from the cloud log (sync/cloudlog.py's rows) through a session's database.
+
+Push drains the device's outbox in batches (one round trip each); pull applies rows past the device's
+cursor, a page per local transaction (cursor included), so a kill at any point resumes cleanly.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Protocol
+
+from memoryd.tiers.base.errors import RemoteError
+from memoryd.tiers.cold.index_rows import reporter
+
+from memoryd.sync.cloudlog import LOG_VERSION, open_row, seal_row
+from memoryd.sync.cloudlog_device import DeviceLog, Item
+from memoryd.sync.remote.result import Result, Stmt
+
+log = logging.getLogger("memoryd.sync")
+PUSH_BATCH = 200
+PULL_PAGE = 1000
+Progress = Callable[[int, int], None]
+
+_INSERT = ("INSERT OR IGNORE INTO memory_log (agent_id, ref, kind, version, digest, data, device_id, created_at) "
+           "VALUES ")  # + one (?, ?, ?, ?, ?, ?, ?, ?) per row; the unique (agent, ref, kind, digest) drops repeats
+_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
+ROWS_PER_INSERT = 100  # 8 parameters each: under SQLite's classic 999-variable limit
+_PAGE = ("SELECT seq, ref, kind, version, data FROM memory_log WHERE agent_id = ? AND seq > ? "
+         "ORDER BY seq LIMIT ?")
+_TOP = ("SELECT (SELECT COALESCE(MAX(seq), 0) FROM memory_log WHERE agent_id = ?), "
+        "(SELECT COUNT(*) FROM memory_log WHERE agent_id = ? AND seq > ?)")
+
+
+class Remote(Protocol):
+    """What the log asks of the database: a session's statements (sync/session.py)."""
+
+    def execute(self, sql: str, args: list[Any]) -> Result: ...
+
+    def batch(self, stmts: list[Stmt]) -> list[Result]: ...
+
+
+def push(remote: Remote, dev: DeviceLog, key: bytes, device_id: str, now: int,
+         progress: Progress | None = None) -> int:
+    """Upload the agent's outbox, PUSH_BATCH rows per round trip; returns how many went up."""
+    agent_id = dev.agent_id
+    advance = reporter(progress, "upload", dev.pending())
+    sent = 0
+    while True:
+        page = dev.outbox_page(PUSH_BATCH)
+        if not page:
+            return sent
+        rows, stale = [], []
+        for mid, op, _queued, item in page:
+            if item is None:
+                continue  # forgotten (or gone) since it was queued: its own forget row follows
+            ref, digest, data = seal_row(key, agent_id, op, item)
+            rows.append([agent_id, ref, op, LOG_VERSION, digest, data, device_id, now])
+            stale.append((ref, digest if op == "put" else ""))  # older puts of it go (a forget: every put)
+        if rows:
+            remote.batch(_statements(agent_id, rows, stale))
+        dev.outbox_done([(mid, op, queued) for mid, op, queued, _ in page])
+        sent += len(page)
+        advance(len(page))
+
+
+def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str]]) -> list[Stmt]:
+    """One atomic batch: the new rows, then the ciphertext they replace (older versions, forgotten puts)."""
+    stmts: list[Stmt] = []
+    for i in range(0, len(rows), ROWS_PER_INSERT):
+        chunk = rows[i:i + ROWS_PER_INSERT]
+        stmts.append((_INSERT + ", ".join([_ROW] * len(chunk)), [v for r in chunk for v in r]))
+    for i in range(0, len(stale), 400):
+        part = stale[i:i + 400]
+        stmts.append((f"DELETE FROM memory_log WHERE agent_id = ? AND kind = 'put' AND ref IN ({', '.join('?' * len(part))}) "
+                      f"AND ref || ':' || digest NOT IN ({', '.join('?' * len(part))})",
+                      [agent_id, *[r for r, _ in part], *[f"{r}:{d}" for r, d in part]]))
+    return stmts
+
+
+def pull(remote: Remote, dev: DeviceLog, key: bytes, progress: Progress | None = None) -> dict[str, int]:
+    """Apply every log row past this device's cursor; returns counts (rows, added, forgotten) and the cursor."""
+    agent_id = dev.agent_id
+    cursor = dev.cursor() or 0
+    top, count = remote.execute(_TOP, [agent_id, agent_id, cursor]).rows[0]
+    top, count = int(top or 0), int(count or 0)
+    if top < cursor:
+        raise RemoteError(f"the cloud log of agent {agent_id} ends at {top}, before this device's cursor {cursor}: "
+                          "the server lost rows (restored from an older backup?); run 'memoryd sync --force' "
+                          "to upload this device's memories again", transient=False)
+    seen = added = forgotten = 0
+    advance = reporter(progress, "cloud log", count)
+    while cursor < top:
+        rows = remote.execute(_PAGE, [agent_id, cursor, PULL_PAGE]).rows
+        if not rows:
+            break
+        items = [open_row(key, agent_id, tuple(r)) for r in rows]  # all verified before any is applied
+        _drop_stale(remote, dev, rows, items)
+        a, f = dev.apply_page(items, int(rows[-1][0]))
+        cursor = int(rows[-1][0])
+        seen, added, forgotten = seen + len(rows), added + a, forgotten + f
+        advance(len(rows))
+    return {"rows": seen, "added": added, "forgotten": forgotten, "cursor": cursor}
+
+
+def _drop_stale(remote: Remote, dev: DeviceLog, rows: list[Any], items: list[Item]) -> None:
+    """Delete the ciphertext of puts that came after a forget of the same memory (a device uploaded
+    its copy before it saw the forget; a copy stored anew after the forget is newer and stays).
+    Before the page is applied: if this fails, the page is pulled again and the delete retried."""
+    ids = [item["id"] for kind, item in items if kind == "put"]
+    if not ids:
+        return
+    forgotten = dev.forgotten_at(ids)
+    stale = []
+    for row, (kind, item) in zip(rows, items):
+        if kind == "forget":
+            forgotten[item["id"]] = max(forgotten.get(item["id"], -1), int(item["at"]))
+        elif _created(item) <= forgotten.get(item["id"], -1):
+            stale.append(int(row[0]))
+    for i in range(0, len(stale), 500):
+        chunk = stale[i:i + 500]
+        remote.execute(f"DELETE FROM memory_log WHERE agent_id = ? AND kind = 'put' AND seq IN "
+                       f"({', '.join('?' * len(chunk))})", [dev.agent_id, *chunk])
+    if stale:
+        log.info("agent %s: dropped %d stale cloud copies of forgotten memories", dev.agent_id, len(stale))
+
+
+def _created(item: dict[str, Any]) -> float:
+    try:
+        return int(float(item.get("created_at")))  # as the index compares it (check_entry)
+    except (TypeError, ValueError):
+        return float("inf")  # malformed: apply_page refuses the page anyway
