@@ -45,13 +45,14 @@ def build_home(root: Path, cold: int, mode: str = "keyword") -> dict[str, str]:
     env.update(MEMORYD_HOME=str(root / "home"), MEMORYD_SOCKET=str(root / "d.sock"),
                MEMORYD_RETRIEVAL_MODE=mode, MEMORYD_WORKSPACE=str(root / "ws"), OPENCLAW_STATE_DIR=str(root / "oc"))
     os.environ.update(env)
-    from memoryd.daemon import hot_ops  # noqa: F401
-    from memoryd.daemon.ops import dispatch
+    from memoryd.daemon.api import in_process
     from memoryd.tiers.base.config import load_config
     from memoryd.tiers.cold.source import open_index
     from memoryd.tiers.memory.agent import AgentMemory
 
     config = load_config(env)
+    api = in_process(config, shared=True)
+    dispatch = lambda _config, name, params: api.call(name, params)  # noqa: E731 - the operations, by wire name
     rnd = random.Random(7)
     cats = [f"{a}/{b}" for a in ("people", "projects", "home", "work") for b in ("alpha", "beta", "gamma", "delta")]
     dispatch(config, "init", {"agent_id": "default"})
@@ -76,6 +77,7 @@ def build_home(root: Path, cold: int, mode: str = "keyword") -> dict[str, str]:
                          "what": " ".join(rnd.choices(WORDS, k=8)), "why": "score 0.120 after 30 days"}
                         for n in range(2000)], now)
     dispatch(config, "status", {"agent_id": "default"})  # its cached eviction summary, as after any status
+    api.close()
     return env
 
 

@@ -238,7 +238,7 @@ class Daemon:
         if self.config.web.enabled:
             from memoryd.daemon.web.server import serve_for_daemon
 
-            self.web = serve_for_daemon(self.config)
+            self.web = serve_for_daemon(self.config, self.api)
         self.server.start()  # last: once the socket answers, everything behind it is running
         if self.mcp.should_preload(self.state.get(STATE_KEY), time.time()):
             self.mcp.preload_in_background()  # MCP clients were served lately: have the SDK ready

@@ -1,8 +1,9 @@
 """All of the web view's data access: every page reads, and every edit writes, through this module.
 
-Reads and edits go through the operations the CLI uses (daemon/ops.py `dispatch`), the agent's state files
-(AgentMemory) and the local index (counts by SQL, never all cold rows). Edits made here are also written to
-the agent's eviction log (forget writes its own rows), so the log shows what the web view changed.
+Reads and edits go through the application API the CLI uses (daemon/api.py, in this process), the agent's
+state files (AgentMemory) and the local index through the API's Engine (counts by SQL, never all cold rows).
+Edits made here are also written to the agent's eviction log (forget writes its own rows), so the log shows
+what the web view changed.
 """
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ import json
 import time
 from typing import Any, Callable, Iterable
 
-from memoryd.daemon import hot_ops  # noqa: F401  (registers hot_show, hot_change, tree_show)
-from memoryd.daemon.ops import agent_ids, dispatch, memory, stamp_edits
+from memoryd.daemon.api import MemoryApi, in_process
+from memoryd.daemon.engine import Engine, agent_ids
 from memoryd.tiers.base.config import Config, validate_agent_id
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.memory.agent import AgentMemory
-from memoryd.tiers.memory.model import DAY, check_category, preview
+from memoryd.tiers.memory.model import DAY, preview
 
 HOT_KINDS = ("lesson", "event", "task", "project", "identity", "profile")
 WHY = "edited in the web view"
@@ -23,12 +24,27 @@ EVICTION_FIELDS = ("what", "why", "id", "tier", "kind", "reason", "to")
 
 
 class WebData:
-    """One home's data for the web view; `clock` stamps the rows edits add to the eviction log."""
+    """One home's data for the web view, through `api` (running in this process: the daemon's own, or one of
+    its own for `memoryd web`); `clock` stamps the rows edits add to the eviction log."""
 
-    def __init__(self, config: Config, clock: Callable[[], float] = time.time) -> None:
-        self.config = config
+    def __init__(self, api: MemoryApi, clock: Callable[[], float] = time.time) -> None:
+        self.api = api
+        self.engine: Engine = api.transport.engine  # type: ignore[attr-defined]  # an in-process transport
+        self.config: Config = self.engine.config
         self.clock = clock
-        self._mode_configs: dict[str, Config] = {}
+        self.owns_api = False  # the daemon closes its own API
+        self._mode_apis: dict[str, MemoryApi] = {}
+
+    @classmethod
+    def for_config(cls, config: Config) -> "WebData":
+        """`memoryd web`: an API of its own, one local-index connection shared by every request."""
+        data = cls(in_process(config, shared=True))
+        data.owns_api = True
+        return data
+
+    def close(self) -> None:
+        for api in [*self._mode_apis.values(), *([self.api] if self.owns_api else [])]:
+            api.close()
 
     # -- reads -------------------------------------------------------------------------------
     def agents(self) -> list[str]:
@@ -36,10 +52,7 @@ class WebData:
 
     def status(self, agent_id: str, remote: bool = False) -> dict[str, Any]:
         """`memoryd status --json` of one agent (remote: the cloud's versions too, one round trip)."""
-        params: dict[str, Any] = {"agent_id": validate_agent_id(agent_id)}
-        if remote:
-            params["remote"] = True
-        return dispatch(self.config, "status", params)["agents"][0]
+        return self.api.status(agent_id=validate_agent_id(agent_id), remote=remote)["agents"][0]
 
     def state(self, agent_id: str) -> dict[str, Any]:
         """hot, warm and tree as they stand (bounded files: hot ≤ 5 KB, warm ≤ 50 KB, tree ≤ 2 KB)."""
@@ -49,7 +62,7 @@ class WebData:
         """The hot state, its MEMORY.md rendering and its items with the importance retrieval gives them."""
         from memoryd.tiers.retrieval.search import hot_candidates
 
-        shown = dispatch(self.config, "hot_show", {"agent_id": validate_agent_id(agent_id)})
+        shown: dict[str, Any] = dict(self.api.hot_show(agent_id=validate_agent_id(agent_id)))
         shown["items"] = hot_candidates(shown["hot"])
         return shown
 
@@ -63,7 +76,7 @@ class WebData:
             day = entry_day(e["created_at"], e.get("metadata") or {})
             if day >= since:
                 out.setdefault(day, [0, 0])[0] += 1
-        with memory(self.config, {"agent_id": agent_id}) as mem:
+        with self.engine.memory(agent_id) as mem:
             rows = mem.archive.read("SELECT day, COUNT(*) FROM memories WHERE agent_id = ? AND day >= ? GROUP BY day",
                                     [agent_id, since])
         for day, n in rows:
@@ -73,7 +86,7 @@ class WebData:
     def cold_by_category(self, agent_id: str) -> dict[str, int]:
         """Cold memories per category. One plain scan of the table: through the agent's created_at index
         (what the planner picks) it is 3x slower at 100k rows, a random row read per memory."""
-        with memory(self.config, {"agent_id": agent_id}) as mem:
+        with self.engine.memory(agent_id) as mem:
             rows = mem.archive.read("SELECT category, COUNT(*) FROM memories NOT INDEXED WHERE agent_id = ? "
                                     "GROUP BY category", [agent_id])
         return {category: int(n) for category, n in rows}
@@ -88,17 +101,18 @@ class WebData:
         """`memoryd retrieve` in one mode (it counts as access, as the CLI's does)."""
         if mode not in self.search_modes():
             raise UsageError(f"unknown search mode {mode!r}")
-        params = {"agent_id": validate_agent_id(agent_id), "query": query, "limit": limit}
-        return dispatch(self._config_for(mode), "retrieve", params)
+        found = self._api_for(mode).retrieve(agent_id=validate_agent_id(agent_id), query=query, limit=limit)
+        return dict(found)
 
-    def _config_for(self, mode: str) -> Config:
-        if self.config.section("retrieval").get("mode") == mode:
-            return self.config  # the same object: the daemon's shared index connection is used
-        if mode not in self._mode_configs:
+    def _api_for(self, mode: str) -> MemoryApi:
+        """The API itself when `mode` is the configured one; else one on a copy of the config in that mode."""
+        if self.config.retrieval.mode == mode:
+            return self.api
+        if mode not in self._mode_apis:
             sections = dict(self.config.sections)
             sections["retrieval"] = {**self.config.section("retrieval"), "mode": mode}
-            self._mode_configs[mode] = self.config.with_(sections=sections)
-        return self._mode_configs[mode]
+            self._mode_apis[mode] = in_process(self.config.with_(sections=sections))
+        return self._mode_apis[mode]
 
     def evictions(self, agent_id: str, query: str, start: int, count: int) -> tuple[list[dict[str, Any]], int]:
         """One page of the eviction log, newest first, and how many rows match. The log is bounded (it rotates
@@ -121,13 +135,13 @@ class WebData:
     # -- edits (the server allows them only with [web] allow_edits = true) -------------------
     def forget(self, agent_id: str, memory_id: str) -> dict[str, Any]:
         """`memoryd forget ID`: every tier, the cloud included; the forget logs itself."""
-        return dispatch(self.config, "forget", {"agent_id": validate_agent_id(agent_id), "id": memory_id})
+        return self.api.forget(agent_id=validate_agent_id(agent_id), memory_id=memory_id)
 
     def hot_change(self, agent_id: str, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
         """`memoryd hot KIND …`: add or update one hot item."""
         if kind not in HOT_KINDS:
             raise UsageError(f"unknown hot item kind {kind!r}")
-        result = dispatch(self.config, "hot_change", {**fields, "agent_id": validate_agent_id(agent_id), "kind": kind})
+        result = self.api.hot_change(agent_id=validate_agent_id(agent_id), kind=kind, **fields)
         item = result.get("item") or {}
         what = item.get("text") or item.get("name") or f"{item.get('key', '')}: {item.get('value', '')}"
         self._record(agent_id, "hot", str(item.get("id") or f"{kind}:{item.get('key', '')}"), what, f"{kind} set")
@@ -135,23 +149,13 @@ class WebData:
 
     def tree_add(self, agent_id: str, path: str, description: str) -> list[str]:
         """`memoryd tree add PATH DESC`: the node and its missing parents, or a new description."""
-        from memoryd.tiers.memory.tree import add_node
-
-        with memory(self.config, {"agent_id": validate_agent_id(agent_id)}) as mem:
-            added = mem.change(lambda s, now: add_node(s["tree"], path, description, now), "tree add")
-        stamp_edits(self.config, agent_id)
+        added = self.api.tree_add(agent_id=validate_agent_id(agent_id), path=path, description=description)["added"]
         self._record(agent_id, "tree", path, description or path, "node added" if added else "description set")
         return added
 
     def tree_remove(self, agent_id: str, path: str) -> None:
         """`memoryd tree remove PATH`: a leaf that no memory (warm or cold) uses."""
-        from memoryd.tiers.memory.tree import remove_node
-
-        if check_category(path) not in self.state(agent_id)["tree"]["nodes"]:
-            raise UsageError(f"no tree node {path!r}")  # before the local index is opened
-        with memory(self.config, {"agent_id": validate_agent_id(agent_id)}) as mem:
-            mem.change(lambda s, now: remove_node(s["tree"], path, mem.used_categories(s)), "tree remove")
-        stamp_edits(self.config, agent_id)
+        self.api.tree_remove(agent_id=validate_agent_id(agent_id), path=path)
         self._record(agent_id, "tree", path, path, "node removed")
 
     def _record(self, agent_id: str, tier: str, item_id: str, what: str, change: str) -> None:

@@ -37,7 +37,7 @@ class WebServer:
                  allow_edits: bool | None = None, data: Any = None) -> None:
         from memoryd.daemon.web.data import WebData
 
-        self.data = data if data is not None else WebData(config)
+        self.data = data if data is not None else WebData.for_config(config)
         self.default_agent = agent_id
         self.edits = config.web.allow_edits if allow_edits is None else allow_edits
         wanted = config.web.port if port is None else port
@@ -63,6 +63,7 @@ class WebServer:
                 self.httpd.handle_request()
         finally:
             self.httpd.server_close()
+            self.data.close()
 
     def start(self) -> "WebServer":
         self._thread = threading.Thread(target=self.serve_forever, name="memoryd-web", daemon=True)
@@ -83,12 +84,14 @@ def state_path(config: Config) -> Path:
     return config.home / "web.json"
 
 
-def serve_for_daemon(config: Config) -> WebServer | None:
-    """Start the daemon's web view and leave its URL for `memoryd web`; None (logged) when it cannot listen."""
+def serve_for_daemon(config: Config, api: Any) -> WebServer | None:
+    """Start the daemon's web view on its own in-process API (`api`) and leave its URL for `memoryd web`;
+    None (logged) when it cannot listen."""
+    from memoryd.daemon.web.data import WebData
     from memoryd.tiers.base.atomic import atomic_write_json
 
     try:
-        server = WebServer(config)
+        server = WebServer(config, data=WebData(api))
         atomic_write_json(state_path(config), {"pid": os.getpid(), "port": server.port, "url": server.url})
     except MemorydError as exc:
         log.error("web view not started: %s", exc.message)

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from memoryd.daemon.ops import dispatch
 from memoryd.tiers.memory.agent import AgentMemory
-from webhelp import text_of
+from webhelp import dispatch, text_of
 
 
 def _post(web_edit, action: str, back: str = "/hot", **fields: str) -> dict[str, list[str]]:

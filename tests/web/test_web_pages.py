@@ -4,8 +4,7 @@ from __future__ import annotations
 import re
 import time
 
-from memoryd.daemon.ops import dispatch
-from webhelp import FACTS, text_of
+from webhelp import dispatch, FACTS, text_of
 
 
 def _get(web, path: str) -> str:

@@ -7,8 +7,7 @@ import time
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from memoryd.daemon import hot_ops  # noqa: F401  (registers hot_change)
-from memoryd.daemon.ops import dispatch
+from memoryd.daemon.api import in_process
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.cold.source import open_index
 
@@ -19,6 +18,15 @@ FACTS = [
     ("The CI cache is cleared every Sunday night", "projects/infra", 0.4),
 ]
 DAY = 86400
+
+
+def dispatch(config: Config, name: str, params: dict[str, Any]) -> Any:
+    """One operation by its wire name through the application API, in this process (as the CLI without a daemon)."""
+    api = in_process(config)
+    try:
+        return api.call(name, params)
+    finally:
+        api.close()
 
 
 def seed(config: Config, agent: str = "default", cold: int = 120) -> dict[str, Any]:
