@@ -8,6 +8,7 @@ what the web view changed.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any, Callable, Iterable
 
@@ -34,6 +35,7 @@ class WebData:
         self.clock = clock
         self.owns_api = False  # the daemon closes its own API
         self._mode_apis: dict[str, MemoryApi] = {}
+        self._mode_lock = threading.Lock()  # requests run on threads of their own
 
     @classmethod
     def for_config(cls, config: Config) -> "WebData":
@@ -108,11 +110,12 @@ class WebData:
         """The API itself when `mode` is the configured one; else one on a copy of the config in that mode."""
         if self.config.retrieval.mode == mode:
             return self.api
-        if mode not in self._mode_apis:
-            sections = dict(self.config.sections)
-            sections["retrieval"] = {**self.config.section("retrieval"), "mode": mode}
-            self._mode_apis[mode] = in_process(self.config.with_(sections=sections))
-        return self._mode_apis[mode]
+        with self._mode_lock:
+            if mode not in self._mode_apis:
+                sections = dict(self.config.sections)
+                sections["retrieval"] = {**self.config.section("retrieval"), "mode": mode}
+                self._mode_apis[mode] = in_process(self.config.with_(sections=sections))
+            return self._mode_apis[mode]
 
     def evictions(self, agent_id: str, query: str, start: int, count: int) -> tuple[list[dict[str, Any]], int]:
         """One page of the eviction log, newest first, and how many rows match. The log is bounded (it rotates
