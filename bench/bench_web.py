@@ -69,6 +69,8 @@ def build_home(root: Path, cold: int, mode: str = "keyword") -> dict[str, str]:
                                    "category": rnd.choice(cats), "importance": round(rnd.random(), 3),
                                    "created_at": int(now - rnd.random() * 3 * 365 * DAY)}
                                   for n in range(start, min(cold, start + 5000))])
+    if mode == "hybrid":  # rows put straight into the index get their vectors from the backfill
+        dispatch(config, "embed", {"agent_id": "default"})
     log = AgentMemory(config, "default").evictions
     rotated = log.path.with_name(log.path.name + ".1")
     with AgentMemory(config, "default").locked():  # the log at its largest: two files of ~1 MiB (it rotates)
@@ -212,7 +214,7 @@ def main() -> None:
     ap.add_argument("--hybrid", type=int, default=10000,
                     help="memories of a home in hybrid mode whose Search page is timed in both modes (0: none)")
     args = ap.parse_args()
-    for size in (int(s) for s in args.sizes.split(",")):
+    for size in (int(s) for s in args.sizes.split(",") if s):
         with tempfile.TemporaryDirectory(prefix="memoryd-bench-web-") as tmp:
             t = time.perf_counter()
             env = build_home(Path(tmp), size)
