@@ -77,6 +77,7 @@ class Daemon:
         self.mcp = MCPHost(lambda: self.config, lambda: MemoryApi(HandlerTransport(self.handle)), self._remember)
         self.server = SocketServer(config.socket_path, self.handle,
                                    upgrades={"mcp_attach": (self.mcp.check, self.mcp.take_over)})
+        self.web: Any = None  # the web view (daemon/web/server.py) when [web] enabled = true
 
     # -- agents and their locks ----------------------------------------------------
     def agents(self) -> list[str]:
@@ -234,6 +235,10 @@ class Daemon:
         self.watcher.start()
         threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
         self.scheduler.start()
+        if self.config.web.enabled:
+            from memoryd.daemon.web.server import serve_for_daemon
+
+            self.web = serve_for_daemon(self.config, self.api)
         self.server.start()  # last: once the socket answers, everything behind it is running
         if self.mcp.should_preload(self.state.get(STATE_KEY), time.time()):
             self.mcp.preload_in_background()  # MCP clients were served lately: have the SDK ready
@@ -262,6 +267,10 @@ class Daemon:
     def stop(self) -> None:
         deadline = time.monotonic() + STOP_BUDGET
         self.server.stop(timeout=2.5)  # operations in progress finish first
+        if self.web is not None:
+            from memoryd.daemon.web.server import stop_for_daemon
+
+            stop_for_daemon(self.config, self.web)
         self.mcp.stop()  # their bridges go on serving in-process
         self.watcher.stop(timeout=0.5)
         self.scheduler.stop(timeout=max(0.1, deadline - time.monotonic() - 0.5))

@@ -19,7 +19,7 @@ SPECIAL = ["", " ", "-", "--", "--json", "../x", "a/b/c/d/e", "x" * 5000, "日�
            "notes", "projects/evoclaw", "default", "ag-1", "../../etc", "a\nb", "\t", "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
            "--agent-id", "--help", "all", "quick", "llm", "keyword", "identity:name", "@alice"]
 NUMBERS = ["0", "1", "-1", "0.5", "1.5", "nan", "inf", "1e309", "10000000000", "0x10", "", "1_000", "٣"]
-NOT_DAEMON = ["--no-such-option"]  # a valid `memoryd daemon` would never return: always refused here
+NOT_DAEMON = ["--no-such-option"]  # a valid `memoryd daemon` (or `web`) would never return: always refused here
 
 # -- command lines ----------------------------------------------------------------------------------
 def command_paths() -> list[tuple[tuple[str, ...], click.Command]]:
@@ -70,7 +70,7 @@ def command_line(draw: Any, paths: list[tuple[tuple[str, ...], click.Command]], 
                 argv.append(draw(value_for(param, ids)))
     if draw(st.integers(0, 7)) == 0:
         argv.insert(draw(st.integers(len(path), len(argv))), draw(texts(ids)))  # one stray word anywhere
-    if path == ("daemon",) or (argv[-1:] == ["daemon"]):
+    if path in (("daemon",), ("web",)) or (argv[-1:] in (["daemon"], ["web"])):
         argv += NOT_DAEMON
     return argv
 

@@ -113,6 +113,10 @@ class Config:
     def llm(self) -> S.LlmSection:
         return S.build("llm", self.section("llm"))
 
+    @cached_property
+    def web(self) -> S.WebSection:
+        return S.build("web", self.section("web"))
+
     def with_(self, **changes: Any) -> "Config":
         return replace(self, **changes)
 

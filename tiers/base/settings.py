@@ -108,10 +108,17 @@ class LlmSection(Section):
     api_key_env: str | None
 
 
+@dataclass(frozen=True)
+class WebSection:
+    enabled: bool
+    port: int
+    allow_edits: bool
+
+
 SECTIONS: dict[str, type] = {
     "schedule": ScheduleSection, "watch": WatchSection, "daemon": DaemonSection, "warm": WarmSection,
     "retention": RetentionSection, "db": DbSection, "openclaw": OpenClawSection, "mcp": McpSection,
-    "render": RenderSection, "retrieval": RetrievalSection, "llm": LlmSection,
+    "render": RenderSection, "retrieval": RetrievalSection, "llm": LlmSection, "web": WebSection,
 }
 
 

@@ -1,0 +1,69 @@
+"""`memoryd web [--port P] [--open]`: the local web view, on 127.0.0.1, behind a token printed once."""
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+import click
+
+from memoryd.cli.common import get_config, handles_errors
+from memoryd.cli.main import cli
+
+
+def _agent(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from memoryd.tiers.base.config import validate_agent_id
+    from memoryd.tiers.base.errors import UsageError
+
+    value = value or (ctx.find_root().obj or {}).get("agent_id")
+    try:
+        return None if value is None else validate_agent_id(value)
+    except UsageError as exc:
+        raise click.BadParameter(exc.message) from None
+
+
+@cli.command()
+@click.option("--port", type=click.IntRange(0, 65535), default=None,
+              help="Loopback port (default: [web] port, 8377; 0 picks a free one).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the view in the browser.")
+@click.option("--agent-id", "agent_id", default=None, callback=_agent,
+              help="Agent shown first [default: default, else the first one].")
+@handles_errors
+def web(port: int | None, open_browser: bool, agent_id: str | None) -> None:
+    """Serve the web view of this device's memory on 127.0.0.1 until Ctrl-C.
+
+    The address printed on stdout holds a one-time access token; it is shown only here. When the daemon
+    already serves the view ([web] enabled = true), its address is printed instead.
+    """
+    from memoryd.daemon.web.server import WebServer, daemon_url
+
+    config = get_config()
+    url = daemon_url(config) if port is None or port == config.web.port else None
+    if url is not None:
+        if agent_id:
+            url += f"&agent={agent_id}"
+        click.echo(url)
+        click.echo("memoryd: the daemon serves the web view at this address", err=True)
+        _open(url, open_browser)
+        return
+    server = WebServer(config, port, agent_id=agent_id)
+    click.echo(server.url)
+    edits = "edits allowed" if server.edits else "read-only"
+    click.echo(f"memoryd: web view on http://127.0.0.1:{server.port}/ ({edits}); Ctrl-C to stop", err=True)
+    _open(server.url, open_browser)
+    signal.signal(signal.SIGTERM, _stop)  # a service manager's stop: the same clean exit as Ctrl-C
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
+def _open(url: str, wanted: bool) -> None:
+    if wanted:
+        import webbrowser
+
+        if not webbrowser.open(url):
+            click.echo("memoryd: no browser could be opened; open the address above", err=True)
