@@ -120,6 +120,8 @@ def _restore(config: Config, agent_id: str, key: bytes, force: bool, when: tuple
              db: Any, progress: Any) -> dict[str, Any]:
     s = Session(config, agent_id, db=db, key=key)
     try:
+        if not force and s.files.restoring() is None and _has_memory(s):  # refused before the lock makes sync/
+            raise UsageError(f"agent {agent_id} already has memory on this device; use --force to overwrite it")
         with s.files.lock.held():
             resuming = s.files.restoring() is not None
             if not force and not resuming and _has_memory(s):

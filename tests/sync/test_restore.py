@@ -74,6 +74,7 @@ def test_refuses_to_overwrite_without_force(tmp_path, sqld, cloud):
     result = CliRunner().invoke(_cli(), args, env=env_for(b))
     assert result.exit_code == 2 and "--force" in result.stderr
     assert "precious local fact" in texts(b)
+    assert not (b.agent_dir(AGENT) / "sync").exists()  # a refused restore leaves nothing behind
     result = CliRunner().invoke(_cli(), [*args, "--force"], env=env_for(b))
     assert result.exit_code == 0, result.output
     assert "precious local fact" not in texts(b) and "Ada prefers green tea in the morning" in texts(b)

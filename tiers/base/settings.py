@@ -108,8 +108,7 @@ class LlmSection(Section):
     api_key_env: str | None
 
 
-@dataclass(frozen=True)
-class WebSection:
+class WebSection(Section):
     enabled: bool
     port: int
     allow_edits: bool
