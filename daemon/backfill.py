@@ -22,14 +22,15 @@ log = logging.getLogger("memoryd.daemon")
 
 SLICE = 8            # memories per slice: one short write transaction
 IDLE_GAP = 0.15      # seconds without a request before the next model call (a client's next request)
+MAX_WAIT = 2.0       # ... unless it waited this long: a client polling without pause must not starve it
 RECHECK = 600.0      # seconds between looks for work nobody announced (another process's puts)
 
 
 class RequestGate:
     """Counts the requests being served; the back-fill waits for none (and a short gap after the last)."""
 
-    def __init__(self, gap: float = IDLE_GAP) -> None:
-        self.gap = gap
+    def __init__(self, gap: float = IDLE_GAP, max_wait: float = MAX_WAIT) -> None:
+        self.gap, self.max_wait = gap, max_wait
         self._cond = threading.Condition()
         self._busy = 0
         self._last = 0.0
@@ -45,14 +46,17 @@ class RequestGate:
             self._cond.notify_all()
 
     def wait_idle(self, stopped: threading.Event) -> bool:
-        """Block while requests run (or ran within `gap`); False as soon as `stopped` is set."""
+        """Block while requests run (or ran within `gap`, for up to `max_wait` between two requests);
+        False as soon as `stopped` is set."""
+        since = time.monotonic()
         with self._cond:
             while not stopped.is_set():
                 if self._busy:
                     self._cond.wait(0.05)
                     continue
-                left = self._last + self.gap - time.monotonic()
-                if left <= 0:
+                now = time.monotonic()
+                left = self._last + self.gap - now
+                if left <= 0 or now - since >= self.max_wait:
                     return True
                 self._cond.wait(min(left, 0.05))
         return False

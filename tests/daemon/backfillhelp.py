@@ -89,3 +89,44 @@ def daemon_env(home: Path, sock_dir: Path) -> dict[str, str]:
     env.pop("NOTIFY_SOCKET", None)
     env.update({"MEMORYD_HOME": str(home), "MEMORYD_SOCKET": str(sock_dir / "d.sock"), "PYTHONUNBUFFERED": "1"})
     return env
+
+
+def random_vectors(env: dict[str, str], agent: str) -> int:
+    """Stand-in vectors for every memory of `agent` (random unit vectors: the idle daemon's matrix is as
+    big as after a back-fill, without the minutes of model time)."""
+    import numpy as np
+
+    from memoryd.tiers.cold.index import LocalIndex
+    from memoryd.tiers.cold.index_file import index_path
+    from memoryd.tiers.retrieval import embed
+
+    index = LocalIndex(index_path(load_config(env)))
+    try:
+        index.vectors.check_model()
+        rowids = [r[0] for r in index.read("SELECT rowid FROM memories WHERE agent_id = ?", [agent])]
+        v = np.random.default_rng(7).standard_normal((len(rowids), embed.load().dim)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        with index.tx() as conn:
+            conn.executemany("INSERT INTO vectors (rowid, agent_id, vec) VALUES (?, ?, ?)",
+                             [(rowid, agent, blob) for rowid, blob in zip(rowids, embed.pack(v))])
+        return len(rowids)
+    finally:
+        index.close()
+
+
+def drop_vectors(env: dict[str, str], agent: str) -> None:
+    from memoryd.tiers.cold.index import LocalIndex
+    from memoryd.tiers.cold.index_file import index_path
+
+    index = LocalIndex(index_path(load_config(env)))
+    try:
+        with index.tx() as conn:
+            conn.execute("DELETE FROM vectors WHERE agent_id = ?", [agent])
+    finally:
+        index.close()
+
+
+def queries(n: int, seed_no: int) -> list[str]:
+    rng = random.Random(seed_no)
+    return [f"what did {rng.choice(PEOPLE)} say about the {rng.choice(TOPICS)} plan {rng.randint(1000, 9999)}"
+            for _ in range(n)]
