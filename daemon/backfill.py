@@ -2,7 +2,8 @@
 
 Hybrid mode only. Every put the daemon makes (a first OpenClaw sync, an import, a year of notes, one turn)
 leaves its rows here instead of embedding them on the request's path (tiers/cold/vectors.run_in_background).
-The thread embeds SLICE memories at a time, one model call each, through a connection of its own, never
+The thread embeds SLICE memories at a time, newest first (what just arrived is what will be asked for; a
+new arrival starts the pass again from the top), one model call each, through a connection of its own, never
 under an agent's lock: before each model call it waits while a request is being served (and IDLE_GAP after
 the last one), so a retrieve waits for at most one memory's embedding (~30-50 ms). `stop()` is seen
 between two model calls. Progress (memories with a vector / memories, per agent) is in `info()`, shown
@@ -21,7 +22,7 @@ from memoryd.tiers.base.errors import MemorydError
 log = logging.getLogger("memoryd.daemon")
 
 SLICE = 8            # memories per slice: one short write transaction
-IDLE_GAP = 0.15      # seconds without a request before the next model call (a client's next request)
+IDLE_GAP = 0.05      # seconds without a request before the next model call (a client's next request)
 MAX_WAIT = 2.0       # ... unless it waited this long: a client polling without pause must not starve it
 RECHECK = 600.0      # seconds between looks for work nobody announced (another process's puts)
 
@@ -152,9 +153,9 @@ class Backfill:
         self.progress[agent] = {"with_vector": have, "memories": total}
         if have >= total:
             return
-        self.running, after, added, started = True, 0, 0, time.monotonic()
-        while not self._stop.is_set():
-            got, after, seen = store.fill_slice(agent, after, self.slice_rows, self._pause)
+        self.running, before, added, started = True, 2 ** 63 - 1, 0, time.monotonic()
+        while not self._stop.is_set() and not self._kick.is_set():  # a kick: new rows go first (a new pass)
+            got, before, seen = store.fill_slice(agent, before, self.slice_rows, self._pause)
             added += got
             self.progress[agent]["with_vector"] = min(total, self.progress[agent]["with_vector"] + got)
             if seen < self.slice_rows:
@@ -166,7 +167,8 @@ class Backfill:
                      time.monotonic() - started, have, total)
 
     def _pause(self) -> bool:
-        return self.gate.wait_idle(self._stop)
+        """Before each model call: wait for a moment without requests; False on stop or on new arrivals."""
+        return self.gate.wait_idle(self._stop) and not self._kick.is_set()
 
     def _open(self) -> Any:
         """A connection of the thread's own: its short writes never hold the requests' connection."""

@@ -74,7 +74,8 @@ class _Matrix:
     ids: list[str]
     rows: Any     # int8 (n, dim)
     scales: Any   # float32 (n,)
-    top: int = 0  # the highest rowid held
+    low: int = 0  # the lowest rowid held
+    top: int = 0  # the highest
 
 
 class VectorStore:
@@ -110,14 +111,16 @@ class VectorStore:
         return int(row[0]), int(row[1])
 
     def missing(self, agent_id: str, ids: Sequence[str] | None = None, limit: int | None = None,
-                after: int = 0) -> list[tuple[int, str, str]]:
-        """(rowid, id, text) of memories without a vector: these ids, or the oldest `limit` of all (past
-        rowid `after`)."""
+                before: int | None = None) -> list[tuple[int, str, str]]:
+        """(rowid, id, text) of memories without a vector: these ids, or the oldest `limit` of all (with
+        `before`: the newest below that rowid)."""
         base = ("SELECT m.rowid, m.id, m.text FROM memories m LEFT JOIN vectors v ON v.rowid = m.rowid "
                 "WHERE m.agent_id = ? AND v.rowid IS NULL")
+        if ids is None and before is not None:
+            return [tuple(r) for r in self.index.read(base + " AND m.rowid < ? ORDER BY m.rowid DESC LIMIT ?",
+                                                      [agent_id, before, limit or -1])]
         if ids is None:
-            return [tuple(r) for r in self.index.read(base + " AND m.rowid > ? ORDER BY m.rowid LIMIT ?",
-                                                      [agent_id, after, limit or -1])]
+            return [tuple(r) for r in self.index.read(base + " ORDER BY m.rowid LIMIT ?", [agent_id, limit or -1])]
         out: list[tuple[int, str, str]] = []
         wanted = list(dict.fromkeys(ids))
         for start in range(0, len(wanted), IDS_PER_STMT):
@@ -144,16 +147,16 @@ class VectorStore:
                 progress(min(len(reused) + start + len(chunk), len(todo)), len(todo))
         return done
 
-    def fill_slice(self, agent_id: str, after: int, limit: int, pause: Pause) -> tuple[int, int, int]:
-        """One slice of a back-fill: the next `limit` memories past rowid `after` without a vector, one
-        model call per memory with `pause()` before each, written in one short transaction (vectors can
-        be remade: not fsynced). Returns (vectors added, last rowid looked at, rows looked at)."""
+    def fill_slice(self, agent_id: str, before: int, limit: int, pause: Pause) -> tuple[int, int, int]:
+        """One slice of a back-fill, newest first: the next `limit` memories below rowid `before` without
+        a vector, one model call each with `pause()` before it, written in one short transaction (vectors
+        can be remade: not fsynced). Returns (vectors added, lowest rowid looked at, rows looked at)."""
         self.check_model()
-        todo = self.missing(agent_id, limit=limit, after=after)
+        todo = self.missing(agent_id, limit=limit, before=before)
         if not todo:
-            return 0, after, 0
+            return 0, before, 0
         reused = self._from_live(agent_id, todo)
-        model, rows, last = None, [], after
+        model, rows, last = None, [], before
         for rowid, _, text in todo:
             if rowid not in reused:
                 if not pause():
@@ -255,36 +258,42 @@ class VectorStore:
         return found
 
     def _grown(self, agent_id: str, cached: _Matrix, version: int) -> _Matrix | None:
-        """`cached` with the rows added above its top since, when that is all that changed (every insert
-        or delete moves the version by one: as many new rows as moves means nothing else happened)."""
+        """`cached` with the rows added below or above it since, when that is all that changed (every insert
+        or delete moves the version by one: as many new rows as moves means nothing else happened). The
+        back-fill adds below (newest first), arrivals above."""
         import numpy as np
 
-        if version - cached.version > LOAD_PAGE:
+        if version - cached.version > LOAD_PAGE or not cached.ids:
             return None
-        ids, rows, scales, top = self._load(agent_id, after=cached.top)
-        if len(ids) != version - cached.version:
+        below = self._load(agent_id, 0, cached.low)
+        above = self._load(agent_id, cached.top, None)
+        if len(below[0]) + len(above[0]) != version - cached.version:
             return None
-        return _Matrix(version, cached.ids + ids, np.concatenate([cached.rows, rows]),
-                       np.concatenate([cached.scales, scales]), max(top, cached.top))
+        return _Matrix(version, below[0] + cached.ids + above[0],
+                       np.concatenate([below[1], cached.rows, above[1]]),
+                       np.concatenate([below[2], cached.scales, above[2]]),
+                       below[3] if below[0] else cached.low, above[4] if above[0] else cached.top)
 
-    def _load(self, agent_id: str, after: int = 0) -> tuple[list[str], Any, Any, int]:
-        """(ids, int8 rows, scales, highest rowid) of the agent's vectors past rowid `after`, read a page at
-        a time (no list of every blob)."""
+    def _load(self, agent_id: str, after: int = 0, under: int | None = None) -> tuple[list[str], Any, Any, int, int]:
+        """(ids, int8 rows, scales, lowest rowid, highest rowid) of the agent's vectors with a rowid between
+        `after` and `under` (exclusive), read a page at a time (no list of every blob)."""
         import numpy as np
 
         dim = embed.load().dim
         ids: list[str] = []
         parts = [np.zeros((0, 4 + dim), dtype=np.uint8)]
+        low, bound = None, under if under is not None else 2 ** 63 - 1
         while True:
             rows = self.index.read("SELECT v.rowid, m.id, v.vec FROM vectors v JOIN memories m ON m.rowid = v.rowid "
-                                   "WHERE v.agent_id = ? AND v.rowid > ? ORDER BY v.rowid LIMIT ?",
-                                   [agent_id, after, LOAD_PAGE])
+                                   "WHERE v.agent_id = ? AND v.rowid > ? AND v.rowid < ? ORDER BY v.rowid LIMIT ?",
+                                   [agent_id, after, bound, LOAD_PAGE])
             if rows:
                 parts.append(embed.raw_rows([r[2] for r in rows], dim))
                 ids += [r[1] for r in rows]
+                low = rows[0][0] if low is None else low
                 after = rows[-1][0]
             if len(rows) < LOAD_PAGE:
-                return (ids, *embed.split_rows(np.concatenate(parts)), after)
+                return (ids, *embed.split_rows(np.concatenate(parts)), low or 0, after)
 
     def clear(self, agent_id: str) -> int:
         """Drop every vector of the agent (they are remade by `fill`); returns how many."""
