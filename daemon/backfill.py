@@ -115,7 +115,7 @@ class Backfill:
     def info(self) -> dict[str, Any]:
         alive = bool(self._thread and self._thread.is_alive())
         state = "off" if self._thread is None else "running" if self.running else "idle" if alive else "stopped"
-        agents = {a: dict(p) for a, p in sorted(self.progress.items())}
+        agents = {a: dict(p) for a, p in sorted(dict(self.progress).items())}
         return {"state": state, "agents": agents, "with_vector": sum(p["with_vector"] for p in agents.values()),
                 "memories": sum(p["memories"] for p in agents.values()), "last_error": self.last_error}
 
@@ -142,8 +142,13 @@ class Backfill:
         self._close()
 
     def _pass(self) -> None:
+        from memoryd.tiers.cold.index_file import index_path
+
+        agents = self._agents()
+        if not agents or not self.enabled() or not index_path(self._config()).exists():
+            return  # nothing to embed (and no database file created for it)
         store = self._open().vectors
-        for agent in self._agents():
+        for agent in agents:
             if self._stop.is_set():
                 return
             self._agent(store, agent)
