@@ -65,8 +65,8 @@ def test_retrieve_during_backfill_is_within_bound_and_sigterm_is_quick(env, tmp_
     finally:
         d.close()
     drop_vectors(env, LOAD)
-    after = _idle(env, tmp_path / "idle2.log", 3)  # idle on both sides: a busy machine drifts
-    idle = (before + after) / 2
+    after = _idle(env, tmp_path / "idle2.log", 3)  # idle on both sides: the machine is shared with others,
+    idle = max(before, after)                      # and its load drifts between the runs
     assert busy <= 1.5 * idle, f"retrieve during back-fill {busy:.3f} s, idle {before:.3f} s and {after:.3f} s"
 
 
