@@ -1,8 +1,9 @@
 """The `embed` operation: vectors for the local index's memories that have none (hybrid retrieval).
 
-Memories get their vector as they are archived when `[retrieval] mode = "hybrid"`; this fills in the
-rest (rows archived before, or while the model was missing) — from `memoryd embed`, and in the daemon
-a bounded batch after each scheduled consolidation. Needs the optional extra `memoryd[embed]`.
+Memories get their vector as they are archived when `[retrieval] mode = "hybrid"` (in the daemon: by its
+back-fill thread, daemon/backfill.py, which also fills in what a consolidation archived); this fills in the
+rest (rows archived before, or while the model was missing) — `memoryd embed`. Needs the optional extra
+`memoryd[embed]`.
 """
 from __future__ import annotations
 
@@ -70,8 +71,9 @@ def _embed_live(mem: AgentMemory, store: Any) -> int:
 
 def after_consolidation(call: Callable[[str, dict[str, Any]], Any], config: Config, agent_id: str,
                         stopping: Callable[[], bool] = lambda: False, chunk: int = CHUNK) -> None:
-    """The daemon's backfill, in hybrid mode only: up to AFTER_CONSOLIDATION rows per agent and
-    consolidation, CHUNK at a time so the agent's other requests get in between."""
+    """A bounded backfill through `call` (the `embed` operation), in hybrid mode only: up to
+    AFTER_CONSOLIDATION rows per agent, CHUNK at a time so the agent's other requests get in between.
+    The daemon no longer runs it (its back-fill thread works outside the agent's lock)."""
     from memoryd.tiers.retrieval import embed as model
 
     if not model.hybrid_ready(config)[0]:

