@@ -77,3 +77,42 @@ def check_strings(obj: Any, check: Callable[[str], object]) -> None:
     """Run `check` on every string of `obj` (it raises to refuse)."""
     for s in strings(obj):
         check(s)
+
+
+def top_scalars(text: str) -> dict[str, Any]:
+    """The top-level members of a JSON object whose values are strings, numbers, booleans or null,
+    read without parsing the rest: what a reply to a document too deep to parse needs (its id, method)."""
+    found: dict[str, Any] = {}
+    decoder = json.JSONDecoder()
+    depth, i, n = 0, 0, len(text)
+    key: str | None = None
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            try:
+                value, end = decoder.raw_decode(text, i)
+            except ValueError:
+                return found
+            if depth == 1:
+                rest = text[end:].lstrip()
+                if key is None and rest.startswith(":"):
+                    key = value
+                elif key is not None:
+                    found[key], key = value, None
+            i = end
+            continue
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif depth == 1 and key is not None and (ch in "-0123456789tfn"):
+            try:
+                found[key], i = decoder.raw_decode(text, i)
+            except ValueError:
+                return found
+            key = None
+            continue
+        if ch in "[{" and depth == 2:
+            key = None  # a nested value: not a scalar
+        i += 1
+    return found
