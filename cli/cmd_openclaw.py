@@ -34,6 +34,16 @@ def _warn(report: dict[str, Any]) -> None:
         click.echo(f"memoryd: warning: {line}", err=True)
 
 
+def _refused_too_deep(report: dict[str, Any]) -> None:
+    """Lines of JSON nested too deep were refused (the rest was taken): one line on stderr, exit 2."""
+    from memoryd.tiers.ingest.openclaw.events import TOO_DEEP
+
+    n = sum((agent.get("skipped") or {}).get(TOO_DEEP, 0) for agent in report.get("agents", [report]))
+    if n:
+        click.echo(f"memoryd: {n} event(s) refused: {TOO_DEEP} (the rest was ingested)", err=True)
+        raise SystemExit(2)
+
+
 @cli.group()
 def openclaw() -> None:
     """Conversations and notes of an OpenClaw install (OPENCLAW_STATE_DIR, default ~/.openclaw)."""
@@ -65,6 +75,7 @@ def openclaw_sync(agent: str | None, as_json: bool) -> None:
     emit(report, as_json, _human_sync)
     if any(a.get("errors") for a in report["agents"]):
         raise SystemExit(1)
+    _refused_too_deep(report)
 
 
 def _human_status(r: dict[str, Any]) -> str:
@@ -136,3 +147,4 @@ def flush(session: str, agent_id: str | None, as_json: bool) -> None:
     _warn(report)
     emit(report, as_json, lambda r: f"flushed {r['turns']} turn(s) to cold, {r['warm']} fact(s) to warm, "
                                     f"{len(r['hot'])} hot change(s) for agent {r['agent_id']}")
+    _refused_too_deep(report)

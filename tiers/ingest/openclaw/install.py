@@ -54,7 +54,7 @@ def _read_config(path: Path) -> tuple[dict[str, Any], str | None]:
         return {}, f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
     for text in (raw, _json5_to_json(raw)):
         try:
-            obj = json.loads(text)
+            obj = jsontext.loads(text, limit=None)  # too deep: a ValueError, "not JSON memoryd can read"
             return (obj, None) if isinstance(obj, dict) else ({}, f"{path} is not a JSON object")
         except ValueError:
             continue
@@ -158,6 +158,6 @@ def _toml_workspace(config: Config) -> str | None:
 
     try:
         value = tomllib.loads(path.read_text(encoding="utf-8")).get("workspace")
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return value if isinstance(value, str) and value else None
