@@ -139,7 +139,7 @@ def flush(session: str, agent_id: str | None, as_json: bool) -> None:
     from memoryd.tiers.base.config import validate_agent_id
 
     root = (click.get_current_context().find_root().obj or {}).get("agent_id")
-    agent_id = agent_id or root
+    agent_id = root if agent_id is None else agent_id  # "" is refused below, not taken for "not given"
     if agent_id is not None:
         validate_agent_id(agent_id)
     api = get_api()
