@@ -73,7 +73,7 @@ def openclaw_sync(agent: str | None, as_json: bool) -> None:
     report = _quietly(lambda: api.openclaw_sync(openclaw_agent=agent, close_open=True))
     _warn(report)
     emit(report, as_json, _human_sync)
-    if any(a.get("errors") for a in report["agents"]):
+    if report.get("state_dir_missing") or any(a.get("errors") for a in report["agents"]):
         raise SystemExit(1)
     _refused_too_deep(report)
 
@@ -124,7 +124,9 @@ def _when(t: float | None) -> str:
 def openclaw_status(as_json: bool) -> None:
     """Per OpenClaw agent: cursor, events not yet taken, last ingest, what was skipped, errors."""
     api = get_api()
-    emit(_quietly(lambda: api.openclaw_status()), as_json, _human_status)
+    report = _quietly(lambda: api.openclaw_status())
+    _warn(report)
+    emit(report, as_json, _human_status)
 
 
 @cli.command("flush")

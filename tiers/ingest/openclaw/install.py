@@ -79,6 +79,11 @@ class Install:
         raw = env.get("OPENCLAW_STATE_DIR") or section.get("state_dir") or "~/.openclaw"
         self.state_dir = Path(str(raw)).expanduser()
         self.settings, self.warning = _read_config(self.state_dir / "openclaw.json")
+        self.missing = False  # a state dir set on purpose (not the default) that is not there: a mistake to show
+        if raw != "~/.openclaw" and not self.state_dir.is_dir():
+            origin = "OPENCLAW_STATE_DIR" if env.get("OPENCLAW_STATE_DIR") else "[openclaw] state_dir"
+            self.missing = True
+            self.warning = f"the OpenClaw state dir {self.state_dir} ({origin}) does not exist"
         watch = config.section("watch")
         legacy = env.get("MEMORYD_SESSIONS_DIR") or watch.get("sessions_dir")
         self.sessions_root = Path(str(legacy)).expanduser() if legacy else self.state_dir / "agents"
