@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from memoryd.tiers.base import jsontext
 from memoryd.tiers.base.config import AGENT_ID_RE, Config
 from memoryd.tiers.ingest.openclaw.store import store_path
 
