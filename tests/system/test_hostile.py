@@ -147,6 +147,10 @@ def test_the_daemon_answers_hostile_requests_and_keeps_serving(home: Path, tmp_p
     sock_dir = Path(tempfile.mkdtemp(prefix="mdh-", dir="/tmp"))
     env = dict(os.environ, MEMORYD_HOME=str(home), MEMORYD_SOCKET=str(sock_dir / "d.sock"))
     config = Config(home=home, db_url="file:unused", socket=sock_dir / "d.sock")
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    leftover = home / f".daemon-state.json.tmp-{done.pid}"  # a daemon killed mid-write: the next one sweeps the home
+    leftover.write_bytes(b'{"half')
     with open(tmp_path / "daemon.log", "wb") as log:
         proc = subprocess.Popen([MEMORYD, "daemon"], env=env, stdout=subprocess.DEVNULL, stderr=log)
     try:
@@ -161,6 +165,7 @@ def test_the_daemon_answers_hostile_requests_and_keeps_serving(home: Path, tmp_p
             assert reply.get("ok") is not True and "internal error" not in json.dumps(reply), reply
             assert proc.poll() is None
         assert try_daemon(config, "status", {}, timeout=30)["agents"]
+        assert not leftover.exists()
     finally:
         proc.terminate()
         proc.wait(30)
