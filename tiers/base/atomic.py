@@ -172,8 +172,8 @@ def read_json_raw(path: Path, default: Callable[[], Any],
         if validate is not None:
             validate(obj)
         return obj, raw
-    except (ValueError, UnicodeDecodeError, TypeError, KeyError, CorruptStateError) as exc:
-        quarantine(path, type(exc).__name__)
+    except (ValueError, UnicodeDecodeError, TypeError, KeyError, RecursionError, CorruptStateError) as exc:
+        quarantine(path, type(exc).__name__)  # RecursionError: nested too deep for json.loads (or the check)
         return default(), None
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -40,3 +41,12 @@ def test_strings_walks_any_depth_without_recursion() -> None:
     for _ in range(5000):
         obj = {"k": [obj]}
     assert sorted(set(jsontext.strings(obj))) == ["k", "leaf"]
+
+
+def test_an_over_deep_state_file_is_quarantined_not_a_traceback(tmp_path: Path) -> None:
+    from memoryd.tiers.base.atomic import read_json
+
+    path = tmp_path / "warm-memory.json"
+    path.write_text("[" * 2000 + "]" * 2000)
+    assert read_json(path, dict) == {}
+    assert not path.exists() and [p.name for p in tmp_path.iterdir() if ".corrupt-" in p.name]

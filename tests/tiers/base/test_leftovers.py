@@ -80,3 +80,4 @@ def test_agent_memory_sweeps_the_agent_its_sync_folder_and_its_key_files(config)
     assert sync_left.exists()  # sync/ has its own lock now: the agent's lock leaves it to that
     with FileLock(agent_dir / "sync" / ".lock").held():
         assert not sync_left.exists()
+
