@@ -17,8 +17,9 @@ def mcp(agent_id: str | None) -> None:
 
     config = get_config()
     configured = config.mcp.agent
-    agent_id = validate_agent_id(agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
-                                 or configured)
+    if agent_id is None:  # an empty --agent-id is refused below, never taken for "not given"
+        agent_id = (click.get_current_context().find_root().obj or {}).get("agent_id") or configured
+    agent_id = validate_agent_id(agent_id)
     handover = None
     if config.socket_path.exists():  # a running daemon serves the session with the SDK it has loaded
         from memoryd.daemon.mcp_bridge import bridge

@@ -34,6 +34,16 @@ def _warn(report: dict[str, Any]) -> None:
         click.echo(f"memoryd: warning: {line}", err=True)
 
 
+def _refused_too_deep(report: dict[str, Any]) -> None:
+    """Lines of JSON nested too deep were refused (the rest was taken): one line on stderr, exit 2."""
+    from memoryd.tiers.ingest.openclaw.events import TOO_DEEP
+
+    n = sum((agent.get("skipped") or {}).get(TOO_DEEP, 0) for agent in report.get("agents", [report]))
+    if n:
+        click.echo(f"memoryd: {n} event(s) refused: {TOO_DEEP} (the rest was ingested)", err=True)
+        raise SystemExit(2)
+
+
 @cli.group()
 def openclaw() -> None:
     """Conversations and notes of an OpenClaw install (OPENCLAW_STATE_DIR, default ~/.openclaw)."""
@@ -63,8 +73,9 @@ def openclaw_sync(agent: str | None, as_json: bool) -> None:
     report = _quietly(lambda: api.openclaw_sync(openclaw_agent=agent, close_open=True))
     _warn(report)
     emit(report, as_json, _human_sync)
-    if any(a.get("errors") for a in report["agents"]):
+    if report.get("state_dir_missing") or any(a.get("errors") for a in report["agents"]):
         raise SystemExit(1)
+    _refused_too_deep(report)
 
 
 def _human_status(r: dict[str, Any]) -> str:
@@ -113,7 +124,9 @@ def _when(t: float | None) -> str:
 def openclaw_status(as_json: bool) -> None:
     """Per OpenClaw agent: cursor, events not yet taken, last ingest, what was skipped, errors."""
     api = get_api()
-    emit(_quietly(lambda: api.openclaw_status()), as_json, _human_status)
+    report = _quietly(lambda: api.openclaw_status())
+    _warn(report)
+    emit(report, as_json, _human_status)
 
 
 @cli.command("flush")
@@ -128,7 +141,7 @@ def flush(session: str, agent_id: str | None, as_json: bool) -> None:
     from memoryd.tiers.base.config import validate_agent_id
 
     root = (click.get_current_context().find_root().obj or {}).get("agent_id")
-    agent_id = agent_id or root
+    agent_id = root if agent_id is None else agent_id  # "" is refused below, not taken for "not given"
     if agent_id is not None:
         validate_agent_id(agent_id)
     api = get_api()
@@ -136,3 +149,4 @@ def flush(session: str, agent_id: str | None, as_json: bool) -> None:
     _warn(report)
     emit(report, as_json, lambda r: f"flushed {r['turns']} turn(s) to cold, {r['warm']} fact(s) to warm, "
                                     f"{len(r['hot'])} hot change(s) for agent {r['agent_id']}")
+    _refused_too_deep(report)

@@ -17,6 +17,7 @@ from memoryd.tiers.memory.model import LONE_SURROGATE
 
 from memoryd.daemon.api import MemoryApi
 from memoryd.daemon.errors import UnknownOperationError
+from memoryd.daemon.mcp_lines import REFUSED_TOOL
 
 DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "A day, YYYY-MM-DD."}
 TEXT_MAX = 4096  # tiers/memory/model.py MAX_TEXT_BYTES: one fact
@@ -214,6 +215,8 @@ class Tools:
 
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
         tool = BY_NAME.get(name)
+        if name == REFUSED_TOOL and isinstance(arguments, dict):  # a call mcp_lines could not pass on
+            raise UsageError(str(arguments.get("reason", "request refused")))
         if tool is None:
             raise UnknownTool(f"unknown tool {name!r}; this server has {', '.join(BY_NAME)}")
         return self._handlers[name](check_arguments(tool, arguments))

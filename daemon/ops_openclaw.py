@@ -92,7 +92,7 @@ def openclaw_sync(engine: Engine, params: Params) -> dict[str, Any]:
     if params.get("agent_id") is not None:  # the daemon's per-agent call: only what maps to this agent
         ids = [a for a in ids if install.agent(a).memoryd_id == params["agent_id"]]
     out = [_sync_one(engine, install.agent(a), bool(params.get("close_open", True)), parts) for a in ids]
-    return {"state_dir": str(install.state_dir), "agents": out,
+    return {"state_dir": str(install.state_dir), "agents": out, "state_dir_missing": install.missing,
             "warnings": [install.warning] if install.warning else []}
 
 
@@ -125,7 +125,9 @@ def openclaw_status(engine: Engine, params: Params) -> dict[str, Any]:
     """Per OpenClaw agent: its memoryd agent, store, cursors, events not yet taken, last ingest, skipped."""
     config = engine.config
     install = _install(config)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    if install.missing and params.get("agent_id") is not None:  # `memoryd status`: shown as this agent's openclaw error
+        rows.append({"error": install.warning})
     for oc_id in install.agent_ids():
         agent = install.agent(oc_id)
         if params.get("agent_id") not in (None, agent.memoryd_id):
@@ -143,7 +145,7 @@ def openclaw_status(engine: Engine, params: Params) -> dict[str, Any]:
             "totals": state.get("totals") or {},
             "error": error or (state.get("store") or {}).get("error") or state.get("last_error"),
         })
-    return {"state_dir": str(install.state_dir), "agents": rows,
+    return {"state_dir": str(install.state_dir), "agents": rows, "state_dir_missing": install.missing,
             "warnings": [install.warning] if install.warning else []}
 
 

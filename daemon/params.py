@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from memoryd.tiers.base.config import validate_agent_id
 from memoryd.tiers.base.errors import UsageError
 
 TEXT = (str,)
@@ -33,6 +34,8 @@ def check_params(params: dict[str, Any]) -> None:
             raise UsageError(f"param {name!r} must be {_words(types)}, not {type(value).__name__}")
         if isinstance(value, float) and not math.isfinite(value):
             raise UsageError(f"param {name!r} must be a finite number")
+    if params.get("agent_id") is not None:  # "" is a bad id, never "the default"
+        validate_agent_id(params["agent_id"])
     _check_paths(params.get("paths"))
     _check_metadata(params.get("metadata"))
 

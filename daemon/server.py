@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
+from memoryd.tiers.base import jsontext
 from memoryd.tiers.base.errors import IPCError, MemorydError, UsageError
 
 log = logging.getLogger("memoryd.daemon")
@@ -37,7 +38,9 @@ def error_payload(exc: BaseException) -> dict[str, Any]:
 
 def parse_request(line: bytes) -> tuple[str, dict]:
     try:
-        req = json.loads(line.decode("utf-8"))
+        req = jsontext.loads(line.decode("utf-8"))
+    except jsontext.TooDeep as exc:
+        raise UsageError(f"request is {exc}") from None
     except (ValueError, UnicodeDecodeError):
         raise UsageError("request is not a JSON object") from None
     if not isinstance(req, dict) or not isinstance(req.get("op"), str):

@@ -17,7 +17,10 @@ PATH_PARAMS = {"file", "key_file", "llm_prompt_file"}
 SPECIAL = ["", " ", "-", "--", "--json", "../x", "a/b/c/d/e", "x" * 5000, "日本語のテキストです", "\udcff\udcfe",
            "nan", "inf", "-inf", "-1", "1e309", "0", "0.5", "1.5", "2", "10000000000", "2026-02-30", "2026-01-05",
            "notes", "projects/evoclaw", "default", "ag-1", "../../etc", "a\nb", "\t", "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-           "--agent-id", "--help", "all", "quick", "llm", "keyword", "identity:name", "@alice"]
+           "--agent-id", "--help", "all", "quick", "llm", "keyword", "identity:name", "@alice",
+           # issue 23: control characters (argv cannot hold NUL) and place-like category segments
+           "bell\x07here", "esc\x1b[2J", "a\rb", "\x0cfeed", "del\x7f", "c1\x9b", "..", ".", "./x", "a/./b", "x/.."]
+DEEP = "[" * 2000 + "]" * 2000  # json.loads overflows near 1,000 levels
 NUMBERS = ["0", "1", "-1", "0.5", "1.5", "nan", "inf", "1e309", "10000000000", "0x10", "", "1_000", "٣"]
 NOT_DAEMON = ["--no-such-option"]  # a valid `memoryd daemon` (or `web`) would never return: always refused here
 
@@ -128,10 +131,15 @@ def export_file(draw: Any) -> bytes:
         elif kind == "junk":
             lines.append(json.dumps(draw(JSON)))
         elif kind == "raw":
-            lines.append(draw(st.sampled_from(["{", "NaN", '{"type": "warm", "entry": NaN}', "", "  ", "[1,2"])))
+            lines.append(draw(st.sampled_from(["{", "NaN", '{"type": "warm", "entry": NaN}', "", "  ", "[1,2", DEEP,
+                                               '{"type": "warm", "entry": ' + DEEP + "}", NUL_ENTRY])))
         else:
             lines.append("\udcff")
     return "\n".join(lines).encode("utf-8", "surrogateescape") + b"\n"
+
+
+NUL_ENTRY = json.dumps({"type": "warm", "entry": {"id": "e1", "text": "nul\x00inside", "category": "notes",
+                                                  "created_at": 1}})
 
 
 def _good_doc(kind: str) -> dict[str, Any]:
@@ -191,7 +199,9 @@ def transcript_file(draw: Any) -> bytes:
                                                # a JavaScript string cut inside a surrogate pair
                                                b'{"type": "message", "message": {"role": "user", "content": '
                                                b'"a message long enough, cut in half: \\ud83d"}}',
-                                               b'{"type": "compaction", "summary": "cut \\udc00 summary"}'])))
+                                               b'{"type": "compaction", "summary": "cut \\udc00 summary"}',
+                                               b'{"type": "message", "message": ' + DEEP.encode() + b"}",
+                                               b'{"role": "user", "content": "nul \\u0000 and esc \\u001b[2J in a turn"}'])))
         else:
             lines.append(json.dumps(_message(draw), ensure_ascii=draw(st.booleans())).encode("utf-8"))
     tail = b"" if draw(st.booleans()) else b'{"type": "message", "message": {"role": "user", "content": "half a li'
@@ -231,7 +241,10 @@ def typed_value(name: str, ids: list[str], files: list[str]) -> st.SearchStrateg
 def socket_line(draw: Any, ids: list[str], files: list[str]) -> bytes:
     if draw(st.integers(0, 9)) == 0:
         return draw(st.sampled_from([b"", b"{", b"[]", b"null", b"\xff\xfe", b'{"op": 5}', b'{"op": "ping", "params": []}',
-                                     b"x" * 70000]))
+                                     b"x" * 70000, b'{"op": "status", "params": ' + DEEP.encode() + b"}",
+                                     b'{"op": "store", "params": {"text": "nul\\u0000", "category": "notes"}}',
+                                     b'{"op": "store", "params": {"text": "a fact", "category": "../x"}}',
+                                     b'{"op": "status", "params": {"agent_id": ""}}']))
     op = draw(st.sampled_from(sorted(OP_PARAMS)))
     names = [n for n in OP_PARAMS[op] if draw(st.integers(0, 9)) < 7]
     names += draw(st.lists(st.sampled_from(PARAM_NAMES), max_size=2))

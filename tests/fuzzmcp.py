@@ -18,7 +18,8 @@ ANSWER_WITHIN = 60.0
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}}
 JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.floats(allow_nan=False),
                       st.text(max_size=300), st.sampled_from(["", " ", "../../etc/passwd", "2026-02-30", "9999-01-01",
-                                                              "ghp_" + "a1B2c3D4e5" * 4, "x" * 5000]))
+                                                              "ghp_" + "a1B2c3D4e5" * 4, "x" * 5000,
+                                                              "nul\x00here", "esc\x1b[2J", "..", "../x", "a/./b"]))
 JSON_VALUE = st.recursive(JSON_LEAF, lambda inner: st.lists(inner, max_size=3)
                           | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=6)
 

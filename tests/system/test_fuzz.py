@@ -13,10 +13,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from faultcheck import mcp_note
-from fuzzgen import command_line, command_paths, export_file, note_file, socket_line, transcript_file
+from fuzzgen import DEEP, NUL_ENTRY, command_line, command_paths, export_file, note_file, socket_line, transcript_file
 from fuzzlib import DaemonClient, Sandbox, Tally, probe_cli, probe_import, probe_note, probe_socket, probe_transcript
 
 SCALE = int(os.environ.get("MEMORYD_FUZZ_EXAMPLES", "0"))  # 0: the CI budget
+
+
+HEADER = b'{"format": "memoryd-export", "version": 1, "agent_id": "x"}\n'
 
 
 def fuzz(ci_examples: int) -> settings:
@@ -59,6 +62,12 @@ def test_command_arguments(box: Sandbox) -> None:
     @example(argv=["export", "sub"])  # a directory
     @example(argv=["sync", "--agent-id", "nokey"])  # found: refused (no key) after writing sync/state.json
     @example(argv=["sync", "--force", "--agent-id", "nokey", "--json"])
+    # issue 23: control characters, place-like categories and an empty agent id are refused (exit 2)
+    @example(argv=["store", "esc\x1b[2J", "--category", "notes"])
+    @example(argv=["store", "a fact", "--category", "../x"])
+    @example(argv=["tree", "add", "notes/..", "up"])
+    @example(argv=["hot", "lesson", "bell\x07"])
+    @example(argv=["mcp", "--agent-id", ""])
     def one(argv: list[str]) -> None:
         problems = probe_cli(box, tally, argv)
         assert not problems, problems
@@ -72,6 +81,8 @@ def test_import_files(box: Sandbox) -> None:
 
     @fuzz(60)
     @given(content=export_file(), as_json=st.booleans())
+    @example(content=HEADER + DEEP.encode() + b"\n", as_json=True)  # issue 23: a traceback after the JSON error
+    @example(content=HEADER + NUL_ENTRY.encode() + b"\n", as_json=False)
     def one(content: bytes, as_json: bool) -> None:
         problems = probe_import(box, tally, content, as_json)
         assert not problems, problems
@@ -130,6 +141,8 @@ def test_socket_requests(tmp_path: Path) -> None:
     @example(line=b'{"op": "retrieve", "params": {"query": "tea", "url": 1.0, "entity": []}}')
     @example(line=b'{"op": "retrieve", "params": {"query": "tea", "paths": "notes"}}')
     @example(line=b'{"op": "store", "params": {"text": "a fact", "category": "notes", "metadata": {"urls": 5}}}')
+    @example(line=b'{"op": "status", "params": ' + DEEP.encode() + b"}")  # issue 23
+    @example(line=b'{"op": "store", "params": {"text": "nul\\u0000", "category": "../x"}}')
     def one(line: bytes) -> None:
         problems = probe_socket(client, tally, line)
         assert not problems, problems
@@ -153,6 +166,9 @@ def test_mcp_tool_arguments(tmp_path: Path) -> None:
     @example(call=("memory_store", {"text": "a fact", "importance": 1e308, "category": "a/b/c/d/e/f/g"}))
     @example(call=("memory_search", {"query": "\ud800 tea", "limit": 50, "entity": "\x00"}))
     @example(call=("memory_flush", {"session": "/etc/passwd"}))
+    @example(call=("memory_store", {"text": "nul\x00here", "category": "notes"}))  # issue 23
+    @example(call=("memory_store", {"text": "a fact", "category": "../x"}))
+    @example(call=("memory_task", {"text": "esc\x1b[2J"}))
     def one(call: tuple[str, object]) -> None:
         problems = session.probe(tally, *call)
         assert not problems, problems

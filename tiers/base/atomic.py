@@ -6,6 +6,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,17 +74,57 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, private_dir: 
         raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def remove_leftovers(directory: Path) -> int:
-    """Delete temp files of writers that died mid-write; call only while holding the dir's lock."""
+# `.<name>.tmp-<pid>` (atomic_write_bytes), `.<name>.new-<pid>` (key creation), `.<name>.bak-<pid>` (older versions)
+_LEFTOVER = re.compile(r"\..+\.(?:tmp|new|bak)-([0-9]+)")  # fullmatch only
+
+
+def leftover_pid(name: str) -> int | None:
+    """The writer's pid when `name` is one of our temp files, else None."""
+    m = _LEFTOVER.fullmatch(name)
+    return int(m.group(1)) if m else None
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # another thread of ours may be writing it
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # gone, or a pid no system gives out
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_leftovers(directory: Path, prefix: str = ".", recursive: bool = False) -> int:
+    """Delete temp files of writers that died mid-write: our own temp-name pattern only, and only
+    when the writer's process is gone. Call while holding the lock of `directory` (where it has one).
+
+    recursive: also the subfolders, except those with a lock of their own (`.lock`, `*.lock`): their
+    writers hold that lock, not ours. prefix: only names starting with it (one agent's key files)."""
     removed = 0
-    for path in directory.glob(".*"):
-        if ".tmp-" in path.name or ".bak-" in path.name:
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        pid = leftover_pid(entry.name) if entry.name.startswith(prefix) else None
+        if pid is not None and not _alive(pid) and entry.is_file(follow_symlinks=False):
             try:
-                path.unlink()
+                os.unlink(entry.path)
                 removed += 1
             except OSError:
                 pass
+        elif recursive and entry.is_dir(follow_symlinks=False) and not _has_lock(Path(entry.path)):
+            removed += remove_leftovers(Path(entry.path), prefix, recursive)
     return removed
+
+
+def _has_lock(directory: Path) -> bool:
+    try:
+        return any(name == ".lock" or name.endswith(".lock") for name in os.listdir(directory))
+    except OSError:
+        return True  # unreadable: leave it alone
 
 
 # json.dumps with these options builds a new encoder per call; warm's size cap calls this per entry
@@ -131,18 +172,19 @@ def read_json_raw(path: Path, default: Callable[[], Any],
         if validate is not None:
             validate(obj)
         return obj, raw
-    except (ValueError, UnicodeDecodeError, TypeError, KeyError, CorruptStateError) as exc:
-        quarantine(path, type(exc).__name__)
+    except (ValueError, UnicodeDecodeError, TypeError, KeyError, RecursionError, CorruptStateError) as exc:
+        quarantine(path, type(exc).__name__)  # RecursionError: nested too deep for json.loads (or the check)
         return default(), None
 
 
 class FileLock:
     """An exclusive advisory lock (flock) on a lock file; re-entrant within one object."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, sweep: bool = True) -> None:
         self.path = path
         self._fd: int | None = None
         self._depth = 0
+        self._swept = not sweep  # the first hold removes dead writers' temp files in the lock's folder
 
     def acquire(self, blocking: bool = True) -> bool:
         if self._depth:
@@ -158,6 +200,9 @@ class FileLock:
                 return False
             raise StoreError(f"cannot lock {self.path}: {exc.strerror}") from None
         self._fd, self._depth = fd, 1
+        if not self._swept:
+            self._swept = True
+            remove_leftovers(self.path.parent, recursive=True)
         return True
 
     def owned(self) -> bool:

@@ -134,6 +134,8 @@ def _read_toml(path: Path) -> tuple[dict[str, Any], list[str]]:
         return {}, []
     except (OSError, UnicodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"cannot read {path}: values nested too deep") from None
 
 
 def _line_of(lines: list[str], section: str, key: str | None) -> int | None:

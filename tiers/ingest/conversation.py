@@ -11,12 +11,13 @@ never turns a task or a preference into a "critical lesson".
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.distillation.fact_rules import Fact, extract
 from memoryd.tiers.ingest.hot_updates import hot_changes
-from memoryd.tiers.memory.model import content_id
+from memoryd.tiers.memory.model import content_id, without_controls
 from memoryd.tiers.ingest.openclaw.events import Turn
 from memoryd.tiers.base.ports import LLM
 
@@ -109,6 +110,8 @@ def distill_segments(mem: AgentMemory, segments: Sequence[Sequence[Turn]], sourc
     Raises ArchiveError/RemoteError when cold cannot take the turns: the caller keeps its cursor
     and tries again later (nothing reached warm or hot yet).
     """
+    # what was said may hold escapes or NULs (tool output): stored as spaces, where a typed store is refused
+    segments = [[replace(t, text=without_controls(t.text)) for t in seg] for seg in segments]
     turns = [t for seg in segments for t in seg]
     report: dict[str, Any] = {"turns": len(turns), "cold": 0, "warm": 0, "hot": [], "warnings": []}
     if not turns:

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 from memoryd.tiers.distillation.fact_rules import KIND_CATEGORY, KIND_FLOOR, Fact, find_date, profile_key
 from memoryd.tiers.ingest.openclaw.events import Turn
 from memoryd.tiers.base.ports import LLM
+from memoryd.tiers.memory.model import without_controls
 
 MAX_PROMPT_TURN_CHARS = 1500
 MAX_PROMPT_CHARS = 60_000
@@ -54,7 +55,7 @@ def _fact(item: Any, turns: Sequence[Turn]) -> tuple[Turn, Fact] | None:
         return None
     turn = turns[idx]
     kind = item["kind"]
-    text = " ".join(text.split())[:300]
+    text = " ".join(without_controls(text).split())[:300]  # a model's answer is ingested text, not typed input
     try:
         importance = min(1.0, max(0.0, float(item.get("importance", KIND_FLOOR[kind]))))
     except (TypeError, ValueError):

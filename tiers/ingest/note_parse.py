@@ -7,6 +7,7 @@ from pathlib import Path
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.ingest.note_fact import DATE_RE, KINDS, UNKEYED, NoteFact, check_date
 from memoryd.tiers.ingest.note_rules import read_content
+from memoryd.tiers.memory.model import without_controls
 
 MAX_FACT_BYTES = 4000  # below the store limit (4096) so a long paragraph is split, never refused
 
@@ -179,6 +180,7 @@ def parse_note(source: str | Path, date: str, classify: bool = True) -> tuple[li
     p = _Parser(date)
     fence = False
     for lineno, line in enumerate(text.splitlines(), start=1):
+        line = without_controls(line)  # a stray NUL or escape in a note is not a reason to refuse the note
         marker = bool(_FENCE.match(line))
         code = fence or marker  # the fence lines themselves belong to the code block
         fence = fence != marker

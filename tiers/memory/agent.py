@@ -113,9 +113,10 @@ class AgentMemory:
             return
         ensure_private_dir(self.dir)
         with self.lock.held():
-            if not self._swept:
+            if not self._swept:  # the lock swept the agent's folders; its key files have no lock of their own
                 self._swept = True
-                remove_leftovers(self.dir)
+                remove_leftovers(self.config.key_path(self.agent_id).parent, prefix=f".{self.agent_id}.")
+                remove_leftovers(self.config.key_path(self.agent_id).parent, prefix=f"..{self.agent_id}.")
             yield
 
     # --- reading -------------------------------------------------------------------------

@@ -65,6 +65,25 @@ def tier_for(value: float) -> str:
     return TIER_FROZEN
 
 
+# C0 controls but tab and newline (a CR only as part of CRLF), DEL and the C1 controls: NUL, escapes that
+# repaint a terminal, form feeds... have no place in a memory and would be printed raw by retrieve
+CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+
+
+def check_no_controls(text: str, what: str) -> str:
+    """UsageError if `text` holds a control character other than tab and newline."""
+    found = CONTROL_CHARS.search(text)
+    if found:
+        raise UsageError(f"{what} contains the control character U+{ord(found.group()[0]):04X} "
+                         f"at position {found.start()}; only tab and newline are allowed")
+    return text
+
+
+def without_controls(text: str) -> str:
+    """`text` with each refused control character replaced by a space (ingested text, not typed input)."""
+    return CONTROL_CHARS.sub(" ", text) if CONTROL_CHARS.search(text) else text
+
+
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str: what cannot be written as UTF-8
 
 
@@ -74,7 +93,8 @@ def without_lone_surrogates(text: str) -> str:
 
 
 def utf8_size(text: str, what: str) -> int:
-    """Bytes of `text` as UTF-8; undecodable input (surrogate-escaped argv) is bad input."""
+    """Bytes of `text` as UTF-8; undecodable input (surrogate-escaped argv) or a control character is bad input."""
+    check_no_controls(text, what)
     try:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError:
@@ -84,7 +104,7 @@ def utf8_size(text: str, what: str) -> int:
 def check_text(text: str, what: str = "text") -> str:
     if not isinstance(text, str) or not text.strip():
         raise UsageError(f"{what} is empty")
-    text = text.strip()
+    text = check_no_controls(text, what).strip()
     size = utf8_size(text, what)
     if size > MAX_TEXT_BYTES:
         raise UsageError(f"{what} is {size} bytes; the maximum is {MAX_TEXT_BYTES}")
@@ -94,7 +114,7 @@ def check_text(text: str, what: str = "text") -> str:
 def check_field(value: str, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise UsageError(f"{what} is empty")
-    value = " ".join(value.split())
+    value = " ".join(check_no_controls(value, what).split())
     utf8_size(value, what)
     if len(value) > MAX_FIELD_CHARS:
         raise UsageError(f"{what} is {len(value)} characters; the maximum is {MAX_FIELD_CHARS}")
@@ -109,7 +129,7 @@ def _no_secret(value: str, what: str) -> None:
 
 
 def check_key(key: str, what: str = "key") -> str:
-    if not isinstance(key, str) or not _KEY_RE.fullmatch(key.strip()):
+    if not isinstance(key, str) or not _KEY_RE.fullmatch(key.strip()) or CONTROL_CHARS.search(key):
         raise UsageError(f"invalid {what} {key!r}: 1-40 letters, digits, space, _ . -")
     _no_secret(key, what)
     return key.strip()
@@ -138,12 +158,15 @@ def check_category(path: str) -> str:
 def _checked_category(path: str) -> str:
     if not path.strip():
         raise UsageError("category is empty")
+    check_no_controls(path, "category")
     parts = path.strip().split("/")
     if any(not p for p in parts):
         raise UsageError(f"category {path!r} has an empty segment")
     if len(parts) > TREE_MAX_DEPTH:
         raise UsageError(f"category {path!r} is {len(parts)} deep; the maximum depth is {TREE_MAX_DEPTH}")
     for p in parts:
+        if p in (".", ".."):
+            raise UsageError(f"category {path!r} has a {p!r} segment; segments name categories, not places")
         if len(p) > MAX_SEGMENT_CHARS or not _SEGMENT_RE.fullmatch(p):
             raise UsageError(f"invalid category segment {p!r}: up to {MAX_SEGMENT_CHARS} letters, digits, _ . -")
         _no_secret(p, "category segment")

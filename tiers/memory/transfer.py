@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, IO, Any, Iterator, cast
 
 from memoryd.tiers.memory import tree as tree_index
 from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.base import jsontext
 from memoryd.tiers.base.errors import LimitError, StoreError, UsageError
 from memoryd.tiers.memory.hot import validate_hot
-from memoryd.tiers.memory.model import check_category, check_importance, check_text
+from memoryd.tiers.memory.model import check_category, check_importance, check_no_controls, check_text
 from memoryd.tiers.base.progress import Progress, current_progress
 from memoryd.tiers.memory.tree import validate_tree
 
@@ -24,6 +25,10 @@ LIST_METADATA = ("urls", "commands", "paths", "entities", "people", "topics")
 
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_controls(value: str) -> None:
+    check_no_controls(value, "a string")
 
 
 def export_lines(mem: AgentMemory) -> Iterator[str]:
@@ -107,7 +112,8 @@ def parse_export(fh: IO[str]) -> dict[str, Any]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line, parse_constant=_no_constants)
+            obj = jsontext.loads(line, parse_constant=_no_constants)
+            jsontext.check_strings(obj, _no_controls)
             if number == 1:
                 if not isinstance(obj, dict) or obj.get("format") != FORMAT:
                     raise ValueError(f"not a {FORMAT} file (header missing)")

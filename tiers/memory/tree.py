@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.base.errors import LimitError, UsageError
-from memoryd.tiers.memory.model import (DAY, TREE_DEAD_DAYS, TREE_MAX_BYTES, TREE_MAX_CHILDREN, TREE_MAX_NODES, check_category, preview)
+from memoryd.tiers.memory.model import (DAY, TREE_DEAD_DAYS, TREE_MAX_BYTES, TREE_MAX_CHILDREN, TREE_MAX_NODES, check_category, check_no_controls, preview)
 
 if TYPE_CHECKING:
     from memoryd.tiers.memory.types import Eviction, TreeNode, TreeState, WarmEntry
@@ -85,7 +85,7 @@ def add_node(tree: Tree, path: str, desc: str, now: float) -> list[str]:
     path = check_category(path)
     from memoryd.tiers.distillation.redact import redact
 
-    desc = redact(" ".join((desc or "").split()))[0]
+    desc = redact(" ".join(check_no_controls(desc or "", "description").split()))[0]
     if len(desc) > MAX_DESC_CHARS:
         raise UsageError(f"description is {len(desc)} characters; the maximum is {MAX_DESC_CHARS}")
     new = [p for p in ancestors(path) if p not in tree["nodes"]]

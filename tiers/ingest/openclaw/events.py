@@ -221,6 +221,20 @@ class EventParser:
         out.turns.append(Turn(self.session_id, seq, role, text, event_time(obj, msg, fallback), used))
 
 
+TOO_DEEP = "JSON nested too deep"  # a skip reason the commands turn into exit 2 (a refused line, not a torn one)
+
+
+def too_deep(raw: bytes | str) -> bool:
+    """Whether an event parse_json_event refused is refused for its nesting (asked only of refused lines)."""
+    try:
+        json.loads(raw)
+    except RecursionError:
+        return True
+    except (ValueError, UnicodeDecodeError):
+        pass
+    return False
+
+
 def parse_json_event(raw: bytes | str) -> Any:
     """One event from JSON text; None when it is not JSON (a torn or binary line)."""
     try:

@@ -11,13 +11,13 @@ the default OpenClaw agent (notes and conversations) goes to.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memoryd.tiers.base import jsontext
 from memoryd.tiers.base.config import AGENT_ID_RE, Config
 from memoryd.tiers.ingest.openclaw.store import store_path
 
@@ -54,7 +54,7 @@ def _read_config(path: Path) -> tuple[dict[str, Any], str | None]:
         return {}, f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
     for text in (raw, _json5_to_json(raw)):
         try:
-            obj = json.loads(text)
+            obj = jsontext.loads(text, limit=None)  # too deep: a ValueError, "not JSON memoryd can read"
             return (obj, None) if isinstance(obj, dict) else ({}, f"{path} is not a JSON object")
         except ValueError:
             continue
@@ -77,6 +77,12 @@ class Install:
         # every path below was read and checked with the config (environment > config.toml > default)
         self.state_dir = Path(config.openclaw.state_dir or "~/.openclaw").expanduser()
         self.settings, self.warning = _read_config(self.state_dir / "openclaw.json")
+        self.missing = False  # a state dir set on purpose (not the default) that is not there: a mistake to show
+        origin = config.sources.get("[openclaw] state_dir", "default")
+        if config.openclaw.state_dir and not self.state_dir.is_dir():
+            where = "OPENCLAW_STATE_DIR" if origin.startswith("environment") else "[openclaw] state_dir"
+            self.missing = True
+            self.warning = f"the OpenClaw state dir {self.state_dir} ({where}) does not exist"
         legacy = config.watch.sessions_dir
         self.sessions_root = Path(legacy).expanduser() if legacy else self.state_dir / "agents"
         explicit = config.sources.get("workspace", "default") != "default"  # set by the user, not the default

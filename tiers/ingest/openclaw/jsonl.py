@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from memoryd.tiers.base.errors import UsageError
-from memoryd.tiers.ingest.openclaw.events import EventParser, Parsed, parse_json_event
+from memoryd.tiers.ingest.openclaw.events import TOO_DEEP, EventParser, Parsed, parse_json_event, too_deep
 
 MAX_LINE_BYTES = 4 * 1024 * 1024  # OpenClaw's own cap on one event; longer lines are not events
 READ_CHUNK = 16 * 1024 * 1024
@@ -129,6 +129,6 @@ def _feed(parser: EventParser, line: bytes, pos: int, mtime: float, out: Parsed)
         return
     obj = parse_json_event(line)
     if obj is None:
-        out.skip("unreadable line")
+        out.skip(TOO_DEEP if too_deep(line) else "unreadable line")
         return
     parser.feed(obj, pos, mtime, out)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from memoryd.tiers.base.errors import StoreError
-from memoryd.tiers.ingest.openclaw.events import parse_json_event
+from memoryd.tiers.ingest.openclaw.events import TOO_DEEP, parse_json_event, too_deep
 
 DB_NAME = "openclaw-agent.sqlite"
 NEEDED_COLUMNS = {"session_id", "seq", "event_json", "created_at"}
@@ -67,7 +67,8 @@ def decode_row(event_json: str | None, event_zstd: bytes | None, utf8_bytes: int
     """(event object, None) or (None, why it could not be decoded)."""
     if event_json is not None:
         obj = parse_json_event(event_json)
-        return (obj, None) if obj is not None else (None, "event_json is not JSON")
+        why = TOO_DEEP if obj is None and too_deep(event_json) else "event_json is not JSON"
+        return (obj, None) if obj is not None else (None, why)
     if event_zstd is None:
         return None, "row holds no event"
     try:
@@ -75,7 +76,7 @@ def decode_row(event_json: str | None, event_zstd: bytes | None, utf8_bytes: int
     except Exception as exc:  # zstandard.ZstdError and friends: one bad row, not a broken store
         return None, f"event_zstd does not decompress ({type(exc).__name__})"
     obj = parse_json_event(raw)
-    return (obj, None) if obj is not None else (None, "event_zstd holds no JSON")
+    return (obj, None) if obj is not None else (None, TOO_DEEP if too_deep(raw) else "event_zstd holds no JSON")
 
 
 class SessionStore:
