@@ -17,7 +17,7 @@ from memoryd.daemon.engine import Engine, agent_ids
 from memoryd.tiers.base.config import Config, validate_agent_id
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.memory.agent import AgentMemory
-from memoryd.tiers.memory.model import DAY, preview
+from memoryd.tiers.memory.model import DAY, MAX_LESSON_CHARS, preview
 
 HOT_KINDS = ("lesson", "event", "task", "project", "identity", "profile")
 WHY = "edited in the web view"
@@ -161,11 +161,28 @@ class WebData:
         self.api.tree_remove(agent_id=validate_agent_id(agent_id), path=path)
         self._record(agent_id, "tree", path, path, "node removed")
 
+    def pin(self, agent_id: str, memory_id: str) -> dict[str, Any]:
+        """Pin a warm or cold memory into hot memory, what the agent always has in context: a critical lesson
+        holding its text, category and importance (at least 0.8), through the same `hot lesson` operation."""
+        agent_id = validate_agent_id(agent_id)
+        entry = next((e for e in self.state(agent_id)["warm"]["entries"] if e["id"] == memory_id), None)
+        if entry is None:
+            with self.engine.memory(agent_id) as mem:
+                found = mem.archive.get(agent_id, [memory_id]) if mem.archive is not None else []
+            entry = found[0] if found else None
+        if entry is None:
+            raise UsageError(f"no memory with id {memory_id!r} in warm or cold")
+        text = entry["text"] if len(entry["text"]) <= MAX_LESSON_CHARS else entry["text"][:MAX_LESSON_CHARS - 1] + "…"
+        importance = max(0.8, float(entry.get("importance") or 0.0))
+        result = self.api.hot_change(agent_id=agent_id, kind="lesson", text=text, category=entry["category"],
+                                     importance=importance)
+        self._record(agent_id, "hot", memory_id, text, f"pinned to hot as lesson {result['item'].get('id')}")
+        return result
+
     def _record(self, agent_id: str, tier: str, item_id: str, what: str, change: str) -> None:
-        mem = AgentMemory(self.config, agent_id)
-        with mem.locked():
-            mem.evictions.append([{"tier": tier, "kind": "edit", "id": item_id, "what": preview(what),
-                                   "why": f"{change}: {WHY}", "reason": "web"}], self.clock())
+        AgentMemory(self.config, agent_id).record_evictions(
+            [{"tier": tier, "kind": "edit", "id": item_id, "what": preview(what), "why": f"{change}: {WHY}",
+              "reason": "web"}], self.clock())
 
 
 def _parsed(lines: Iterable[str]) -> list[dict[str, Any]]:

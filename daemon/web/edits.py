@@ -17,6 +17,12 @@ def forget(view: View, form: Form) -> str:
     return f"Forgot {memory_id}" + (f" ({removed})." if removed else ".")
 
 
+def pin(view: View, form: Form) -> str:
+    memory_id = form.get("id", "").strip()
+    view.data.pin(view.agent, memory_id)
+    return f"Pinned {memory_id} to hot memory (a critical lesson the agent always sees)."
+
+
 def hot_add(view: View, form: Form) -> str:
     kind = form.get("kind", "")
     if kind not in HOT_FORMS:
@@ -45,5 +51,5 @@ def tree_remove(view: View, form: Form) -> str:
 
 
 EDITS: dict[str, Callable[[View, Form], str]] = {
-    "/forget": forget, "/hot/add": hot_add, "/tree/add": tree_add, "/tree/remove": tree_remove,
+    "/forget": forget, "/pin": pin, "/hot/add": hot_add, "/tree/add": tree_add, "/tree/remove": tree_remove,
 }

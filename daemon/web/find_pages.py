@@ -44,7 +44,7 @@ def _results(view: View, query: str, mode: str, found: dict[str, Any]) -> str:
         terms = ", ".join(f"{t} {w:.2f}" for t, w in sorted((ranking.get("terms") or {}).items(), key=lambda kv: -kv[1]))
         rows.append([str(n), esc(r.get("text", "")), esc(r.get("tier", "")), f'<time>{esc(r.get("date") or "")}</time>',
                      esc(num(r.get("score"), 3)), esc(num(ranking.get("prior"), 2)), esc(num(r.get("rank"), 4)),
-                     esc(terms or "—"), esc(r.get("reason", ""))] + forget_cell(view, r["id"]))
+                     esc(terms or "—"), esc(r.get("reason", ""))] + forget_cell(view, r["id"], pin=r.get("tier") != "hot"))
     notes = "".join(f'<p class="warning" role="note">{esc(w)}</p>' for w in found.get("warnings") or [])
     caption = f"{len(rows)} result(s) for “{query}”, {mode} mode"
     listing = table(caption, ["#", "Memory", "Tier", "Date", "Score", "Prior", "Rank", "Matched terms", "Why"] + action(view), rows,

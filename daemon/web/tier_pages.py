@@ -22,11 +22,13 @@ LEGENDS = {"lesson": "Add a lesson", "event": "Add an event", "task": "Add a tas
            "profile": "Set an owner profile field"}
 
 
-def forget_cell(view: View, memory_id: str) -> list[str]:
-    """The row's Action cell: a Forget button, when edits are allowed (else no cell at all)."""
+def forget_cell(view: View, memory_id: str, pin: bool = False) -> list[str]:
+    """The row's Action cell: Forget (and Pin, for a warm or cold memory), when edits are allowed (else no cell)."""
     if not view.edits:
         return []
-    return [post_button(view, "/forget", "Forget", {"id": memory_id}, confirm="Forget this memory on every tier and device?")]
+    pinned = post_button(view, "/pin", "Pin to hot", {"id": memory_id}) if pin else ""
+    return [pinned + post_button(view, "/forget", "Forget", {"id": memory_id},
+                                 confirm="Forget this memory on every tier and device?")]
 
 
 def action(view: View) -> list[str]:
@@ -95,7 +97,7 @@ def _warm_row(view: View, e: dict[str, Any], left: int | None) -> list[str]:
         leaves = f"{date(view.now + left * DAY)} (in {left} days)"
     return [esc(e["text"]), f'<a href="{href(view, "/warm", category=e["category"])}">{esc(e["category"])}</a>',
             esc(num(e["importance"], 2)), esc(num(points[0][1], 3)), esc(e.get("access_count", 0)),
-            date(e["created_at"]), svg, leaves] + forget_cell(view, e["id"])
+            date(e["created_at"]), svg, leaves] + forget_cell(view, e["id"], pin=True)
 
 
 def _category_filter(view: View, entries: list[dict[str, Any]], current: str) -> str:

@@ -108,3 +108,22 @@ def test_an_edit_never_creates_an_agent(web_edit, kw_config) -> None:
                                              "text": "hello"})
     assert status == 303 and "no+agent" in headers["location"]
     assert not kw_config.agent_dir("newcomer").exists()
+
+
+def test_pin_puts_a_warm_or_cold_memory_into_hot_and_logs_it(web_edit, kw_config, seeded) -> None:
+    warm_id = seeded["warm_ids"][1]
+    entry = next(e for e in AgentMemory(kw_config, "default").read_state()["warm"]["entries"] if e["id"] == warm_id)
+    outcome = _post(web_edit, "/pin", back="/warm", id=warm_id)
+    assert outcome["msg"][0].startswith(f"Pinned {warm_id}")
+    hot = dispatch(kw_config, "hot_show", {"agent_id": "default"})
+    lesson = next(x for x in hot["hot"]["critical_lessons"] if x["text"] == entry["text"])
+    assert lesson["category"] == entry["category"] and lesson["importance"] >= 0.8
+    assert entry["text"] in hot["markdown"]
+    row = _log(kw_config)[-1]
+    assert row["tier"] == "hot" and row["kind"] == "edit" and row["id"] == warm_id and row["reason"] == "web"
+    _post(web_edit, "/pin", back="/search?q=budget", id="cold00003")
+    lessons = dispatch(kw_config, "hot_show", {"agent_id": "default"})["hot"]["critical_lessons"]
+    assert len(lessons) == len(hot["hot"]["critical_lessons"]) + 1
+    assert "no memory with id" in _post(web_edit, "/pin", id="no-such-id")["error"][0]
+    _, s = web_edit
+    assert "Pin to hot" in text_of(s.get("/warm")[2])
