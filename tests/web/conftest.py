@@ -15,6 +15,7 @@ from webhelp import Session, seed
 def kw_config(home, monkeypatch: pytest.MonkeyPatch) -> Config:
     """keyword retrieval: the handler tests need no embedding model (the browser test runs hybrid)."""
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    os.makedirs(os.environ["OPENCLAW_STATE_DIR"], exist_ok=True)  # a healthy home: a missing one is a warning
     return load_config(dict(os.environ))
 
 

@@ -51,6 +51,7 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
         mp.setenv("MEMORYD_HOME", str(root / "home"))
         mp.setenv("MEMORYD_WORKSPACE", str(root / "workspace"))
         mp.setenv("OPENCLAW_STATE_DIR", str(root / "openclaw"))
+        (root / "openclaw").mkdir()  # a healthy home: a configured OpenClaw folder that is missing is a warning
         for var in ("MEMORYD_DB_URL", "MEMORYD_DB_TOKEN", "MEMORYD_KEY", "MEMORYD_SOCKET", "MEMORYD_LLM_ENDPOINT",
                     "MEMORYD_RETRIEVAL_MODE"):
             mp.delenv(var, raising=False)
