@@ -50,20 +50,20 @@ def test_rare_first_needs_a_rare_term_that_decides() -> None:
     assert rare_first({}, {}, {}) is None
 
 
-def _bulk_notes(workspace: Path, days: int = 80) -> str:
-    """A long stretch of daily notes, each a few plan facts; one holds the plan number 3141."""
+def _notes(workspace: Path, first: int, days: int, target_day: int = -1) -> str:
+    """Daily notes of a few plan facts each; the one of `target_day` holds the plan number 3141."""
     notes = workspace / "memory"
     notes.mkdir(parents=True, exist_ok=True)
     start = dt.date(2025, 1, 1)
     target = ""
-    for d in range(days):
+    for d in range(first, first + days):
         day = (start + dt.timedelta(days=d)).isoformat()
         lines = []
         for i in range(4):
             n = 1000 + 37 * (4 * d + i)
             topic = TOPICS[(d + i) % len(TOPICS)]
             text = f"Plan number {n} for the {topic} work was reviewed with the team"
-            if d == days // 2 and i == 2:
+            if d == target_day and i == 2:
                 text = target = f"Plan number 3141 covers the {topic} budget handover to Dana"
             lines.append(f"- W @Dana: {text}")
         (notes / f"{day}.md").write_text(f"# {day}\n\n## Retain\n" + "\n".join(lines) + "\n", encoding="utf-8")
@@ -76,13 +76,16 @@ def test_right_after_a_bulk_ingest_a_rare_token_fact_is_first(home: Path) -> Non
     from memoryd.tiers.ingest.dailynotes import ingest
 
     config = _config("hybrid")
-    target = _bulk_notes(Path(config.workspace))
-    # ingested before the extra was installed (or as a bulk the back-fill has not reached): no vectors
-    ingest(AgentMemory(_config("keyword"), "default"), Path(config.workspace), all_=True)
+    workspace = Path(config.workspace)
+    _notes(workspace, 0, 55)
     mem = AgentMemory(config, "default")
+    ingest(mem, workspace, all_=True)  # notes embedded as they are archived
+    target = _notes(workspace, 55, 60, target_day=85)
+    # then a bulk the back-fill has not reached yet (here: ingested where the extra was not installed)
+    ingest(AgentMemory(_config("keyword"), "default"), workspace, all_=True)
     with open_index(config) as index:
         with_vector, memories = index.vectors.counts("default")
-    assert memories > 200 and with_vector == 0
+    assert memories > 200 and 0 < with_vector < memories
     keyword = AgentMemory(_config("keyword"), "default").retrieve("plan number 3141", 5)
     assert keyword[0]["text"].endswith(target)
     before = mem.retrieve("plan number 3141", 5)
