@@ -1,11 +1,13 @@
 """`--hybrid`: memoryd's hybrid retrieval (the optional extra) beside keyword mode, over the same turns.
 
-The scopes are ingested once more with `[retrieval] mode = "hybrid"`, so every memory gets its vector
-through the real path (computed as it is archived), then the `embed` operation gives warm and hot
-theirs (what the daemon does after each consolidation); the difference with the keyword ingest is the
-embedding's cost. Each fusion rule then answers every question from its own copy of that home (access
-counting changes the prior, so no rule may see another's reinforcement); a question is put to every
-rule in turn, so the query's vector is computed once. Needs `pip install -e '.[embed]'`.
+Two moments of real use, in the same run:
+  hybrid-before  right after a bulk ingest, before any back-fill: the scopes are ingested with no vectors
+                 made (what a put of more than PUT_INLINE rows does, or an ingest from before the extra was
+                 installed); a retrieve embeds warm and hot itself (the real path), the local index has none
+  hybrid-after   the same home once the `embed` operation (the daemon's back-fill) has given every memory
+                 its vector
+Each further fusion rule asked for answers after back-fill from its own copy of the home (access counting
+changes the prior, so no run may see another's reinforcement). Needs `pip install -e '.[embed]'`.
 """
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ from typing import Any
 
 from .systems import Memoryd, Run, Scope
 
-# name → the [retrieval] settings it runs with (mode hybrid)
+BEFORE, AFTER = "hybrid-before", "hybrid-after"
+# name → the [retrieval] settings it runs with after back-fill (mode hybrid); hybrid-after is the default config
 RULES = {
+    AFTER: {},
     "hybrid-0.3": {"fusion": "blend", "dense_weight": 0.3},
     "hybrid-0.5": {"fusion": "blend", "dense_weight": 0.5},
     "hybrid-0.7": {"fusion": "blend", "dense_weight": 0.7},
@@ -51,63 +55,83 @@ def model_cost() -> dict[str, Any]:
 
 def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10
                ) -> tuple[dict[str, Run], dict[str, Any]]:
-    """Ingest in hybrid mode once, then ask every question of every rule; returns the runs and the costs."""
+    """Bulk ingest (no vectors), ask hybrid-before, back-fill, ask every rule; returns the runs and the costs."""
     from memoryd.tiers.retrieval import embed
 
     before = rss_mb()
-    ingest = Memoryd(root, home=root / "hybrid-home", retrieval={"mode": "hybrid"})
+    ingest = Memoryd(root, home=root / "hybrid-home", retrieval={"mode": "keyword"})  # no vector made on archive
     setup = 0.0
     warnings: list[str] = []
     for scope in parts:
         t0 = time.perf_counter()
         warnings += ingest.ingest(scope).get("warnings", [])
-        ingest.embed(scope)  # warm and hot too, as the daemon does after a consolidation
         setup += time.perf_counter() - t0
     cost = model_cost()
     cost["rss_mb_before"], cost["rss_mb_after_ingest"] = round(before, 1), round(rss_mb(), 1)
+    shutil.copytree(ingest.home, root / f"{BEFORE}-home")
+    first = _asker(root, BEFORE, {}, ingest)
+    runs = {BEFORE: Run(setup_s=setup)}
+    _ask(parts, {BEFORE: first}, runs, limit)
+    t0 = time.perf_counter()
+    backfill = Memoryd(root, home=ingest.home, retrieval={"mode": "hybrid"})
+    for scope in parts:
+        backfill.embed(scope)  # warm and hot too, as the daemon does after a consolidation
+    cost["backfill_s"] = round(time.perf_counter() - t0, 3)
     askers = {}
     for name, settings in rules.items():
-        home = root / f"{name}-home"
-        shutil.copytree(ingest.home, home)
-        askers[name] = Memoryd(root, home=home, retrieval={"mode": "hybrid", **settings})
-        askers[name].sources, askers[name].by_text = ingest.sources, ingest.by_text
-    runs = {name: Run(setup_s=setup) for name in rules}
+        shutil.copytree(ingest.home, root / f"{name}-home")
+        askers[name] = _asker(root, name, settings, ingest)
+    runs.update({name: Run(setup_s=setup) for name in rules})
     for run in runs.values():
         run.warn([f"ingest: {w}" for w in warnings])
     model, embed_ms = embed.load(), []
     for scope in parts:
         for q in scope.questions:
             t0 = time.perf_counter()
-            model.query(q.text)  # timed apart: every rule then finds it in the model's query cache
+            model.query(q.text)
             embed_ms.append((time.perf_counter() - t0) * 1000)
-            for name, mem in askers.items():
-                t0 = time.perf_counter()
-                runs[name].rankings[q.id], said = mem.ask(scope, q.text, limit)
-                runs[name].latencies_ms.append((time.perf_counter() - t0) * 1000)
-                runs[name].warn(said)
+    _ask(parts, askers, runs, limit)
     cost["query_embed_ms_p50"] = round(sorted(embed_ms)[len(embed_ms) // 2], 2) if embed_ms else None
     cost["rss_mb_after_run"] = round(rss_mb(), 1)
     cost["rss_mb_peak"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return runs, cost
 
 
+def _asker(root: Path, name: str, settings: dict[str, Any], ingest: Memoryd) -> Memoryd:
+    mem = Memoryd(root, home=root / f"{name}-home", retrieval={"mode": "hybrid", **settings})
+    mem.sources, mem.by_text = ingest.sources, ingest.by_text
+    return mem
+
+
+def _ask(parts: list[Scope], askers: dict[str, Memoryd], runs: dict[str, Run], limit: int) -> None:
+    for scope in parts:
+        for q in scope.questions:
+            for name, mem in askers.items():
+                t0 = time.perf_counter()
+                runs[name].rankings[q.id], said = mem.ask(scope, q.text, limit)
+                runs[name].latencies_ms.append((time.perf_counter() - t0) * 1000)
+                runs[name].warn(said)
+
+
 def hybrid_report(res: dict[str, Any], scores: dict[str, Any]) -> str:
-    """Recall@5 (and MRR) of keyword mode and each hybrid rule per group, their ratios, and the costs."""
-    names = ["memoryd"] + list(res["hybrid_r5"])
+    """Recall@5 (and MRR) per group of keyword mode, hybrid before and after back-fill (and other rules) and
+    stemmed BM25, their ratios to keyword, the goals, and the costs."""
+    names = ["memoryd"] + list(res["hybrid_r5"]) + ["bm25-porter"]
     rows = [f"{'recall@5 / MRR':<22}{'n':>5} " + "".join(f"{n:>17}" for n in names)]
     for g, m in scores["memoryd"].items():
         rows.append(f"{g:<22}{m.n:>5} " + "".join(f"{scores[n][g].r5:>10.3f} {scores[n][g].mrr:.3f}" for n in names))
     rows.append("")
     for n, ratios in res["hybrid_r5"].items():
         rows.append(f"{n} / keyword at recall@5: " + ", ".join(f"{g} {r:.2f}x" for g, r in ratios.items() if r is not None))
+    worse = [f"{n} {g}" for n in res["hybrid_r5"] for g, m in scores["memoryd"].items() if scores[n][g].r5 < m.r5]
+    rows.append("hybrid below keyword in: " + (", ".join(worse) if worse else "no group"))
     cost, t = res["hybrid_cost"], res["timing"]
-    n_turns = res["corpus"]["turns"]
-    first = names[1]
-    extra_s = t[first]["setup_s"] - t["memoryd"]["setup_s"]
-    rows.append(f"{cost['model']}: weights {cost['weights_mb']} MB (package {cost['package_mb']} MB), load "
-                f"{cost['load_s']} s; ingest {t[first]['setup_s']:.1f} s vs keyword {t['memoryd']['setup_s']:.1f} s "
-                f"(+{1000 * extra_s / max(n_turns, 1):.1f} ms per memory embedded); query embedding p50 "
-                f"{cost['query_embed_ms_p50']} ms + retrieve p50 {t[first]['p50_ms']:.1f} ms (keyword "
-                f"{t['memoryd']['p50_ms']:.1f} ms); RSS {cost['rss_mb_before']} MB before, "
-                f"{cost['rss_mb_after_ingest']} after ingest, peak {cost['rss_mb_peak']}")
+    slow = {n: t[n]["max_ms"] for n in t if t[n].get("max_ms", 0) > 1000}
+    rows.append("queries above 1 s: " + (", ".join(f"{n} (max {ms:.0f} ms)" for n, ms in slow.items()) or "none"))
+    rows.append(f"{cost['model']}: weights {cost['weights_mb']} MB, load {cost['load_s']} s; keyword ingest "
+                f"{t['memoryd']['setup_s']:.1f} s, back-fill {cost['backfill_s']:.1f} s for {res['corpus']['turns']} "
+                f"turns; query embedding p50 {cost['query_embed_ms_p50']} ms; retrieve p50/p95 keyword "
+                f"{t['memoryd']['p50_ms']:.0f}/{t['memoryd']['p95_ms']:.0f} ms, " + ", ".join(
+                    f"{n} {t[n]['p50_ms']:.0f}/{t[n]['p95_ms']:.0f} ms" for n in res["hybrid_r5"])
+                + f"; RSS peak {cost['rss_mb_peak']} MB")
     return "\n".join(rows)

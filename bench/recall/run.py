@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .generate import generate
-from .hybrid import RULES, hybrid_report, run_hybrid
+from .hybrid import AFTER, BEFORE, RULES, hybrid_report, run_hybrid
 from .model import LANGS, Corpus
 from .score import Metrics, ratio, score, table
 from .systems import Run, run_baselines, run_cli, run_memoryd, scopes
@@ -36,9 +36,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="also ask about N questions (default 30) through the `memoryd retrieve --json` console script")
     p.add_argument("--misses", type=int, default=0, metavar="N",
                    help="also show N questions stemmed BM25 finds in its top 5 and memoryd does not")
-    p.add_argument("--hybrid", nargs="?", const=",".join(RULES), default="", metavar="RULES",
-                   help="also hybrid retrieval (needs the extra memoryd[embed]; minutes: every turn is embedded), "
-                        f"with these fusion rules (default {','.join(RULES)})")
+    p.add_argument("--hybrid", nargs="?", const=AFTER, default="", metavar="RULES",
+                   help="also hybrid retrieval right after a bulk ingest and after back-fill (needs the extra "
+                        f"memoryd[embed]; minutes: every turn is embedded); after back-fill with these rules "
+                        f"(default {AFTER}; known: {','.join(RULES)})")
     p.add_argument("--json", action="store_true", help="print the results as one JSON document")
     p.add_argument("--out", type=Path, default=None, help="keep the notes, MEMORYD_HOME, corpus.json and results here")
     return p.parse_args(argv)
@@ -46,9 +47,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _percentiles(values: list[float]) -> dict[str, float]:
     if not values:
-        return {"p50_ms": 0.0, "p95_ms": 0.0}
+        return {"p50_ms": 0.0, "p95_ms": 0.0, "max_ms": 0.0}
     ordered = sorted(values)
-    return {"p50_ms": round(statistics.median(ordered), 3), "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3)}
+    return {"p50_ms": round(statistics.median(ordered), 3), "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
+            "max_ms": round(ordered[-1], 3)}
 
 
 def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int = 0,
@@ -68,7 +70,8 @@ def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int 
                    "turns": len(corpus.turns), "questions": len(corpus.questions), "agents": len(parts)},
         "scores": {n: {g: m.as_dict() for g, m in s.items()} for n, s in scores.items()},
         "ratio_r5": {g: _round(ratio(scores, "memoryd", "bm25-porter", g)) for g in ("all",) + LANGS},
-        "hybrid_r5": {n: {g: _round(ratio(scores, n, "memoryd", g)) for g in ("all",) + LANGS} for n in hybrid},
+        "hybrid_r5": {n: {g: _round(ratio(scores, n, "memoryd", g)) for g in ("all",) + LANGS}
+                      for n in ((BEFORE,) + hybrid if hybrid else ())},
         "hybrid_cost": cost,
         "timing": {n: {"setup_s": round(r.setup_s, 3), **_percentiles(r.latencies_ms)} for n, r in runs.items()},
         "warnings": runs["memoryd"].warnings,

@@ -36,6 +36,8 @@ QUERY_CHARS = 256      # a query is embedded from its first QUERY_CHARS characte
                        # 2 cores: a longer one would pass the 1 s bound); its words all still count for BM25
 ON_THE_FLY = 8         # keyword candidates without a stored vector embedded during a retrieve (~25 ms each) ...
 ON_THE_FLY_S = 0.25    # ... within this time (then the rest rank on their keyword share)
+LIVE_INLINE = 8        # new warm/hot items a retrieve embeds and keeps; more (a bulk ingest into warm) are
+                       # left to the back-fill (`memoryd embed`, the daemon), bar the best few keyword matches
 IDS_PER_STMT = 500
 
 
@@ -98,6 +100,31 @@ def stored_vectors(store: Any, agent: str, ids: Sequence[str]) -> dict[str, byte
     return out
 
 
+def live_vectors(view: RetrievalView, store: VectorIndex, items: list[tuple[str, str]], model: Any) -> dict[str, bytes]:
+    """Vectors of the warm and hot items: through `store.live` (which embeds the new ones) when at most
+    LIVE_INLINE are new, else the ones already made, with a warning (a retrieve must not embed a bulk)."""
+    cached = cached_live(store, view.agent_id)
+    if cached is None:
+        return store.live(view.agent_id, items, lambda: model)
+    have = {mid: vec for mid, text in items if (found := cached.get(mid)) and found[0] == embed.digest(text)
+            for vec in (found[1],)}
+    new = len(items) - len(have)
+    if new <= LIVE_INLINE:
+        return store.live(view.agent_id, items, lambda: model)
+    view.warn(f"{new} warm and hot memories have no vector yet (`memoryd embed` adds them): they are found "
+              "by their words only")
+    return have
+
+
+def cached_live(store: Any, agent: str) -> dict[str, tuple[bytes, bytes]] | None:
+    """The stored warm/hot vectors {id: (digest, vector)}, read without embedding or pruning (None: unknown)."""
+    host = getattr(store, "index", None)
+    if host is None:
+        return None
+    return {mid: (bytes(dig), bytes(vec)) for mid, dig, vec in
+            host.read("SELECT id, digest, vec FROM live_vectors WHERE agent_id = ?", [agent])}
+
+
 def dense_side(view: RetrievalView, query: str, live: list[Candidate], cands: list[Candidate], k: int,
                to_candidate: Callable[[ColdEntry], Candidate]) -> tuple[Dense, Completer] | None:
     """Cosines for every candidate; the index's nearest memories join `cands` (in place). None, with a
@@ -113,7 +140,7 @@ def dense_side(view: RetrievalView, query: str, live: list[Candidate], cands: li
         store: VectorIndex | None = getattr(archive, "vectors", None) if archive is not None else None
         if archive is None or store is None:
             return None
-        sims = _sims(store.live(agent, [(c["id"], c["text"]) for c in live], lambda: model), qv)
+        sims = _sims(live_vectors(view, store, [(c["id"], c["text"]) for c in live], model), qv)
         near, lo, hi = store.nearest(agent, qv, k)
         unseen = archive.count(agent) - store.covered(agent)
     except MemorydError as exc:
