@@ -30,6 +30,26 @@ RULES = {
     "hybrid-0.9": {"fusion": "blend", "dense_weight": 0.9},
     "hybrid-rrf": {"fusion": "rrf"},
 }
+HYBRID = "memoryd.tiers.retrieval.hybrid"
+
+
+def naive_fuse(fusion: Any, text: dict[str, float], dense: Any) -> dict[str, float]:
+    """The blend before issue 22: a candidate without a vector had no dense share at all."""
+    best, w = max(text.values(), default=0.0), fusion.weight
+    return {m: w * dense.scaled(m) + (1 - w) * (t / best if best > 0 else 0.0) for m, t in text.items()}
+
+
+# name → (moment, module attributes set while it answers): the design choices measured against each other
+NAIVE = {f"{HYBRID}:fuse": naive_fuse, f"{HYBRID}:ON_THE_FLY": 0, f"{HYBRID}:rare_first": lambda *a: None,
+         f"{HYBRID}:LIVE_INLINE": 10**9}   # and a retrieve embedded all of warm and hot, as before
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "before-naive": (BEFORE, NAIVE),                                        # the issue's cliff
+    "before-no-fly": (BEFORE, {f"{HYBRID}:ON_THE_FLY": 0}),                # keyword share only, nothing embedded
+    "before-no-rare": (BEFORE, {f"{HYBRID}:rare_first": lambda *a: None}),
+    "after-naive": (AFTER, NAIVE),
+    "after-no-rare": (AFTER, {f"{HYBRID}:rare_first": lambda *a: None}),
+    "after-mmr-0.7": (AFTER, {f"{HYBRID}:MMR_LAMBDA": 0.7}),
+}
 
 
 def rss_mb() -> float:
@@ -53,8 +73,8 @@ def model_cost() -> dict[str, Any]:
             "package_mb": round(sum(p.stat().st_size for p in package.rglob("*") if p.is_file()) / 2**20, 1)}
 
 
-def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10
-               ) -> tuple[dict[str, Run], dict[str, Any]]:
+def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10,
+               variants: tuple[str, ...] = ()) -> tuple[dict[str, Run], dict[str, Any]]:
     """Bulk ingest (no vectors), ask hybrid-before, back-fill, ask every rule; returns the runs and the costs."""
     from memoryd.tiers.retrieval import embed
 
@@ -68,20 +88,22 @@ def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]],
         setup += time.perf_counter() - t0
     cost = model_cost()
     cost["rss_mb_before"], cost["rss_mb_after_ingest"] = round(before, 1), round(rss_mb(), 1)
-    shutil.copytree(ingest.home, root / f"{BEFORE}-home")
-    first = _asker(root, BEFORE, {}, ingest)
-    runs = {BEFORE: Run(setup_s=setup)}
-    _ask(parts, {BEFORE: first}, runs, limit)
+    firsts = {BEFORE: _asker(root, BEFORE, {}, ingest)}
+    firsts.update({v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == BEFORE})
+    for name in firsts:
+        shutil.copytree(ingest.home, root / f"{name}-home")
+    runs = {name: Run(setup_s=setup) for name in firsts}
+    _ask(parts, firsts, runs, limit)
     t0 = time.perf_counter()
     backfill = Memoryd(root, home=ingest.home, retrieval={"mode": "hybrid"})
     for scope in parts:
         backfill.embed(scope)  # warm and hot too, as the daemon does after a consolidation
     cost["backfill_s"] = round(time.perf_counter() - t0, 3)
-    askers = {}
-    for name, settings in rules.items():
+    askers = {name: _asker(root, name, settings, ingest) for name, settings in rules.items()}
+    askers.update({v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == AFTER})
+    for name in askers:
         shutil.copytree(ingest.home, root / f"{name}-home")
-        askers[name] = _asker(root, name, settings, ingest)
-    runs.update({name: Run(setup_s=setup) for name in rules})
+    runs.update({name: Run(setup_s=setup) for name in askers})
     for run in runs.values():
         run.warn([f"ingest: {w}" for w in warnings])
     model, embed_ms = embed.load(), []
@@ -97,8 +119,32 @@ def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]],
     return runs, cost
 
 
-def _asker(root: Path, name: str, settings: dict[str, Any], ingest: Memoryd) -> Memoryd:
-    mem = Memoryd(root, home=root / f"{name}-home", retrieval={"mode": "hybrid", **settings})
+class Patched(Memoryd):
+    """memoryd with some module attributes set while it answers (a design choice turned off or on)."""
+
+    def __init__(self, root: Path, home: Path, retrieval: dict[str, Any], patch: dict[str, Any]) -> None:
+        super().__init__(root, home=home, retrieval=retrieval)
+        self.patch = patch
+
+    def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
+        import importlib
+
+        saved = []
+        for target, value in self.patch.items():
+            module, attr = target.split(":")
+            mod = importlib.import_module(module)
+            saved.append((mod, attr, getattr(mod, attr)))
+            setattr(mod, attr, value)
+        try:
+            return super().ask(scope, question, limit)
+        finally:
+            for mod, attr, value in saved:
+                setattr(mod, attr, value)
+
+
+def _asker(root: Path, name: str, settings: dict[str, Any], ingest: Memoryd,
+           patch: dict[str, Any] | None = None) -> Memoryd:
+    mem = Patched(root, root / f"{name}-home", {"mode": "hybrid", **settings}, patch or {})
     mem.sources, mem.by_text = ingest.sources, ingest.by_text
     return mem
 

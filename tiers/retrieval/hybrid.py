@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from memoryd.tiers.retrieval import embed, ranking
+from memoryd.tiers.retrieval import analyzer, embed, ranking
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.retrieval.fusion import MIN_SPAN, RRF_K, Dense, Fusion, fuse, rare_first
@@ -39,6 +39,8 @@ ON_THE_FLY_S = 0.25    # ... within this time (then the rest rank on their keywo
 LIVE_INLINE = 8        # new warm/hot items a retrieve embeds and keeps; more (a bulk ingest into warm) are
                        # left to the back-fill (`memoryd embed`, the daemon), bar the best few keyword matches
 IDS_PER_STMT = 500
+MMR_LAMBDA: float | None = None   # maximal marginal relevance over the top results (word overlap as similarity):
+                                  # measured on bench/recall, it did not help recall@5 there, so it is off
 
 
 class VectorIndex(Protocol):
@@ -201,7 +203,31 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpu
         results.append(_explain(cand, text, parts, path, via, p, base, cos, final, dated, dense, fusion))
     _keep_rare_first(results, keyword, terms, corpus)
     results.sort(key=lambda r: (-r["rank"], r["id"]))
+    if MMR_LAMBDA is not None:
+        return diverse(results, limit, MMR_LAMBDA)
     return results[:limit]
+
+
+def diverse(ranked: list[Candidate], limit: int, lam: float, pool: int = 30) -> list[Candidate]:
+    """Maximal marginal relevance: each next result maximises lam × relevance − (1 − lam) × its largest
+    word overlap (Jaccard) with those already chosen; relevance is the rank scaled to the best."""
+    head = ranked[:pool]
+    if len(head) <= 1:
+        return head[:limit]
+    best = head[0]["rank"] or 1.0
+    words = {r["id"]: set(analyzer.terms(r["text"])) for r in head}
+
+    def overlap(a: str, b: str) -> float:
+        union = words[a] | words[b]
+        return len(words[a] & words[b]) / len(union) if union else 0.0
+
+    chosen, left = [head[0]], head[1:]
+    while left and len(chosen) < limit:
+        pick = max(left, key=lambda r: lam * r["rank"] / best
+                   - (1 - lam) * max(overlap(r["id"], c["id"]) for c in chosen))
+        chosen.append(pick)
+        left.remove(pick)
+    return chosen
 
 
 def _keep_rare_first(results: list[Candidate], keyword: dict[str, float], parts: dict[str, dict[str, float]],
