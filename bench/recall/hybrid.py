@@ -19,7 +19,7 @@ from typing import Any
 
 from .systems import Memoryd, Run, Scope
 
-BEFORE, AFTER = "hybrid-before", "hybrid-after"
+BEFORE, AFTER, LLM = "hybrid-before", "hybrid-after", "after+llm-fake"
 # name → the [retrieval] settings it runs with after back-fill (mode hybrid); hybrid-after is the default config
 RULES = {
     AFTER: {},
@@ -74,7 +74,7 @@ def model_cost() -> dict[str, Any]:
 
 
 def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10,
-               variants: tuple[str, ...] = ()) -> tuple[dict[str, Run], dict[str, Any]]:
+               variants: tuple[str, ...] = (), llm: bool = False) -> tuple[dict[str, Run], dict[str, Any]]:
     """Bulk ingest (no vectors), ask hybrid-before, back-fill, ask every rule; returns the runs and the costs."""
     from memoryd.tiers.retrieval import embed
 
@@ -113,6 +113,11 @@ def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]],
             model.query(q.text)
             embed_ms.append((time.perf_counter() - t0) * 1000)
     _ask(parts, askers, runs, limit)
+    if llm:  # --mode llm's re-rank over hybrid-after, with a fake local LLM (bench/recall/llm.py)
+        from .llm import run_llm
+
+        shutil.copytree(ingest.home, root / f"{LLM}-home")
+        runs[LLM] = run_llm(parts, _asker(root, LLM, {}, ingest), limit=limit)
     cost["query_embed_ms_p50"] = round(sorted(embed_ms)[len(embed_ms) // 2], 2) if embed_ms else None
     cost["rss_mb_after_run"] = round(rss_mb(), 1)
     cost["rss_mb_peak"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

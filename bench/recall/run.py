@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .generate import generate
-from .hybrid import AFTER, BEFORE, RULES, VARIANTS, hybrid_report, run_hybrid
+from .hybrid import AFTER, BEFORE, LLM, RULES, VARIANTS, hybrid_report, run_hybrid
 from .model import LANGS, Corpus
 from .score import Metrics, ratio, score, table
 from .systems import Run, run_baselines, run_cli, run_memoryd, scopes
@@ -43,6 +43,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--variants", default="", metavar="NAMES",
                    help="with --hybrid: design choices measured against the default (known: "
                         "all," + ",".join(VARIANTS) + ")")
+    p.add_argument("--llm-fake", action="store_true",
+                   help="with --hybrid: also --mode llm's re-rank of hybrid-after's top 20 by a FAKE local LLM "
+                        "(bench/recall/llm.py: the embedding model judges), against no re-rank")
     p.add_argument("--json", action="store_true", help="print the results as one JSON document")
     p.add_argument("--out", type=Path, default=None, help="keep the notes, MEMORYD_HOME, corpus.json and results here")
     return p.parse_args(argv)
@@ -57,14 +60,14 @@ def _percentiles(values: list[float]) -> dict[str, float]:
 
 
 def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int = 0,
-              hybrid: tuple[str, ...] = (), variants: tuple[str, ...] = ()) -> dict[str, Any]:
+              hybrid: tuple[str, ...] = (), variants: tuple[str, ...] = (), llm: bool = False) -> dict[str, Any]:
     """Run every system on the corpus (notes and MEMORYD_HOME under `root`) and return the results."""
     parts = scopes(corpus, shared)
     runs: dict[str, Run] = {}
     runs["memoryd"], mem = run_memoryd(parts, root)
     cost = None
     if hybrid:
-        more, cost = run_hybrid(parts, root, {name: RULES[name] for name in hybrid}, variants=variants)
+        more, cost = run_hybrid(parts, root, {name: RULES[name] for name in hybrid}, variants=variants, llm=llm)
         runs.update(more)
     runs.update(run_baselines(parts))
     scores = score(corpus.questions, {n: r.rankings for n, r in runs.items()})
@@ -74,7 +77,7 @@ def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int 
         "scores": {n: {g: m.as_dict() for g, m in s.items()} for n, s in scores.items()},
         "ratio_r5": {g: _round(ratio(scores, "memoryd", "bm25-porter", g)) for g in ("all",) + LANGS},
         "hybrid_r5": {n: {g: _round(ratio(scores, n, "memoryd", g)) for g in ("all",) + LANGS}
-                      for n in ((BEFORE,) + hybrid + variants if hybrid else ())},
+                      for n in ((BEFORE,) + hybrid + variants + ((LLM,) if llm else ()) if hybrid else ())},
         "hybrid_cost": cost,
         "timing": {n: {"setup_s": round(r.setup_s, 3), **_percentiles(r.latencies_ms)} for n, r in runs.items()},
         "warnings": runs["memoryd"].warnings,
@@ -165,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         root = args.out or Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
         res = benchmark(corpus, root, shared=args.shared, cli_sample=args.cli, hybrid=hybrid_rules(args.hybrid),
-                        variants=variant_names(args.variants))
+                        variants=variant_names(args.variants), llm=args.llm_fake)
     if args.out:
         (args.out / "corpus.json").write_text(json.dumps(corpus.as_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
         (args.out / "results.json").write_text(json.dumps(res, ensure_ascii=False, indent=1), encoding="utf-8")
