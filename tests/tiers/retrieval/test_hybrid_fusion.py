@@ -119,3 +119,12 @@ def test_a_100000_character_query_answers_within_a_second_with_a_warning(home: P
     said = " | ".join(mem.warnings)
     assert f"query cut to its first {search.MAX_QUERY_CHARS} of 100000 characters" in said
     assert f"query embedded from its first {hybrid.QUERY_CHARS}" in said
+
+
+def test_mmr_prefers_a_different_result_over_a_near_copy() -> None:
+    ranked = [{"id": "a", "rank": 1.0, "text": "the staging server listens on port 8089"},
+              {"id": "b", "rank": 0.95, "text": "the staging server listens on port 8089 again"},
+              {"id": "c", "rank": 0.9, "text": "Alice prefers green tea over coffee"}]
+    assert [r["id"] for r in hybrid.diverse(ranked, 2, 0.7)] == ["a", "c"]
+    assert [r["id"] for r in hybrid.diverse(ranked, 2, 1.0)] == ["a", "b"]  # lambda 1: relevance only
+    assert hybrid.diverse(ranked[:1], 5, 0.7) == ranked[:1]
