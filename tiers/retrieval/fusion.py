@@ -33,6 +33,7 @@ class Dense:
     lo: float
     hi: float
     fresh: set[str] = field(default_factory=set)   # embedded during this retrieve (no stored vector yet)
+    complete: bool = False                         # every memory of the agent has its vector (after back-fill)
 
     def scaled(self, mid: str) -> float:
         cos = self.sims.get(mid)

@@ -138,9 +138,7 @@ def test_backfill_command_and_rebuild(home: Path, monkeypatch: pytest.MonkeyPatc
     assert _rows(home, "SELECT COUNT(*) FROM vectors") == [(0,)]
     out = _run("retrieve", "golden retriever")
     assert any("6 memories of the local index have no vector yet" in w for w in out["warnings"])
-    # issue 22: the best keyword candidates without a vector are embedded for this retrieve (not stored)
-    assert out["results"][0]["text"] == FACTS[0] and "embedded now" in out["results"][0]["reason"]
-    assert _rows(home, "SELECT COUNT(*) FROM vectors") == [(0,)]
+    assert out["results"][0]["text"] == FACTS[0] and out["results"][0]["ranking"]["dense"] is None
     part = _run("embed", "--limit", "2")
     assert (part["embedded"], part["with_vector"], part["memories"]) == (2, 2, 6)
     rest = _run("embed")
