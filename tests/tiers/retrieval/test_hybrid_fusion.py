@@ -42,10 +42,10 @@ def test_a_candidate_without_a_vector_keeps_its_keyword_share() -> None:
 def test_rare_first_needs_a_rare_term_that_decides() -> None:
     parts = {"a": {"3141": 6.0, "plan": 1.0}, "b": {"plan": 1.2, "number": 1.1}}
     assert rare_first({"a": 7.0, "b": 2.3}, parts, {"3141": 1, "plan": 400}) == "a"
-    assert rare_first({"a": 7.0, "b": 2.3}, parts, {"3141": 9, "plan": 400}) is None    # not rare
+    assert rare_first({"a": 7.0, "b": 2.3}, parts, {"3141": 2, "plan": 400}) is None    # not rare
     assert rare_first({"a": 1.0, "b": 2.3}, parts, {"3141": 1, "plan": 400, "number": 300}) is None  # not first
     shared = {"a": {"3141": 2.0, "plan": 3.0}}
-    assert rare_first({"a": 5.0}, shared, {"3141": 1, "plan": 2}) == "a"               # plan is rare too
+    assert rare_first({"a": 5.0}, shared, {"3141": 1, "plan": 1}) == "a"               # plan is rare too
     assert rare_first({"a": 5.0}, shared, {"3141": 1, "plan": 50}) is None             # 3141 gives < half
     assert rare_first({}, {}, {}) is None
 
