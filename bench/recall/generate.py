@@ -18,6 +18,8 @@ from .model import LANGS, Conversation, Corpus, Question, Turn
 
 CONVERSATIONS = {"en": 16, "zh": 8}          # a third Chinese
 SMALL_CONVERSATIONS = {"en": 2, "zh": 1}
+FOLLOW_CHANCE = 0.5                          # a story begun earlier is called back in a session
+FILLER = (3, 6)                              # small-talk exchanges per session: most of a real chat is filler
 
 
 def texts(lang: str) -> tuple[ModuleType, ModuleType]:
@@ -109,10 +111,13 @@ def _conversation(cid: str, lang: str, rng: random.Random, names: list, today: d
     for i, (me, st) in enumerate(tales):
         for line in st.near:
             near[rng.randrange(n_sessions)].append((me, line))
+    began = {i: s for s in sorted(placed, reverse=True) for i, k in placed[s] if k == 0}
+    followed: set[int] = set()
     conv = Conversation(cid, lang, (people[0].name, people[1].name))
     keyed: dict[tuple[int, str], Turn] = {}
     for s, (day, time) in enumerate(schedule):
-        rows = _session(rng, talk, people, tales, placed[s], near[s], day)
+        follow = _followups(rng, talk, people, tales, [i for i, b in began.items() if b < s], followed, today)
+        rows = _session(rng, talk, people, tales, placed[s], near[s], day, follow)
         for j, (speaker, words, key) in enumerate(rows):
             turn = Turn(f"{cid}-s{s:02d}-t{j:02d}", cid, lang, s, day.isoformat(), time, speaker, words)
             conv.turns.append(turn)
@@ -122,8 +127,10 @@ def _conversation(cid: str, lang: str, rng: random.Random, names: list, today: d
 
 
 def _session(rng: random.Random, talk: ModuleType, people: list[Person], tales: list[tuple[Person, Story]],
-             steps: list[tuple[int, int]], near: list[tuple[Person, str]], day: dt.date) -> list[tuple]:
-    """One session's rows (speaker, words, (story, key) | None): greeting, episodes among small talk, goodbye."""
+             steps: list[tuple[int, int]], near: list[tuple[Person, str]], day: dt.date,
+             follow: list[list[tuple]]) -> list[tuple]:
+    """One session's rows (speaker, words, (story, key) | None): greeting, episodes and callbacks to earlier
+    ones among small talk, goodbye."""
     first = rng.randrange(2)
     blocks: list[list[tuple]] = []
     for i, k in steps:
@@ -134,11 +141,37 @@ def _session(rng: random.Random, talk: ModuleType, people: list[Person], tales: 
         blocks.append([(pair[ln.who][0].name, _pad(rng, talk, *pair[ln.who], ln.text, 0.45 if ln.key else 0.2),
                         (i, ln.key) if ln.key else None) for ln in lines])
     blocks += [[(me.name, line, None)] for me, line in near]
-    blocks += [_exchange(rng, talk, people, rng.choice(talk.SMALL)) for _ in range(rng.randint(3, 5))]
+    blocks += follow
+    blocks += [_exchange(rng, talk, people, rng.choice(talk.SMALL)) for _ in range(rng.randint(*FILLER))]
     rng.shuffle(blocks)
     opener = _exchange(rng, talk, people[first:] + people[:first], rng.choice(talk.OPEN))
     closer = _exchange(rng, talk, people, rng.choice(talk.CLOSE))
     return opener + [row for block in blocks for row in block] + closer
+
+
+def _followups(rng: random.Random, talk: ModuleType, people: list[Person], tales: list[tuple[Person, Story]],
+               begun: list[int], followed: set[int], today: dt.date) -> list[list[tuple]]:
+    """Callbacks in this session: once per story, a session or more after it began, the other person names
+    what a question about it answers (the new dog's name, the new employer), the owner answers in passing."""
+    out: list[list[tuple]] = []
+    for i in begun:
+        if i in followed or rng.random() >= FOLLOW_CHANCE:
+            continue
+        me, st = tales[i]
+        state = rng.getstate()  # the questions are drawn later from the same generator: peek without drawing
+        try:
+            things = [a.answer for a in st.ask(lambda key: today) if a.mode == "text" and not a.when]
+        except KeyError:  # a later step sets what its questions need
+            things = []
+        finally:
+            rng.setstate(state)
+        if not things:
+            continue
+        followed.add(i)
+        other = people[1] if me is people[0] else people[0]
+        ask = rng.choice(talk.FOLLOW).format(thing=rng.choice(things), partner=other.partner)
+        out.append([(other.name, ask, None), (me.name, rng.choice(talk.FOLLOW_REPLY), None)])
+    return out
 
 
 def _pad(rng: random.Random, talk: ModuleType, me: Person, you: Person, text: str, chance: float,

@@ -1,11 +1,13 @@
 """`--hybrid`: memoryd's hybrid retrieval (the optional extra) beside keyword mode, over the same turns.
 
-The scopes are ingested once more with `[retrieval] mode = "hybrid"`, so every memory gets its vector
-through the real path (computed as it is archived), then the `embed` operation gives warm and hot
-theirs (what the daemon does after each consolidation); the difference with the keyword ingest is the
-embedding's cost. Each fusion rule then answers every question from its own copy of that home (access
-counting changes the prior, so no rule may see another's reinforcement); a question is put to every
-rule in turn, so the query's vector is computed once. Needs `pip install -e '.[embed]'`.
+Two moments of real use, in the same run:
+  hybrid-before  right after a bulk ingest, before any back-fill: the scopes are ingested with no vectors
+                 made (what a put of more than PUT_INLINE rows does, or an ingest from before the extra was
+                 installed); a retrieve embeds warm and hot itself (the real path), the local index has none
+  hybrid-after   the same home once the `embed` operation (the daemon's back-fill) has given every memory
+                 its vector
+Each further fusion rule asked for answers after back-fill from its own copy of the home (access counting
+changes the prior, so no run may see another's reinforcement). Needs `pip install -e '.[embed]'`.
 """
 from __future__ import annotations
 
@@ -17,14 +19,36 @@ from typing import Any
 
 from .systems import Memoryd, Run, Scope
 
-# name → the [retrieval] settings it runs with (mode hybrid)
+BEFORE, AFTER, LLM = "hybrid-before", "hybrid-after", "after+llm-fake"
+# name → the [retrieval] settings it runs with after back-fill (mode hybrid); hybrid-after is the default config
 RULES = {
+    AFTER: {},
     "hybrid-0.3": {"fusion": "blend", "dense_weight": 0.3},
     "hybrid-0.5": {"fusion": "blend", "dense_weight": 0.5},
     "hybrid-0.7": {"fusion": "blend", "dense_weight": 0.7},
     "hybrid-0.8": {"fusion": "blend", "dense_weight": 0.8},
     "hybrid-0.9": {"fusion": "blend", "dense_weight": 0.9},
     "hybrid-rrf": {"fusion": "rrf"},
+}
+HYBRID = "memoryd.tiers.retrieval.hybrid"
+
+
+def naive_fuse(fusion: Any, text: dict[str, float], dense: Any) -> dict[str, float]:
+    """The blend before issue 22: a candidate without a vector had no dense share at all."""
+    best, w = max(text.values(), default=0.0), fusion.weight
+    return {m: w * dense.scaled(m) + (1 - w) * (t / best if best > 0 else 0.0) for m, t in text.items()}
+
+
+# name → (moment, module attributes set while it answers): the design choices measured against each other
+NAIVE = {f"{HYBRID}:fuse": naive_fuse, f"{HYBRID}:ON_THE_FLY": 0, f"{HYBRID}:rare_first": lambda *a: None,
+         f"{HYBRID}:LIVE_INLINE": 10**9}   # and a retrieve embedded all of warm and hot, as before
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "before-naive": (BEFORE, NAIVE),                                        # the issue's cliff
+    "before-no-fly": (BEFORE, {f"{HYBRID}:ON_THE_FLY": 0}),                # keyword share only, nothing embedded
+    "before-no-rare": (BEFORE, {f"{HYBRID}:rare_first": lambda *a: None}),
+    "after-naive": (AFTER, NAIVE),
+    "after-no-rare": (AFTER, {f"{HYBRID}:rare_first": lambda *a: None}),
+    "after-mmr-0.7": (AFTER, {f"{HYBRID}:MMR_LAMBDA": 0.7}),
 }
 
 
@@ -49,65 +73,116 @@ def model_cost() -> dict[str, Any]:
             "package_mb": round(sum(p.stat().st_size for p in package.rglob("*") if p.is_file()) / 2**20, 1)}
 
 
-def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10
-               ) -> tuple[dict[str, Run], dict[str, Any]]:
-    """Ingest in hybrid mode once, then ask every question of every rule; returns the runs and the costs."""
+def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10,
+               variants: tuple[str, ...] = (), llm: bool = False) -> tuple[dict[str, Run], dict[str, Any]]:
+    """Bulk ingest (no vectors), ask hybrid-before, back-fill, ask every rule; returns the runs and the costs."""
     from memoryd.tiers.retrieval import embed
 
     before = rss_mb()
-    ingest = Memoryd(root, home=root / "hybrid-home", retrieval={"mode": "hybrid"})
+    ingest = Memoryd(root, home=root / "hybrid-home", retrieval={"mode": "keyword"})  # no vector made on archive
     setup = 0.0
     warnings: list[str] = []
     for scope in parts:
         t0 = time.perf_counter()
         warnings += ingest.ingest(scope).get("warnings", [])
-        ingest.embed(scope)  # warm and hot too, as the daemon does after a consolidation
         setup += time.perf_counter() - t0
     cost = model_cost()
     cost["rss_mb_before"], cost["rss_mb_after_ingest"] = round(before, 1), round(rss_mb(), 1)
-    askers = {}
-    for name, settings in rules.items():
-        home = root / f"{name}-home"
-        shutil.copytree(ingest.home, home)
-        askers[name] = Memoryd(root, home=home, retrieval={"mode": "hybrid", **settings})
-        askers[name].sources, askers[name].by_text = ingest.sources, ingest.by_text
-    runs = {name: Run(setup_s=setup) for name in rules}
+    firsts = {BEFORE: _asker(root, BEFORE, {}, ingest)}
+    firsts.update({v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == BEFORE})
+    for name in firsts:
+        shutil.copytree(ingest.home, root / f"{name}-home")
+    runs = {name: Run(setup_s=setup) for name in firsts}
+    _ask(parts, firsts, runs, limit)
+    t0 = time.perf_counter()
+    backfill = Memoryd(root, home=ingest.home, retrieval={"mode": "hybrid"})
+    for scope in parts:
+        backfill.embed(scope)  # warm and hot too, as the daemon does after a consolidation
+    cost["backfill_s"] = round(time.perf_counter() - t0, 3)
+    askers = {name: _asker(root, name, settings, ingest) for name, settings in rules.items()}
+    askers.update({v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == AFTER})
+    for name in askers:
+        shutil.copytree(ingest.home, root / f"{name}-home")
+    runs.update({name: Run(setup_s=setup) for name in askers})
     for run in runs.values():
         run.warn([f"ingest: {w}" for w in warnings])
     model, embed_ms = embed.load(), []
     for scope in parts:
         for q in scope.questions:
             t0 = time.perf_counter()
-            model.query(q.text)  # timed apart: every rule then finds it in the model's query cache
+            model.query(q.text)
             embed_ms.append((time.perf_counter() - t0) * 1000)
-            for name, mem in askers.items():
-                t0 = time.perf_counter()
-                runs[name].rankings[q.id], said = mem.ask(scope, q.text, limit)
-                runs[name].latencies_ms.append((time.perf_counter() - t0) * 1000)
-                runs[name].warn(said)
+    _ask(parts, askers, runs, limit)
+    if llm:  # --mode llm's re-rank over hybrid-after, with a fake local LLM (bench/recall/llm.py)
+        from .llm import run_llm
+
+        shutil.copytree(ingest.home, root / f"{LLM}-home")
+        runs[LLM] = run_llm(parts, _asker(root, LLM, {}, ingest), limit=limit)
     cost["query_embed_ms_p50"] = round(sorted(embed_ms)[len(embed_ms) // 2], 2) if embed_ms else None
     cost["rss_mb_after_run"] = round(rss_mb(), 1)
     cost["rss_mb_peak"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return runs, cost
 
 
+class Patched(Memoryd):
+    """memoryd with some module attributes set while it answers (a design choice turned off or on)."""
+
+    def __init__(self, root: Path, home: Path, retrieval: dict[str, Any], patch: dict[str, Any]) -> None:
+        super().__init__(root, home=home, retrieval=retrieval)
+        self.patch = patch
+
+    def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
+        import importlib
+
+        saved = []
+        for target, value in self.patch.items():
+            module, attr = target.split(":")
+            mod = importlib.import_module(module)
+            saved.append((mod, attr, getattr(mod, attr)))
+            setattr(mod, attr, value)
+        try:
+            return super().ask(scope, question, limit)
+        finally:
+            for mod, attr, value in saved:
+                setattr(mod, attr, value)
+
+
+def _asker(root: Path, name: str, settings: dict[str, Any], ingest: Memoryd,
+           patch: dict[str, Any] | None = None) -> Memoryd:
+    mem = Patched(root, root / f"{name}-home", {"mode": "hybrid", **settings}, patch or {})
+    mem.sources, mem.by_text = ingest.sources, ingest.by_text
+    return mem
+
+
+def _ask(parts: list[Scope], askers: dict[str, Memoryd], runs: dict[str, Run], limit: int) -> None:
+    for scope in parts:
+        for q in scope.questions:
+            for name, mem in askers.items():
+                t0 = time.perf_counter()
+                runs[name].rankings[q.id], said = mem.ask(scope, q.text, limit)
+                runs[name].latencies_ms.append((time.perf_counter() - t0) * 1000)
+                runs[name].warn(said)
+
+
 def hybrid_report(res: dict[str, Any], scores: dict[str, Any]) -> str:
-    """Recall@5 (and MRR) of keyword mode and each hybrid rule per group, their ratios, and the costs."""
-    names = ["memoryd"] + list(res["hybrid_r5"])
+    """Recall@5 (and MRR) per group of keyword mode, hybrid before and after back-fill (and other rules) and
+    stemmed BM25, their ratios to keyword, the goals, and the costs."""
+    names = ["memoryd"] + list(res["hybrid_r5"]) + ["bm25-porter"]
     rows = [f"{'recall@5 / MRR':<22}{'n':>5} " + "".join(f"{n:>17}" for n in names)]
     for g, m in scores["memoryd"].items():
         rows.append(f"{g:<22}{m.n:>5} " + "".join(f"{scores[n][g].r5:>10.3f} {scores[n][g].mrr:.3f}" for n in names))
     rows.append("")
     for n, ratios in res["hybrid_r5"].items():
         rows.append(f"{n} / keyword at recall@5: " + ", ".join(f"{g} {r:.2f}x" for g, r in ratios.items() if r is not None))
+    worse = [f"{n} {g}" for n in res["hybrid_r5"] for g, m in scores["memoryd"].items() if scores[n][g].r5 < m.r5]
+    rows.append("hybrid below keyword in: " + (", ".join(worse) if worse else "no group"))
     cost, t = res["hybrid_cost"], res["timing"]
-    n_turns = res["corpus"]["turns"]
-    first = names[1]
-    extra_s = t[first]["setup_s"] - t["memoryd"]["setup_s"]
-    rows.append(f"{cost['model']}: weights {cost['weights_mb']} MB (package {cost['package_mb']} MB), load "
-                f"{cost['load_s']} s; ingest {t[first]['setup_s']:.1f} s vs keyword {t['memoryd']['setup_s']:.1f} s "
-                f"(+{1000 * extra_s / max(n_turns, 1):.1f} ms per memory embedded); query embedding p50 "
-                f"{cost['query_embed_ms_p50']} ms + retrieve p50 {t[first]['p50_ms']:.1f} ms (keyword "
-                f"{t['memoryd']['p50_ms']:.1f} ms); RSS {cost['rss_mb_before']} MB before, "
-                f"{cost['rss_mb_after_ingest']} after ingest, peak {cost['rss_mb_peak']}")
+    slow = {n: t[n]["max_ms"] for n in t if t[n].get("max_ms", 0) > 1000}
+    rows.append("queries above 1 s: " + (", ".join(f"{n} (max {ms:.0f} ms)" for n, ms in slow.items()) or "none"))
+    rows.append(f"{cost['model']}: weights {cost['weights_mb']} MB, load {cost['load_s']} s; keyword ingest "
+                f"{t['memoryd']['setup_s']:.1f} s, back-fill {cost['backfill_s']:.1f} s for {res['corpus']['turns']} "
+                f"turns; query embedding p50 {cost['query_embed_ms_p50']} ms; retrieve p50/p95 keyword "
+                f"{t['memoryd']['p50_ms']:.0f}/{t['memoryd']['p95_ms']:.0f} ms, " + ", ".join(
+                    f"{n} {t[n]['p50_ms']:.0f}/{t[n]['p95_ms']:.0f} ms" for n in res["hybrid_r5"])
+                + f"; RSS peak {cost['rss_mb_peak']} MB")
     return "\n".join(rows)

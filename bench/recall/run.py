@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .generate import generate
-from .hybrid import RULES, hybrid_report, run_hybrid
+from .hybrid import AFTER, BEFORE, LLM, RULES, VARIANTS, hybrid_report, run_hybrid
 from .model import LANGS, Corpus
 from .score import Metrics, ratio, score, table
 from .systems import Run, run_baselines, run_cli, run_memoryd, scopes
@@ -36,9 +36,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="also ask about N questions (default 30) through the `memoryd retrieve --json` console script")
     p.add_argument("--misses", type=int, default=0, metavar="N",
                    help="also show N questions stemmed BM25 finds in its top 5 and memoryd does not")
-    p.add_argument("--hybrid", nargs="?", const=",".join(RULES), default="", metavar="RULES",
-                   help="also hybrid retrieval (needs the extra memoryd[embed]; minutes: every turn is embedded), "
-                        f"with these fusion rules (default {','.join(RULES)})")
+    p.add_argument("--hybrid", nargs="?", const=AFTER, default="", metavar="RULES",
+                   help="also hybrid retrieval right after a bulk ingest and after back-fill (needs the extra "
+                        f"memoryd[embed]; minutes: every turn is embedded); after back-fill with these rules "
+                        f"(default {AFTER}; known: {','.join(RULES)})")
+    p.add_argument("--variants", default="", metavar="NAMES",
+                   help="with --hybrid: design choices measured against the default (known: "
+                        "all," + ",".join(VARIANTS) + ")")
+    p.add_argument("--llm-fake", action="store_true",
+                   help="with --hybrid: also --mode llm's re-rank of hybrid-after's top 20 by a FAKE local LLM "
+                        "(bench/recall/llm.py: the embedding model judges), against no re-rank")
     p.add_argument("--json", action="store_true", help="print the results as one JSON document")
     p.add_argument("--out", type=Path, default=None, help="keep the notes, MEMORYD_HOME, corpus.json and results here")
     return p.parse_args(argv)
@@ -46,20 +53,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _percentiles(values: list[float]) -> dict[str, float]:
     if not values:
-        return {"p50_ms": 0.0, "p95_ms": 0.0}
+        return {"p50_ms": 0.0, "p95_ms": 0.0, "max_ms": 0.0}
     ordered = sorted(values)
-    return {"p50_ms": round(statistics.median(ordered), 3), "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3)}
+    return {"p50_ms": round(statistics.median(ordered), 3), "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
+            "max_ms": round(ordered[-1], 3)}
 
 
 def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int = 0,
-              hybrid: tuple[str, ...] = ()) -> dict[str, Any]:
+              hybrid: tuple[str, ...] = (), variants: tuple[str, ...] = (), llm: bool = False) -> dict[str, Any]:
     """Run every system on the corpus (notes and MEMORYD_HOME under `root`) and return the results."""
     parts = scopes(corpus, shared)
     runs: dict[str, Run] = {}
     runs["memoryd"], mem = run_memoryd(parts, root)
     cost = None
     if hybrid:
-        more, cost = run_hybrid(parts, root, {name: RULES[name] for name in hybrid})
+        more, cost = run_hybrid(parts, root, {name: RULES[name] for name in hybrid}, variants=variants, llm=llm)
         runs.update(more)
     runs.update(run_baselines(parts))
     scores = score(corpus.questions, {n: r.rankings for n, r in runs.items()})
@@ -68,7 +76,8 @@ def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int 
                    "turns": len(corpus.turns), "questions": len(corpus.questions), "agents": len(parts)},
         "scores": {n: {g: m.as_dict() for g, m in s.items()} for n, s in scores.items()},
         "ratio_r5": {g: _round(ratio(scores, "memoryd", "bm25-porter", g)) for g in ("all",) + LANGS},
-        "hybrid_r5": {n: {g: _round(ratio(scores, n, "memoryd", g)) for g in ("all",) + LANGS} for n in hybrid},
+        "hybrid_r5": {n: {g: _round(ratio(scores, n, "memoryd", g)) for g in ("all",) + LANGS}
+                      for n in ((BEFORE,) + hybrid + variants + ((LLM,) if llm else ()) if hybrid else ())},
         "hybrid_cost": cost,
         "timing": {n: {"setup_s": round(r.setup_s, 3), **_percentiles(r.latencies_ms)} for n, r in runs.items()},
         "warnings": runs["memoryd"].warnings,
@@ -143,6 +152,14 @@ def hybrid_rules(spec: str) -> tuple[str, ...]:
     return names
 
 
+def variant_names(spec: str) -> tuple[str, ...]:
+    names = tuple(VARIANTS) if spec.strip() == "all" else tuple(n.strip() for n in spec.split(",") if n.strip())
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        raise SystemExit(f"--variants: unknown {unknown[0]!r}; known: {', '.join(VARIANTS)}")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     langs = LANGS if args.lang == "all" else (args.lang,)
@@ -150,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="recall-") as tmp:
         root = args.out or Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
-        res = benchmark(corpus, root, shared=args.shared, cli_sample=args.cli, hybrid=hybrid_rules(args.hybrid))
+        res = benchmark(corpus, root, shared=args.shared, cli_sample=args.cli, hybrid=hybrid_rules(args.hybrid),
+                        variants=variant_names(args.variants), llm=args.llm_fake)
     if args.out:
         (args.out / "corpus.json").write_text(json.dumps(corpus.as_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
         (args.out / "results.json").write_text(json.dumps(res, ensure_ascii=False, indent=1), encoding="utf-8")

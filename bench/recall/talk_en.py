@@ -91,3 +91,10 @@ TAILS = ["Anyway, how's {yourpartner} doing?", "Also I really need a nap.", "Oth
          "Oh, and the weather here is awful again.", "How was your weekend, by the way?", "Also, {partner} says hi!",
          "Ugh, and I still haven't done the laundry.", "Anyway, what's new with you?"]
 JOIN = " "
+# A later session's callback to something said before: it names the thing (the answer to a question about
+# it), not the fact; real chats are full of these, and a ranking must not mistake them for the fact.
+FOLLOW = ["Wait, any news about {thing}?", "I keep thinking about {thing}, you know.", "Oh! {thing}, how's that going?",
+          "Remind me to ask you more about {thing} sometime.", "So, {thing}... still on your mind?",
+          "Funny, {partner} brought up {thing} yesterday."]
+FOLLOW_REPLY = ["Ha, long story. Next time!", "All good, honestly. Same as before.", "Oh, you remembered! Nothing new, really.",
+                "Don't get me started, lol.", "Still figuring it out, to be honest."]

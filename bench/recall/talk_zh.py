@@ -84,3 +84,8 @@ LEADS = ["不好意思回晚了，{you}，这周太忙了。", "来更新一下�
 TAILS = ["对了，{yourpartner}最近怎么样？", "另外我真的好想睡觉。", "除此之外，工作还是老样子。", "还有，这边天气又很糟。",
          "话说你周末过得怎么样？", "{partner}也让我跟你问好！", "唉，衣服还没洗。", "你那边有什么新鲜事吗？"]
 JOIN = ""
+# A later session's callback to something said before: it names the thing (the answer to a question about
+# it), not the fact; real chats are full of these, and a ranking must not mistake them for the fact.
+FOLLOW = ["对了，{thing}那边有什么新消息吗？", "我一直在想{thing}的事。", "{thing}最近怎么样了？", "下次要好好问问你{thing}的事。",
+          "所以{thing}……你还在想吗？", "好笑，{partner}昨天也提到了{thing}。"]
+FOLLOW_REPLY = ["哈，说来话长，下次再聊！", "挺好的，老样子。", "你还记得啊！没什么新变化。", "别提了，哈哈。", "说实话，还在琢磨。"]

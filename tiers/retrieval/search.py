@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 COLD_FACTOR = 4   # local-index hits fetched per result asked for (then re-ranked with every tier)
 COLD_MIN = 40
+MAX_QUERY_CHARS = 2000   # a query is read up to here (its first MAX_QUERY_TERMS distinct terms count for BM25;
+                         # hybrid embeds its first hybrid.QUERY_CHARS): any query answers within a second
 
 
 def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, float] | None,
@@ -26,6 +28,9 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
     With filters (url, entity, date range) only warm and cold facts that pass are considered, and
     the query may be empty (then the best-scored matches come first)."""
     state, now = view.state, view.now
+    if len(query) > MAX_QUERY_CHARS:
+        view.warn(f"query cut to its first {MAX_QUERY_CHARS} of {len(query)} characters")
+        query = query[:MAX_QUERY_CHARS]
     terms = analyzer.query_terms(query)
     cands: list[Candidate] = [dict(e, tier="warm", path=e["category"]) for e in state["warm"]["entries"]]
     if not filters:
@@ -43,7 +48,8 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         if dense is not None:  # [retrieval] mode = "hybrid" (tiers/retrieval/hybrid.py)
             from memoryd.tiers.retrieval.hybrid import Fusion, rank
 
-            results = rank(terms, cands, corpus, path_scores, limit, in_range, dense, Fusion.from_section(view.settings))
+            results = rank(terms, cands, corpus, path_scores, limit, in_range, dense[0],
+                           Fusion.from_section(view.settings), dense[1])
         else:
             results = ranking.rank(terms, cands, corpus, path_scores, limit, in_range)
     else:
