@@ -35,6 +35,11 @@ def _daemon_lines(d: dict[str, Any]) -> list[str]:
     if w:
         lines.append(f"  watcher {w.get('state')}  watching {len(w.get('watching') or [])} dir(s)  "
                      f"transcripts waiting {w.get('transcripts_waiting', 0)}")
+    b = d.get("backfill") or {}
+    if b and b.get("state") != "off":  # hybrid mode: vectors made in the background between requests
+        err = f"  last error: {b['last_error']}" if b.get("last_error") else ""
+        lines.append(f"  back-fill {b.get('state')}  {b.get('with_vector', 0)} of {b.get('memories', 0)} "
+                     f"memories have a vector{err}")
     if d.get("last_error"):
         lines.append(f"  last error: {d['last_error']}")
     return lines
