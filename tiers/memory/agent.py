@@ -83,7 +83,7 @@ class AgentMemory:
 
     The clock is given at construction (every "now" of this object comes from it) or, for one write,
     as `write_state(now=...)`; nothing swaps it. Each method takes the agent's lock itself; `exclusive()`
-    holds it across several calls. The attributes `files`, `accesses`, `evictions` and `lock` are its
+    holds it across several calls. The attributes `files`, `accesses`, `evictions`, `knowledge` and `lock` are its
     plumbing: other modules use the methods below."""
 
     def __init__(self, config: Config, agent_id: str, archive: Archive | None = None,
@@ -98,6 +98,7 @@ class AgentMemory:
         self.lock = FileLock(self.dir / ".lock")
         self.files = StateFiles(self.dir, self.agent_id)
         self.evictions = EvictionLog(self.dir / "evictions.jsonl")
+        self.knowledge = EvictionLog(self.dir / "knowledge.jsonl")  # tiers/knowledge/log.py's rows
         self.accesses = AccessLog(self.dir / "access.jsonl")
         self.grace = config.warm.grace_hours * 3600.0  # a fresh fact is spared from warm's size cap
         self.warnings: list[str] = []
@@ -208,6 +209,15 @@ class AgentMemory:
         with self.exclusive():
             return self.evictions.append(rows, now)
 
+    def record_knowledge(self, rows: Iterable[dict[str, Any]], now: float) -> int:
+        """Append knowledge-log rows (tiers/knowledge/log.py: merges, supersessions, seals, ...), fsync'd."""
+        with self.exclusive():
+            return self.knowledge.append(rows, now)  # type: ignore[arg-type]
+
+    def knowledge_rows(self) -> list[dict[str, Any]]:
+        """Every readable row of the knowledge log, oldest first."""
+        return list(self.knowledge.rows())
+
     def eviction_summary(self) -> dict[str, Any]:
         """Counts of the eviction log per tier/kind and its last row (status)."""
         return self.evictions.summary()
@@ -221,6 +231,7 @@ class AgentMemory:
         copies of the state files, which may still hold what was just deleted."""
         with self.exclusive():
             self.evictions.scrub(ids)
+            self.knowledge.scrub(ids)
             self.files.drop_backups()
 
     def _fold_cold_accesses(self, state: AgentState, pending: dict[str, tuple[int, int]]) -> None:
