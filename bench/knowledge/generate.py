@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from .model import AGENT, CHATTER, CURRENT, ENTITY, FACT, FILLER, LOG, NOTE, STATIC, STORE, USER, Dataset, Input, \
     Question, Version
-from .world import ASKED, CHATTER_ZH, ENTITIES, ENTITY_ASK, FILLER_AGENT, FILLER_USER, NOTE_LOG, NOTE_OPINIONS, \
-    REMIND, TOPICS, Topic, entity
+from .world import ASKED, CHATTER_ZH, ENTITIES, ENTITY_ASK, FILLER_AGENT, FILLER_TOPICAL, FILLER_USER, NOTE_LOG, \
+    NOTE_OPINIONS, REMIND, TOPICS, Topic, entity
 from . import world
 
 SMALL_DAYS, FULL_DAYS = 21, 84
@@ -101,8 +101,9 @@ class _Writer:
         self.turn += 1
 
     def filler(self, lang: str = "en") -> None:
-        self.say(USER, self.rng.choice(FILLER_USER[lang]), FILLER)
-        self.say(AGENT, self.rng.choice(FILLER_AGENT[lang]), FILLER)
+        for channel, lines in ((USER, FILLER_USER), (AGENT, FILLER_AGENT)):
+            topical = lang == "en" and self.rng.random() < 0.25
+            self.say(channel, self.rng.choice(FILLER_TOPICAL[channel] if topical else lines[lang]), FILLER)
 
     def chatter(self) -> None:
         who = self.rng.choice([e for e in ENTITIES if e.kind == world.PERSON])

@@ -188,6 +188,15 @@ FILLER_AGENT = {"en": ("Good lesson. I'll avoid repeating that.", "Happy to help
                        "Got it.", "Noted.", "Anytime, enjoy your lunch!", "Good morning! What are we working on today?",
                        "Sure, I'll keep that in mind.", "Understood.", "Talk soon!", "Great, glad that worked out."),
                 "zh": ("不客气！", "好的，记住了。", "没问题。")}
+# Filler that shares words with the questions, so a filter, not luck, keeps it out of a top 5
+FILLER_TOPICAL = {"user": ("Thanks for sorting out the garage thing!", "Let's talk about Orion tomorrow.",
+                           "The Atlas meeting ran long again.", "Remind me about the Brightline stuff later.",
+                           "No news on the CI front today.", "Still need to think about the office plants.",
+                           "The cleaning was fine this week, nothing to report."),
+                  "assistant": ("Sure, we can go over the Orion hosting tomorrow.",
+                                "Happy to help with the Atlas review whenever you're ready.",
+                                "Good lesson. I'll avoid repeating that on the CI.",
+                                "No problem, the code question can wait.")}
 # Small talk that names an entity but states none of its facts
 CHATTER = ("Had coffee with {name} today, nice chat.", "{name} says hi.", "Ran into {name} at the station.",
            "{name} sent a funny meme to the group.")
