@@ -78,7 +78,8 @@ def _plan(rng: random.Random, versions: list[Version], days: int, small: bool) -
         for _ in range(reminders):
             if nxt - v.day > 1 and rng.random() < (0.5 if topic.changes == 1 else 0.3):
                 later = rng.randrange(v.day + 1, nxt)
-                plan[later].chat.append((v, rng.choice(REMIND[topic.lang]).format(s=rng.choice(topic.say))))
+                plain = topic.note.split(": ", 1)[1]   # the note's words without "W @x:" ("Garage code is {v}.")
+                plan[later].chat.append((v, rng.choice(REMIND[topic.lang]).format(s=plain)))
     return plan
 
 
