@@ -17,7 +17,8 @@ from typing import Any
 
 from .generate import generate
 from .metrics import score
-from .model import Dataset
+from .model import ENTITY, Dataset
+from .world import entity
 from .systems import MemorydRun, run_baseline, run_memoryd, run_recall
 
 MEANING = (
@@ -27,7 +28,8 @@ MEANING = (
     "- current at rank 1 / stale above: for each topic whose value changed, whether the first result names the",
     "  current value, and whether a result naming only an earlier value ranks above the first naming the current.",
     "- entity answered: 'what do we know about NAME?' is answered when a top-5 result, or the entity's page",
-    "  (`memoryd entity show NAME --json`, when that command exists), names a current value of one of its topics.",
+    "  (`memoryd entity show NAME --json`, when that command exists), names a current value of one of its topics;",
+    "  'in entity list': the asked entities `memoryd entity list --json` names, by their name or their @handle.",
     "- filler: share of top 5 lists holding an acknowledgement or pleasantry (\"Good lesson. I'll avoid ...\").",
     "- held per 100 texts: warm entries + local-index rows (`status`) per 100 texts given (chat turns, note",
     "  lines, store calls); 'before' counts what ingest left before any consolidation, 'after' what is held at the end.",
@@ -55,6 +57,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def _names(obj: Any) -> set[str]:
+    """Every "name" anywhere in an `entity list --json` document, casefolded."""
+    if isinstance(obj, dict):
+        found = {obj["name"].casefold()} if isinstance(obj.get("name"), str) else set()
+        return found.union(*(_names(v) for v in obj.values()))
+    if isinstance(obj, list):
+        return set().union(*(_names(v) for v in obj))
+    return set()
+
+
+def listed_share(ds: Dataset, listing: str | None) -> float | None:
+    """Share of the asked entities `entity list --json` names, by their name or their @handle (None: no list)."""
+    if listing is None:
+        return None
+    try:
+        names = _names(json.loads(listing))
+    except ValueError:
+        return 0.0
+    asked = [entity(q.about) for q in ds.questions if q.kind == ENTITY]
+    return round(sum(e.name.casefold() in names or e.handle.casefold() in names for e in asked) / len(asked), 4)
+
+
 def per_1000(seconds: float, count: int) -> float | None:
     return round(seconds * 1000 / count, 4) if count > 0 else None
 
@@ -69,7 +93,8 @@ def results(ds: Dataset, mem: MemorydRun, base: dict[str, Any], build_s: float,
         "dataset": {"seed": ds.seed, "today": ds.today.isoformat(), "days": ds.days, **counts,
                     "questions": {k: sum(q.kind == k for q in ds.questions) for k in ("current", "fact", "entity")}},
         "memoryd": {"module": mem.module, "mode": "keyword", "ingest_s": round(mem.ingest_s, 3),
-                    "entity_command": mem.pages is not None, "warnings": len(mem.warnings)},
+                    "entity_command": mem.pages is not None, "entities_listed": listed_share(ds, mem.entity_list),
+                    "warnings": len(mem.warnings)},
         "scores": {"memoryd": score(ds.questions, mem.ranked, mem.pages), "bm25": score(ds.questions, base)},
         "held": {"texts": texts, "turns": counts["turns"], "before": mem.created, "after": mem.kept,
                  "per_100_before": round(100 * mem.created / texts, 1), "per_100_after": round(100 * mem.kept / texts, 1),
@@ -98,6 +123,7 @@ def report(res: dict[str, Any]) -> str:
         ("entity questions answered (page or top 5)", ">= 0.9", m["entity"]["answered"], b["entity"]["answered"]),
         ("  ... by the top 5 / by the entity's page", "",
          f"{_f(m['entity']['by_top5'])} / {_f(m['entity']['by_page'])}", f"{_f(b['entity']['by_top5'])} / n/a"),
+        ("  ... asked entities in `entity list` (name or @handle)", "", res["memoryd"]["entities_listed"], None),
         ("top-5 lists holding filler", "0", m["filler_share"], b["filler_share"]),
         ("memories held per 100 texts, before / after", "", f"{held['per_100_before']:.1f} / "
          f"{held['per_100_after']:.1f}", "100.0 / 100.0"),

@@ -15,7 +15,7 @@ from bench.knowledge.generate import generate  # noqa: E402
 from bench.knowledge.model import AGENT, CURRENT, ENTITY, FACT, FILLER, NOTE, STATIC, STORE, USER, Dataset, Input, \
     Question, Version  # noqa: E402
 from bench.knowledge.resolve import Hit, Resolver, value_in  # noqa: E402
-from bench.knowledge.run import benchmark, main  # noqa: E402
+from bench.knowledge.run import benchmark, listed_share, main  # noqa: E402
 from bench.knowledge.write import Install, note_text, write_note, write_sessions  # noqa: E402
 
 TODAY = dt.date(2026, 3, 1)
@@ -136,6 +136,14 @@ def test_measures_on_a_hand_built_case() -> None:
     no_pages = metrics.score(qs, ranked)
     assert no_pages["entity"]["by_page"] is None and no_pages["entity"]["answered"] == 0.5
     assert metrics.score(qs, {})["current"]["at1"] == 0.0
+
+
+def test_entity_list_share_counts_names_and_handles(small: Dataset) -> None:
+    listing = json.dumps({"entities": [{"name": "Alice Chen"}, {"name": "ATLAS"}, {"more": [{"name": "王芳"}]},
+                                       {"name": "Alice"}]})   # "atlas" is Project Atlas's @handle; "Alice" is neither
+    asked = [q for q in small.questions if q.kind == ENTITY]
+    assert listed_share(small, listing) == round(3 / len(asked), 4)
+    assert listed_share(small, None) is None and listed_share(small, "not json") == 0.0
 
 
 def test_small_run_end_to_end_through_memoryd(small: Dataset, tmp_path: Path) -> None:
