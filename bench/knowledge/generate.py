@@ -88,16 +88,16 @@ class _Writer:
 
     def __init__(self, rng: random.Random, day: int, out: list[Input]) -> None:
         self.rng, self.day, self.out = rng, day, out
-        self.session: str | None = None
+        self.session, self.number = "", 0
         self.turn = 0
         self.notes = 0
         self.stores = 0
 
     def start(self, n: int, date: str) -> None:
-        self.session, self.turn = f"kb-{date}-{n}", 0
+        self.session, self.number, self.turn = f"kb-{date}-{n}", n, 0
 
     def say(self, channel: str, text: str, holds: str, fact: str | None = None) -> None:
-        self.out.append(Input(f"d{self.day:02d}-{self.session[-1]}-t{self.turn:02d}", self.day, channel, text, holds,
+        self.out.append(Input(f"d{self.day:02d}-{self.number}-t{self.turn:02d}", self.day, channel, text, holds,
                               fact, session=self.session))
         self.turn += 1
 
