@@ -2,8 +2,10 @@
 
 memoryd lives the weeks day by day in a fresh MEMORYD_HOME, through the MemoryApi operations the CLI calls
 (in this process): each day's chat sessions are written as OpenClaw transcripts and taken in by
-`openclaw_sync`, the day's store calls go through `store`, the day's note through `ingest_daily`, and every
-`every` days `consolidate --mode daily` runs (timed, as the daemon's daily job would). The questions are
+`openclaw_sync`, the day's store calls go through `store` (with the day as their `date` metadata, the key
+notes and conversations set: the weeks pass in seconds of wall time), the day's note through
+`ingest_daily`, and every `every` days `consolidate --mode daily` runs (timed, as the daemon's daily job
+would). The questions are
 asked through `retrieve` in keyword mode. Entity pages come from the console script (`memoryd entity show
 NAME --json`) when the installed memoryd has that command. The baseline is bench/recall's BM25 class.
 """
@@ -53,7 +55,9 @@ def _live_day(api: Any, ds: Dataset, day: int, install: Install, sources: dict[s
     run.warnings += [w for a in report.get("agents", []) for w in a.get("errors", []) + a.get("warnings", [])]
     for item in ds.on(day):
         if item.channel == STORE:
-            api.store(agent_id=AGENT_ID, text=item.text, category=item.category or "notes")
+            # the day it was said, as notes and conversations carry theirs: the weeks are lived in seconds
+            api.store(agent_id=AGENT_ID, text=item.text, category=item.category or "notes",
+                      metadata={"date": ds.date(day)})
     found = write_note(ds, day, install)
     if found:
         sources.update(found)
