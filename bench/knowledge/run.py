@@ -98,6 +98,7 @@ def results(ds: Dataset, mem: MemorydRun, base: dict[str, Any], build_s: float,
         "scores": {"memoryd": score(ds.questions, mem.ranked, mem.pages), "bm25": score(ds.questions, base)},
         "held": {"texts": texts, "turns": counts["turns"], "before": mem.created, "after": mem.kept,
                  "per_100_before": round(100 * mem.created / texts, 1), "per_100_after": round(100 * mem.kept / texts, 1),
+                 "per_100_turns_before": round(100 * mem.created / max(counts["turns"], 1), 1),
                  "per_100_turns_after": round(100 * mem.kept / max(counts["turns"], 1), 1)},
         "consolidation": {"runs": runs, "new": new, "seconds": round(seconds, 4), "s_per_1000": per_1000(seconds, new),
                           "bm25_build_s_per_1000": per_1000(build_s, texts)},
@@ -127,6 +128,8 @@ def report(res: dict[str, Any]) -> str:
         ("top-5 lists holding filler", "0", m["filler_share"], b["filler_share"]),
         ("memories held per 100 texts, before / after", "", f"{held['per_100_before']:.1f} / "
          f"{held['per_100_after']:.1f}", "100.0 / 100.0"),
+        ("  ... per 100 chat turns, before / after", "", f"{held['per_100_turns_before']:.1f} / "
+         f"{held['per_100_turns_after']:.1f}", "{0:.1f} / {0:.1f}".format(100 * held["texts"] / max(held["turns"], 1))),
         ("consolidation s per 1,000 new memories", "", _f(cons["s_per_1000"]),
          f"{_f(cons['bm25_build_s_per_1000'])} (index build)"),
     ]

@@ -15,7 +15,7 @@ from bench.knowledge.generate import generate  # noqa: E402
 from bench.knowledge.model import AGENT, CURRENT, ENTITY, FACT, FILLER, NOTE, STATIC, STORE, USER, Dataset, Input, \
     Question, Version  # noqa: E402
 from bench.knowledge.resolve import Hit, Resolver, value_in  # noqa: E402
-from bench.knowledge.run import benchmark, listed_share, main  # noqa: E402
+from bench.knowledge.run import benchmark, listed_share, main, report  # noqa: E402
 from bench.knowledge.write import Install, note_text, write_note, write_sessions  # noqa: E402
 
 TODAY = dt.date(2026, 3, 1)
@@ -162,6 +162,12 @@ def test_small_run_end_to_end_through_memoryd(small: Dataset, tmp_path: Path) ->
     assert res["held"]["after"] == runs[-1]["after"] and res["held"]["before"] >= res["consolidation"]["new"]
     assert 0 < res["held"]["after"] and res["held"]["texts"] == len(small.inputs)
     assert res["memoryd"]["module"] and res["memoryd"]["ingest_s"] > 0
+    printed = report(res)
+    for row in ("top-5 lists holding a duplicate", "current value at rank 1", "a stale value above the current",
+                "entity questions answered", "memories held per 100 texts", "per 1,000 new memories"):
+        line = next(ln for ln in printed.splitlines() if row in ln)
+        assert "bm25" in printed.splitlines()[3] and len(line.split()) > len(row.split())
+    assert f"{res['held']['per_100_after']:.1f}" in printed and "What each number is:" in printed
     home = tmp_path / "home"
     assert (tmp_path / "openclaw" / "workspace" / "memory").is_dir() and any(home.rglob("*.json"))
     if res["memoryd"]["entity_command"]:   # an installed memoryd with `entity show`: one page per asked entity
