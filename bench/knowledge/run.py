@@ -32,7 +32,8 @@ MEANING = (
     "  'in entity list': the asked entities `memoryd entity list --json` names, by their name or their @handle.",
     "- filler: share of top 5 lists holding an acknowledgement or pleasantry (\"Good lesson. I'll avoid ...\").",
     "- held per 100 texts: warm entries + local-index rows (`status`) per 100 texts given (chat turns, note",
-    "  lines, store calls); 'before' counts what ingest left before any consolidation, 'after' what is held at the end.",
+    "  lines, store calls) and per 100 chat turns; 'before' counts what ingest left before any consolidation,",
+    "  'after' what is held at the end.",
     "- consolidation: wall time of `consolidate --mode daily` (run every N days) per 1,000 memories new since",
     "  the run before; the baseline column is BM25's index build per 1,000 texts.",
     "- recall@5: `python -m bench.recall --small` (keyword mode), memoryd beside its stemmed BM25 row.",
@@ -97,7 +98,8 @@ def results(ds: Dataset, mem: MemorydRun, base: dict[str, Any], build_s: float,
                     "warnings": len(mem.warnings)},
         "scores": {"memoryd": score(ds.questions, mem.ranked, mem.pages), "bm25": score(ds.questions, base)},
         "held": {"texts": texts, "turns": counts["turns"], "before": mem.created, "after": mem.kept,
-                 "per_100_before": round(100 * mem.created / texts, 1), "per_100_after": round(100 * mem.kept / texts, 1),
+                 "per_100_before": round(100 * mem.created / texts, 1),
+                 "per_100_after": round(100 * mem.kept / texts, 1),
                  "per_100_turns_before": round(100 * mem.created / max(counts["turns"], 1), 1),
                  "per_100_turns_after": round(100 * mem.kept / max(counts["turns"], 1), 1)},
         "consolidation": {"runs": runs, "new": new, "seconds": round(seconds, 4), "s_per_1000": per_1000(seconds, new),
@@ -137,7 +139,8 @@ def report(res: dict[str, Any]) -> str:
         rows.append(("recall@5, bench.recall --small (keyword)", ">= main", rec.get("memoryd_r5", rec.get("error")),
                      rec.get("bm25_porter_r5")))
     lines = [f"knowledge benchmark: {d['days']} days, {d['inputs']} texts given ({d['turns']} chat turns, "
-             f"{d['note']} note lines, {d['store']} store calls; {d['filler']} filler), {d['changes']} changes of fact; "
+             f"{d['note']} note lines, {d['store']} store calls; {d['filler']} filler), "
+             f"{d['changes']} changes of fact; "
              f"{q['current']} 'now' + {q['fact']} fact + {q['entity']} entity questions; seed {d['seed']}, "
              f"asked on {d['today']}",
              f"memoryd: {res['memoryd']['module']} (keyword mode); ingest {res['memoryd']['ingest_s']:.2f} s, "

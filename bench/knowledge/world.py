@@ -77,7 +77,8 @@ TOPICS = (
     Topic("atlas-launch", "Project Atlas", ("June 3", "June 17", "July 1", "July 15"),
           ("The Atlas launch review is on {v}.", "We moved the Atlas launch review to {v}."),
           ("Priya pushed the Atlas review again, it's {v} now.",),
-          "W @atlas: Atlas launch review on {v}.", "Atlas launch review date: {v}", "Calendar updated: Atlas review {v}.",
+          "W @atlas: Atlas launch review on {v}.", "Atlas launch review date: {v}",
+          "Calendar updated: Atlas review {v}.",
           "When is the Atlas launch review now?", changes=3, ordered=True),
     Topic("atlas-db", "Project Atlas", ("Postgres 15", "Postgres 16", "Postgres 17"),
           ("Atlas runs on {v} now.",), ("Finished the Atlas database upgrade to {v}, no downtime.",),
@@ -138,7 +139,8 @@ TOPICS = (
           "W @alice-chen: Alice Chen prefers {v}.", "Alice Chen preference: {v}", "Noted, Alice prefers {v}.",
           "How does Alice Chen like to get updates?"),
     Topic("bob-allergy", "Bob Martinez", ("peanuts",),
-          ("Please remember Bob Martinez is allergic to {v}.",), ("Ordered lunch for Bob, no {v} because of his allergy.",),
+          ("Please remember Bob Martinez is allergic to {v}.",),
+          ("Ordered lunch for Bob, no {v} because of his allergy.",),
           "W @bob-martinez: Bob Martinez is allergic to {v}.", "Bob Martinez allergy: {v}",
           "I'll remember Bob is allergic to {v}.", "What is Bob Martinez allergic to?"),
     Topic("bob-team", "Bob Martinez", ("the billing team", "the search team", "the data team"),
@@ -182,7 +184,8 @@ ENTITY_ASK = {"en": ("What do we know about {name}?", "Tell me about {name}.", "
 # Owner and agent lines that carry nothing worth keeping (the issue's low-value turns)
 FILLER_USER = {"en": ("Morning!", "Thanks!", "Thanks, that helps.", "How's it going?", "Ok cool.",
                       "Let's pick this up tomorrow.", "Nice work.", "Haha, fair enough.",
-                      "I'm heading out for lunch.", "Long day, talk later.", "Sounds good to me.", "Perfect, thank you!"),
+                      "I'm heading out for lunch.", "Long day, talk later.", "Sounds good to me.",
+                      "Perfect, thank you!"),
                "zh": ("早上好！", "谢谢！", "好的，明天再说。", "辛苦了。")}
 FILLER_AGENT = {"en": ("Good lesson. I'll avoid repeating that.", "Happy to help!", "Sounds good.", "You're welcome!",
                        "Got it.", "Noted.", "Anytime, enjoy your lunch!", "Good morning! What are we working on today?",
@@ -208,7 +211,8 @@ NOTE_OPINIONS = ("O(c=0.6) @atlas: The Atlas launch will probably slip again.",
                  "O(c=0.7) @orion: The Orion frontend needs a design pass before launch.",
                  "O(c=0.8) @brightline: Brightline Accounting is reliable but slow to answer.",
                  "B @home: Fixed the leaking tap in the kitchen myself.")
-REMIND = {"en": ("Just a reminder: {s}", "As I said before: {s}", "Don't forget: {s}"), "zh": ("再提醒一下：{s}",)}
+REMIND = {"en": ("Just a reminder: {s}", "As I said before: {s}", "Don't forget: {s}"),
+          "zh": ("再提醒一下：{s}",)}
 
 
 def entity(name: str) -> Entity:
