@@ -12,7 +12,7 @@ from memoryd.sync.remote.db import connect
 from memoryd.tiers.base.config import load_config
 
 from clihelp import MEMORYD
-from keyprobe import opens_any, rows_since, keys_on_device
+from keyprobe import keys_on_device, opens_any, rows_since
 
 AGENT = "ag"
 
