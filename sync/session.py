@@ -61,8 +61,10 @@ class Session:
         """The keys this device holds, as on disk (no network); no key at all → UsageError."""
         if self._ring is None:
             legacy = self._key
-            if legacy is None and self.config.recovery_key and read_key_file(self.config.key_path(self.agent_id)) is None:
-                legacy = agent_key(self.config, self.agent_id)  # MEMORYD_KEY holding an mdk1 key
+            env_key = self.config.recovery_key
+            if (legacy is None and env_key and not env_key.strip().lower().startswith("mdr1")
+                    and read_key_file(self.config.key_path(self.agent_id)) is None):
+                legacy = agent_key(self.config, self.agent_id)  # MEMORYD_KEY holding an mdk1 key (not mdr1)
             ring = load_ring(self.config, self.agent_id, legacy)
             if ring is None:
                 load_key(self.config, self.agent_id)  # raises the usual "no key" usage error
@@ -109,12 +111,13 @@ class Session:
             head.append(epoch_store.seen(self.agent_id, ring.device_id))
         results = self._call(self.db.batch, head + stmts)
         self.keys_checked = True
+        if seen:
+            ring.seen_at = int(time.time())
         changed = epochs.apply_check(self, ring, epoch_store.Check.from_row(results[0].rows[0]),
                                      register=self.register)
         if seen and not changed:
             from memoryd.sync.crypto.device_keys import save_ring
 
-            ring.seen_at = int(time.time())
             save_ring(self.config, ring)
         return results[len(head):]
 
