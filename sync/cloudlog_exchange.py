@@ -29,8 +29,8 @@ def exchange(s: Session, *, pull: bool = True, force: bool = False, progress: Pr
     if queued:
         out["queued"] = queued
     if pull:
-        out["pulled"] = cloudlog_transfer.pull(s, dev, s.key, progress)
-    out["uploaded"] = cloudlog_transfer.push(s, dev, s.key, s.files.device_id(), int(time.time()), progress)
+        out["pulled"] = cloudlog_transfer.pull(s, dev, s.local_ring(), progress)
+    out["uploaded"] = cloudlog_transfer.push(s, dev, s.files.device_id(), int(time.time()), progress)
     cloudlog_legacy.finish(s)
     return out
 
@@ -41,4 +41,4 @@ def upload(s: Session) -> int:
     dev = DeviceLog(s.index, s.agent_id, s.files.db_id)
     if not dev.pending():
         return 0
-    return cloudlog_transfer.push(s, dev, s.key, s.files.device_id(), int(time.time()))
+    return cloudlog_transfer.push(s, dev, s.files.device_id(), int(time.time()))

@@ -11,8 +11,10 @@ from typing import Any, Callable, Protocol
 from memoryd.tiers.base.errors import RemoteError
 from memoryd.tiers.cold.index_rows import reporter
 
-from memoryd.sync.cloudlog import LOG_VERSION, open_row, seal_row
+from memoryd.sync.cloudlog import LOG_VERSION, open_row, ref_of, seal_row
 from memoryd.sync.cloudlog_device import DeviceLog, Item
+from memoryd.sync.crypto.device_keys import KeyRing
+from memoryd.sync.epoch_store import CURRENT, GUARD, guard_args
 from memoryd.sync.remote.result import Result, Stmt
 
 log = logging.getLogger("memoryd.sync")
@@ -20,11 +22,12 @@ PUSH_BATCH = 200
 PULL_PAGE = 1000
 Progress = Callable[[int, int], None]
 
-_INSERT = ("INSERT OR IGNORE INTO memory_log (agent_id, ref, kind, version, digest, data, device_id, created_at) "
-           "VALUES ")  # + one (?, ?, ?, ?, ?, ?, ?, ?) per row; the unique (agent, ref, kind, digest) drops repeats
-_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
-ROWS_PER_INSERT = 100  # 8 parameters each: under SQLite's classic 999-variable limit
-_PAGE = ("SELECT seq, ref, kind, version, data FROM memory_log WHERE agent_id = ? AND seq > ? "
+_INSERT = ("INSERT OR IGNORE INTO memory_log (agent_id, ref, kind, version, digest, data, device_id, created_at, "
+           "epoch) SELECT * FROM (VALUES {rows}) WHERE " + GUARD)
+# one (?, …) per row; the unique (agent, ref, kind, digest) drops repeats; the guard refuses a stale epoch
+_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+ROWS_PER_INSERT = 100  # 9 parameters each: under SQLite's classic 999-variable limit
+_PAGE = ("SELECT seq, ref, kind, version, data, epoch FROM memory_log WHERE agent_id = ? AND seq > ? "
          "ORDER BY seq LIMIT ?")
 _TOP = ("SELECT (SELECT COALESCE(MAX(seq), 0) FROM memory_log WHERE agent_id = ?), "
         "(SELECT COUNT(*) FROM memory_log WHERE agent_id = ? AND seq > ?)")
@@ -37,10 +40,16 @@ class Remote(Protocol):
 
     def batch(self, stmts: list[Stmt]) -> list[Result]: ...
 
+    bytes_sent: int
 
-def push(remote: Remote, dev: DeviceLog, key: bytes, device_id: str, now: int,
-         progress: Progress | None = None) -> int:
-    """Upload the agent's outbox, PUSH_BATCH rows per round trip; returns how many went up."""
+    def local_ring(self) -> KeyRing: ...  # the keys as this device holds them (sync/session.py)
+
+    def refresh_keys(self) -> KeyRing: ...
+
+
+def push(remote: Remote, dev: DeviceLog, device_id: str, now: int, progress: Progress | None = None) -> int:
+    """Upload the agent's outbox under the current epoch, PUSH_BATCH rows per round trip; returns how
+    many went up. A page the server refuses as sealed under a stale epoch is sealed again after a key check."""
     agent_id = dev.agent_id
     advance = reporter(progress, "upload", dev.pending())
     sent = 0
@@ -48,36 +57,49 @@ def push(remote: Remote, dev: DeviceLog, key: bytes, device_id: str, now: int,
         page = dev.outbox_page(PUSH_BATCH)
         if not page:
             return sent
+        ring = remote.local_ring()  # unchecked: the batch carries the key check, the guard refuses a stale epoch
+        epoch = ring.current
+        key = ring.key(epoch)
         rows, stale = [], []
         for mid, op, _queued, item in page:
             if item is None:
                 continue  # forgotten (or gone) since it was queued: its own forget row follows
-            ref, digest, data = seal_row(key, agent_id, op, item)
-            rows.append([agent_id, ref, op, LOG_VERSION, digest, data, device_id, now])
-            stale.append((ref, digest if op == "put" else ""))  # older puts of it go (a forget: every put)
+            ref, digest, data = seal_row(key, agent_id, op, item, epoch)
+            rows.append([agent_id, ref, op, LOG_VERSION, digest, data, device_id, now, epoch])
+            remote.bytes_sent += len(data)
+            # older puts of it go (a forget: every put), under whichever epoch they were sealed
+            refs = {ref_of(k, agent_id, mid) for k in ring.epochs.values()} | {ref}
+            stale += [(r, digest if op == "put" and r == ref else "") for r in sorted(refs)]
         if rows:
-            remote.batch(_statements(agent_id, rows, stale))
+            results = remote.batch(_statements(agent_id, rows, stale, epoch))
+            if int(results[-1].scalar(0) or 0) != epoch:  # a new epoch started meanwhile: nothing was written
+                remote.refresh_keys()
+                continue
         dev.outbox_done([(mid, op, queued) for mid, op, queued, _ in page])
         sent += len(page)
         advance(len(page))
 
 
-def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str]]) -> list[Stmt]:
-    """One atomic batch: the new rows, then the ciphertext they replace (older versions, forgotten puts)."""
+def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str]], epoch: int) -> list[Stmt]:
+    """One atomic batch: the new rows, then the ciphertext they replace (older versions, forgotten puts),
+    both only while `epoch` is current; the last statement reads the current epoch back."""
     stmts: list[Stmt] = []
+    guard = guard_args(agent_id, epoch)
     for i in range(0, len(rows), ROWS_PER_INSERT):
         chunk = rows[i:i + ROWS_PER_INSERT]
-        stmts.append((_INSERT + ", ".join([_ROW] * len(chunk)), [v for r in chunk for v in r]))
+        stmts.append((_INSERT.format(rows=", ".join([_ROW] * len(chunk))), [v for r in chunk for v in r] + guard))
     for i in range(0, len(stale), 400):
         part = stale[i:i + 400]
         stmts.append((f"DELETE FROM memory_log WHERE agent_id = ? AND kind = 'put' AND ref IN ({', '.join('?' * len(part))}) "
-                      f"AND ref || ':' || digest NOT IN ({', '.join('?' * len(part))})",
-                      [agent_id, *[r for r, _ in part], *[f"{r}:{d}" for r, d in part]]))
+                      f"AND ref || ':' || digest NOT IN ({', '.join('?' * len(part))}) AND " + GUARD,
+                      [agent_id, *[r for r, _ in part], *[f"{r}:{d}" for r, d in part], *guard]))
+    stmts.append((CURRENT, [agent_id]))
     return stmts
 
 
-def pull(remote: Remote, dev: DeviceLog, key: bytes, progress: Progress | None = None) -> dict[str, int]:
-    """Apply every log row past this device's cursor; returns counts (rows, added, forgotten) and the cursor."""
+def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | None = None) -> dict[str, int]:
+    """Apply every log row past this device's cursor; returns counts (rows, added, forgotten) and the cursor.
+    `ring` may be unchecked: the first statement carries the key check, which brings it up to date."""
     agent_id = dev.agent_id
     cursor = dev.cursor() or 0
     top, count = remote.execute(_TOP, [agent_id, agent_id, cursor]).rows[0]
@@ -92,7 +114,7 @@ def pull(remote: Remote, dev: DeviceLog, key: bytes, progress: Progress | None =
         rows = remote.execute(_PAGE, [agent_id, cursor, PULL_PAGE]).rows
         if not rows:
             break
-        items = [open_row(key, agent_id, tuple(r)) for r in rows]  # all verified before any is applied
+        items = [open_row(ring.key, agent_id, tuple(r)) for r in rows]  # all verified before any is applied
         _drop_stale(remote, dev, rows, items)
         a, f = dev.apply_page(items, int(rows[-1][0]))
         cursor = int(rows[-1][0])

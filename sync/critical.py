@@ -16,6 +16,7 @@ from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, StoreError, UsageError
 
 from memoryd.sync import cloudlog_exchange
+from memoryd.sync.epoch_store import CURRENT, GUARD, guard_args
 from memoryd.sync.merge.hlc import stamp_seconds
 from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, join, materialize, max_stamp, normal,
                                         replica_hash, restamp, unmerged)
@@ -27,14 +28,17 @@ KEEP_VERSIONS = 30
 MAX_ATTEMPTS = 8
 MARKER_CHARS = 24  # base64 of MAGIC + the random nonce: identifies one envelope
 
-_UPSERT = ("INSERT INTO critical_state (agent_id, data, version, device_id, updated_at) VALUES (?, ?, ?, ?, ?) "
+# The upsert applies only while the epoch that sealed it is current (sync/epoch_store.py GUARD).
+_UPSERT = ("INSERT INTO critical_state (agent_id, data, version, device_id, updated_at, epoch) "
+           "SELECT ?, ?, ?, ?, ?, ? WHERE " + GUARD + " "
            "ON CONFLICT (agent_id) DO UPDATE SET data = excluded.data, version = excluded.version, "
-           "device_id = excluded.device_id, updated_at = excluded.updated_at WHERE critical_state.version = ?")
-_COPY = ("INSERT OR REPLACE INTO critical_versions (agent_id, version, data, device_id, updated_at) "
-         "SELECT agent_id, version, data, device_id, updated_at FROM critical_state "
+           "device_id = excluded.device_id, updated_at = excluded.updated_at, epoch = excluded.epoch "
+           "WHERE critical_state.version = ?")
+_COPY = ("INSERT OR REPLACE INTO critical_versions (agent_id, version, data, device_id, updated_at, epoch) "
+         "SELECT agent_id, version, data, device_id, updated_at, epoch FROM critical_state "
          "WHERE agent_id = ? AND version = ? AND substr(data, 1, ?) = ?")
 _TRIM = "DELETE FROM critical_versions WHERE agent_id = ? AND version <= ?"
-_PROBE = ("SELECT version, CASE WHEN version = ? AND substr(data, 1, ?) = ? THEN NULL ELSE data END "
+_PROBE = ("SELECT version, CASE WHEN version = ? AND substr(data, 1, ?) = ? THEN NULL ELSE data END, epoch "
           "FROM critical_state WHERE agent_id = ?")
 
 
@@ -74,9 +78,9 @@ def stamp_local(s: Session) -> dict[str, Any]:
     return base
 
 
-def absorb(s: Session, version: int, data: str) -> tuple[Replica, bool]:
+def absorb(s: Session, version: int, data: str, epoch: int = 0) -> tuple[Replica, bool]:
     """Merge the cloud's version into local files and base; returns (merged, whether we hold more)."""
-    remote = s.open(version, data)  # CryptoError before anything local changes
+    remote = s.open(version, data, epoch)  # CryptoError before anything local changes
     remote_hash = replica_hash(normal(remote))
     with s.mem.exclusive():
         resume_merge(s)
@@ -118,24 +122,31 @@ def resume_merge(s: Session) -> None:
     _apply_merge(s, join(local, journal["merged"]), local, journal["version"], journal["remote_hash"], hlc)
 
 
-def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None]:
-    """One atomic batch: write version expected+1 if the cloud is at `expected`. (applied, version, data)."""
+def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None, int]:
+    """One atomic batch: write version expected+1 if the cloud is at `expected` (and our epoch is current).
+    (applied, version, data, epoch)."""
     upload_archived(s)
     new = expected + 1
-    data = s.seal(rep, new)
-    marker = data[:MARKER_CHARS]
-    s.bytes_sent += len(data)
-    results = s.batch([
-        (_UPSERT, [s.agent_id, data, new, s.files.device_id(), int(time.time()), expected]),
-        (_COPY, [s.agent_id, new, MARKER_CHARS, marker]),
-        (_TRIM, [s.agent_id, new - (1 if s.purge_history else KEEP_VERSIONS)]),
-        (_PROBE, [new, MARKER_CHARS, marker, s.agent_id]),
-    ])
+    for _ in range(3):  # a rotation between our key check and this write: check again, seal again
+        epoch, data = s.seal(rep, new)
+        marker = data[:MARKER_CHARS]
+        s.bytes_sent += len(data)
+        results = s.batch([
+            (_UPSERT, [s.agent_id, data, new, s.files.device_id(), int(time.time()), epoch,
+                       *guard_args(s.agent_id, epoch), expected]),
+            (_COPY, [s.agent_id, new, MARKER_CHARS, marker]),
+            (_TRIM, [s.agent_id, new - (1 if s.purge_history else KEEP_VERSIONS)]),
+            (_PROBE, [new, MARKER_CHARS, marker, s.agent_id]),
+            (CURRENT, [s.agent_id]),
+        ])
+        if int(results[4].scalar(0) or 0) == epoch:
+            break
+        s.refresh_keys()
     rows = results[3].rows
     if not rows:
         raise RemoteError(f"critical state of agent {s.agent_id} vanished during the push", transient=True)
-    version, other = int(rows[0][0]), rows[0][1]
-    return (version == new and other is None), version, other
+    version, other, other_epoch = int(rows[0][0]), rows[0][1], int(rows[0][2] or 0)
+    return (version == new and other is None), version, other, other_epoch
 
 
 def upload_archived(s: Session) -> int:
@@ -151,7 +162,7 @@ def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, An
 def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | None = None) -> dict[str, Any]:
     version, rep = base["version"], base["replica"]
     for _ in range(MAX_ATTEMPTS):
-        applied, remote_version, remote_data = cas(s, version, rep)
+        applied, remote_version, remote_data, remote_epoch = cas(s, version, rep)
         if applied:
             now = time.time()
             s.files.save_base(remote_version, rep, rep_hash or replica_hash(rep), last_push=now, last_check=now,
@@ -162,7 +173,7 @@ def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | No
         s.conflicts += 1
         if remote_data is None:
             raise RemoteError(f"critical state of agent {s.agent_id} changed under us; retrying", transient=True)
-        rep, ahead = absorb(s, remote_version, remote_data)
+        rep, ahead = absorb(s, remote_version, remote_data, remote_epoch)
         rep_hash = None
         version = remote_version
         if not ahead and not force and not s.purge_history:  # a purge still needs its own write
@@ -205,7 +216,7 @@ def _guarded(s: Session, body: Any) -> dict[str, Any]:
 def _check_agent(s: Session) -> None:
     if not s.mem.exists():
         raise UsageError(f"agent {s.agent_id} has no memory on this device: run 'memoryd init' or 'memoryd restore'")
-    s.key  # noqa: B018 - a missing key is a usage error too, before any file is written
+    s.local_ring()  # a missing key is a usage error too, before any file is written (no network yet)
 
 
 def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = None,
@@ -258,14 +269,14 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
         base = stamp_local(s)  # local edits are stamped before any network I/O
         cold = _cold(s, pull=True, force=force, progress=progress)
         start = base["version"]
-        rows = s.execute("SELECT version, data FROM critical_state WHERE agent_id = ? AND version <> ?",
+        rows = s.execute("SELECT version, data, epoch FROM critical_state WHERE agent_id = ? AND version <> ?",
                          [agent_id, base["version"]]).rows
         s.check = _check_report(base, rows, cold)
         pulled = None
         if rows:
             s.conflicts = 0
             pulled = int(rows[0][0])
-            _, ahead = absorb(s, pulled, rows[0][1])
+            _, ahead = absorb(s, pulled, rows[0][1], int(rows[0][2] or 0))
             base = s.files.base()
             if not ahead and not force and not s.purge_history:
                 return _synced(s, "pulled", base["version"], pulled_from=start, **cold)

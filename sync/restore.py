@@ -11,15 +11,17 @@ from memoryd.tiers.base.errors import MemorydError, RemoteError, UsageError
 from memoryd.sync import cloudlog_transfer
 from memoryd.sync.cloudlog_device import DeviceLog
 from memoryd.sync.critical import write_local
+from memoryd.sync.crypto.device_keys import KeyRing, has_store, save_ring
 from memoryd.sync.crypto.keys import fingerprint, import_key, load_key, read_key_file
 from memoryd.sync.device_files import SyncFiles
 from memoryd.sync.merge.hlc import stamp_seconds
 from memoryd.sync.merge.replica import Replica, compact, explode, materialize, max_stamp, normal, replica_hash, restamp
 from memoryd.sync.session import Session
 
-_ROW = "SELECT version, data, device_id, updated_at FROM critical_state WHERE agent_id = ?"
-_AT_VERSION = "SELECT version, data, device_id, updated_at FROM critical_versions WHERE agent_id = ? AND version = ?"
-_AT_TIME = ("SELECT version, data, device_id, updated_at FROM critical_versions WHERE agent_id = ? "
+_ROW = "SELECT version, data, device_id, updated_at, epoch FROM critical_state WHERE agent_id = ?"
+_AT_VERSION = ("SELECT version, data, device_id, updated_at, epoch FROM critical_versions "
+               "WHERE agent_id = ? AND version = ?")
+_AT_TIME = ("SELECT version, data, device_id, updated_at, epoch FROM critical_versions WHERE agent_id = ? "
             "AND updated_at <= ? ORDER BY version DESC LIMIT 1")
 
 
@@ -47,8 +49,9 @@ def _row(s: Session, sql: str, args: list[Any]) -> dict[str, Any] | None:
     rows = s.execute(sql, args).rows
     if not rows:
         return None
-    version, data, device, updated = rows[0]
-    return {"version": int(version), "data": data, "device_id": device, "updated_at": int(updated)}
+    version, data, device, updated, epoch = rows[0]
+    return {"version": int(version), "data": data, "device_id": device, "updated_at": int(updated),
+            "epoch": int(epoch or 0)}
 
 
 def _fetch(s: Session, at: tuple[str, float] | None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -83,8 +86,9 @@ def _check_key(config: Config, agent_id: str, key: bytes, force: bool) -> None:
 
 def _target(s: Session, row: dict[str, Any], latest: dict[str, Any]) -> tuple[Replica, Replica]:
     """Decrypt (nothing is written before this succeeds); an older version becomes a new change on top."""
-    chosen = s.open(row["version"], row["data"])
-    newest = chosen if row["version"] == latest["version"] else s.open(latest["version"], latest["data"])
+    chosen = s.open(row["version"], row["data"], row["epoch"])
+    newest = chosen if row["version"] == latest["version"] else s.open(latest["version"], latest["data"],
+                                                                        latest["epoch"])
     if chosen is newest:
         return normal(chosen), normal(newest)
     hlc = s.files.hlc()
@@ -94,14 +98,18 @@ def _target(s: Session, row: dict[str, Any], latest: dict[str, Any]) -> tuple[Re
 
 
 def restore(config: Config, agent_id: str, key: bytes | None = None, force: bool = False,
-            at: str | int | None = None, *, db: Any = None, progress: Any = None) -> dict[str, Any]:
+            at: str | int | None = None, *, db: Any = None, progress: Any = None,
+            ring: KeyRing | None = None) -> dict[str, Any]:
     """Pull, verify, decrypt and write hot, warm, tree and MEMORY.md, then the whole cold log into the
-    local index; refuses to overwrite without force. Killed at any point, the next restore resumes."""
+    local index; refuses to overwrite without force. Killed at any point, the next restore resumes.
+    The keys: `ring` (a device just enrolled by code or recovery key), else `key` (epoch 0's single key),
+    else this device's key store, else MEMORYD_KEY or the key file."""
     when = parse_at(at)
-    key = key if key is not None else load_key(config, agent_id)
+    if ring is None and key is None and not has_store(config, agent_id):
+        key = load_key(config, agent_id)
     fresh = not config.agent_dir(agent_id).exists()
     try:
-        return _restore(config, agent_id, key, force, when, db, progress)
+        return _restore(config, agent_id, key, force, when, db, progress, ring)
     except BaseException:
         if fresh:  # a failed restore leaves no (phantom) agent behind
             _remove_lock_only_dir(config.agent_dir(agent_id))
@@ -116,9 +124,12 @@ def _remove_lock_only_dir(agent_dir: Any) -> None:
         shutil.rmtree(agent_dir, ignore_errors=True)
 
 
-def _restore(config: Config, agent_id: str, key: bytes, force: bool, when: tuple[str, float] | None,
-             db: Any, progress: Any) -> dict[str, Any]:
+def _restore(config: Config, agent_id: str, key: bytes | None, force: bool, when: tuple[str, float] | None,
+             db: Any, progress: Any, ring: KeyRing | None) -> dict[str, Any]:
     s = Session(config, agent_id, db=db, key=key)
+    s.register = False  # with a single key, this device enrols once the key has opened the data
+    if ring is not None:
+        s.use_ring(ring)
     try:
         if not force and s.files.restoring() is None and _has_memory(s):  # refused before the lock makes sync/
             raise UsageError(f"agent {agent_id} already has memory on this device; use --force to overwrite it")
@@ -126,12 +137,15 @@ def _restore(config: Config, agent_id: str, key: bytes, force: bool, when: tuple
             resuming = s.files.restoring() is not None
             if not force and not resuming and _has_memory(s):
                 raise UsageError(f"agent {agent_id} already has memory on this device; use --force to overwrite it")
-            _check_key(config, agent_id, key, force)
+            if key is not None:
+                _check_key(config, agent_id, key, force)
             row, latest = _fetch(s, when)
             target, newest = _target(s, row, latest)  # the key is right before anything is written
             cold = _restore_cold(s, progress)  # every row verified as it is applied; resumes at its cursor
             s.files.mark_restoring(row["version"])  # a crash from here on is resumed by the next restore
-            import_key(config, agent_id, key, force=True)
+            if key is not None:
+                import_key(config, agent_id, key, force=True)
+            _enrol_if_new(s)
             _write(s, target, newest, latest["version"])
             s.files.update_state(last_pull=time.time(), last_error=None, restored_from=row["version"])
             s.files.clear_outbox()
@@ -149,11 +163,22 @@ def _restore_cold(s: Session, progress: Any) -> dict[str, Any]:
     empty = s.index.count(s.agent_id) == 0 and dev.cursor() is None
     dev.ensure_started()
     try:
-        return {"cold_pulled": cloudlog_transfer.pull(s, dev, s.key, progress)}
+        return {"cold_pulled": cloudlog_transfer.pull(s, dev, s.ring, progress)}
     except MemorydError as exc:
         if empty and not exc.transient:  # refused (tampered, wrong key): keep nothing of it
             dev.drop()
         raise
+
+
+def _enrol_if_new(s: Session) -> None:
+    """A single key (epoch 0) opened the data: this device enrols itself (its row, its wrap)."""
+    ring = s.ring
+    if not ring.registered:
+        from memoryd.sync.epoch_store import register
+
+        register(s, ring)
+        ring.registered = True
+        save_ring(s.config, ring)
 
 
 def _write(s: Session, target: Replica, newest: Replica, version: int) -> None:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.base.config import Config
-from memoryd.tiers.base.errors import CryptoError
+from memoryd.tiers.base.errors import CryptoError, MemorydError
 from memoryd.tiers.cold.source import open_index
 from memoryd.tiers.memory.agent import AgentMemory
 
+from memoryd.sync.crypto.device_keys import KeyRing, load_ring
 from memoryd.sync.crypto.keys import load_key, read_key_file
 from memoryd.sync.crypto.seal import open_text, seal_text
 from memoryd.sync.device_files import KIND, SyncFiles
@@ -24,6 +26,11 @@ def agent_key(config: Config, agent_id: str) -> bytes:
     return read_key_file(config.key_path(agent_id)) or load_key(config, agent_id)
 
 
+def critical_kind(epoch: int) -> str:
+    """The critical state's associated-data kind: epoch 0 keeps the kind of schema v1/v2 (old rows open)."""
+    return KIND if not epoch else f"{KIND}@e{int(epoch)}"
+
+
 class Session:
     """One sync operation of one agent: memory, sync files, key and a (lazily opened) database."""
 
@@ -33,7 +40,10 @@ class Session:
         self.index = open_index(config)  # local: where entries leaving warm in a merge go
         self.mem = AgentMemory(config, agent_id, archive=self.index)
         self.files = SyncFiles(config, agent_id)
-        self._key = key
+        self._key = key  # an explicit epoch-0 key (restore from a key file, tests)
+        self._ring: KeyRing | None = None
+        self.keys_checked = False  # the key check ran in this session (sync/epochs.py)
+        self.register = True  # an unenrolled device at epoch 0 enrols itself at the check (not during restore)
         self._db = db
         self._own_db = db is None
         self.round_trips = 0
@@ -44,9 +54,69 @@ class Session:
 
     @property
     def key(self) -> bytes:
-        if self._key is None:
-            self._key = agent_key(self.config, self.agent_id)
-        return self._key
+        """The current epoch's data key (after the key check)."""
+        return self.ring.current_key()
+
+    def local_ring(self) -> KeyRing:
+        """The keys this device holds, as on disk (no network); no key at all → UsageError."""
+        if self._ring is None:
+            legacy = self._key
+            if legacy is None and self.config.recovery_key and read_key_file(self.config.key_path(self.agent_id)) is None:
+                legacy = agent_key(self.config, self.agent_id)  # MEMORYD_KEY holding an mdk1 key
+            ring = load_ring(self.config, self.agent_id, legacy)
+            if ring is None:
+                load_key(self.config, self.agent_id)  # raises the usual "no key" usage error
+                raise AssertionError("unreachable")
+            self._ring = ring
+        return self._ring
+
+    def use_ring(self, ring: KeyRing) -> None:
+        """Sync with these keys (a device just enrolled by code or recovery key)."""
+        self._ring = ring
+
+    @property
+    def ring(self) -> KeyRing:
+        """The keys, checked against the server once per session (its own round trip only when no
+        statement carried the check already)."""
+        ring = self.local_ring()
+        if not self.keys_checked:
+            self.execute("SELECT 1", [])
+        return ring
+
+    def refresh_keys(self) -> KeyRing:
+        """Check again now (before starting an epoch, or after a write the server refused as stale)."""
+        self.keys_checked = False
+        return self.ring
+
+    def _check_due(self) -> bool:
+        if self.keys_checked:
+            return False
+        try:
+            self.local_ring()
+        except MemorydError:
+            self.keys_checked = True  # no key here (restore by code, `restore --list`): nothing to check
+            return False
+        return True
+
+    def _with_check(self, stmts: list[Stmt]) -> list[Result]:
+        """The key check rides in the same batch as the first statement (sync/epochs.py)."""
+        from memoryd.sync import epoch_store, epochs
+
+        ring = self.local_ring()
+        head = [epoch_store.check_stmt(self.agent_id, ring.device_id)]
+        seen = ring.registered and time.time() - ring.seen_at > epoch_store.SEEN_EVERY
+        if seen:
+            head.append(epoch_store.seen(self.agent_id, ring.device_id))
+        results = self._call(self.db.batch, head + stmts)
+        self.keys_checked = True
+        changed = epochs.apply_check(self, ring, epoch_store.Check.from_row(results[0].rows[0]),
+                                     register=self.register)
+        if seen and not changed:
+            from memoryd.sync.crypto.device_keys import save_ring
+
+            ring.seen_at = int(time.time())
+            save_ring(self.config, ring)
+        return results[len(head):]
 
     @property
     def db(self) -> Any:
@@ -79,16 +149,26 @@ class Session:
         return fn(*args)
 
     def execute(self, sql: str, args: list[Any]) -> Result:
+        if self._check_due():
+            return self._with_check([(sql, args)])[0]
         return self._call(self.db.execute, sql, args)
 
     def batch(self, stmts: list[Stmt]) -> list[Result]:
+        if self._check_due():
+            return self._with_check(list(stmts))
         return self._call(self.db.batch, stmts)
 
-    def seal(self, rep: Replica, version: int) -> str:
-        return seal_text(self.key, dumps(rep), agent_id=self.agent_id, kind=KIND, version=version)
+    def seal(self, rep: Replica, version: int) -> tuple[int, str]:
+        """(epoch, ciphertext) of the critical state at `version`, under the current epoch as this device
+        knows it: the write's batch carries the key check, and its guard refuses an epoch gone stale."""
+        ring = self.local_ring()
+        epoch = ring.current
+        return epoch, seal_text(ring.key(epoch), dumps(rep), agent_id=self.agent_id, kind=critical_kind(epoch),
+                                version=version)
 
-    def open(self, version: int, data: str) -> Replica:
-        plain = open_text(self.key, data, agent_id=self.agent_id, kind=KIND, version=version)
+    def open(self, version: int, data: str, epoch: int = 0) -> Replica:
+        plain = open_text(self.ring.key(epoch), data, agent_id=self.agent_id, kind=critical_kind(epoch),
+                          version=version)
         try:
             return valid_replica(json.loads(plain.decode("utf-8")))
         except (ValueError, UnicodeDecodeError) as exc:

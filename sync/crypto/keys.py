@@ -24,24 +24,26 @@ def fingerprint(key: bytes) -> str:
     return "-".join(digest[i:i + 4] for i in range(0, 16, 4))
 
 
-def _checksum(key: bytes) -> bytes:
-    return hashlib.sha256(b"memoryd-recovery|" + bytes(key)).digest()[:_CHECK_BYTES]
+def _checksum(key: bytes, prefix: str = RECOVERY_PREFIX) -> bytes:
+    domain = b"memoryd-recovery|" if prefix == RECOVERY_PREFIX else f"memoryd-recovery|{prefix}|".encode()
+    return hashlib.sha256(domain + bytes(key)).digest()[:_CHECK_BYTES]
 
 
-def export_recovery(key: bytes) -> str:
-    """A copyable recovery string: 'mdk1-' + base32(key + 4-byte checksum) in groups of 4."""
+def export_recovery(key: bytes, prefix: str = RECOVERY_PREFIX) -> str:
+    """A copyable recovery string: 'mdk1-' + base32(key + 4-byte checksum) in groups of 4 (another
+    prefix, e.g. the recovery key's 'mdr1', has its own checksum: one kind is never taken for the other)."""
     if len(key) != KEY_BYTES:
         raise CryptoError("key must be 32 bytes")
-    body = base64.b32encode(bytes(key) + _checksum(key)).decode("ascii").rstrip("=").lower()
-    return RECOVERY_PREFIX + "-" + "-".join(body[i:i + 4] for i in range(0, len(body), 4))
+    body = base64.b32encode(bytes(key) + _checksum(key, prefix)).decode("ascii").rstrip("=").lower()
+    return prefix + "-" + "-".join(body[i:i + 4] for i in range(0, len(body), 4))
 
 
-def import_recovery(text: str) -> bytes:
+def import_recovery(text: str, prefix: str = RECOVERY_PREFIX) -> bytes:
     """Parse a recovery string; a typo (bad character, wrong length, checksum) → UsageError."""
     compact = "".join(str(text).split()).replace("-", "").upper()
-    if not compact.startswith(RECOVERY_PREFIX.upper()):
-        raise UsageError(f"recovery key must start with '{RECOVERY_PREFIX}-'")
-    body = compact[len(RECOVERY_PREFIX):]
+    if not compact.startswith(prefix.upper()):
+        raise UsageError(f"recovery key must start with '{prefix}-'")
+    body = compact[len(prefix):]
     body += "=" * (-len(body) % 8)
     try:
         raw = base64.b32decode(body)
@@ -50,8 +52,8 @@ def import_recovery(text: str) -> bytes:
     if len(raw) != KEY_BYTES + _CHECK_BYTES:
         raise UsageError("recovery key has the wrong length (missing or extra characters?)")
     key, check = raw[:KEY_BYTES], raw[KEY_BYTES:]
-    canonical = export_recovery(key).replace("-", "").upper()[len(RECOVERY_PREFIX):]
-    if not hmac.compare_digest(check, _checksum(key)) or canonical != compact[len(RECOVERY_PREFIX):]:
+    canonical = export_recovery(key, prefix).replace("-", "").upper()[len(prefix):]
+    if not hmac.compare_digest(check, _checksum(key, prefix)) or canonical != compact[len(prefix):]:
         raise UsageError("recovery key checksum does not match (typo?)")
     return key
 

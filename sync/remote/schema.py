@@ -61,8 +61,56 @@ _V2: tuple[str, ...] = (
     "CREATE UNIQUE INDEX IF NOT EXISTS memory_log_ref ON memory_log(agent_id, ref, kind, digest)",
 )
 
+# v3: devices and key epochs (sync/epoch_store.py). Each row of the log and of the critical state names
+# the epoch whose data key sealed it (0: the single agent key of v1/v2, so old rows keep their meaning).
+# The server holds public keys and data keys wrapped for each device and the recovery key, never a key
+# in clear; `enrolments` holds one-time codes' blobs, sealed under a key derived from a secret it never sees.
+_V3: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS devices (
+        agent_id TEXT NOT NULL,
+        device_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        enrolled_at INTEGER NOT NULL,
+        revoked_at INTEGER,
+        last_seen INTEGER,
+        PRIMARY KEY (agent_id, device_id)
+    )""",
+    """CREATE TABLE IF NOT EXISTS key_epochs (
+        agent_id TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        created_by TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        dropped_at INTEGER,
+        PRIMARY KEY (agent_id, epoch)
+    )""",
+    """CREATE TABLE IF NOT EXISTS key_wraps (
+        agent_id TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        recipient TEXT NOT NULL,
+        wrapped TEXT NOT NULL,
+        PRIMARY KEY (agent_id, epoch, recipient)
+    )""",
+    """CREATE TABLE IF NOT EXISTS enrolments (
+        agent_id TEXT NOT NULL,
+        code_id TEXT NOT NULL,
+        salt TEXT NOT NULL,
+        blob TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER,
+        PRIMARY KEY (agent_id, code_id)
+    )""",
+    "ALTER TABLE memory_log ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE critical_state ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE critical_versions ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
+)
+
 # MIGRATIONS[i] takes the schema from version i to version i + 1. Append only.
-MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2)
+MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

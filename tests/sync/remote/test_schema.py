@@ -43,14 +43,14 @@ def names(db: Database, kind: str) -> set[str]:
 
 def test_fresh_database_gets_the_sealed_schema_only(db: Database) -> None:
     assert current_version(db) == 0
-    assert ensure_schema(db) == SCHEMA_VERSION == 2
+    assert ensure_schema(db) == SCHEMA_VERSION == 3
     tables = names(db, "table")
     assert {"schema_meta", "critical_state", "critical_versions", "memory_log"} <= tables
     assert not tables & {"cold_memories", "cold_fts", "cold_trigram"}  # no plaintext archive on a server any more
     assert {"memory_log_agent_seq", "memory_log_ref"} <= names(db, "index")
     if db.is_file:
         cols = [r[1] for r in db.execute("PRAGMA table_info(memory_log)").rows]
-        assert cols == ["seq", "agent_id", "ref", "kind", "version", "digest", "data", "device_id", "created_at"]
+        assert cols == ["seq", "agent_id", "ref", "kind", "version", "digest", "data", "device_id", "created_at", "epoch"]
 
 
 def test_ensure_schema_idempotent_and_one_round_trip(db: Database) -> None:
@@ -104,5 +104,5 @@ def test_concurrent_migrations_on_one_file(tmp_path: Path) -> None:
         t.join()
     assert not errors and versions == [SCHEMA_VERSION] * 6
     handle = connect(Config(home=tmp_path, db_url=url))
-    assert handle.execute("SELECT version FROM schema_meta").rows == [(1,), (2,)]
+    assert handle.execute("SELECT version FROM schema_meta").rows == [(1,), (2,), (3,)]
     handle.close()
