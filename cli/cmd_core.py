@@ -130,4 +130,8 @@ def forget(memory_id: str | None, days: float | None, shred: bool | None, verify
     sync = result.get("sync") or {}
     if sync.get("status") not in ("pushed", "unchanged", "merged", None):
         _warn([f"cloud copy not updated yet ({sync['status']}): {sync.get('error')}"])
+    if result.get("shred"):
+        from memoryd.cli.forget_report import human_shred
+
+        return emit(result, as_json, human_shred)
     emit(result, as_json, lambda r: "forgot " + ", ".join(f"{k}={v}" for k, v in r["removed"].items()))

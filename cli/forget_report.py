@@ -1,4 +1,4 @@
-"""`memoryd forget --verify ID`: the report, in human form or JSON, and its exit code (1 if anything is left)."""
+"""`memoryd forget --verify ID` (the report and its exit code: 1 if anything is left) and `forget --shred`'s output."""
 from __future__ import annotations
 
 from typing import Any
@@ -16,6 +16,19 @@ def human(report: dict[str, Any]) -> str:
         lines += [f"    - {what}" for what in place["found"]]
         if place.get("note"):
             lines.append(f"    ({place['note']})")
+    return "\n".join(lines)
+
+
+def human_shred(result: dict[str, Any]) -> str:
+    shred = result["shred"]
+    reseal = shred.get("reseal") or {}
+    lines = ["forgot " + ", ".join(f"{k}={v}" for k, v in result["removed"].items()),
+             f"shredded: new key epoch {reseal.get('epoch')}, older epochs dropped "
+             f"{reseal.get('dropped_epochs', [])}, this device's key pair replaced, local index scrubbed "
+             f"({shred['seconds']:.1f}s); other devices drop the old keys at their next sync"]
+    if shred.get("recovery"):
+        lines += ["", "New recovery key (shown once: write it down, and destroy the old one, which could open",
+                  "what was shredded):", f"  {shred['recovery']}"]
     return "\n".join(lines)
 
 

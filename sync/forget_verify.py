@@ -15,9 +15,11 @@ from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.forget_traces import REMAINS, UNKNOWN, Place, forgotten_at, hot_items, index_place, tier_places
 
 from memoryd.sync.cloudlog import ref_of
-from memoryd.sync.key_epochs import HeldKey, held_keys
+from memoryd.sync.epoch_store import RECOVERY
+from memoryd.sync.key_epochs import HeldKey, has_identity, held_keys
 from memoryd.sync.merge.replica import Replica, materialize
 from memoryd.sync.session import Session
+from memoryd.sync.shred_device import device_state
 
 
 def replica_holds(rep: Replica, memory_id: str) -> list[str]:
@@ -39,20 +41,24 @@ def device_critical(s: Session, memory_id: str) -> Place:
 def server_places(s: Session, memory_id: str, keys: list[HeldKey]) -> list[Place]:
     """The server's critical-state versions (opened with this device's keys) and memory_log rows."""
     versions, log = Place("critical state (server)"), Place("memory_log (server)")
+    held = {k.epoch for k in keys}
     try:
-        rows = s.execute("SELECT version, data FROM critical_state WHERE agent_id = ? UNION "
-                         "SELECT version, data FROM critical_versions WHERE agent_id = ?",
+        rows = s.execute("SELECT version, data, epoch FROM critical_state WHERE agent_id = ? UNION "
+                         "SELECT version, data, epoch FROM critical_versions WHERE agent_id = ?",
                          [s.agent_id, s.agent_id]).rows
         refs = sorted({ref_of(k.key, s.agent_id, memory_id) for k in keys})
         log_rows = s.execute(f"SELECT seq, kind FROM memory_log WHERE agent_id = ? AND ref IN "
                              f"({', '.join('?' * len(refs))})", [s.agent_id, *refs]).rows if refs else []
+        other = sorted(int(e) for (e,) in s.execute("SELECT DISTINCT epoch FROM memory_log WHERE agent_id = ?",
+                                                    [s.agent_id]).rows if int(e) not in held)
     except MemorydError as exc:
         versions.unknown = log.unknown = f"server not reachable: {exc.message}"
         return [versions, log]
     closed = []
-    for version, data in sorted(rows, key=lambda r: int(r[0])):
-        rep = _open_any(s, keys, int(version), data)
-        if rep is None:
+    for version, data, epoch in sorted(rows, key=lambda r: int(r[0])):
+        try:
+            rep = s.open(int(version), data, int(epoch or 0))
+        except MemorydError:
             closed.append(int(version))
             continue
         versions.found += [f"{what} in version {int(version)}" for what in replica_holds(rep, memory_id)]
@@ -61,27 +67,43 @@ def server_places(s: Session, memory_id: str, keys: list[HeldKey]) -> list[Place
     puts = [int(seq) for seq, kind in log_rows if kind == "put"]
     if puts:
         log.found.append(f"sealed copies at seq {puts}")
+    if other:
+        log.unknown = f"rows of epochs {other} cannot be matched with this device's keys"
     return [versions, log]
 
 
-def _open_any(s: Session, keys: list[HeldKey], version: int, data: str) -> Replica | None:
-    for k in keys:
-        try:
-            return Session(s.config, s.agent_id, db=s.db, key=k.key).open(version, data)
-        except MemorydError:
-            continue
-    return None
+def epoch_times(s: Session) -> tuple[dict[int, float], float | None]:
+    """When each epoch began, and when the recovery key was issued (None: none), from the server."""
+    try:
+        began = {int(e): float(t) for e, t in s.execute("SELECT epoch, created_at FROM key_epochs WHERE agent_id = ?",
+                                                        [s.agent_id]).rows}
+        rec = s.execute("SELECT enrolled_at FROM devices WHERE agent_id = ? AND device_id = ?",
+                        [s.agent_id, RECOVERY]).rows
+    except MemorydError:
+        return {}, None
+    return began, (float(rec[0][0]) if rec else None)
 
 
-def key_place(s: Session, keys: list[HeldKey], forgotten: float | None, alive: bool) -> Place:
-    """Keys of an epoch begun before the forget open what was sealed of the memory before it."""
+def key_place(s: Session, keys: list[HeldKey], forgotten: float | None, alive: bool,
+              recovery_since: float | None) -> Place:
+    """Keys of an epoch begun before the forget open what was sealed of the memory before it; this device's
+    key pair and the recovery key, if made before it, open those epochs' wraps in the server's history."""
     place = Place("key store")
     if not s.files.state().get("version") and not s.files.path("base.json").exists():
         return place  # never synced: nothing of this agent was ever sealed
-    for k in keys:
-        if alive or forgotten is None or k.since is None or k.since <= forgotten:
-            place.found.append(f"key {k.fingerprint} (epoch {k.epoch}) opens its copies sealed before the "
-                               "forget, which the server's history (sqld's WAL and replication log) keeps")
+
+    def before(t: float | None) -> bool:  # forgets are recorded to the second: the same second counts as after
+        return alive or forgotten is None or t is None or t < forgotten
+
+    old = [k for k in keys if before(k.since)]
+    place.found += [f"key {k.fingerprint} (epoch {k.epoch}) opens its copies sealed before the forget, which the "
+                    "server's history (sqld's WAL and replication log) keeps" for k in old]
+    if has_identity(s.config, s.agent_id) and before(device_state(s.config, s.agent_id).get("identity_since")):
+        place.found.append("this device's key pair, made before the forget, opens the wraps of the epochs it "
+                           "held then, which the server's history keeps")
+    if recovery_since is not None and before(recovery_since):
+        place.found.append("the recovery key, issued before the forget, opens the wraps of the epochs of "
+                           "that time, which the server's history keeps ('forget --shred' re-issues it)")
     return place
 
 
@@ -93,17 +115,20 @@ def verify(config: Config, agent_id: str, memory_id: str) -> dict[str, Any]:
     if not config.agent_dir(agent_id).is_dir():
         raise UsageError(f"agent {agent_id!r} has no memories on this device")
     s = Session(config, agent_id)
+    s.keys_checked = True  # a look, not a sync: this device's key store is read as it is, never changed
     try:
         places = tier_places(s.mem, memory_id) + [index_place(s.index, agent_id, memory_id)]
         alive = any(p.found for p in places[:2]) or bool(places[3].found and "row" in places[3].found[0])
         forgotten = forgotten_at(s.index, agent_id, memory_id)
         if forgotten is None and not any(p.found for p in places[:3]) and not alive:
             raise UsageError(f"no memory {memory_id!r} on this device, and no record of its forget")
-        keys = held_keys(config, agent_id)
         places.append(device_critical(s, memory_id))
-        if not s.is_file or s.files.state().get("version"):
+        synced = not s.is_file or bool(s.files.state().get("version"))
+        began, recovery = epoch_times(s) if synced else ({}, None)
+        keys = held_keys(config, agent_id, began)
+        if synced:
             places += server_places(s, memory_id, keys)
-        places.append(key_place(s, keys, forgotten, alive))
+        places.append(key_place(s, keys, forgotten, alive, recovery))
     finally:
         s.close()
     return {"agent_id": agent_id, "id": memory_id, "clean": not any(p.status in (REMAINS, UNKNOWN) for p in places),
