@@ -5,7 +5,8 @@ wraps made for it: while that key lives, a dropped epoch's data key can be recov
 So when the epochs a device holds move up (a shred, or `key rotate --reseal`, seen at its key check), the
 device replaces its key pair: the new public key and every live epoch wrapped for it go to the server in
 one batch, then the old private key leaves the key store. Its local index is scrubbed too, so the
-memories it forgot leave no bytes in the file (tiers/cold/scrub.py).
+memories it forgot leave no bytes in the file (tiers/cold/scrub.py), no preview in its logs and no
+last-good copy.
 
     keys/<agent>.rekey                       the next private key (0600), written before the server learns
                                              its public half: a kill in between is finished by the next call
@@ -86,6 +87,8 @@ def after_sync(config: Config, agent_id: str) -> dict[str, Any] | None:
     try:
         with s.files.lock.held():
             out = rekey(s)
+        # what this device forgot as others told it: no preview in its logs, no last-good copy holding it
+        s.mem.wipe_traces({r[0] for r in s.index.read("SELECT id FROM tombstones WHERE agent_id = ?", [agent_id])})
         out.update(scrub(s.index, agent_id))
     finally:
         s.close()

@@ -29,7 +29,7 @@ LIBSQL_MAGIC = b"SQLDWAL"
 ENVELOPE_B64 = base64.b64encode(MAGIC)[:5]  # b"TURTM": every sealed envelope's base64 starts so
 _ENVELOPE_RX = re.compile(rb"TURTM[A-Za-z0-9+/]{40,}={0,2}")
 _HEX32_RX = re.compile(rb"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
-_KEYLIKE_RX = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])|mdk1(?:-[a-z2-7]{1,4}){10,}")
+_KEYLIKE_RX = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])|md[kr]1(?:-[a-z2-7]{1,4}){10,}")
 
 
 @dataclass(frozen=True)
@@ -141,12 +141,17 @@ def replay(data_dir: Path) -> set[Row]:
 AadRule = Callable[[Row], Iterable[tuple[str, str, int]]]
 
 
+def _epoch(row: Row) -> str:
+    epoch = int(row.get("epoch") or 0)
+    return f"@e{epoch}" if epoch else ""  # epoch 0 keeps the kinds of schema v1/v2
+
+
 def _log_aad(row: Row) -> Iterable[tuple[str, str, int]]:
-    yield str(row.get("agent_id")), f"memory:{row.get('kind')}:{row.get('ref')}", int(row.get("version") or 0)
+    yield str(row.get("agent_id")), f"memory:{row.get('kind')}:{row.get('ref')}{_epoch(row)}", int(row.get("version") or 0)
 
 
 def _critical_aad(row: Row) -> Iterable[tuple[str, str, int]]:
-    yield str(row.get("agent_id")), "critical", int(row.get("version") or 0)
+    yield str(row.get("agent_id")), f"critical{_epoch(row)}", int(row.get("version") or 0)
 
 
 AAD_RULES: dict[str, AadRule] = {"memory_log": _log_aad, "critical_state": _critical_aad,
@@ -168,10 +173,12 @@ def envelopes(rows: Iterable[Row], rules: dict[str, AadRule] | None = None) -> l
     return list(found.values())
 
 
-def scan(data_dir: Path, agents: Iterable[str], versions: Iterable[int]) -> tuple[list[Envelope], set[str]]:
+def scan(data_dir: Path, agents: Iterable[str], versions: Iterable[int],
+         epochs: Iterable[int] = (0,)) -> tuple[list[Envelope], set[str]]:
     """A byte search of every file: envelopes (with guessed associated data: a 32-hex ref near it, the
-    critical kind at the versions seen) and key-like strings (64 hex digits, recovery strings)."""
+    critical kind at the versions and epochs seen) and key-like strings (64 hex digits, recovery strings)."""
     agents, versions = list(agents), list(versions)
+    tags = [f"@e{e}" if e else "" for e in epochs]
     found: dict[str, Envelope] = {}
     keylike: set[str] = set()
     for path in files(data_dir):
@@ -182,23 +189,62 @@ def scan(data_dir: Path, agents: Iterable[str], versions: Iterable[int]) -> tupl
             env = found.setdefault(text, Envelope(text, f"{path.name}@{m.start()}"))
             refs = {r.group().decode() for r in _HEX32_RX.finditer(blob, max(0, m.start() - 400), m.start())}
             for agent in agents:
-                env.aads.extend((agent, f"memory:{op}:{ref}", 1) for ref in refs for op in ("put", "forget"))
-                env.aads.extend((agent, "critical", v) for v in versions)
+                env.aads.extend((agent, f"memory:{op}:{ref}{t}", 1) for ref in refs for op in ("put", "forget")
+                                for t in tags)
+                env.aads.extend((agent, f"critical{t}", v) for v in versions for t in tags)
     return list(found.values()), keylike
 
 
 def key_material(strings: Iterable[str]) -> set[bytes]:
-    """32-byte keys written as 64 hex digits or recovery strings."""
-    from memoryd.sync.crypto.keys import parse_key_material
+    """32-byte secrets written as 64 hex digits, data-key strings (mdk1-) or recovery keys (mdr1-)."""
+    from memoryd.sync.crypto.keys import import_recovery, parse_key_material
     from memoryd.tiers.base.errors import UsageError
 
     out = set()
     for s in strings:
-        try:
-            out.add(parse_key_material(s))
-        except (UsageError, ValueError, binascii.Error):
-            continue
+        for parse in (parse_key_material, lambda t: import_recovery(t, "mdr1")):
+            try:
+                out.add(parse(s))
+            except (UsageError, ValueError, binascii.Error, CryptoError):
+                continue
     return out
+
+
+def secrets_in(folder: Path) -> set[bytes]:
+    """Every 32-byte secret a device keeps under `folder` (its MEMORYD_HOME): raw 32-byte files, hex strings
+    and key strings in any file (key files, device key stores, a pending key pair, anything else)."""
+    raw: set[bytes] = set()
+    strings: set[str] = set()
+    for path in files(folder):
+        blob = path.read_bytes()
+        if len(blob) == 32:
+            raw.add(blob)
+        strings.update(m.group().decode() for m in _KEYLIKE_RX.finditer(blob))
+    return raw | key_material(strings)
+
+
+def unwrap_all(rows: Iterable[Row], privates: Iterable[bytes]) -> set[bytes]:
+    """Every data key a wrap (key_wraps rows at any commit) gives up to any of these private keys."""
+    from memoryd.sync.crypto.wrap import unwrap
+
+    privates = list(privates)
+    out = set()
+    for row in rows:
+        if row.table != "key_wraps":
+            continue
+        for private in privates:
+            try:
+                out.add(unwrap(str(row.get("wrapped")), private, agent_id=str(row.get("agent_id")),
+                               epoch=int(row.get("epoch") or 0), recipient=str(row.get("recipient"))))
+            except (CryptoError, ValueError):
+                continue
+    return out
+
+
+def recover(rows: set[Row], envs: list[Envelope], secrets: set[bytes]) -> dict[str, bytes]:
+    """What an attacker holding `secrets` and sqld's files opens: the secrets as data keys, and every data key
+    a wrap in the history gives up to the secrets as private keys."""
+    return open_all(envs, secrets | unwrap_all(rows, secrets))
 
 
 def try_open(env: Envelope, keys: Iterable[bytes]) -> bytes | None:
