@@ -24,14 +24,16 @@ def forget_shredding(engine: Engine, params: Params) -> dict[str, Any]:
     agent_id = agent_of(params)
     config = engine.config
     earlier = shred.pending(config, agent_id)
-    if earlier is not None and earlier["stage"] != "forget":  # finish the interrupted one first
-        shred.run(config, agent_id, earlier)
+    mid = str(params.get("id") or "").strip()
+    if earlier is not None and earlier["stage"] != "forget":  # an interrupted shred is finished first
+        done = shred.run(config, agent_id, earlier)
+        if params.get("days") is None and mid in earlier["ids"]:  # it was this one: nothing more to do
+            return {"id": mid, "removed": {"warm": 0, "hot": 0, "cold": 0}, "already_forgotten": True, "shred": done}
     with engine.memory(agent_id) as mem:
         if params.get("days") is not None:
             result = forget_days(mem, float(params["days"]))
             doc = shred.begin(config, agent_id, result["ids"])
         else:
-            mid = str(params.get("id") or "").strip()
             doc = shred.pending(config, agent_id) or shred.begin(config, agent_id, [mid])
             try:
                 result = forget_id(mem, mid)
