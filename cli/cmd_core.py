@@ -21,7 +21,11 @@ def _warn(warnings: list[str]) -> None:
 def init(agent_id: str, as_json: bool) -> None:
     """Create the agent's directories, key and cloud schema (idempotent)."""
     result = get_api().init(agent_id=agent_id)
-    emit(result, as_json, lambda r: f"initialised agent {r['agent_id']} in {r['dir']} (key {r['key_fingerprint']})")
+    if result.get("recovery_key") and not as_json:  # shown this once: the device never stores it
+        click.echo("memoryd: the agent's recovery key follows: write it down offline now; it restores this "
+                   "agent on a new device and is never shown again", err=True)
+    emit(result, as_json, lambda r: f"initialised agent {r['agent_id']} in {r['dir']} (key {r['key_fingerprint']})"
+         + (f"\nrecovery key: {r['recovery_key']}" if r.get("recovery_key") else ""))
 
 
 @cli.command()

@@ -62,10 +62,14 @@ def _human_restore(r: dict[str, Any]) -> str:
 @click.option("--at", "at", default=None, metavar="VERSION|ISO", help="Restore an older version (or the newest at that time).")
 @click.option("--force", is_flag=True, help="Overwrite this device's existing memory of the agent.")
 @click.option("--list", "list_only", is_flag=True, help="Only list the stored versions (for --at); restore nothing.")
+@click.option("--code", default=None, metavar="CODE", help="Enrol this device with a one-time code first ('-': stdin).")
+@click.option("--recovery-key", "recovery_key", default=None, metavar="KEY|-",
+              help="Enrol this device with the agent's recovery key first ('-': read it from stdin).")
 @agent_option
 @json_option
 @handles_errors
-def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, agent_id: str, as_json: bool) -> None:
+def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, code: str | None,
+            recovery_key: str | None, agent_id: str, as_json: bool) -> None:
     """Pull, verify and decrypt the agent's state and cold log; rebuild every tier and MEMORY.md."""
     if list_only:
         emit(get_api().restore_versions(agent_id=agent_id), as_json, _human_versions)
@@ -74,7 +78,10 @@ def restore(key_file: str | None, at: str | None, force: bool, list_only: bool, 
     from memoryd.cli.progress import progress_for
 
     with progress_for(as_json):  # the cold log can be 100k rows: a bar on a terminal
-        result = get_api().restore(agent_id=agent_id, key_file=key_file, force=force, at=at)
+        from memoryd.cli.cmd_device import read_secret
+
+        result = get_api().restore(agent_id=agent_id, key_file=key_file, force=force, at=at,
+                                   code=read_secret(code, "code"), recovery_key=read_secret(recovery_key, "recovery key"))
     if not result.get("cold_reachable") and not as_json:
         click.echo(f"memoryd: warning: cold archive unreachable: {result.get('cold_error')}", err=True)
     emit(result, as_json, _human_restore)
@@ -125,3 +132,40 @@ def key_import(recovery: str | None, force: bool, agent_id: str, as_json: bool) 
     text = recovery if recovery is not None else sys.stdin.read()
     data = get_api().key_import(agent_id=agent_id, recovery=text, force=force)
     emit(data, as_json, lambda d: f"{'installed' if d['changed'] else 'already installed'}: key {d['fingerprint']}")
+
+
+@key.command("rotate")
+@click.option("--reseal", is_flag=True, help="Also seal every live memory and the critical state again under the "
+              "new key, then drop the old keys everywhere (resumes an interrupted one).")
+@agent_option
+@json_option
+@handles_errors
+def key_rotate(reseal: bool, agent_id: str, as_json: bool) -> None:
+    """Start a new key epoch: new writes are sealed under a key wrapped only for the enrolled devices."""
+    from memoryd.cli.progress import progress_for
+
+    with progress_for(as_json):
+        data = get_api().key_rotate(agent_id=agent_id, reseal=reseal)
+    emit(data, as_json, _human_rotate)
+
+
+def _human_rotate(d: dict[str, Any]) -> str:
+    if d["action"] == "rotate":
+        return f"new key epoch {d['epoch']}: new writes are sealed under it (older rows keep theirs; --reseal moves them)"
+    return (f"{'resumed: ' if d.get('resumed') else ''}resealed agent {d['agent_id']} under key epoch {d['epoch']}: "
+            f"{d.get('uploaded', 0)} memories, {d.get('versions', 0)} stored versions, {d.get('bytes_sent', 0)} bytes; "
+            f"dropped epochs {', '.join(map(str, d.get('dropped_epochs') or [])) or 'none'}")
+
+
+@key.command("recovery")
+@click.option("--new", "new", is_flag=True, help="Issue a new recovery key (the old one stops opening anything).")
+@agent_option
+@json_option
+@handles_errors
+def key_recovery(new: bool, agent_id: str, as_json: bool) -> None:
+    """Issue a new recovery key for every live key epoch; printed this once, never stored."""
+    data = get_api().key_recovery(agent_id=agent_id, new=new)
+    if not as_json:
+        click.echo("memoryd: the new recovery key follows: write it down offline now; it is never shown again",
+                   err=True)
+    emit(data, as_json, lambda d: d["recovery_key"])

@@ -13,12 +13,12 @@ Results are the JSON-able dicts the wire carries.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, TypedDict
+from typing import Any, Iterable, NotRequired, TypedDict
 
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import ops_embed, ops_hot, ops_openclaw, ops_shred, ops_status, ops_sync
+from memoryd.daemon import ops_devices, ops_embed, ops_hot, ops_openclaw, ops_shred, ops_status, ops_sync
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -34,6 +34,7 @@ class Initialised(TypedDict):
     dir: str
     key_fingerprint: str
     cold_count: int | None
+    recovery_key: NotRequired[str]  # a new agent's recovery key: in this one answer, never again
 
 
 class Found(TypedDict):
@@ -75,6 +76,12 @@ RESTORE_VERSIONS = Operation("restore_versions", ops_sync.restore_versions, serv
 KEY_SHOW = Operation("key_show", ops_sync.key_show, served=False)
 KEY_EXPORT = Operation("key_export", ops_sync.key_export, served=False)
 KEY_IMPORT = Operation("key_import", ops_sync.key_import, served=False)
+# devices and key epochs: keys are this process's (key store, codes, the recovery key), never the socket's
+DEVICE_LIST = Operation("device_list", ops_devices.device_list, served=False)
+DEVICE_ADD = Operation("device_add", ops_devices.device_add, served=False)
+DEVICE_REVOKE = Operation("device_revoke", ops_devices.device_revoke, served=False)
+KEY_ROTATE = Operation("key_rotate", ops_devices.key_rotate, served=False)
+KEY_RECOVERY = Operation("key_recovery", ops_devices.key_recovery, served=False)
 HOT_CHANGE = Operation("hot_change", ops_hot.hot_change)
 HOT_SHOW = Operation("hot_show", ops_hot.hot_show)
 TREE_SHOW = Operation("tree_show", ops_hot.tree_show)
@@ -92,6 +99,7 @@ EMBED = Operation("embed", ops_embed.embed)
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     PING, INIT, STORE, RETRIEVE, CONSOLIDATE, FORGET, URLS, INGEST_DAILY, INGEST_TRANSCRIPT, EXPORT, IMPORT,
     STATUS, SYNC, RESTORE, RESTORE_VERSIONS, KEY_SHOW, KEY_EXPORT, KEY_IMPORT,
+    DEVICE_LIST, DEVICE_ADD, DEVICE_REVOKE, KEY_ROTATE, KEY_RECOVERY,
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
     OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED, FORGET_VERIFY,
 )}
@@ -223,8 +231,10 @@ class MemoryApi:
         return self.transport.call(SYNC, _params(agent_id=agent_id, force=force, drain=drain))
 
     def restore(self, *, agent_id: str, key_file: str | None = None, force: bool = False,
-                at: str | None = None) -> Result:
-        return self.transport.call(RESTORE, _params(agent_id=agent_id, key_file=key_file, force=force, at=at))
+                at: str | None = None, code: str | None = None, recovery_key: str | None = None,
+                name: str | None = None) -> Result:
+        return self.transport.call(RESTORE, _params(agent_id=agent_id, key_file=key_file, force=force, at=at,
+                                                    code=code, recovery_key=recovery_key, name=name))
 
     def restore_versions(self, *, agent_id: str) -> Result:
         return self.transport.call(RESTORE_VERSIONS, _params(agent_id=agent_id))
@@ -237,6 +247,24 @@ class MemoryApi:
 
     def key_import(self, *, agent_id: str, recovery: str, force: bool = False) -> Result:
         return self.transport.call(KEY_IMPORT, _params(agent_id=agent_id, recovery=recovery, force=force))
+
+    def key_rotate(self, *, agent_id: str, reseal: bool = False, resume: bool = False) -> Result:
+        return self.transport.call(KEY_ROTATE, _params(agent_id=agent_id, reseal=reseal, resume=resume))
+
+    def key_recovery(self, *, agent_id: str, new: bool = False) -> Result:
+        return self.transport.call(KEY_RECOVERY, _params(agent_id=agent_id, new=new))
+
+    # -- devices ---------------------------------------------------------------------------------
+    def device_list(self, *, agent_id: str) -> Result:
+        return self.transport.call(DEVICE_LIST, _params(agent_id=agent_id))
+
+    def device_add(self, *, agent_id: str, code: str | None = None, recovery_key: str | None = None,
+                   name: str | None = None) -> Result:
+        return self.transport.call(DEVICE_ADD, _params(agent_id=agent_id, code=code, recovery_key=recovery_key,
+                                                       name=name))
+
+    def device_revoke(self, *, agent_id: str, device: str) -> Result:
+        return self.transport.call(DEVICE_REVOKE, _params(agent_id=agent_id, device=device))
 
     # -- OpenClaw --------------------------------------------------------------------------------
     def openclaw_sync(self, *, openclaw_agent: str | None = None, agent_id: str | None = None,

@@ -22,10 +22,15 @@ def init(engine: Engine, params: Params) -> dict[str, Any]:
 
     with engine.memory(agent_of(params)) as mem:
         mem.init()
+        new_key = not engine.config.key_path(mem.agent_id).exists()
         key = ensure_key(engine.config, mem.agent_id)
         cold = record_cold_count(mem)
-    return {"agent_id": mem.agent_id, "dir": str(mem.dir), "key_fingerprint": fingerprint(key),
-            "cold_count": cold}
+    out = {"agent_id": mem.agent_id, "dir": str(mem.dir), "key_fingerprint": fingerprint(key), "cold_count": cold}
+    if new_key:  # a new agent: its recovery key, printed this once and never stored (sync/crypto/recovery.py)
+        from memoryd.sync.devices import recovery_at_init
+
+        out["recovery_key"] = recovery_at_init(engine.config, mem.agent_id, key)
+    return out
 
 
 def store(engine: Engine, params: Params) -> dict[str, Any]:

@@ -71,11 +71,15 @@ def push_forgotten(config: Config, agent_id: str) -> dict[str, Any]:
 
 
 def restore(engine: Engine, params: Params) -> dict[str, Any]:
-    """{agent_id, key_file?, force?, at?}: pull, verify and decrypt the agent's state and cold log."""
+    """{agent_id, key_file?, code?, recovery_key?, force?, at?}: pull, verify and decrypt the agent's state
+    and cold log (with a code or the recovery key, this device enrols first: daemon/ops_devices.py)."""
+    from memoryd.daemon.ops_devices import join_for_restore
     from memoryd.sync.restore import restore as run
 
     key = _read_key_file(params["key_file"]) if params.get("key_file") else None
-    return run(engine.config, agent_of(params), key=key, force=bool(params.get("force")), at=params.get("at"))
+    ring = None if key is not None else join_for_restore(engine, params)
+    return run(engine.config, agent_of(params), key=key, force=bool(params.get("force")), at=params.get("at"),
+               ring=ring)
 
 
 def restore_versions(engine: Engine, params: Params) -> dict[str, Any]:
@@ -104,20 +108,37 @@ def _existing_key(config: Config, agent_id: str) -> bytes:
     return found
 
 
+def _ring(config: Config, agent_id: str) -> Any:
+    from memoryd.sync.crypto.device_keys import has_store, load_ring
+
+    return load_ring(config, agent_id) if has_store(config, agent_id) else None
+
+
 def key_show(engine: Engine, params: Params) -> dict[str, Any]:
-    """The key's fingerprint and file (never the key)."""
+    """The key's fingerprint and file (never the key); with devices, the current epoch's key and its number."""
+    from memoryd.sync.crypto.device_keys import store_path
     from memoryd.sync.crypto.keys import fingerprint
 
     agent_id = agent_of(params)
-    return {"agent_id": agent_id, "fingerprint": fingerprint(_existing_key(engine.config, agent_id)),
-            "path": str(engine.config.key_path(agent_id))}
+    ring = _ring(engine.config, agent_id)
+    if ring is not None and ring.current > 0:
+        return {"agent_id": agent_id, "fingerprint": fingerprint(ring.current_key()), "epoch": ring.current,
+                "device_id": ring.device_id, "path": str(store_path(engine.config, agent_id))}
+    out = {"agent_id": agent_id, "fingerprint": fingerprint(_existing_key(engine.config, agent_id)),
+           "path": str(engine.config.key_path(agent_id)), "epoch": 0}
+    return dict(out, device_id=ring.device_id) if ring is not None else out
 
 
 def key_export(engine: Engine, params: Params) -> dict[str, Any]:
-    """The recovery string of the agent's key."""
+    """The recovery string of the agent's key (its single key: epoch 0, before any rotation)."""
     from memoryd.sync.crypto.keys import export_recovery, fingerprint
 
     agent_id = agent_of(params)
+    ring = _ring(engine.config, agent_id)
+    if ring is not None and ring.current > 0:
+        raise UsageError(f"agent {agent_id}'s key was rotated (epoch {ring.current}): there is no single key to "
+                         "export; enrol a device with 'memoryd device add', or keep the recovery key "
+                         "('memoryd key recovery --new')")
     secret = _existing_key(engine.config, agent_id)
     return {"agent_id": agent_id, "fingerprint": fingerprint(secret), "recovery": export_recovery(secret)}
 

@@ -30,15 +30,13 @@ from memoryd.tiers.cold.scrub import scrub
 from memoryd.sync import epoch_store, reseal
 from memoryd.sync.critical import push_now
 from memoryd.sync.crypto.device_keys import save_ring
-from memoryd.sync.crypto.keys import export_recovery
-from memoryd.sync.crypto.wrap import new_private, public_of
+from memoryd.sync.crypto.recovery import new_recovery
 from memoryd.sync.device_files import SyncFiles
 from memoryd.sync.session import Session
 from memoryd.sync.shred_device import rekey
 
 log = logging.getLogger("memoryd.sync")
 STAGES = ("forget", "reseal", "device", "scrub", "recovery")
-RECOVERY_PREFIX = "mdr1"
 
 
 def _path(config: Config, agent_id: str) -> Any:
@@ -142,9 +140,8 @@ def reissue_recovery(s: Session) -> str | None:
     if not rows or not int(rows[0][0] or 0):
         return None
     ring = s.refresh_keys()
-    private = new_private()
-    public = public_of(private)
+    public, printable = new_recovery()
     epoch_store.replace_recovery(s, ring, public)
     ring.recovery_public = public
     save_ring(s.config, ring)
-    return export_recovery(private, RECOVERY_PREFIX)
+    return printable

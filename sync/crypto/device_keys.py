@@ -66,7 +66,7 @@ class KeyRing:
 
     def drop_below(self, epoch: int) -> list[int]:
         """Forget every epoch older than `epoch` (never the current one); returns those dropped."""
-        gone = [e for e in self.epochs if e < epoch and e != self.current]
+        gone = sorted(e for e in self.epochs if e < epoch and e != self.current)
         for e in gone:
             del self.epochs[e]
         return gone

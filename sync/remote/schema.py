@@ -102,6 +102,7 @@ _V3: tuple[str, ...] = (
         created_at INTEGER NOT NULL,
         expires_at INTEGER NOT NULL,
         used_at INTEGER,
+        used_by TEXT,
         PRIMARY KEY (agent_id, code_id)
     )""",
     "ALTER TABLE memory_log ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",

@@ -113,3 +113,43 @@ def test_reseal_with_nothing_interrupted_refuses_to_resume(tmp_path, sqld):
 
     with pytest.raises(UsageError, match="no interrupted reseal"):
         reseal(a, AGENT, start=False)
+
+
+def test_a_device_that_missed_a_rotation_never_writes_under_the_old_epoch(tmp_path, sqld):
+    sqld.wipe()
+    a, key = first_device(tmp_path, sqld.http_url)
+    b = device(tmp_path, "b", sqld.http_url, key)
+    push_now(a, AGENT)
+    pull_now(b, AGENT)
+    s = Session(b, AGENT)
+    try:
+        epochs.start_epoch(s, "rotate")  # a's key store still says epoch 0
+    finally:
+        s.close()
+    assert load_ring(a, AGENT).current == 0
+    _archive(a, 7, "late")
+    AgentMemory(a, AGENT).store("stored on a before it saw the rotation", "misc")
+    assert push_now(a, AGENT)["status"] == "pushed"  # refused under epoch 0, then sealed again under 1
+    assert _log_epochs(a) == {1: 7} and load_ring(a, AGENT).current == 1
+    with connect(a) as db:
+        assert db.execute("SELECT epoch FROM critical_state WHERE agent_id = ?", [AGENT]).scalar() == 1
+
+
+def test_an_old_single_key_cannot_restore_after_a_rotation(tmp_path, sqld):
+    sqld.wipe()
+    a, key = first_device(tmp_path, sqld.http_url)
+    sample(AgentMemory(a, AGENT))
+    push_now(a, AGENT)
+    s = Session(a, AGENT)
+    try:
+        epochs.start_epoch(s, "rotate")
+    finally:
+        s.close()
+    push_now(a, AGENT, force=True)
+    from memoryd.sync.restore import restore
+    from memoryd.tiers.base.errors import UsageError
+
+    fresh = device(tmp_path, "n", sqld.http_url)
+    with pytest.raises(UsageError, match="not enrolled"):
+        restore(fresh, AGENT, key=key)
+    assert not fresh.agent_dir(AGENT).exists()
