@@ -130,7 +130,7 @@ def forget(memory_id: str | None, days: float | None, shred: bool | None, verify
         return verify_forgotten(get_api(), agent_id, memory_id, days, shred, as_json)
     if (memory_id is None) == (days is None):
         raise click.UsageError("give either a memory ID or --days N")
-    result = get_api().forget(agent_id=agent_id, memory_id=memory_id, days=days, shred=shred)
+    result = get_api().forget(agent_id=agent_id, memory_id=memory_id, days=days, shred=shred, new_recovery=True)
     sync = result.get("sync") or {}
     if sync.get("status") not in ("pushed", "unchanged", "merged", None):
         _warn([f"cloud copy not updated yet ({sync['status']}): {sync.get('error')}"])

@@ -26,6 +26,8 @@ def human_shred(result: dict[str, Any]) -> str:
              f"shredded: new key epoch {reseal.get('epoch')}, older epochs dropped "
              f"{reseal.get('dropped_epochs', [])}, this device's key pair replaced, local index scrubbed "
              f"({shred['seconds']:.1f}s); other devices drop the old keys at their next sync"]
+    if shred.get("note"):
+        lines.append(f"note: {shred['note']}")
     if shred.get("recovery"):
         lines += ["", "New recovery key (shown once: write it down, and destroy the old one, which could open",
                   "what was shredded):", f"  {shred['recovery']}"]

@@ -159,10 +159,12 @@ class MemoryApi:
         return self.transport.call(CONSOLIDATE, _params(agent_id=agent_id, mode=mode))
 
     def forget(self, *, agent_id: str, memory_id: str | None = None, days: float | None = None,
-               shred: bool | None = None) -> Result:
+               shred: bool | None = None, new_recovery: bool | None = None) -> Result:
         """One memory by id, or everything of the last `days`, from every tier and the cloud copy;
-        `shred` (default: [sync] shred_forget) also destroys every key that could open its old ciphertexts."""
-        return self.transport.call(FORGET, _params(agent_id=agent_id, id=memory_id, days=days, shred=shred))
+        `shred` (default: [sync] shred_forget) also destroys every key that could open its old ciphertexts;
+        `new_recovery`: a shred may re-issue the recovery key (returned once: only for a person's terminal)."""
+        return self.transport.call(FORGET, _params(agent_id=agent_id, id=memory_id, days=days, shred=shred,
+                                                   new_recovery=new_recovery))
 
     def forget_verify(self, *, agent_id: str, memory_id: str) -> Result:
         """Per place (local index, warm, hot, critical state, the server, the key store): what is left of it."""

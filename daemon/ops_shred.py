@@ -26,7 +26,7 @@ def forget_shredding(engine: Engine, params: Params) -> dict[str, Any]:
     earlier = shred.pending(config, agent_id)
     mid = str(params.get("id") or "").strip()
     if earlier is not None and earlier["stage"] != "forget":  # an interrupted shred is finished first
-        done = shred.run(config, agent_id, earlier)
+        done = shred.run(config, agent_id, earlier, new_recovery=bool(params.get("new_recovery")))
         if params.get("days") is None and mid in earlier["ids"]:  # it was this one: nothing more to do
             return {"id": mid, "removed": {"warm": 0, "hot": 0, "cold": 0}, "already_forgotten": True, "shred": done}
     with engine.memory(agent_id) as mem:
@@ -42,7 +42,7 @@ def forget_shredding(engine: Engine, params: Params) -> dict[str, Any]:
                     shred.clear(config, agent_id)
                     raise
                 result = {"id": mid, "removed": {"warm": 0, "hot": 0, "cold": 0}, "already_forgotten": True}
-    result["shred"] = shred.run(config, agent_id, doc)
+    result["shred"] = shred.run(config, agent_id, doc, new_recovery=bool(params.get("new_recovery")))
     return result
 
 

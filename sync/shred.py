@@ -74,8 +74,11 @@ def _paused(agent_id: str, why: Any) -> RemoteError:
                        "finish it", transient=False)
 
 
-def run(config: Config, agent_id: str, doc: dict[str, Any], progress: Any = None) -> dict[str, Any]:
-    """Every stage from the one recorded; returns what each did ({"stages": ..., "recovery"?, "seconds"})."""
+def run(config: Config, agent_id: str, doc: dict[str, Any], progress: Any = None, *,
+        new_recovery: bool = False) -> dict[str, Any]:
+    """Every stage from the one recorded; returns what each did. The recovery key is re-issued only for a
+    caller that shows it to a person (`new_recovery`: the CLI), never into an MCP client or a web page:
+    elsewhere the result says to run 'memoryd key recovery --new'."""
     began = time.monotonic()
     out: dict[str, Any] = {"ids": doc["ids"], "resumed_at": doc["stage"]}
     if doc["stage"] == "forget":
@@ -102,7 +105,11 @@ def run(config: Config, agent_id: str, doc: dict[str, Any], progress: Any = None
             out["scrub"] = scrub(s.index, agent_id)
             _mark(config, agent_id, doc, "recovery")
         if doc["stage"] == "recovery":
-            out["recovery"] = reissue_recovery(s)
+            if new_recovery:
+                out["recovery"] = reissue_recovery(s)
+            elif has_recovery(s):
+                out["note"] = ("the recovery key still opens the old keys' wraps in the server's history: run "
+                               "'memoryd key recovery --new' in a terminal and destroy the old one")
             _mark(config, agent_id, doc, None)
     finally:
         s.close()
@@ -130,14 +137,18 @@ def _reseal(config: Config, agent_id: str, doc: dict[str, Any], progress: Any) -
         raise _paused(agent_id, exc.message) from None
 
 
+def has_recovery(s: Session) -> bool:
+    if s.is_file:
+        return False
+    rows = s.execute("SELECT COUNT(*) FROM devices WHERE agent_id = ? AND device_id = ?",
+                     [s.agent_id, epoch_store.RECOVERY]).rows
+    return bool(rows and int(rows[0][0] or 0))
+
+
 def reissue_recovery(s: Session) -> str | None:
     """A new recovery key when the agent has one (every live epoch wrapped for it alone); the string to
     print once, or None."""
-    if s.is_file:
-        return None
-    rows = s.execute("SELECT COUNT(*) FROM devices WHERE agent_id = ? AND device_id = ?",
-                     [s.agent_id, epoch_store.RECOVERY]).rows
-    if not rows or not int(rows[0][0] or 0):
+    if not has_recovery(s):
         return None
     ring = s.refresh_keys()
     public, printable = new_recovery()
