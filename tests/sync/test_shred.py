@@ -148,3 +148,29 @@ def test_a_plain_forget_is_not_clean_and_shredding_it_later_is(tmp_path: Path, s
     memoryd(b, "sync")
     assert memoryd(b, "forget", "--verify", cold_id)["clean"]
     assert "the car is blue" in index_texts(b)
+
+
+def test_shred_forget_in_config_makes_every_forget_shred_and_mcp_never_gets_the_recovery_key(
+        tmp_path: Path, server: SqldServer) -> None:
+    from memoryd.daemon.api import connect
+    from memoryd.tiers.base.config import load_config
+
+    a, key = first_device(tmp_path, server.http_url)
+    ids = archive(a, ["the locker code is CanaryOrca", "the gate code is CanaryLynx", "the sky is grey"])
+    memoryd(a, "sync")
+    give_recovery_key(a)
+    (a.home / "config.toml").write_text("[sync]\nshred_forget = true\n")
+    out = memoryd(a, "forget", ids[0])  # the config's default: a shred, the new recovery key printed once
+    assert out["shred"]["reseal"]["dropped_epochs"] and out["shred"]["recovery"].startswith("mdr1-")
+    time.sleep(1.1)  # epochs and forgets are recorded to the second: these forgets come after the shred's epoch
+    assert "shred" not in memoryd(a, "forget", ids[1], "--no-shred")
+    assert not memoryd(a, "forget", "--verify", ids[1], code=1)["clean"]
+    api = connect(load_config({"MEMORYD_HOME": str(a.home), "MEMORYD_DB_URL": server.http_url}))
+    try:  # what the MCP server and the web view call: the config's shred, and no recovery key in the answer
+        result = api.forget(agent_id=AGENT, memory_id=ids[1])
+    finally:
+        api.close()
+    assert "recovery" not in result["shred"] and "key recovery --new" in result["shred"]["note"]
+    places = {p["place"]: p for p in memoryd(a, "forget", "--verify", ids[1], code=1)["places"]}
+    assert [f for f in places["key store"]["found"] if "recovery key" in f]  # the old one still opens the history
+    assert "the sky is grey" in index_texts(a)
