@@ -114,15 +114,28 @@ def consolidate(mode: str, agent_id: str, as_json: bool) -> None:
 @cli.command()
 @click.argument("memory_id", required=False)
 @click.option("--days", type=float, default=None, help="Forget everything created in the last N days.")
+@click.option("--shred/--no-shred", default=None,
+              help="Also destroy every key that could open its old ciphertexts (default: [sync] shred_forget).")
+@click.option("--verify", is_flag=True, help="Only report, per place, whether anything of memory ID is left "
+              "(exit 1 if so).")
 @agent_option
 @json_option
 @handles_errors
-def forget(memory_id: str | None, days: float | None, agent_id: str, as_json: bool) -> None:
+def forget(memory_id: str | None, days: float | None, shred: bool | None, verify: bool, agent_id: str,
+           as_json: bool) -> None:
     """Delete one memory (by id) or the last N days from every tier, cloud included."""
+    if verify:
+        from memoryd.cli.forget_report import verify_forgotten
+
+        return verify_forgotten(get_api(), agent_id, memory_id, days, shred, as_json)
     if (memory_id is None) == (days is None):
         raise click.UsageError("give either a memory ID or --days N")
-    result = get_api().forget(agent_id=agent_id, memory_id=memory_id, days=days)
+    result = get_api().forget(agent_id=agent_id, memory_id=memory_id, days=days, shred=shred, new_recovery=True)
     sync = result.get("sync") or {}
     if sync.get("status") not in ("pushed", "unchanged", "merged", None):
         _warn([f"cloud copy not updated yet ({sync['status']}): {sync.get('error')}"])
+    if result.get("shred"):
+        from memoryd.cli.forget_report import human_shred
+
+        return emit(result, as_json, human_shred)
     emit(result, as_json, lambda r: "forgot " + ", ".join(f"{k}={v}" for k, v in r["removed"].items()))

@@ -18,7 +18,7 @@ from typing import Any, Iterable, NotRequired, TypedDict
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import ops_devices, ops_embed, ops_hot, ops_openclaw, ops_status, ops_sync
+from memoryd.daemon import ops_devices, ops_embed, ops_hot, ops_openclaw, ops_shred, ops_status, ops_sync
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -63,6 +63,7 @@ STORE = Operation("store", core.store)
 RETRIEVE = Operation("retrieve", core.retrieve)
 CONSOLIDATE = Operation("consolidate", core.consolidate)
 FORGET = Operation("forget", core.forget)
+FORGET_VERIFY = Operation("forget_verify", ops_shred.forget_verify, served=False)  # this process's keys
 URLS = Operation("urls", core.urls, served=False)
 INGEST_DAILY = Operation("ingest_daily", core.ingest_daily)
 INGEST_TRANSCRIPT = Operation("ingest_transcript", core.ingest_transcript)
@@ -100,7 +101,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     STATUS, SYNC, RESTORE, RESTORE_VERSIONS, KEY_SHOW, KEY_EXPORT, KEY_IMPORT,
     DEVICE_LIST, DEVICE_ADD, DEVICE_REVOKE, KEY_ROTATE, KEY_RECOVERY,
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
-    OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED,
+    OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED, FORGET_VERIFY,
 )}
 
 
@@ -157,9 +158,17 @@ class MemoryApi:
     def consolidate(self, *, agent_id: str, mode: str = "quick") -> Result:
         return self.transport.call(CONSOLIDATE, _params(agent_id=agent_id, mode=mode))
 
-    def forget(self, *, agent_id: str, memory_id: str | None = None, days: float | None = None) -> Result:
-        """One memory by id, or everything of the last `days`, from every tier and the cloud copy."""
-        return self.transport.call(FORGET, _params(agent_id=agent_id, id=memory_id, days=days))
+    def forget(self, *, agent_id: str, memory_id: str | None = None, days: float | None = None,
+               shred: bool | None = None, new_recovery: bool | None = None) -> Result:
+        """One memory by id, or everything of the last `days`, from every tier and the cloud copy;
+        `shred` (default: [sync] shred_forget) also destroys every key that could open its old ciphertexts;
+        `new_recovery`: a shred may re-issue the recovery key (returned once: only for a person's terminal)."""
+        return self.transport.call(FORGET, _params(agent_id=agent_id, id=memory_id, days=days, shred=shred,
+                                                   new_recovery=new_recovery))
+
+    def forget_verify(self, *, agent_id: str, memory_id: str) -> Result:
+        """Per place (local index, warm, hot, critical state, the server, the key store): what is left of it."""
+        return self.transport.call(FORGET_VERIFY, _params(agent_id=agent_id, id=memory_id))
 
     def urls(self, *, agent_id: str) -> Urls:
         return self.transport.call(URLS, _params(agent_id=agent_id))

@@ -7,6 +7,7 @@ from typing import Any
 from memoryd.tiers.base.errors import MemorydError, UsageError
 
 from memoryd.daemon.engine import Engine, Params, agent_of
+from memoryd.daemon.ops_shred import forget_shredding, wants_shred
 from memoryd.daemon.ops_sync import push_forgotten, stamp_edits, sync
 
 
@@ -77,6 +78,8 @@ def forget(engine: Engine, params: Params) -> dict[str, Any]:
     agent_id = agent_of(params)
     if not engine.config.agent_dir(agent_id).exists():
         raise UsageError(f"agent {agent_id!r} has no memories on this device")
+    if wants_shred(engine, params):
+        return forget_shredding(engine, params)
     with engine.memory(agent_id) as mem:
         if params.get("days") is not None:
             result = forget_days(mem, float(params["days"]))

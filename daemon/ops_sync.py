@@ -42,7 +42,22 @@ def sync(engine: Engine, params: Params) -> dict[str, Any]:
         record = pending(config, agent_id)
         if record is not None and not is_due(record):
             return {"status": "waiting", "pending": 1, "next_try": record.get("next_try")}
-    return pull_now(config, agent_id, force=bool(params.get("force")))
+    result = pull_now(config, agent_id, force=bool(params.get("force")))
+    _after_sync(config, agent_id, result)
+    return result
+
+
+def _after_sync(config: Config, agent_id: str, result: dict[str, Any]) -> None:
+    """Epochs dropped at this sync's key check (a shred, a reseal): a new device key pair, a scrubbed index."""
+    from memoryd.sync.shred_device import after_sync
+
+    try:
+        rekeyed = after_sync(config, agent_id)
+    except MemorydError as exc:  # retried after the next sync
+        log.warning("agent %s: device key pair not replaced yet: %s", agent_id, exc.message)
+        return
+    if rekeyed:
+        result["rekeyed"] = rekeyed
 
 
 def push_forgotten(config: Config, agent_id: str) -> dict[str, Any]:

@@ -210,7 +210,7 @@ def transcript_file(draw: Any) -> bytes:
 
 # -- socket requests ---------------------------------------------------------------------------------
 OP_PARAMS = {"store": ["text", "category", "importance", "metadata"], "init": [], "ping": [], "daemon": [],
-             "retrieve": ["query", "limit", "url", "entity", "since", "until", "paths"], "forget": ["id", "days"],
+             "retrieve": ["query", "limit", "url", "entity", "since", "until", "paths"], "forget": ["id", "days", "shred"],
              "consolidate": ["mode"], "sync": ["force", "drain"], "status": ["remote"],
              "ingest_daily": ["date", "all"], "ingest_transcript": ["path"], "nope": ["x"], "": [], "__class__": []}
 PARAM_NAMES = sorted({n for names in OP_PARAMS.values() for n in names} | {"agent_id"})
@@ -222,7 +222,7 @@ def typed_value(name: str, ids: list[str], files: list[str]) -> st.SearchStrateg
         return st.integers(-5, 2000)
     if name in ("importance", "days"):
         return st.one_of(st.floats(-1, 2), st.floats(0, 1e7), st.integers(-3, 400))
-    if name in ("all", "force", "drain", "remote"):
+    if name in ("all", "force", "drain", "remote", "shred"):
         return st.booleans()
     if name == "paths":
         return st.dictionaries(st.sampled_from(["notes", "projects/evoclaw", "x", "", "a/b/c/d/e"]), st.floats(-1, 2),

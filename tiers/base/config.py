@@ -117,6 +117,10 @@ class Config:
     def web(self) -> S.WebSection:
         return S.build("web", self.section("web"))
 
+    @cached_property
+    def sync(self) -> S.SyncSection:
+        return S.build("sync", self.section("sync"))
+
     def with_(self, **changes: Any) -> "Config":
         return replace(self, **changes)
 

@@ -200,6 +200,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "api_key_env": Key(str, None, check=_pattern(_ENV_NAME, "the NAME of an environment variable"),
                            doc="the variable holding the API key (never the key)"),
     },
+    "sync": {
+        "shred_forget": Key(bool, False, doc="every forget also shreds: the keys that could open its old "
+                            "ciphertexts (in the server's history) are destroyed on every device"),
+    },
     "web": {
         "enabled": Key(bool, False, doc="the daemon serves the web view on 127.0.0.1 (memoryd web prints its URL)"),
         "port": Key(int, 8377, ge=1, le=65535, doc="the web view's loopback port"),

@@ -114,10 +114,15 @@ class WebSection(Section):
     allow_edits: bool
 
 
+class SyncSection(Section):
+    shred_forget: bool
+
+
 SECTIONS: dict[str, type] = {
     "schedule": ScheduleSection, "watch": WatchSection, "daemon": DaemonSection, "warm": WarmSection,
     "retention": RetentionSection, "db": DbSection, "openclaw": OpenClawSection, "mcp": McpSection,
     "render": RenderSection, "retrieval": RetrievalSection, "llm": LlmSection, "web": WebSection,
+    "sync": SyncSection,
 }
 
 

@@ -85,6 +85,12 @@ class LocalIndex:
                 if not durable:
                     conn.execute("PRAGMA synchronous=FULL")
 
+    @contextmanager
+    def outside_tx(self) -> Iterator[sqlite3.Connection]:
+        """The connection with no transaction open, for what cannot run in one (VACUUM, a WAL checkpoint)."""
+        with self._guard() as conn:
+            yield conn
+
     def read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._guard() as conn:
             return conn.execute(sql, list(args)).fetchall()
