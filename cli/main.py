@@ -30,6 +30,7 @@ COMMANDS = {
     "mcp": "cmd_mcp", "render": "cmd_render",
     "openclaw": "cmd_openclaw", "flush": "cmd_openclaw",
     "embed": "cmd_embed", "web": "cmd_web",
+    "entity": "cmd_knowledge", "reflect": "cmd_knowledge", "digest": "cmd_knowledge",
 }
 
 

@@ -18,7 +18,7 @@ from typing import Any, Iterable, TypedDict
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import ops_embed, ops_hot, ops_openclaw, ops_status, ops_sync
+from memoryd.daemon import ops_embed, ops_hot, ops_knowledge, ops_openclaw, ops_status, ops_sync
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -86,6 +86,12 @@ OPENCLAW_SYNC = Operation("openclaw_sync", ops_openclaw.openclaw_sync)
 OPENCLAW_STATUS = Operation("openclaw_status", ops_openclaw.openclaw_status)
 FLUSH = Operation("flush", ops_openclaw.flush)
 EMBED = Operation("embed", ops_embed.embed)
+ENTITY_LIST = Operation("entity_list", ops_knowledge.entity_list)
+ENTITY_SHOW = Operation("entity_show", ops_knowledge.entity_show)
+ENTITY_REFRESH = Operation("entity_refresh", ops_knowledge.entity_refresh)
+REFLECT = Operation("reflect", ops_knowledge.reflect)
+DIGEST = Operation("digest", ops_knowledge.digest)
+KNOWLEDGE_JOB = Operation("knowledge_job", ops_knowledge.knowledge_job)
 
 # wire name → operation: the only table there is (the daemon adds `daemon` and `mcp_attach`, which are about itself)
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
@@ -93,6 +99,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     STATUS, SYNC, RESTORE, RESTORE_VERSIONS, KEY_SHOW, KEY_EXPORT, KEY_IMPORT,
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
     OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED,
+    ENTITY_LIST, ENTITY_SHOW, ENTITY_REFRESH, REFLECT, DIGEST, KNOWLEDGE_JOB,
 )}
 
 
@@ -230,6 +237,26 @@ class MemoryApi:
 
     def key_import(self, *, agent_id: str, recovery: str, force: bool = False) -> Result:
         return self.transport.call(KEY_IMPORT, _params(agent_id=agent_id, recovery=recovery, force=force))
+
+    # -- knowledge: entities, reflect, the daily digest ------------------------------------------
+    def entity_list(self, *, agent_id: str, limit: int | None = None) -> Result:
+        """{"entities": hottest first (name, type, hotness, state, mentions, last_seen), "total", "warnings"}."""
+        return self.transport.call(ENTITY_LIST, _params(agent_id=agent_id, limit=limit))
+
+    def entity_show(self, *, agent_id: str, name: str) -> Result:
+        """One entity: hotness, facts, beliefs, opinions (with confidence), summaries, timeline, page."""
+        return self.transport.call(ENTITY_SHOW, _params(agent_id=agent_id, name=name))
+
+    def entity_refresh(self, *, agent_id: str, rebuild: bool = False) -> Result:
+        return self.transport.call(ENTITY_REFRESH, _params(agent_id=agent_id, rebuild=rebuild or None))
+
+    def reflect(self, *, agent_id: str, since: str | None = None) -> Result:
+        """Write bank/entities/<slug>.md per active entity and bank/opinions.md."""
+        return self.transport.call(REFLECT, _params(agent_id=agent_id, since=since))
+
+    def digest(self, *, agent_id: str, date: str | None = None) -> Result:
+        """Build and store the day's digest (a summary memory; a re-run replaces it)."""
+        return self.transport.call(DIGEST, _params(agent_id=agent_id, date=date))
 
     # -- OpenClaw --------------------------------------------------------------------------------
     def openclaw_sync(self, *, openclaw_agent: str | None = None, agent_id: str | None = None,

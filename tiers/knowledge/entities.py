@@ -37,6 +37,13 @@ def signature(entry: Memory, llm: bool) -> str:
     return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
 
+def _is_summary(m: Memory) -> bool:
+    """Summaries and digests restate memories already counted: they name no entity of their own."""
+    from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
+
+    return kind_of(m.get("metadata")) == SUMMARY
+
+
 def _cold_rows(conn: Any, agent_id: str, ids: Sequence[str]) -> dict[str, Memory]:
     if not ids:
         return {}
@@ -72,7 +79,9 @@ def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Ma
         known = store.seen(conn, agent_id, list(memories))
     sigs = {i: signature(m, llm is not None) for i, m in memories.items()}
     need = [i for i in memories if known.get(i, ("", 0))[0] != sigs[i]]
-    found = {i: extract(memories[i]["text"], memories[i].get("metadata")) for i in need}
+    found = {i: [] if _is_summary(memories[i]) else extract(memories[i]["text"], memories[i].get("metadata"))
+             for i in need}
+    need = [i for i in need if found[i] or not _is_summary(memories[i])]
     if llm is not None and need:
         from memoryd.tiers.knowledge.entity_llm import llm_entities
 
