@@ -42,7 +42,8 @@ _MONEY_SIGN = re.compile(r"([$€£¥])\s?(\d[\d,]*(?:\.\d+)?)(\s?[kKmM万](?![A
 _MONEY_WORD = re.compile(r"(?<![A-Za-z0-9_.,])(\d[\d,]*(?:\.\d+)?)\s?(万元|万块|万|元|块钱|块|美元|欧元|dollars|euros|USD|EUR|CNY|RMB)(?![A-Za-z])")
 _CAMEL = re.compile(r"(?<![\w@/.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])")
 _QUOTED = re.compile(r"[\"“「《]((?:[A-Z][\w-]*)(?:\s[A-Z][\w-]*){0,2}|[\u4e00-\u9fff]{2,10})[\"”」》]")
-_PROJECT_BEFORE = re.compile(r"\b(?:[Pp]roject|codename|code-named|codenamed)\s+[\"'“]?([A-Za-z][\w.-]{1,40})")
+_PROJECT_BEFORE = re.compile(r"\b(?:[Pp]roject|codename|code-named|codenamed)\s+(?:[\"'“]([A-Za-z][\w.-]{1,40})|"
+                             r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))")
 _PROJECT_AFTER = re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b")
 _PROJECT_ZH = re.compile(r"([A-Za-z][\w-]{1,30}|[\u4e00-\u9fff]{2,8}?)\s?项目")
 _HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z][\w-]{1,38})")
@@ -195,7 +196,7 @@ def _projects(text: str, add: Any) -> None:
             add("project", m.group(1))
     for rx in (_PROJECT_BEFORE, _PROJECT_AFTER):
         for m in rx.finditer(text):
-            name = m.group(1).rstrip(".")
+            name = (m.group(1) or m.group(2) if rx is _PROJECT_BEFORE else m.group(1)).rstrip(".")
             if name.casefold() not in _PROJECT_STOP and not name.isdigit():
                 add("project", name)
     if not text.isascii():
