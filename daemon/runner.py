@@ -161,7 +161,8 @@ class Daemon:
     def _knowledge(self, agent: str, mode: str) -> None:
         """Entities read after every consolidation; after the daily one, yesterday's digest and reflect."""
         try:
-            self.call("knowledge_job", {"agent_id": agent, "mode": mode})
+            with self.agent_lock(agent):  # not a socket operation: called on the daemon's own API
+                self.api.call("knowledge_job", {"agent_id": agent, "mode": mode})
         except Exception as exc:  # the consolidation itself succeeded: reported, not counted as its failure
             self._failed(f"knowledge job ({mode}) for {agent}", exc)
 
