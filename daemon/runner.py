@@ -160,9 +160,10 @@ class Daemon:
 
     def _knowledge(self, agent: str, mode: str) -> None:
         """Entities read after every consolidation; after the daily one, yesterday's digest and reflect."""
-        try:
-            with self.agent_lock(agent):  # not a socket operation: called on the daemon's own API
-                self.api.call("knowledge_job", {"agent_id": agent, "mode": mode})
+        if self.scheduler.stopping:
+            return
+        try:  # derived data under the agent's file lock only: a stop never waits for it (each step is atomic)
+            self.api.call("knowledge_job", {"agent_id": agent, "mode": mode})
         except Exception as exc:  # the consolidation itself succeeded: reported, not counted as its failure
             self._failed(f"knowledge job ({mode}) for {agent}", exc)
 
