@@ -31,6 +31,7 @@ COMMANDS = {
     "openclaw": "cmd_openclaw", "flush": "cmd_openclaw",
     "embed": "cmd_embed", "web": "cmd_web",
     "device": "cmd_device",
+    "entity": "cmd_knowledge", "reflect": "cmd_knowledge", "digest": "cmd_knowledge",
 }
 
 

@@ -18,7 +18,8 @@ from typing import Any, Iterable, NotRequired, TypedDict
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import ops_devices, ops_embed, ops_hot, ops_openclaw, ops_shred, ops_status, ops_sync
+from memoryd.daemon import (ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw, ops_shred, ops_status,
+                            ops_sync)
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -94,6 +95,13 @@ OPENCLAW_SYNC = Operation("openclaw_sync", ops_openclaw.openclaw_sync)
 OPENCLAW_STATUS = Operation("openclaw_status", ops_openclaw.openclaw_status)
 FLUSH = Operation("flush", ops_openclaw.flush)
 EMBED = Operation("embed", ops_embed.embed)
+# knowledge: run in the calling process under the agent's lock (the socket's wire is unchanged)
+ENTITY_LIST = Operation("entity_list", ops_knowledge.entity_list, served=False)
+ENTITY_SHOW = Operation("entity_show", ops_knowledge.entity_show, served=False)
+ENTITY_REFRESH = Operation("entity_refresh", ops_knowledge.entity_refresh, served=False)
+REFLECT = Operation("reflect", ops_knowledge.reflect, served=False)
+DIGEST = Operation("digest", ops_knowledge.digest, served=False)
+KNOWLEDGE_JOB = Operation("knowledge_job", ops_knowledge.knowledge_job, served=False)  # the daemon's daily job
 
 # wire name → operation: the only table there is (the daemon adds `daemon` and `mcp_attach`, which are about itself)
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
@@ -102,6 +110,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     DEVICE_LIST, DEVICE_ADD, DEVICE_REVOKE, KEY_ROTATE, KEY_RECOVERY,
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
     OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED, FORGET_VERIFY,
+    ENTITY_LIST, ENTITY_SHOW, ENTITY_REFRESH, REFLECT, DIGEST, KNOWLEDGE_JOB,
 )}
 
 
@@ -267,6 +276,26 @@ class MemoryApi:
 
     def device_revoke(self, *, agent_id: str, device: str) -> Result:
         return self.transport.call(DEVICE_REVOKE, _params(agent_id=agent_id, device=device))
+
+    # -- knowledge: entities, reflect, the daily digest ------------------------------------------
+    def entity_list(self, *, agent_id: str, limit: int | None = None) -> Result:
+        """{"entities": hottest first (name, type, hotness, state, mentions, last_seen), "total", "warnings"}."""
+        return self.transport.call(ENTITY_LIST, _params(agent_id=agent_id, limit=limit))
+
+    def entity_show(self, *, agent_id: str, name: str) -> Result:
+        """One entity: hotness, facts, beliefs, opinions (with confidence), summaries, timeline, page."""
+        return self.transport.call(ENTITY_SHOW, _params(agent_id=agent_id, name=name))
+
+    def entity_refresh(self, *, agent_id: str, rebuild: bool = False) -> Result:
+        return self.transport.call(ENTITY_REFRESH, _params(agent_id=agent_id, rebuild=rebuild or None))
+
+    def reflect(self, *, agent_id: str, since: str | None = None) -> Result:
+        """Write bank/entities/<slug>.md per active entity and bank/opinions.md."""
+        return self.transport.call(REFLECT, _params(agent_id=agent_id, since=since))
+
+    def digest(self, *, agent_id: str, date: str | None = None) -> Result:
+        """Build and store the day's digest (a summary memory; a re-run replaces it)."""
+        return self.transport.call(DIGEST, _params(agent_id=agent_id, date=date))
 
     # -- OpenClaw --------------------------------------------------------------------------------
     def openclaw_sync(self, *, openclaw_agent: str | None = None, agent_id: str | None = None,

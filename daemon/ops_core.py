@@ -85,6 +85,9 @@ def forget(engine: Engine, params: Params) -> dict[str, Any]:
             result = forget_days(mem, float(params["days"]))
         else:
             result = forget_id(mem, str(params.get("id", "")))
+    from memoryd.daemon.ops_knowledge import after_forget
+
+    result["pages"] = after_forget(engine, agent_id, set(result.get("ids") or [result.get("id")]) - {None})
     result["sync"] = push_forgotten(engine.config, mem.agent_id)
     return result
 

@@ -19,6 +19,7 @@ TYPES: dict[str, tuple[type, ...]] = {
     "path": TEXT, "url": TEXT, "entity": TEXT, "since": TEXT, "until": TEXT,
     "limit": (int,), "importance": NUMBER, "days": NUMBER,
     "all": (bool,), "force": (bool,), "drain": (bool,), "remote": (bool,), "shred": (bool,), "new_recovery": (bool,),
+    "name": TEXT, "rebuild": (bool,),
     "paths": (dict,), "metadata": (dict,),
 }
 LIST_METADATA = ("urls", "commands", "paths", "entities", "people", "topics")  # as tiers/memory/transfer.py checks

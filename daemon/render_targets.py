@@ -111,7 +111,7 @@ def _render_one(renders: _Renders, target: Target, agent_id: str, state: dict[st
     seen: dict[str, Any] = {"warnings": []}
 
     def merge(text: str) -> str:
-        block = build_block(state["hot"], state["tree"], agent_id, newline_of(text))
+        block = build_block(state["hot"], state["tree"], agent_id, newline_of(text), digest=_digest(state))
         merged, old = merge_block(text, block, agent_id)
         if old is not None and old != block and record.get("block") not in (None, _sha(old)):
             if seen.get("kept") != old:  # once per distinct edited version
@@ -127,6 +127,13 @@ def _render_one(renders: _Renders, target: Target, agent_id: str, state: dict[st
     return {"target": target.spec, "path": str(real), "written": before != after,
             "outside_changes": bool(record) and before is not None and _sha(before) != record.get("file"),
             "block_bytes": len(seen["block"].encode("utf-8")), "warnings": seen["warnings"]}
+
+
+def _digest(state: dict[str, Any]) -> list[str]:
+    """The newest daily digest in warm, a few lines (tiers/knowledge/digest.py), for the block's last section."""
+    from memoryd.tiers.knowledge.digest import latest_lines
+
+    return latest_lines((state.get("warm") or {}).get("entries") or [])
 
 
 def render_state(config: Config, agent_id: str, state: dict[str, Any], targets: list[Target]) -> list[dict[str, Any]]:
@@ -180,7 +187,7 @@ def install(config: Config) -> None:
             return
         from memoryd.tiers.memory.render import index_lines
 
-        signature = _sha(dumps([state["hot"], index_lines(state["tree"])]))
+        signature = _sha(dumps([state["hot"], index_lines(state["tree"]), _digest(state)]))
         if last.get(agent_id) == signature:  # a touch of access times: the block would not change
             return
         try:

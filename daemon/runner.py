@@ -151,11 +151,21 @@ class Daemon:
             try:
                 self.call("consolidate", {"agent_id": agent, "mode": mode})
                 self._record_ok(agent, mode)
+                self._knowledge(agent, mode)
                 self.backfill.kick(agent)  # hybrid mode: what left warm gets its vector in the background
             except Exception as exc:
                 ok = False
                 self._failed(f"consolidate {mode} for {agent}", exc)
         return ok
+
+    def _knowledge(self, agent: str, mode: str) -> None:
+        """Entities read after every consolidation; after the daily one, yesterday's digest and reflect."""
+        if self.scheduler.stopping:
+            return
+        try:  # derived data under the agent's file lock only: a stop never waits for it (each step is atomic)
+            self.api.call("knowledge_job", {"agent_id": agent, "mode": mode})
+        except Exception as exc:  # the consolidation itself succeeded: reported, not counted as its failure
+            self._failed(f"knowledge job ({mode}) for {agent}", exc)
 
     def last_ok(self, mode: str) -> dict[str, float | None]:
         """Per agent: the newer of tiers' metrics.json `runs.<mode>.last_ok_end` and our own record."""

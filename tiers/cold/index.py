@@ -21,6 +21,7 @@ from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.retrieval import analyzer
 
 from memoryd.tiers.cold import index_search
+from memoryd.tiers.cold.entity_schema import ENTITY_TABLES
 from memoryd.tiers.cold.index_file import connect, translate
 from memoryd.tiers.cold.index_rows import (COLUMNS, IDS_PER_STMT, PAGE, TERM_RE, Progress, check_entry, chunks, marks,
                                            reporter, row_entry, terms_text)
@@ -88,6 +89,12 @@ class LocalIndex:
     @contextmanager
     def outside_tx(self) -> Iterator[sqlite3.Connection]:
         """The connection with no transaction open, for what cannot run in one (VACUUM, a WAL checkpoint)."""
+        with self._guard() as conn:
+            yield conn
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection for several reads in a row, under the index's lock (no write transaction)."""
         with self._guard() as conn:
             yield conn
 
@@ -188,7 +195,8 @@ class LocalIndex:
         with self.tx() as conn:
             conn.execute(f"DROP TABLE IF EXISTS {terms_table(agent_id)}")
             self._ready.discard(agent_id)
-            for table in ("memories", "agent_stats", "outbox", "tombstones", "live_vectors", "vector_stats"):
+            for table in ("memories", "agent_stats", "outbox", "tombstones", "live_vectors", "vector_stats",
+                          *ENTITY_TABLES):
                 conn.execute(f"DELETE FROM {table} WHERE agent_id = ?", [agent_id])
             conn.execute("DELETE FROM index_meta WHERE key = ?", [f"sig:{agent_id}"])
             for prefix in meta_prefixes:

@@ -14,6 +14,9 @@ Tables (local schema version in PRAGMA user_version):
     vectors, live_vectors, vector_stats
                       hybrid retrieval's embeddings (v2; tiers/cold/vectors.py): triggers delete them with
                       their memory, so a forget never leaves a vector behind
+    entity_queue, entities, entity_mentions, entity_seen
+                      entities and their hotness (v3; tiers/cold/entity_schema.py, tiers/knowledge/entities.py):
+                      derived from the memories, triggers queue each arrival, change and forget
 
 An index from round 1 (`cold_memories` with word/trigram indexes, in the default `file:` database)
 is migrated in place: rows copied, terms built, the old tables and their plaintext indexes dropped.
@@ -24,9 +27,10 @@ import sqlite3
 
 from memoryd.tiers.base.errors import ArchiveError
 
+from memoryd.tiers.cold.entity_schema import ENTITY_SCHEMA
 from memoryd.tiers.cold.vector_schema import VECTOR_SCHEMA
 
-LOCAL_VERSION = 2
+LOCAL_VERSION = 3
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS memories (
@@ -44,6 +48,7 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
 )
 _SCHEMA += VECTOR_SCHEMA  # v1 → v2: the vector tables (every statement above is IF NOT EXISTS)
+_SCHEMA += ENTITY_SCHEMA  # v2 → v3: the entity tables and the triggers that queue memories for them
 _LEGACY_TABLES = ("cold_fts", "cold_trigram", "cold_memories")
 _LEGACY_TRIGGERS = ("cold_ai", "cold_ad", "cold_au")
 

@@ -23,7 +23,7 @@ _BEGIN_RE = r"(?m)^<!-- memoryd:begin agent={agent}(?:[ ·][^\n]*)? -->"
 _END_RE = r"(?m)^<!-- memoryd:end agent={agent} -->"
 # reading order of the block, and the order in which sections get room when the budget is tight
 _PRIORITY = ("Identity", "Owner profile", "Critical lessons", "Active projects", "Tasks", "Recent events",
-             "Memory index")
+             "Memory index", "Daily digest")
 
 
 def index_lines(tree: TreeState) -> list[str]:
@@ -53,14 +53,17 @@ def _fit(sections: list[tuple[str, list[str]]], budget: int, nl: str) -> tuple[d
 
 
 def build_block(hot: HotState, tree: TreeState, agent_id: str, nl: str = "\n",
-                max_bytes: int = HOT_MAX_BYTES) -> str:
-    """The block text (markers included, no final newline), at most `max_bytes` UTF-8 bytes."""
+                max_bytes: int = HOT_MAX_BYTES, digest: list[str] | None = None) -> str:
+    """The block text (markers included, no final newline), at most `max_bytes` UTF-8 bytes; `digest`: the
+    newest daily digest's lines (tiers/knowledge/digest.py), shown last and only in the room left."""
     head = [BEGIN.format(agent=agent_id), f"## Memory (memoryd, agent {agent_id})"]
     tail = [END.format(agent=agent_id)]
     sections = hot_sections(hot)
     index = index_lines(tree)
     if index:
         sections.append(("Memory index", ["Categories to search (memory_search tool, `memoryd retrieve`):"] + index))
+    if digest:
+        sections.append(("Daily digest", list(digest)))
     note = "_… {n} more item(s) not shown here: `memoryd hot show` or the memory_hot tool has them all._"
     budget = max_bytes - _size(head + tail + ["", note.format(n=9999)], nl) + len(nl)  # the last line has no nl
     kept, left_out = _fit(sections, budget, nl)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memoryd.tiers.knowledge import hot_prior
 from memoryd.tiers.retrieval import analyzer, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
@@ -50,8 +51,9 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
 
             results = rank(terms, cands, corpus, path_scores, limit, in_range, dense[0],
                            Fusion.from_section(view.settings), dense[1])
-        else:
-            results = ranking.rank(terms, cands, corpus, path_scores, limit, in_range)
+        else:  # keyword mode: the hot-entity prior (tiers/knowledge/hot_prior.py) picks the best `limit`
+            results = ranking.rank(terms, cands, corpus, path_scores, hot_prior.pool(limit), in_range)
+            results = hot_prior.reorder(view, results, limit)
     else:
         cands.sort(key=lambda c: (-c["score"], c["id"]))
         results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")

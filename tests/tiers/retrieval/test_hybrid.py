@@ -299,11 +299,12 @@ def test_filters_and_date_boost_hold_in_hybrid_mode(home: Path) -> None:
 def test_a_v1_index_gains_the_vector_tables_in_place(home: Path) -> None:
     """An index written before vectors existed (schema v1) is migrated forward, rows kept."""
     from memoryd.tiers.cold import index_schema
+    from memoryd.tiers.cold.entity_schema import ENTITY_SCHEMA
     from memoryd.tiers.cold.vector_schema import VECTOR_SCHEMA
 
     home.mkdir(parents=True)
     conn = sqlite3.connect(home / "cold.db")
-    for sql in index_schema._SCHEMA[:len(index_schema._SCHEMA) - len(VECTOR_SCHEMA)]:
+    for sql in index_schema._SCHEMA[:len(index_schema._SCHEMA) - len(VECTOR_SCHEMA) - len(ENTITY_SCHEMA)]:
         conn.execute(sql)
     conn.execute("INSERT INTO memories (agent_id, id, text, category, created_at, day) VALUES "
                  "('default', 'old1', 'We adopted a golden retriever puppy', 'notes', 1700000000, '2023-11-14')")
@@ -311,7 +312,7 @@ def test_a_v1_index_gains_the_vector_tables_in_place(home: Path) -> None:
     conn.commit()
     conn.close()
     with open_index(_hybrid_config(home)) as index:
-        assert index.read("PRAGMA user_version") == [(index_schema.LOCAL_VERSION,)] and index_schema.LOCAL_VERSION == 2
+        assert index.read("PRAGMA user_version") == [(index_schema.LOCAL_VERSION,)] and index_schema.LOCAL_VERSION == 3
         assert index.vectors.fill("default") == 1 and index.vectors.counts("default") == (1, 1)
         index.forget("default", ["old1"])
         assert index.read("SELECT COUNT(*) FROM vectors") == [(0,)]

@@ -1,0 +1,152 @@
+"""Entities kept current with the memories: every memory read once as it arrives, whatever way it came.
+
+Cold memories are queued by triggers of the local index (tiers/cold/entity_schema.py: archive, pull,
+restore, import, forget); warm ones are compared with what was read from them last (warm is small). A
+`refresh` reads what is new or changed, forgets the mentions of memories gone, and leaves hotness exact
+(tiers/knowledge/hotness.py). It runs before every entity read (list, show, reflect, digest) and after
+each of the daemon's scheduled consolidations, so a memory stored by any path is counted.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from memoryd.tiers.cold.index_rows import COLUMNS, entry_day, row_entry
+from memoryd.tiers.knowledge import entity_store as store
+from memoryd.tiers.knowledge import hotness
+from memoryd.tiers.knowledge.entity_rules import RULES_VERSION, Entity, extract
+
+if TYPE_CHECKING:
+    from memoryd.tiers.base.ports import LLM
+    from memoryd.tiers.cold.index import LocalIndex
+
+CHUNK = 500
+Memory = Mapping[str, Any]
+
+
+def memory_day(entry: Memory) -> int:
+    """The day a memory is about: a note's own date, else the day it was stored."""
+    return hotness.day_number(entry_day(float(entry["created_at"]), entry.get("metadata") or {}))
+
+
+def signature(entry: Memory, llm: bool) -> str:
+    """What the entities of a memory depend on: its text, its @tags, its day, the rules (and the LLM)."""
+    tags = (entry.get("metadata") or {}).get("entities") or []
+    raw = json.dumps([RULES_VERSION, entry["text"], tags, memory_day(entry), llm], ensure_ascii=False, default=str)
+    return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
+
+
+def _is_summary(m: Memory) -> bool:
+    """Summaries and digests restate memories already counted: they name no entity of their own."""
+    from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
+
+    return kind_of(m.get("metadata")) == SUMMARY
+
+
+def _cold_rows(conn: Any, agent_id: str, ids: Sequence[str]) -> dict[str, Memory]:
+    if not ids:
+        return {}
+    rows = conn.execute(f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = ? AND m.id IN "
+                        f"({', '.join('?' * len(ids))})", [agent_id, *ids]).fetchall()
+    return {r[0]: row_entry(r) for r in rows}
+
+
+def refresh(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM | None = None,
+            warn: Callable[[str], None] | None = None) -> dict[str, int]:
+    """Read every memory of the agent not read yet (or changed since), drop the mentions of memories gone.
+    The caller holds the agent's lock (warm must not change meanwhile). Returns counts."""
+    in_warm = {e["id"]: e for e in warm}
+    queued = [r[0] for r in index.read("SELECT id FROM entity_queue WHERE agent_id = ?", [agent_id])]
+    with index.reading() as conn:
+        was_warm = [r[0] for r in conn.execute("SELECT memory_id FROM entity_seen WHERE agent_id = ? AND warm = 1",
+                                               [agent_id])]
+        known = store.seen(conn, agent_id, list(in_warm))
+    changed_warm = [i for i, e in in_warm.items() if known.get(i) != (signature(e, llm is not None), 1)]
+    todo = list(dict.fromkeys(queued + changed_warm + [i for i in was_warm if i not in in_warm]))
+    counts = {"read": 0, "gone": 0, "mentions": 0}
+    for start in range(0, len(todo), CHUNK):
+        _one_chunk(index, agent_id, todo[start:start + CHUNK], in_warm, llm, warn, counts)
+    return counts
+
+
+def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Mapping[str, Memory],
+               llm: LLM | None, warn: Callable[[str], None] | None, counts: dict[str, int]) -> None:
+    """Extract outside the transaction (an LLM may be slow), apply inside it what still holds."""
+    with index.reading() as conn:
+        memories = {**_cold_rows(conn, agent_id, [i for i in ids if i not in in_warm]),
+                    **{i: in_warm[i] for i in ids if i in in_warm}}
+        known = store.seen(conn, agent_id, list(memories))
+    sigs = {i: signature(m, llm is not None) for i, m in memories.items()}
+    need = [i for i in memories if known.get(i, ("", 0))[0] != sigs[i]]
+    found = {i: [] if _is_summary(memories[i]) else extract(memories[i]["text"], memories[i].get("metadata"))
+             for i in need}
+    need = [i for i in need if found[i] or not _is_summary(memories[i])]
+    if llm is not None and need:
+        from memoryd.tiers.knowledge.entity_llm import llm_entities
+
+        for i, more in zip(need, llm_entities(llm, [memories[i]["text"] for i in need], warn)):
+            keys = {e.key for e in found[i]}
+            found[i] += [e for e in more if e.key not in keys]
+    with index.tx() as conn:
+        now_cold = _cold_rows(conn, agent_id, [i for i in ids if i not in in_warm])
+        for mid in ids:
+            current = in_warm.get(mid) or now_cold.get(mid)
+            if current is None:
+                counts["mentions"] += store.replace_mentions(conn, agent_id, mid, [], None)
+                store.mark_seen(conn, agent_id, mid, None, False)
+                counts["gone"] += 1
+            elif mid not in memories or signature(current, llm is not None) != sigs[mid]:
+                continue  # changed while we read it: stays queued for the next refresh
+            elif mid in found:
+                ents: list[Entity] = found[mid]
+                counts["mentions"] += store.replace_mentions(conn, agent_id, mid, ents, memory_day(current))
+                store.mark_seen(conn, agent_id, mid, sigs[mid], mid in in_warm)
+                counts["read"] += 1
+            else:
+                store.mark_seen(conn, agent_id, mid, sigs[mid], mid in in_warm)
+            conn.execute("DELETE FROM entity_queue WHERE agent_id = ? AND id = ?", [agent_id, mid])
+
+
+def rebuild(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM | None = None) -> dict[str, int]:
+    """Forget every derived entity row of the agent and read all its memories again."""
+    with index.tx() as conn:
+        store.forget_entities(conn, agent_id)
+    return refresh(index, agent_id, warm, llm)
+
+
+def entity_list(index: LocalIndex, agent_id: str, now: float) -> list[store.EntityRow]:
+    """Every entity, hottest first (refresh first)."""
+    with index.reading() as conn:
+        return store.all_entities(conn, agent_id, hotness.day_of(now))
+
+
+def cold_entities(index: LocalIndex, agent_id: str, now: float, threshold: float = hotness.COLD
+                  ) -> list[dict[str, Any]]:
+    """Entities whose hotness is at most `threshold` (seed 000's archive line, 0.1): candidates for sealing.
+    Each: key, name, type, hotness, mentions, last_seen and `memory_ids` (oldest first)."""
+    today = hotness.day_of(now)
+    with index.reading() as conn:
+        cold = [e for e in store.all_entities(conn, agent_id, today) if e.hotness <= threshold + 1e-9]
+        return [dict(e.as_dict(), memory_ids=[m for m, _ in store.mentions_of(conn, agent_id, e.key)]) for e in cold]
+
+
+def active_entities(index: LocalIndex, agent_id: str, now: float) -> list[store.EntityRow]:
+    """Entities at or above the active line (0.5), hottest first."""
+    return [e for e in entity_list(index, agent_id, now) if hotness.state(e.hotness) == "active"]
+
+
+def find_entity(index: LocalIndex, agent_id: str, name: str, now: float) -> list[store.EntityRow]:
+    with index.reading() as conn:
+        return store.find(conn, agent_id, name, hotness.day_of(now))
+
+
+def mentions(index: LocalIndex, agent_id: str, key: str) -> list[tuple[str, int]]:
+    with index.reading() as conn:
+        return store.mentions_of(conn, agent_id, key)
+
+
+def entities_of(index: LocalIndex, agent_id: str, memory_ids: Sequence[str], now: float
+                ) -> dict[str, list[store.EntityRow]]:
+    with index.reading() as conn:
+        return store.entities_of(conn, agent_id, memory_ids, hotness.day_of(now))

@@ -1,0 +1,163 @@
+"""The entity tables of the local index (tiers/cold/entity_schema.py): mentions in and out, hotness kept exact, reads.
+
+Functions on a sqlite3 connection the caller holds (inside LocalIndex.tx() for writes, LocalIndex.read's
+lock for reads); every statement is scoped by agent_id.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from memoryd.tiers.knowledge import hotness
+from memoryd.tiers.knowledge.entity_rules import Entity
+
+_IDS = 500
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    """One entity of an agent, its hotness as of `today`."""
+
+    key: str
+    name: str
+    type: str
+    hotness: float
+    mentions: int
+    first_day: int
+    last_day: int
+
+    def as_dict(self) -> dict[str, Any]:
+        day_text = hotness.day_text
+        return {"key": self.key, "name": self.name, "type": self.type, "hotness": round(self.hotness, 4),
+                "state": hotness.state(self.hotness), "mentions": self.mentions,
+                "first_seen": day_text(self.first_day), "last_seen": day_text(self.last_day)}
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
+    for start in range(0, len(items), _IDS):
+        yield items[start:start + _IDS]
+
+
+def replace_mentions(conn: sqlite3.Connection, agent_id: str, memory_id: str, ents: Sequence[Entity],
+                     day: int | None) -> int:
+    """Make `memory_id` mention exactly `ents` on `day` (none: the memory is gone); returns mentions changed."""
+    old = dict(conn.execute("SELECT key, day FROM entity_mentions WHERE agent_id = ? AND memory_id = ?",
+                            [agent_id, memory_id]).fetchall())
+    new = {e.key: e for e in ents} if day is not None else {}
+    changed = 0
+    for key, was in old.items():
+        if key not in new or was != day:
+            conn.execute("DELETE FROM entity_mentions WHERE agent_id = ? AND memory_id = ? AND key = ?",
+                         [agent_id, memory_id, key])
+            _unmention(conn, agent_id, key, was)
+            changed += 1
+    for key, ent in new.items():
+        if old.get(key) != day:
+            assert day is not None
+            conn.execute("INSERT INTO entity_mentions VALUES (?, ?, ?, ?)", [agent_id, memory_id, key, day])
+            _mention(conn, agent_id, ent, day)
+            changed += 1
+    return changed
+
+
+def _mention(conn: sqlite3.Connection, agent_id: str, ent: Entity, day: int) -> None:
+    row = conn.execute("SELECT hot, hot_day, first_day, last_day FROM entities WHERE agent_id = ? AND key = ?",
+                       [agent_id, ent.key]).fetchone()
+    if row is None:
+        conn.execute("INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)",
+                     [agent_id, ent.key, ent.name, ent.type, hotness.STEP, day, day, day])
+        return
+    hot, hot_day = hotness.add(row[0], row[1], day)
+    conn.execute("UPDATE entities SET hot = ?, hot_day = ?, mentions = mentions + 1, first_day = ?, last_day = ? "
+                 "WHERE agent_id = ? AND key = ?", [hot, hot_day, min(row[2], day), max(row[3], day), agent_id, ent.key])
+
+
+def _unmention(conn: sqlite3.Connection, agent_id: str, key: str, day: int) -> None:
+    row = conn.execute("SELECT hot, hot_day, mentions FROM entities WHERE agent_id = ? AND key = ?",
+                       [agent_id, key]).fetchone()
+    if row is None:
+        return
+    if row[2] <= 1:
+        conn.execute("DELETE FROM entities WHERE agent_id = ? AND key = ?", [agent_id, key])
+        return
+    hot, hot_day = hotness.remove(row[0], row[1], day)
+    first, last = conn.execute("SELECT MIN(day), MAX(day) FROM entity_mentions WHERE agent_id = ? AND key = ?",
+                               [agent_id, key]).fetchone()
+    conn.execute("UPDATE entities SET hot = ?, hot_day = ?, mentions = mentions - 1, first_day = ?, last_day = ? "
+                 "WHERE agent_id = ? AND key = ?", [hot, hot_day, first, last, agent_id, key])
+
+
+def _row(r: Sequence[Any], today: int) -> EntityRow:
+    return EntityRow(r[0], r[1], r[2], hotness.at(r[3], r[4], today), r[5], r[6], r[7])
+
+
+_SELECT = "SELECT key, name, type, hot, hot_day, mentions, first_day, last_day FROM entities WHERE agent_id = ?"
+
+
+def all_entities(conn: sqlite3.Connection, agent_id: str, today: int) -> list[EntityRow]:
+    """Every entity of the agent, hottest first (then most mentioned, then by name)."""
+    rows = [_row(r, today) for r in conn.execute(_SELECT, [agent_id])]
+    rows.sort(key=lambda e: (-round(e.hotness, 9), -e.mentions, e.name.casefold(), e.key))
+    return rows
+
+
+def find(conn: sqlite3.Connection, agent_id: str, name: str, today: int) -> list[EntityRow]:
+    """Entities called `name` (`type:name`, the name in any case, `@name`), hottest first."""
+    wanted = " ".join(name.strip().lstrip("@").split()).casefold()
+    rows = conn.execute(_SELECT + " AND (key = ? OR substr(key, instr(key, ':') + 1) = ?)",
+                        [agent_id, wanted, wanted]).fetchall()
+    found = [_row(r, today) for r in rows]
+    found.sort(key=lambda e: (-e.hotness, e.key))
+    return found
+
+
+def mentions_of(conn: sqlite3.Connection, agent_id: str, key: str) -> list[tuple[str, int]]:
+    """(memory id, day) of every memory naming the entity, oldest first."""
+    return [(r[0], r[1]) for r in conn.execute(
+        "SELECT memory_id, day FROM entity_mentions WHERE agent_id = ? AND key = ? ORDER BY day, memory_id",
+        [agent_id, key])]
+
+
+def entities_of(conn: sqlite3.Connection, agent_id: str, memory_ids: Sequence[str], today: int
+                ) -> dict[str, list[EntityRow]]:
+    """memory id → the entities it names (hottest first)."""
+    out: dict[str, list[EntityRow]] = {}
+    for chunk in _chunks(list(dict.fromkeys(memory_ids))):
+        rows = conn.execute(
+            "SELECT m.memory_id, e.key, e.name, e.type, e.hot, e.hot_day, e.mentions, e.first_day, e.last_day "
+            "FROM entity_mentions m JOIN entities e ON e.agent_id = m.agent_id AND e.key = m.key "
+            f"WHERE m.agent_id = ? AND m.memory_id IN ({_marks(len(chunk))})", [agent_id, *chunk])
+        for r in rows:
+            out.setdefault(r[0], []).append(_row(r[1:], today))
+    for ents in out.values():
+        ents.sort(key=lambda e: -e.hotness)
+    return out
+
+
+def seen(conn: sqlite3.Connection, agent_id: str, memory_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """memory id → (signature read, whether it was in warm then)."""
+    out: dict[str, tuple[str, int]] = {}
+    for chunk in _chunks(list(memory_ids)):
+        out.update((r[0], (r[1], r[2])) for r in conn.execute(
+            f"SELECT memory_id, sig, warm FROM entity_seen WHERE agent_id = ? AND memory_id IN ({_marks(len(chunk))})",
+            [agent_id, *chunk]))
+    return out
+
+
+def mark_seen(conn: sqlite3.Connection, agent_id: str, memory_id: str, sig: str | None, warm: bool) -> None:
+    if sig is None:
+        conn.execute("DELETE FROM entity_seen WHERE agent_id = ? AND memory_id = ?", [agent_id, memory_id])
+    else:
+        conn.execute("INSERT OR REPLACE INTO entity_seen VALUES (?, ?, ?, ?)", [agent_id, memory_id, sig, int(warm)])
+
+
+def forget_entities(conn: sqlite3.Connection, agent_id: str) -> None:
+    """Drop every derived row of the agent and queue all its memories again (a rebuild)."""
+    for table in ("entities", "entity_mentions", "entity_seen"):
+        conn.execute(f"DELETE FROM {table} WHERE agent_id = ?", [agent_id])
+    conn.execute("INSERT OR IGNORE INTO entity_queue SELECT agent_id, id FROM memories WHERE agent_id = ?", [agent_id])
