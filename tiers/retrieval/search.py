@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 from memoryd.tiers.retrieval import analyzer, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
-from memoryd.tiers.memory.model import DAY, score
+from memoryd.tiers.knowledge.fading import memory_score
+from memoryd.tiers.memory.model import DAY
 from memoryd.tiers.retrieval.filters import Filters, score_paths
 from memoryd.tiers.retrieval.ranking import Candidate
 from memoryd.tiers.retrieval.view import RetrievalView
@@ -107,7 +108,8 @@ def _cold_candidates(view: RetrievalView, terms: list[str], query: str, limit: i
 
 
 def cold_candidate(e: ColdEntry, now: float) -> Candidate:
-    s = score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0))
+    s = memory_score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0),
+                     e.get("metadata"))
     return dict(e, score=round(s, 4), tier="cold", path=e["category"])
 
 
