@@ -6,7 +6,8 @@ moves with the evidence for and against it. Every step goes to the knowledge log
         → the held memory absorbs it: metadata.sources += {source, id, at}, importance = max, one more access;
           a belief absorbing a fact becomes a fact (confirm); an opinion gains confidence (reinforce)
     the same claim with another value → the older memory's superseded_by = the newer's id; newer.supersedes += it
-        (newest created_at wins, the id breaks ties: every device derives the same from the same memories)
+        (the newest wins: its own date and time when a note or turn gives them, else created_at, then the id
+        breaks ties: every device derives the same from the same memories)
     the opposite of an opinion ("not" on one side only) → the opinion loses confidence (contradict)
 
 Held memories are warm's entries and the local index's rows the new text finds (a few per store, and none past
@@ -14,6 +15,7 @@ COLD_LOOKUPS in one batch: the maintain pass, tiers/knowledge/maintain.py, catch
 """
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from memoryd.tiers.base.errors import MemorydError
@@ -30,9 +32,20 @@ COLD_HITS = 8
 Memory = dict[str, Any]
 
 
+def moment(m: Memory) -> str:
+    """When a memory was said, as an ISO string: a note's or turn's own date and time, else when it was stored."""
+    meta = m.get("metadata") or {}
+    date, at = meta.get("date"), meta.get("time")
+    if isinstance(at, str) and len(at) > 10 and at[4:5] == "-":
+        return at[:19]
+    if isinstance(date, str) and len(date) == 10:
+        return f"{date}T{at}" if isinstance(at, str) and len(at) == 5 else date
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(float(m.get("created_at") or 0)))
+
+
 def newer(a: Memory, b: Memory) -> bool:
-    """Whether `a` is newer than `b`: later created_at, the larger id on a tie (the same on every device)."""
-    return (a.get("created_at", 0), a["id"]) > (b.get("created_at", 0), b["id"])
+    """Whether `a` is newer than `b`: said later, then stored later, then the larger id (the same on every device)."""
+    return (moment(a), a.get("created_at", 0), a["id"]) > (moment(b), b.get("created_at", 0), b["id"])
 
 
 def add_source(held: Memory, new: Memory, at: float) -> None:

@@ -330,7 +330,8 @@ class AgentMemory:
         from memoryd.tiers.retrieval.filters import Filters
         from memoryd.tiers.retrieval.search import retrieve
 
-        filters = filters or Filters(url=url)
+        if filters is None or (not filters and url is not None):
+            filters = Filters(url=url, history=filters.history if filters is not None else False)
         query = check_query(query, limit, filters)  # before the lock: a bad query creates nothing
         now = self.clock()
         with self.exclusive():

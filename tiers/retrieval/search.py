@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memoryd.tiers.retrieval import analyzer, ranking, when
+from memoryd.tiers.retrieval import analyzer, current, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.knowledge.fading import memory_score
@@ -34,12 +34,13 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         query = query[:MAX_QUERY_CHARS]
     terms = analyzer.query_terms(query)
     cands: list[Candidate] = [dict(e, tier="warm", path=e["category"]) for e in state["warm"]["entries"]]
-    if not filters:
+    if filters.takes_hot():
         cands += hot_candidates(state["hot"])
     corpus = ranking.local_corpus(cands, terms)
     cands += _cold_candidates(view, terms, query, limit, {c["id"] for c in cands}, filters, corpus)
     dense = _dense(view, query, state, cands, limit)
-    cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
+    cands = current.admit([c for c in cands if c["tier"] == "hot" or filters.matches(c)], filters.history)
+    asked, limit = limit, current.depth(limit)  # restatements fold into one result (tiers/retrieval/current.py)
     for c in cands:
         c["date"] = when.memory_date(c)
     if query:
@@ -57,6 +58,7 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         cands.sort(key=lambda c: (-c["score"], c["id"]))
         results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
                    for c in cands[:limit]]
+    results = current.finish(results, asked)
     _reinforce(view, results)
     return results
 
@@ -93,6 +95,8 @@ def _cold_candidates(view: RetrievalView, terms: list[str], query: str, limit: i
             hits = archive.search(agent, words, want) if words else []
         elif not query and (filters.since is not None or filters.until is not None):
             hits = archive.dated(agent, filters.since, filters.until, want)
+        elif not query and filters.kind:
+            hits = archive.of_kind(agent, filters.kind, want)
         else:
             hits = []
     except MemorydError as exc:
