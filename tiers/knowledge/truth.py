@@ -184,10 +184,16 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
         return entry, created, False
     claim = claim_of(new["text"])
     held = book.held(new)
+    turn_sourced: list[Memory] = []
     for m in held:
         other = claim_of(m["text"])
         differs = claim is not None and other is not None and other.key == claim.key and other.value != claim.value
-        if not differs and (restates(m["text"], new["text"]) or (claim is not None and other == claim)):
+        if not differs and mergeable(m, new) and (restates(m["text"], new["text"]) or
+                                                  (claim is not None and other == claim)):
+            if raw_turn(m) and not raw_turn(new):  # the fact distilled from a turn is the memory; the turn its source
+                add_source(new, m, float(m.get("created_at") or book.now))
+                turn_sourced.append(m)
+                continue
             absorb(book, m, new)
             return m, False, True
     for m in held:
@@ -204,4 +210,18 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
             book.changed(m)
     entry, created = add(new)
     book.add_warm(entry)
+    for m in turn_sourced:
+        book.note("merge", entry, "the fact of a turn already archived: the turn is its source", turn=m["id"])
     return entry, created, False
+
+
+def mergeable(held: Memory, new: Memory) -> bool:
+    """Kinds that may become one memory: the same kind, a belief and the fact that confirms it, an opinion and
+    whatever restates it (reinforcement). An opinion is never folded into a fact, nor a summary into either."""
+    a, b = kinds.kind_of(held.get("metadata")), kinds.kind_of(new.get("metadata"))
+    return a == b or (a == kinds.BELIEF and b == kinds.FACT) or a == kinds.OPINION
+
+
+def raw_turn(m: Memory) -> bool:
+    """A conversation's turn as it was said (tiers/ingest/conversation.py), not a memory distilled from it."""
+    return (m.get("metadata") or {}).get("kind") == "turn"
