@@ -106,19 +106,16 @@ def _warm_item(turn: Turn, fact: Fact, source: str) -> tuple[str, str, float, di
     return fact.text, fact.category, round(min(1.0, importance), 3), meta
 
 
-def absorb_turns(entries: list[dict[str, Any]], facts: Sequence[tuple[Turn, Fact]],
-                 items: list[tuple[str, str, float, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """A turn that only restates the fact distilled from it is not archived apart: the fact is the one memory,
-    and the turn is one of its sources (tiers/knowledge/restate.py decides)."""
+def source_turns(facts: Sequence[tuple[Turn, Fact]], items: list[tuple[str, str, float, dict[str, Any]]]) -> None:
+    """A fact that restates the turn it was distilled from names the turn among its sources: the two are one
+    memory (tiers/knowledge/restate.py decides), and retrieval folds the raw turn into the fact. The turn
+    stays in cold, verbatim, as the record of what was said."""
     from memoryd.tiers.knowledge.restate import restates
 
-    absorbed: set[str] = set()
     for (turn, fact), (_text, _cat, _imp, meta) in zip(facts, items):
-        tid = turn_id(turn.session_id, turn.role, turn.text)
         if len(turn.text.encode("utf-8")) <= CHUNK_BYTES and restates(turn.text, fact.text):
+            tid = turn_id(turn.session_id, turn.role, turn.text)
             meta.setdefault("sources", []).append({"source": meta["source"], "id": tid, "at": int(turn.time)})
-            absorbed.add(tid)
-    return [e for e in entries if e["id"] not in absorbed]
 
 
 def distill_segment(mem: AgentMemory, turns: Sequence[Turn], source: str = "openclaw",
@@ -150,7 +147,7 @@ def distill_segments(mem: AgentMemory, segments: Sequence[Sequence[Turn]], sourc
     entries = cold_entries(turns, source)
     report["filler"] = len({(t.session_id, t.seq) for t in turns}) - len({(e["metadata"]["session_id"],
                                                                           e["metadata"]["seq"]) for e in entries})
-    entries = absorb_turns(entries, facts, items)
+    source_turns(facts, items)
     if mem.archive is not None:
         mem.archive.put(mem.agent_id, entries)
         report["cold"] = len(entries)

@@ -11,10 +11,8 @@ def test_a_turn_with_nul_and_escapes_is_distilled_not_refused(config, archive) -
     mem = AgentMemory(config, "main", archive=archive)
     said = Turn("s1", 1, "user", "I always prefer green tea\x00 over coffee \x1b[31mreally\x1b[0m.", 1_767_600_000.0)
     report = distill_segment(mem, [said])
-    warm = mem.read_state()["warm"]["entries"]
-    sourced = [s for e in warm for s in e["metadata"].get("sources", [])]  # a turn its fact restates is its source
-    assert report["cold"] + len(sourced) == 1 and report["warm"] >= 1
-    texts = [e["text"] for e in warm]
+    assert report["cold"] == 1 and report["warm"] >= 1
+    texts = [e["text"] for e in mem.read_state()["warm"]["entries"]]
     texts += [e["text"] for e in archive.iter_entries("main")]
     assert any("green tea" in t for t in texts)
     assert not any(c in t for t in texts for c in "\x00\x1b")
