@@ -74,15 +74,28 @@ def contradicts(a: str, b: str) -> bool:
 
 def fold(results: Iterable[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
     """Results in rank order, each restatement of a higher-ranked one folded into it (its id listed in the
-    keeper's `restated_by`), cut to `limit`: no list holds the same sentence twice."""
+    keeper's `restated_by`; a raw turn gives its place to the fact restating it), cut to `limit`: no list holds
+    the same sentence twice."""
     kept: list[dict[str, Any]] = []
     for r in results:
-        keeper = next((k for k in kept if k["id"] == r["id"] or restates(k["text"], r["text"])), None)
-        if keeper is None:
+        at = next((i for i, k in enumerate(kept) if k["id"] == r["id"] or restates(k["text"], r["text"])), None)
+        if at is None:
             kept.append(r)
-        elif keeper["id"] != r["id"]:
+            continue
+        keeper = kept[at]
+        if keeper["id"] == r["id"]:
+            continue
+        if raw_turn(keeper) and not raw_turn(r):  # the distilled memory stands for the turn it came from
+            kept[at] = r
+            r.setdefault("restated_by", []).extend([keeper["id"], *keeper.pop("restated_by", [])])
+        else:
             keeper.setdefault("restated_by", []).append(r["id"])
     return kept[:limit]
+
+
+def raw_turn(m: Mapping[str, Any]) -> bool:
+    """A conversation's turn as it was said (tiers/ingest/conversation.py), not a memory distilled from it."""
+    return (m.get("metadata") or {}).get("kind") == "turn"
 
 
 def same_memory(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

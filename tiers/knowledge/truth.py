@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import kinds, log
-from memoryd.tiers.knowledge.restate import contradicts, core_text, restates, signature
+from memoryd.tiers.knowledge.restate import contradicts, core_text, raw_turn, restates, signature
 from memoryd.tiers.knowledge.subject import claim_of
 
 if TYPE_CHECKING:
@@ -222,6 +222,3 @@ def mergeable(held: Memory, new: Memory) -> bool:
     return a == b or (a == kinds.BELIEF and b == kinds.FACT) or a == kinds.OPINION
 
 
-def raw_turn(m: Memory) -> bool:
-    """A conversation's turn as it was said (tiers/ingest/conversation.py), not a memory distilled from it."""
-    return (m.get("metadata") or {}).get("kind") == "turn"
