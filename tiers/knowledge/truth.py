@@ -105,11 +105,15 @@ class Book:
             self._by_word = {}
             for m in self.warm:
                 self.add_warm(m)
+        words = self._words(text)
+        hits: dict[int, int] = {}
         found: dict[int, Memory] = {}
-        for w in self._words(text):
+        for w in words:
             for m in self._by_word.get(w, ()):
                 found.setdefault(id(m), m)
-        return list(found.values())
+                # a shared claim key always counts; else restates() needs half the words in common at least
+                hits[id(m)] = hits.get(id(m), 0) + (len(words) if w.startswith("\x00") else 2)
+        return [m for k, m in found.items() if hits[k] >= len(words)]
 
     def _cold(self, text: str) -> list[Memory]:
         if self.archive is None or self.lookups >= COLD_LOOKUPS:
