@@ -32,12 +32,18 @@ def init(agent_id: str, as_json: bool) -> None:
 @click.argument("text")
 @click.option("--category", required=True, help="Category path, e.g. projects/evoclaw (depth ≤ 4).")
 @click.option("--importance", type=float, default=None, help="0..1; derived by rules when omitted.")
+@click.option("--kind", default=None, metavar="KIND",
+              help="fact, experience, belief, opinion or summary; inferred when omitted (a hedge makes a belief).")
+@click.option("--confidence", type=float, default=None, help="0..1, for a belief or an opinion.")
+@click.option("--basis", default=None, help="Why a belief is held.")
 @agent_option
 @json_option
 @handles_errors
-def store(text: str, category: str, importance: float | None, agent_id: str, as_json: bool) -> None:
-    """Distil TEXT and store it in warm memory; prints its id."""
-    entry = get_api().store(agent_id=agent_id, text=text, category=category, importance=importance)
+def store(text: str, category: str, importance: float | None, kind: str | None, confidence: float | None,
+          basis: str | None, agent_id: str, as_json: bool) -> None:
+    """Distil TEXT and store it in warm memory; prints its id (a restatement prints the id it merged into)."""
+    entry = get_api().store(agent_id=agent_id, text=text, category=category, importance=importance, kind=kind,
+                            confidence=confidence, basis=basis)
     if entry.get("note"):
         click.echo(f"memoryd: note: {entry['note']}", err=True)
     emit(entry, as_json, lambda e: e["id"])
@@ -48,7 +54,10 @@ def _human_results(data: dict[str, Any]) -> str:
         return "no memories found"
     lines = []
     for r in data["results"]:
-        lines.append(f"[{r['tier']}] {r['id']}  {r['category']}  score={r['score']:.3f}  rank={r['rank']:.4f}")
+        kind = "" if r.get("kind", "fact") == "fact" else f"  {r['kind']}" + (
+            f" c={r['confidence']:.2f}" if r.get("confidence") is not None else "")
+        past = f"  (superseded by {r['superseded_by']})" if r.get("superseded_by") else ""
+        lines.append(f"[{r['tier']}] {r['id']}  {r['category']}  score={r['score']:.3f}  rank={r['rank']:.4f}{kind}{past}")
         lines.append(f"    {r['text']}")
         lines.append(f"    why: {r['reason']}")
     return "\n".join(lines)
@@ -63,13 +72,17 @@ def _human_results(data: dict[str, Any]) -> str:
 @click.option("--entity", default=None, help="Only facts about this @entity (from daily notes' Retain lines).")
 @click.option("--since", default=None, metavar="YYYY-MM-DD", help="Only facts dated on or after this day.")
 @click.option("--until", default=None, metavar="YYYY-MM-DD", help="Only facts dated on or before this day.")
+@click.option("--kind", default=None, metavar="KIND", help="Only memories of this kind (fact, experience, belief, "
+              "opinion, summary).")
+@click.option("--history", is_flag=True, help="Superseded memories too, each after the current ones.")
 @click.option("--llm-prompt-file", type=click.Path(dir_okay=False), default=None,
               help="Write the tree-search prompt for an external LLM instead of calling one.")
 @agent_option
 @json_option
 @handles_errors
 def retrieve(query: str, limit: int, mode: str, url: str | None, entity: str | None, since: str | None,
-             until: str | None, llm_prompt_file: str | None, agent_id: str, as_json: bool) -> None:
+             until: str | None, kind: str | None, history: bool, llm_prompt_file: str | None, agent_id: str,
+             as_json: bool) -> None:
     """Search hot, warm and cold memory through the tree index."""
     api = get_api()
     if llm_prompt_file:  # an external LLM will answer; nothing is searched now
@@ -77,7 +90,7 @@ def retrieve(query: str, limit: int, mode: str, url: str | None, entity: str | N
 
         return write_prompt(api, agent_id, query, llm_prompt_file)
     asked: dict[str, Any] = {"agent_id": agent_id, "query": query, "limit": limit, "url": url, "entity": entity,
-                             "since": since, "until": until}
+                             "since": since, "until": until, "kind": kind, "history": history}
     if mode == "llm":  # tree paths from the LLM, and its order of the top candidates
         from memoryd.cli.llm_paths import retrieve_llm
 

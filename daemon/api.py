@@ -152,17 +152,22 @@ class MemoryApi:
         return self.transport.call(INIT, _params(agent_id=agent_id))
 
     def store(self, *, agent_id: str, text: str, category: str, importance: float | None = None,
-              metadata: dict[str, Any] | None = None) -> Result:
-        """Distil and store one fact in warm; the stored entry."""
+              metadata: dict[str, Any] | None = None, kind: str | None = None, confidence: float | None = None,
+              basis: str | None = None) -> Result:
+        """Distil and store one memory in warm (of `kind`, with a belief's or opinion's `confidence`); the stored
+        entry, or the held memory that absorbed it (`merged`)."""
         return self.transport.call(STORE, _params(agent_id=agent_id, text=text, category=category,
-                                                  importance=importance, metadata=metadata))
+                                                  importance=importance, metadata=metadata, kind=kind,
+                                                  confidence=confidence, basis=basis))
 
     def retrieve(self, *, agent_id: str, query: str = "", limit: int = 10, url: str | None = None,
                  entity: str | None = None, since: str | None = None, until: str | None = None,
-                 paths: dict[str, float] | None = None) -> Found:
-        """{"results": ranked entries, "warnings"}; counts as access (reinforcement)."""
+                 paths: dict[str, float] | None = None, kind: str | None = None, history: bool = False) -> Found:
+        """{"results": ranked entries, "warnings"}; counts as access (reinforcement). `kind`: only memories of
+        that kind; `history`: superseded memories too, after the current ones."""
         return self.transport.call(RETRIEVE, _params(agent_id=agent_id, query=query, limit=limit, url=url,
-                                                     entity=entity, since=since, until=until, paths=paths))
+                                                     entity=entity, since=since, until=until, paths=paths,
+                                                     kind=kind, history=history or None))
 
     def consolidate(self, *, agent_id: str, mode: str = "quick") -> Result:
         return self.transport.call(CONSOLIDATE, _params(agent_id=agent_id, mode=mode))

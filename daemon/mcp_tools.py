@@ -20,6 +20,9 @@ from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.mcp_lines import REFUSED_TOOL
 
 DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "A day, YYYY-MM-DD."}
+KINDS = ("fact", "experience", "belief", "opinion", "summary")  # tiers/knowledge/kinds.py KINDS
+KIND = {"type": "string", "enum": list(KINDS), "description": "fact, experience (what happened), belief (held with "
+        "a confidence), opinion (with a confidence that moves with evidence) or summary."}
 TEXT_MAX = 4096  # tiers/memory/model.py MAX_TEXT_BYTES: one fact
 FIELD_MAX = 200  # tiers/memory/model.py MAX_FIELD_CHARS: a hot field (event, task)
 LESSON_MAX = 300  # tiers/memory/model.py MAX_LESSON_CHARS
@@ -62,7 +65,10 @@ TOOLS = [
           "since": dict(DATE, description="Only facts dated on or after this day (YYYY-MM-DD)."),
           "until": dict(DATE, description="Only facts dated on or before this day (YYYY-MM-DD)."),
           "entity": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Only facts about this "
-                     "person or thing (as @name in notes)."}},
+                     "person or thing (as @name in notes)."},
+          "kind": dict(KIND, description="Only memories of this kind: " + KIND["description"]),
+          "history": {"type": "boolean", "default": False, "description": "Also memories a newer one superseded "
+                      "(each after the current ones, with superseded_by)."}},
          hints={"readOnlyHint": True}),
     Tool("memory_store", "Save one durable fact (a decision, preference, personal fact or commitment with its date) "
          "to long-term memory; secrets in it are redacted; returns the stored entry and its id.",
@@ -71,7 +77,11 @@ TOOLS = [
                        "default": "notes", "description": "Category path such as projects/billing or people/alice "
                        "(up to 4 levels); reuse the paths of the tree resource."},
           "importance": {"type": "number", "minimum": 0, "maximum": 1, "description": "0..1; derived from the "
-                         "text when omitted."}},
+                         "text when omitted."},
+          "kind": dict(KIND, description="What it is (inferred when omitted: a hedged statement is a belief): "
+                       + KIND["description"]),
+          "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "0..1, for a belief or an "
+                         "opinion."}},
          required=("text",)),
     Tool("memory_forget", "Delete one memory by its id (from memory_search) from every tier, the cloud copy "
          "included; says what was removed.",
@@ -146,6 +156,8 @@ def _check_value(name: str, value: Any, schema: dict[str, Any]) -> Any:
         return value
     if not isinstance(value, str):
         raise _bad(name, f"must be a string, got {_show(value)}")
+    if "enum" in schema and value not in schema["enum"]:
+        raise _bad(name, f"must be one of {', '.join(schema['enum'])}, got {_show(value)}")
     if LONE_SURROGATE.search(value):  # a lone surrogate (\ud800 in the JSON) cannot be stored, nor sent back
         raise _bad(name, "is not valid Unicode text (it holds a lone surrogate)")
     if len(value) > schema.get("maxLength", len(value)):
@@ -229,20 +241,25 @@ class Tools:
 
     def _search(self, a: dict[str, Any]) -> dict[str, Any]:
         query = (a.get("query") or "").strip()
-        if not query and not any(a.get(k) for k in ("since", "until", "entity")):
-            raise _bad("query", "give words to search for, or a filter (since, until, entity)")
+        if not query and not any(a.get(k) for k in ("since", "until", "entity", "kind")):
+            raise _bad("query", "give words to search for, or a filter (since, until, entity, kind)")
         if a.get("since") and a.get("until") and a["since"] > a["until"]:
             raise _bad("since", f"{a['since']} is after until {a['until']}")
         data = self.api.retrieve(agent_id=self.agent_id, query=query, limit=a["limit"], since=a.get("since"),
-                                 until=a.get("until"), entity=a.get("entity"))
+                                 until=a.get("until"), entity=a.get("entity"), kind=a.get("kind"),
+                                 history=a.get("history", False))
         results = [{"rank": i, "id": r["id"], "tier": r["tier"], "date": _date(r), "category": r.get("category"),
-                    "text": r["text"], "reason": r.get("reason"), "score": round(float(r.get("score") or 0), 4)}
+                    "text": r["text"], "reason": r.get("reason"), "score": round(float(r.get("score") or 0), 4),
+                    "kind": r.get("kind", "fact"),
+                    **{k: r[k] for k in ("confidence", "superseded_by") if r.get(k) is not None}}
                    for i, r in enumerate(data["results"], 1)]
         return {"results": results, "warnings": data.get("warnings") or []}
 
     def _store(self, a: dict[str, Any]) -> dict[str, Any]:
         entry = self.api.store(agent_id=self.agent_id, text=a["text"], category=a["category"],
-                               importance=a.get("importance"))
+                               importance=a.get("importance"), kind=a.get("kind"), confidence=a.get("confidence"))
+        if entry.get("merged"):
+            return {"summary": f"restates {entry['id']} in {entry['category']}: merged into it", "entry": entry}
         return {"summary": f"stored {entry['id']} in {entry['category']}", "entry": entry}
 
     def _forget(self, a: dict[str, Any]) -> dict[str, Any]:

@@ -34,9 +34,11 @@ def init(engine: Engine, params: Params) -> dict[str, Any]:
 
 
 def store(engine: Engine, params: Params) -> dict[str, Any]:
+    from memoryd.tiers.knowledge.given import given_kind
+
+    metadata = given_kind(params.get("metadata"), params.get("kind"), params.get("confidence"), params.get("basis"))
     with engine.memory(agent_of(params)) as mem:
-        entry = mem.store(params.get("text", ""), params.get("category", ""), params.get("importance"),
-                          params.get("metadata"))
+        entry = mem.store(params.get("text", ""), params.get("category", ""), params.get("importance"), metadata)
     stamp_edits(engine.config, mem.agent_id)
     return entry
 

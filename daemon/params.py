@@ -16,10 +16,10 @@ NUMBER = (int, float)
 # name → accepted types (None is always accepted: the CLI sends it for an option not given)
 TYPES: dict[str, tuple[type, ...]] = {
     "agent_id": TEXT, "text": TEXT, "category": TEXT, "query": TEXT, "mode": TEXT, "id": TEXT, "date": TEXT,
-    "path": TEXT, "url": TEXT, "entity": TEXT, "since": TEXT, "until": TEXT,
-    "limit": (int,), "importance": NUMBER, "days": NUMBER,
-    "all": (bool,), "force": (bool,), "drain": (bool,), "remote": (bool,), "shred": (bool,), "new_recovery": (bool,),
-    "name": TEXT, "rebuild": (bool,),
+    "path": TEXT, "url": TEXT, "entity": TEXT, "since": TEXT, "until": TEXT, "kind": TEXT, "basis": TEXT,
+    "limit": (int,), "importance": NUMBER, "days": NUMBER, "confidence": NUMBER,
+    "all": (bool,), "force": (bool,), "drain": (bool,), "remote": (bool,), "history": (bool,),
+    "shred": (bool,), "new_recovery": (bool,), "name": TEXT, "rebuild": (bool,),
     "paths": (dict,), "metadata": (dict,),
 }
 LIST_METADATA = ("urls", "commands", "paths", "entities", "people", "topics")  # as tiers/memory/transfer.py checks

@@ -58,6 +58,9 @@ class Archive(Protocol):
     def dated(self, agent_id: str, since: float | None, until: float | None, limit: int = 50) -> list[ColdEntry]:
         """The most important entries dated in [since, until) (a note's own date, else when stored)."""
 
+    def of_kind(self, agent_id: str, kind: str, limit: int = 50) -> list[ColdEntry]:
+        """The most important entries of one kind (a memory's metadata memory_kind, else its label's kind)."""
+
     def count(self, agent_id: str) -> int: ...
 
     def category_counts(self, agent_id: str) -> dict[str, int]: ...

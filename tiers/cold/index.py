@@ -337,6 +337,14 @@ class LocalIndex:
                          [agent_id, lo, hi, max(1, min(int(limit), 1000))])
         return [row_entry(row) for row in rows]
 
+    def of_kind(self, agent_id: str, kind: str, limit: int = 50) -> list[ColdEntry]:
+        """The most important entries of one kind (tiers/knowledge/kinds.py), by their metadata."""
+        from memoryd.tiers.cold.index_kinds import of_kind
+
+        validate_agent_id(agent_id)
+        with self._guard() as conn:
+            return of_kind(conn, agent_id, kind, limit)
+
     def count(self, agent_id: str) -> int:
         validate_agent_id(agent_id)
         row = self.read("SELECT docs FROM agent_stats WHERE agent_id = ?", [agent_id])

@@ -20,6 +20,12 @@ def prepare_many(items: list[Item]) -> list[Prepared]:
     return [_prepare_one(*item, stored_meta, rule_importance, redact, redact_obj) for item in items]
 
 
+def typed_metadata(text: str, meta: dict[str, Any]) -> dict[str, Any]:
+    from memoryd.tiers.knowledge.classify import typed_metadata as typed
+
+    return typed(text, meta)
+
+
 def _prepare_one(text: str, category: str, importance: float | None, metadata: dict[str, Any] | None,
                  stored_meta: Callable, rule_importance: Callable, redact: Callable, redact_obj: Callable
                  ) -> Prepared:
@@ -37,4 +43,5 @@ def _prepare_one(text: str, category: str, importance: float | None, metadata: d
     if redactions:
         meta["redactions"] = sum(redactions.values())
     meta.update(extra)
+    typed_metadata(text, meta)  # every memory has a kind (tiers/knowledge/kinds.py), written explicitly
     return text, category, importance, meta, redactions

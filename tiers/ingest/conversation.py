@@ -38,8 +38,13 @@ def cold_entries(turns: Sequence[Turn], source: str) -> list[dict[str, Any]]:
     from memoryd.tiers.distillation.redact import redact
     from memoryd.tiers.ingest.note_parse import split_long
 
+    from memoryd.tiers.knowledge.classify import typed_metadata
+    from memoryd.tiers.knowledge.lowvalue import is_low_value
+
     out: dict[str, dict[str, Any]] = {}
     for t in turns:
+        if is_low_value(t.text):
+            continue  # "Thanks!", "Sounds good": kept neither raw nor as a fact (tiers/knowledge/lowvalue.py)
         text, _ = redact(t.text)
         parts = split_long(text, CHUNK_BYTES)
         for i, part in enumerate(parts):
@@ -49,6 +54,7 @@ def cold_entries(turns: Sequence[Turn], source: str) -> list[dict[str, Any]]:
                 meta["part"] = i + 1
             if t.tools:
                 meta["tools"] = t.tools[:20]
+            typed_metadata(part, meta)
             eid = turn_id(t.session_id, t.role, t.text, i)
             out[eid] = {"id": eid, "text": part, "category": f"conversations/{t.role}",
                         "importance": COLD_IMPORTANCE.get(t.role, 0.3), "created_at": t.time, "access_count": 0,
@@ -58,10 +64,12 @@ def cold_entries(turns: Sequence[Turn], source: str) -> list[dict[str, Any]]:
 
 def rule_facts(turns: Sequence[Turn]) -> list[tuple[Turn, Fact]]:
     """What the owner said that is worth keeping (assistant turns restate; they stay in cold)."""
+    from memoryd.tiers.knowledge.lowvalue import is_low_value
+
     out: list[tuple[Turn, Fact]] = []
     seen: set[str] = set()
     for t in turns:
-        if t.role != "user":
+        if t.role != "user" or is_low_value(t.text):
             continue
         for fact in extract(t.text, t.date):
             key = " ".join(fact.text.casefold().split())
@@ -77,8 +85,10 @@ def distill_turns(turns: Sequence[Turn], llm: LLM | None = None) -> tuple[list[t
         return rule_facts(turns), []
     from memoryd.tiers.ingest.conversation_llm import llm_facts
 
+    from memoryd.tiers.knowledge.lowvalue import is_low_value
+
     try:
-        return llm_facts(turns, llm), []
+        return [(t, f) for t, f in llm_facts(turns, llm) if not is_low_value(f.text)], []
     except (MemorydError, ValueError) as exc:
         reason = exc.message if isinstance(exc, MemorydError) else f"unusable answer ({exc})"
         return rule_facts(turns), [f"LLM distillation failed: {reason}; used rule mode"]
@@ -94,6 +104,18 @@ def _warm_item(turn: Turn, fact: Fact, source: str) -> tuple[str, str, float, di
     if fact.about:
         meta["about"] = fact.about
     return fact.text, fact.category, round(min(1.0, importance), 3), meta
+
+
+def source_turns(facts: Sequence[tuple[Turn, Fact]], items: list[tuple[str, str, float, dict[str, Any]]]) -> None:
+    """A fact that restates the turn it was distilled from names the turn among its sources: the two are one
+    memory (tiers/knowledge/restate.py decides), and retrieval folds the raw turn into the fact. The turn
+    stays in cold, verbatim, as the record of what was said."""
+    from memoryd.tiers.knowledge.restate import restates
+
+    for (turn, fact), (_text, _cat, _imp, meta) in zip(facts, items):
+        if len(turn.text.encode("utf-8")) <= CHUNK_BYTES and restates(turn.text, fact.text):
+            tid = turn_id(turn.session_id, turn.role, turn.text)
+            meta.setdefault("sources", []).append({"source": meta["source"], "id": tid, "at": int(turn.time)})
 
 
 def distill_segment(mem: AgentMemory, turns: Sequence[Turn], source: str = "openclaw",
@@ -116,20 +138,24 @@ def distill_segments(mem: AgentMemory, segments: Sequence[Sequence[Turn]], sourc
     report: dict[str, Any] = {"turns": len(turns), "cold": 0, "warm": 0, "hot": [], "warnings": []}
     if not turns:
         return report
-    entries = cold_entries(turns, source)
-    if mem.archive is not None:
-        mem.archive.put(mem.agent_id, entries)
-        report["cold"] = len(entries)
-    else:
-        report["warnings"].append("no cold archive open: turns not archived")
     facts: list[tuple[Turn, Fact]] = []
     for seg in segments:
         found, warnings = distill_turns(seg, llm)
         facts += found
         report["warnings"] += warnings
+    items = [_warm_item(t, f, source) for t, f in facts]
+    entries = cold_entries(turns, source)
+    report["filler"] = len({(t.session_id, t.seq) for t in turns}) - len({(e["metadata"]["session_id"],
+                                                                          e["metadata"]["seq"]) for e in entries})
+    source_turns(facts, items)
+    if mem.archive is not None:
+        mem.archive.put(mem.agent_id, entries)
+        report["cold"] = len(entries)
+    else:
+        report["warnings"].append("no cold archive open: turns not archived")
     with mem.exclusive():
         if facts:
-            stored = mem.store_many([_warm_item(t, f, source) for t, f in facts])
+            stored = mem.store_many(items)
             report["warm"] = sum(1 for e in stored if e.get("created"))
             report["hot"] = mem.change(hot_changes([f for _, f in facts]), "conversation")
     return report

@@ -46,6 +46,11 @@ def kind_of(metadata: Mapping[str, Any] | None) -> str:
     return _LABEL_KIND.get(str(metadata.get("kind", "")), FACT)
 
 
+def label_kinds() -> dict[str, str]:
+    """Every Retain or extractor label that names a kind → that kind (what kind_of reads when memory_kind is absent)."""
+    return dict(_LABEL_KIND)
+
+
 def confidence_of(metadata: Mapping[str, Any] | None) -> float | None:
     """A belief's or opinion's confidence (0..1); None for the other kinds or when unknown."""
     if not metadata or kind_of(metadata) not in WITH_CONFIDENCE:

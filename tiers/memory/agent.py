@@ -266,6 +266,7 @@ class AgentMemory:
         `then`: (fn, reason): change(fn, reason) after the stores, in the same write (a daily note's
         facts, then their hot changes: one load and one write of the state, not two)."""
         from memoryd.tiers.distillation.prepare import prepare_many  # loaded on the first store, not with every CLI command
+        from memoryd.tiers.knowledge.truth import Book, place
 
         ahead = prepared if prepared is not None else [None] * len(items)
         if len(ahead) != len(items):
@@ -279,6 +280,7 @@ class AgentMemory:
             state = self.files.load_all()
             counts: dict[str, int] = {"stores": len(prepared)}
             where = warm_tier.positions(state["warm"])
+            book = Book(state["warm"]["entries"], self.archive, self.agent_id, now)
             touched: set[str] = set()  # nodes a store of this batch touched already: touching again changes nothing
             for text, category, importance, meta, redactions in prepared:
                 if category in touched:
@@ -288,14 +290,25 @@ class AgentMemory:
                     filed, note = tree_index.file_category(state["tree"], category, now)
                     if known:  # file_category only touched it and its ancestors (a new node's are not)
                         touched.add(category)
-                entry, created = warm_tier.add_or_reinforce(
-                    state["warm"], warm_tier.new_entry(text, filed, importance, now, meta), now, where)
-                results.append(dict(entry, created=created, **({"note": note} if note else {})))
+                new = warm_tier.new_entry(text, filed, importance, now, meta)
+                entry, created, merged = place(book, new, lambda e: warm_tier.add_or_reinforce(
+                    state["warm"], e, now, where), new["id"] in where)  # tiers/knowledge/truth.py
+                if merged:
+                    where_to = "local index" if entry.get("_index") else "warm"
+                    note = f"restates memory {entry['id']} in {where_to}: merged into it"
+                    if where_to == "warm":
+                        warm_tier.rescore(entry, now)
+                    else:
+                        entry = {k: v for k, v in entry.items() if k not in ("_index", "bm25", "day")} | {"tier": "cold"}
+                results.append(dict(entry, created=created, **({"merged": True} if merged else {}),
+                                    **({"note": note} if note else {})))
                 for kind, n in redactions.items():
                     counts["redactions"] = counts.get("redactions", 0) + n
                     counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n
             hot_reason = _apply_hot_change(state, now, then, counts) if then is not None else None
+            book.flush()  # index rows a store merged into or superseded, before warm points at them
             rows = self.write_state(state, "store", hot_reason)
+            self.record_knowledge(book.rows, now)
             self.warnings += [f"{e['tier']} {e['kind']} evicted: {e['why']}" for e in rows if e.get("tier") == "hot"
                               and hot_reason is not None]
             evicted = {e["id"] for e in rows if e.get("tier") == "warm"}
@@ -317,7 +330,8 @@ class AgentMemory:
         from memoryd.tiers.retrieval.filters import Filters
         from memoryd.tiers.retrieval.search import retrieve
 
-        filters = filters or Filters(url=url)
+        if filters is None or (not filters and url is not None):
+            filters = Filters(url=url, history=filters.history if filters is not None else False)
         query = check_query(query, limit, filters)  # before the lock: a bad query creates nothing
         now = self.clock()
         with self.exclusive():

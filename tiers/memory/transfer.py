@@ -38,11 +38,38 @@ def export_lines(mem: AgentMemory) -> Iterator[str]:
     yield json.dumps({"type": "hot", "data": state["hot"]}, ensure_ascii=False, sort_keys=True)
     yield json.dumps({"type": "tree", "data": state["tree"]}, ensure_ascii=False, sort_keys=True)
     for entry in state["warm"]["entries"]:
-        yield json.dumps({"type": "warm", "entry": entry}, ensure_ascii=False, sort_keys=True)
+        yield json.dumps({"type": "warm", "entry": entry, **kind_fields(entry)}, ensure_ascii=False, sort_keys=True)
     if mem.archive is not None:
         for row in mem.archive.iter_entries(mem.agent_id):
             cold = {k: v for k, v in row.items() if k != "day"}  # day: derived by the index, not the memory's
-            yield json.dumps({"type": "cold", "entry": cold}, ensure_ascii=False, sort_keys=True)
+            yield json.dumps({"type": "cold", "entry": cold, **kind_fields(cold)}, ensure_ascii=False, sort_keys=True)
+
+
+def kind_fields(entry: Any) -> dict[str, Any]:
+    """A line's `kind` and `confidence` (readable at a glance; the metadata holds them too)."""
+    from memoryd.tiers.knowledge.kinds import confidence_of, kind_of
+
+    meta = entry.get("metadata")
+    confidence = confidence_of(meta)
+    return {"kind": kind_of(meta), **({"confidence": confidence} if confidence is not None else {})}
+
+
+def _typed(obj: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """A line's top-level kind/confidence (or the entry's own) checked and written into the entry's metadata."""
+    from memoryd.tiers.knowledge.kinds import CONFIDENCE_KEY, KIND_KEY, check_kind
+
+    kind = obj.get("kind", entry.pop("kind", None))
+    confidence = obj.get("confidence", entry.pop("confidence", None))
+    if kind is None and confidence is None:
+        return entry
+    if kind is None:
+        raise ValueError("a confidence needs a kind (belief or opinion)")
+    kind, confidence = check_kind(kind if isinstance(kind, str) else repr(kind), confidence)
+    meta = entry.setdefault("metadata", {})
+    meta[KIND_KEY] = kind
+    if confidence is not None:
+        meta[CONFIDENCE_KEY] = confidence
+    return entry
 
 
 def _line_count(mem: AgentMemory) -> int:
@@ -125,7 +152,7 @@ def parse_export(fh: IO[str]) -> dict[str, Any]:
                 (validate_hot if kind == "hot" else validate_tree)(obj["data"])
                 parsed[kind] = obj["data"]
             elif kind in ("warm", "cold"):
-                parsed[kind].append(_check_entry(obj.get("entry")))
+                parsed[kind].append(_typed(obj, _check_entry(obj.get("entry"))))
             else:
                 raise ValueError(f"unknown line type {kind!r}")
         except (ValueError, TypeError, KeyError, UsageError) as exc:

@@ -5,7 +5,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.base.atomic import dumps
-from memoryd.tiers.memory.model import (DAY, TIER_HOT, WARM_MAX_BYTES, WARM_RETENTION_DAYS, content_id, preview, score, tier_for)
+from memoryd.tiers.knowledge.fading import memory_score
+from memoryd.tiers.memory.model import (DAY, TIER_HOT, WARM_MAX_BYTES, WARM_RETENTION_DAYS, content_id, preview, tier_for)
 
 if TYPE_CHECKING:
     from memoryd.tiers.memory.types import Eviction, WarmEntry, WarmState
@@ -55,8 +56,8 @@ def new_entry(text: str, category: str, importance: float, now: float, metadata:
 
 
 def rescore(entry: Entry, now: float) -> float:
-    age_days = (now - entry["created_at"]) / DAY
-    entry["score"] = round(score(entry["importance"], age_days, entry["access_count"]), 4)
+    age_days = (now - entry["created_at"]) / DAY  # the kind's decay weighs importance (tiers/knowledge/fading.py)
+    entry["score"] = round(memory_score(entry["importance"], age_days, entry["access_count"], entry.get("metadata")), 4)
     entry["tier"] = tier_for(entry["score"])
     return entry["score"]
 

@@ -49,6 +49,8 @@ class Filters:
     entity: str | None = None
     since: float | None = None   # unix time, inclusive
     until: float | None = None   # unix time, exclusive
+    kind: str | None = None      # only memories of this kind (tiers/knowledge/kinds.py); hot items are facts
+    history: bool = False        # superseded memories too, each ranked after the current ones (not a filter)
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> "Filters":
@@ -57,19 +59,36 @@ class Filters:
         until = _day_start(params["until"], "until") + 86400 if params.get("until") else None
         if since is not None and until is not None and since >= until:
             raise UsageError("--since must not be after --until")
-        return cls(url=params.get("url") or None, entity=entity, since=since, until=until)
+        kind = params.get("kind") or None
+        if kind is not None:
+            from memoryd.tiers.knowledge.kinds import check_kind
+
+            kind = check_kind(str(kind))[0]
+        return cls(url=params.get("url") or None, entity=entity, since=since, until=until, kind=kind,
+                   history=bool(params.get("history")))
 
     def __bool__(self) -> bool:
-        return any(v is not None for v in (self.url, self.entity, self.since, self.until))
+        return any(v is not None for v in (self.url, self.entity, self.since, self.until, self.kind))
+
+    def takes_hot(self) -> bool:
+        """Whether hot's items are candidates: no filter but a kind of `fact` (what hot holds)."""
+        return not any(v is not None for v in (self.url, self.entity, self.since, self.until)) and (
+            self.kind in (None, "fact"))
 
     def describe(self) -> str:
-        parts = [f"url matches {self.url!r}" if self.url else "", f"about @{self.entity}" if self.entity else ""]
+        parts = [f"url matches {self.url!r}" if self.url else "", f"about @{self.entity}" if self.entity else "",
+                 f"kind {self.kind}" if self.kind else ""]
         if self.since is not None or self.until is not None:
             parts.append("in the date range")
         return ", ".join(p for p in parts if p)
 
     def matches(self, entry: Mapping[str, Any]) -> bool:
         meta = entry.get("metadata") or {}
+        if self.kind is not None:
+            from memoryd.tiers.knowledge.kinds import kind_of
+
+            if kind_of(meta) != self.kind:
+                return False
         if self.url and not any(self.url in u for u in meta.get("urls", [])):
             return False
         if self.entity:

@@ -4,10 +4,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.knowledge import hot_prior
-from memoryd.tiers.retrieval import analyzer, ranking, when
+from memoryd.tiers.retrieval import analyzer, current, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
-from memoryd.tiers.memory.model import DAY, score
+from memoryd.tiers.knowledge.fading import memory_score
+from memoryd.tiers.memory.model import DAY
 from memoryd.tiers.retrieval.filters import Filters, score_paths
 from memoryd.tiers.retrieval.ranking import Candidate
 from memoryd.tiers.retrieval.view import RetrievalView
@@ -34,12 +35,13 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         query = query[:MAX_QUERY_CHARS]
     terms = analyzer.query_terms(query)
     cands: list[Candidate] = [dict(e, tier="warm", path=e["category"]) for e in state["warm"]["entries"]]
-    if not filters:
+    if filters.takes_hot():
         cands += hot_candidates(state["hot"])
     corpus = ranking.local_corpus(cands, terms)
     cands += _cold_candidates(view, terms, query, limit, {c["id"] for c in cands}, filters, corpus)
     dense = _dense(view, query, state, cands, limit)
-    cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
+    cands = current.admit([c for c in cands if c["tier"] == "hot" or filters.matches(c)], filters.history)
+    asked, limit = limit, current.depth(limit)  # restatements fold into one result (tiers/retrieval/current.py)
     for c in cands:
         c["date"] = when.memory_date(c)
     if query:
@@ -58,6 +60,7 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         cands.sort(key=lambda c: (-c["score"], c["id"]))
         results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
                    for c in cands[:limit]]
+    results = current.finish(results, asked)
     _reinforce(view, results)
     return results
 
@@ -94,6 +97,8 @@ def _cold_candidates(view: RetrievalView, terms: list[str], query: str, limit: i
             hits = archive.search(agent, words, want) if words else []
         elif not query and (filters.since is not None or filters.until is not None):
             hits = archive.dated(agent, filters.since, filters.until, want)
+        elif not query and filters.kind:
+            hits = archive.of_kind(agent, filters.kind, want)
         else:
             hits = []
     except MemorydError as exc:
@@ -109,7 +114,8 @@ def _cold_candidates(view: RetrievalView, terms: list[str], query: str, limit: i
 
 
 def cold_candidate(e: ColdEntry, now: float) -> Candidate:
-    s = score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0))
+    s = memory_score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0),
+                     e.get("metadata"))
     return dict(e, score=round(s, 4), tier="cold", path=e["category"])
 
 

@@ -40,10 +40,16 @@ def test_200_turns_few_warm_facts_all_seeds_found_every_turn_in_cold(mem, archiv
         if kind in ("decision", "preference", "lesson", "task", "event", "personal"):
             assert any(said[:25] in t for t in texts), (kind, said)
     assert not any(t.startswith(("HEARTBEAT", "NO_REPLY", "[[")) for t in texts)
-    # every turn is in cold, findable by its own words
-    ids = {turn_id(t.session_id, t.role, t.text) for t in turns}
+    # every turn is in cold, findable by its own words — but filler (issue 21: "Thanks!" is kept nowhere)
+    from memoryd.tiers.knowledge.lowvalue import is_low_value
+
+    kept = [t for t in turns if not is_low_value(t.text)]
+    assert 0 < len(kept) < len(turns)
+    ids = {turn_id(t.session_id, t.role, t.text) for t in kept}
     assert len(archive.get("main", sorted(ids))) == len(ids) == report["cold"]
-    for t in turns[::7]:
+    filler = {turn_id(t.session_id, t.role, t.text) for t in turns if is_low_value(t.text)}
+    assert filler and not archive.get("main", sorted(filler))
+    for t in kept[::7]:
         hits = archive.search("main", analyzer.query_terms(t.text), limit=50)
         assert turn_id(t.session_id, t.role, t.text) in {h["id"] for h in hits}, t.text
     for hit in archive.get("main", sorted(ids))[:5]:

@@ -77,6 +77,9 @@ def test_session_and_daily_notes_are_ingested_without_duplicating_turns(oc: Path
     warm = AgentMemory(load_config(), "main").read_state()["warm"]
     daily = [e for e in warm["entries"] if e["metadata"].get("source", "").startswith("memory/2026-11-23.md#L")]
     assert daily and all(e["metadata"]["date"] == "2026-11-23" for e in daily)
+    # a note line that restates what was said in chat is merged into that memory, as one of its sources (issue 21)
+    daily += [e for e in warm["entries"] if any(s["source"].startswith("memory/2026-11-23.md#L")
+                                                for s in e["metadata"].get("sources", []))]
     assert not any(e["text"].startswith(("Pre-compaction", "Decisions:", "Tasks:")) for e in daily)
     assert {e["category"] for e in daily} >= {"decisions", "tasks"}
     # a session note of a session the store no longer has: its turns come in with their source and date

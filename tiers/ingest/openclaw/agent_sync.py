@@ -241,8 +241,10 @@ class AgentSync:
         self.report["hot"] += done.get("hot", [])
 
     def _session_note(self, path: Path) -> None:
+        from memoryd.tiers.knowledge.lowvalue import is_low_value
+
         sid, parsed, _ = parse_session_note(path)
-        turns = parsed.turns
+        turns = [t for t in parsed.turns if not is_low_value(t.text)]  # filler: not in cold, nothing to repeat
         if turns and self.mem.archive is not None:
             known = {e["id"] for e in self.mem.archive.get(self.mem.agent_id,
                                                             [turn_id(t.session_id, t.role, t.text) for t in turns])}

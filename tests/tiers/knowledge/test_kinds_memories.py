@@ -1,0 +1,168 @@
+"""Every memory has a kind: inferred at store, read back from every tier, filtered on, and fading by its kind;
+filler is not kept; the maintain pass re-derives one current truth (with the LLM only for close subjects)."""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from memoryd.tiers.ingest.conversation import distill_segment
+from memoryd.tiers.ingest.openclaw.events import Turn
+from memoryd.tiers.knowledge.lowvalue import is_low_value
+from memoryd.tiers.knowledge.maintain import derive, maintain
+from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.retrieval.filters import Filters
+
+DAY = 86400.0
+T0 = 1_780_000_000.0
+
+
+@pytest.fixture
+def mem(config, archive) -> AgentMemory:
+    return AgentMemory(config, "main", archive=archive, clock=lambda: T0)
+
+
+def row(mid: str, text: str, at: float, **meta) -> dict:
+    return {"id": mid, "text": text, "category": "notes", "importance": 0.5, "created_at": int(at), "metadata": meta}
+
+
+@pytest.mark.parametrize("text,kind,confidence", [
+    ("The standup is at 9:30", "fact", None), ("I think the standup is at 9:30", "belief", 0.6),
+    ("The standup is probably at 9:30", "belief", 0.7), ("Maybe we should drop the standup", "belief", 0.4),
+    ("我觉得周会在周三", "belief", 0.6), ("Is the standup at 9:30?", "fact", None)])
+def test_store_writes_the_kind_and_a_hedge_makes_a_belief(mem, text: str, kind: str, confidence) -> None:
+    meta = mem.store(text, "work")["metadata"]
+    assert meta["memory_kind"] == kind and meta.get("confidence") == confidence
+
+
+def test_retain_labels_map_onto_kinds_and_older_memories_read_as_facts(mem, archive) -> None:
+    for label, kind in (("world", "fact"), ("experience", "experience"), ("observation", "summary")):
+        assert mem.store(f"a {label} line about ferries", "bank/x", 0.5, {"kind": label})["metadata"]["memory_kind"] == kind
+    op = mem.store("ferries beat buses", "bank/opinion", 0.5, {"kind": "opinion", "confidence": 0.95})
+    assert (op["metadata"]["memory_kind"], op["metadata"]["confidence"]) == ("opinion", 0.95)
+    archive.put("main", [row("01d0000000000001", "an old ferry timetable", T0 - 90 * DAY)])  # no kind at all
+    kinds = {r["id"]: r["kind"] for r in mem.retrieve("ferry", limit=10)}
+    assert kinds["01d0000000000001"] == "fact" and sorted(kinds.values()) == [
+        "experience", "fact", "fact", "opinion", "summary"]
+
+
+def test_retrieve_kind_filters_warm_cold_and_hot_alike(mem, archive) -> None:
+    mem.store("I think the ferry leaves at 8", "travel")
+    archive.put("main", [row("be11ef0000000001", "the ferry is maybe late on Sundays", T0 - 40 * DAY,
+                             memory_kind="belief", confidence=0.4),
+                         row("fac7000000000001", "the ferry costs 12 euros", T0 - 40 * DAY)])
+    beliefs = mem.retrieve("ferry", filters=Filters(kind="belief"))
+    assert {r["tier"] for r in beliefs} == {"warm", "cold"} and {r["kind"] for r in beliefs} == {"belief"}
+    assert beliefs[0]["confidence"] in (0.4, 0.6)
+    listed = mem.retrieve("", filters=Filters(kind="belief"))  # no words: the kind alone lists them
+    assert {r["id"] for r in listed} == {r["id"] for r in beliefs}
+    facts = mem.retrieve("ferry", filters=Filters(kind="fact"))
+    assert [r["id"] for r in facts] == ["fac7000000000001"]
+
+
+def test_a_belief_fades_faster_than_a_fact_and_a_fact_keeps_the_warm_formula(mem) -> None:
+    from memoryd.tiers.memory import warm
+    from memoryd.tiers.memory.model import score
+
+    fact = warm.new_entry("the pier is north", "x", 0.5, T0, {"memory_kind": "fact"})
+    belief = warm.new_entry("the pier is maybe north", "x", 0.5, T0, {"memory_kind": "belief", "confidence": 0.6})
+    summary = warm.new_entry("a week of piers", "x", 0.5, T0, {"memory_kind": "summary"})
+    now = T0 + 10 * DAY
+    assert warm.rescore(fact, now) == round(score(0.5, 10, 0), 4)  # importance × exp(-age/30) × (1 + 0.1 × access)
+    assert warm.rescore(belief, now) < warm.rescore(summary, now) < warm.rescore(fact, now)
+    assert warm.rescore(belief, now) == pytest.approx(fact["score"] * 0.62, abs=0.01)
+
+
+@pytest.mark.parametrize("text", ["Good lesson. I'll avoid repeating that.", "Thanks!", "Sure, will do.",
+                                  "Sounds good", "哈哈", "好的", "好的，谢谢！", "ok 👍"])
+def test_filler_is_low_value(text: str) -> None:
+    assert is_low_value(text)
+
+
+@pytest.mark.parametrize("text", ["The code is 4417", "Yes, use Postgres", "No, the other branch", "明天开会",
+                                  "Thanks, the deploy worked on staging", "Remember the garage code"])
+def test_anything_with_content_is_kept(text: str) -> None:
+    assert not is_low_value(text)
+
+
+def test_filler_turns_are_kept_neither_raw_nor_as_facts(mem, archive) -> None:
+    said = ["Thanks!", "The boat is moored at pier 39.", "Sounds good", "好的", "We decided to sail on Saturday."]
+    turns = [Turn("s1", i, "user" if i % 2 == 0 else "assistant", t, T0 + i) for i, t in enumerate(said)]
+    turns.append(Turn("s1", 9, "assistant", "Good lesson. I'll avoid repeating that.", T0 + 9))
+    report = distill_segment(mem, turns)
+    texts = {e["text"] for e in archive.iter_entries("main")} | {e["text"] for e in mem.read_state()["warm"]["entries"]}
+    assert report["filler"] == 4 and report["cold"] == 2
+    assert not any(is_low_value(t) for t in texts) and any("pier 39" in t for t in texts)
+
+
+def test_maintain_converges_whatever_the_order_and_is_idempotent(mem, archive) -> None:
+    old = row("0001000000000001", "The garage code is 4417", T0 - 2 * DAY)
+    mid = row("0002000000000002", "The garage code changed to 5120", T0 - DAY)
+    new = row("0003000000000003", "The garage code changed to 9931", T0)
+    belief = row("0004000000000004", "I think the garage code is 9931", T0 - 3 * DAY, memory_kind="belief",
+                 confidence=0.6)
+    wanted = [derive(order)[0] for order in ([old, mid, new, belief], [new, belief, old, mid], [belief, mid, new, old])]
+    assert wanted[0] == wanted[1] == wanted[2]
+    assert wanted[0]["0001000000000001"]["superseded_by"] == "0003000000000003"
+    assert wanted[0]["0003000000000003"]["supersedes"] == ["0001000000000001", "0002000000000002"]
+    assert wanted[0]["0004000000000004"]["memory_kind"] == "fact"
+    archive.put("main", [old, mid, new, belief])
+    counts = maintain(mem, budget=2)
+    assert counts["written"] == 2 and counts["left"] == 2
+    counts = maintain(mem)
+    assert counts["written"] == 2 and counts["left"] == 0
+    assert maintain(mem)["written"] == 0  # nothing left to change
+    stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
+    assert stored["0002000000000002"]["superseded_by"] == "0003000000000003"
+    assert stored["0004000000000004"]["memory_kind"] == "fact"
+    assert [r["kind"] for r in mem.knowledge_rows()].count("supersede") == 2
+    archive.forget("main", ["0003000000000003"])  # the current one forgotten: the next newest is current again
+    maintain(mem)
+    stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
+    assert "superseded_by" not in stored["0002000000000002"]
+    assert stored["0001000000000001"]["superseded_by"] == "0002000000000002"
+
+
+class _FakeLLM(BaseHTTPRequestHandler):
+    prompts: list[str] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        prompt = body["messages"][0]["content"]
+        _FakeLLM.prompts.append(prompt)
+        data = json.dumps({"choices": [{"message": {"content": "Yes." if "garage" in prompt else "no"}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *a) -> None:
+        pass
+
+
+@pytest.fixture
+def llm():
+    from memoryd.sync.llm import HttpLLM
+
+    server = HTTPServer(("127.0.0.1", 0), _FakeLLM)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _FakeLLM.prompts = []
+    yield HttpLLM(f"http://127.0.0.1:{server.server_address[1]}/v1")
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_llm_decides_only_what_the_rules_cannot(mem, archive, llm) -> None:
+    archive.put("main", [row("0001000000000001", "The garage code is 4417", T0 - DAY),
+                         row("0002000000000002", "The garage door code is 9931", T0),
+                         row("0003000000000003", "The office code is 1234", T0 - DAY),
+                         row("0004000000000004", "The back office code is 5678", T0)])
+    assert maintain(mem)["superseded"] == 0  # the rules alone: four different things
+    counts = maintain(mem, llm=llm)
+    assert len(_FakeLLM.prompts) == 2 and counts["superseded"] == 1  # asked about the two close pairs, said yes once
+    stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
+    assert stored["0001000000000001"]["superseded_by"] == "0002000000000002"
+    assert "superseded_by" not in stored["0003000000000003"]

@@ -1,0 +1,161 @@
+"""One current truth at store time, on the real warm file and local index: restatements merge, new values
+supersede, a confirmed belief becomes a fact, an opinion's confidence moves; retrieve folds and hides."""
+from __future__ import annotations
+
+import pytest
+
+from memoryd.tiers.knowledge.restate import contradicts, restates
+from memoryd.tiers.knowledge.subject import claim_of
+from memoryd.tiers.memory.agent import AgentMemory
+
+DAY = 86400.0
+
+
+class Clock:
+    def __init__(self, t: float = 1_780_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def mem(config, archive, clock) -> AgentMemory:
+    return AgentMemory(config, "main", archive=archive, clock=clock)
+
+
+def warm(mem: AgentMemory) -> dict[str, dict]:
+    return {e["id"]: e for e in mem.read_state()["warm"]["entries"]}
+
+
+@pytest.mark.parametrize("a,b,same", [
+    ("Remember that the garage code is 4417.", "The garage code is 4417", True),
+    ("Got it — the garage code is 4417.", "the garage code is 4417", True),
+    ("the garage code is 4417", "the garage code is 9931", False),
+    ("I like coffee in the morning", "I don't like coffee in the morning", False),
+    ("I think the deploy is on Friday", "The deploy is on Friday", True),
+    ("Ada prefers green tea in the morning", "Ada prefers green tea", True),
+    ("tea", "I was talking to Bob about tea and the code for the bike lock is 4417", False),
+    ("记住：车库密码是4417", "车库密码是4417。", True),
+])
+def test_restatements_are_told_from_changes_and_contradictions(a: str, b: str, same: bool) -> None:
+    assert restates(a, b) is same and restates(b, a) is same
+
+
+def test_contradiction_is_the_same_words_with_the_other_polarity() -> None:
+    assert contradicts("Vue is a good choice for small apps", "Vue is not a good choice for small apps")
+    assert not contradicts("Vue is a good choice for small apps", "Vue is a good choice for small apps")
+
+
+@pytest.mark.parametrize("text,key,value", [
+    ("The garage code changed to 9931.", "garage code", "9931"),
+    ("Remember: the new garage code is 9931, don't share it", "garage code", "9931"),
+    ("My address is 5 Main St", "home address", "5 main st"),
+    ("We moved to Berlin", "home address", "berlin"),
+    ("The meeting is on March 5", "meeting date", "march 5"),
+    ("the meeting moved to Friday 10am", "meeting date", "friday 10am"),
+    ("We switched to Postgres for the database", "choice for database", "postgres"),
+    ("车库密码改成了9931", "车库密码", "9931"),
+    ("我们搬到了上海", "home address", "上海"),
+    ("会议改到周五", "会议 date", "周五"),
+])
+def test_claims_key_the_thing_and_its_value(text: str, key: str, value: str) -> None:
+    claim = claim_of(text)
+    assert claim is not None and (claim.key, claim.value) == (key, value)
+
+
+@pytest.mark.parametrize("text", ["the meeting is about pricing", "we chose Vue", "Alice is coming Friday",
+                                  "我们决定用Vue", "Thanks!"])
+def test_statements_the_rules_cannot_key_make_no_claim(text: str) -> None:
+    assert claim_of(text) is None
+
+
+def test_the_same_fact_from_chat_and_from_a_note_is_one_memory(mem, clock) -> None:
+    first = mem.store("Remember that the garage code is 4417.", "chat", 0.6, {"source": "openclaw:s1#3"})
+    clock.t += 60
+    again = mem.store("The garage code is 4417", "notes", 0.9, {"source": "memory/2026-03-01.md#L4"})
+    assert again["id"] == first["id"] and again["merged"] and not again["created"]
+    [entry] = warm(mem).values()
+    assert entry["importance"] == 0.9 and entry["access_count"] == 1
+    [source] = entry["metadata"]["sources"]
+    assert (source["source"], source["at"]) == ("memory/2026-03-01.md#L4", int(clock.t)) and source["id"] != first["id"]
+    [row] = mem.knowledge_rows()
+    assert (row["kind"], row["id"]) == ("merge", first["id"])
+
+
+def test_a_new_value_supersedes_the_old_and_retrieve_shows_the_current(mem, clock) -> None:
+    old = mem.store("The garage code is 4417", "home", 0.6)
+    clock.t += DAY
+    new = mem.store("The garage code changed to 9931", "home", 0.6)
+    entries = warm(mem)
+    assert entries[old["id"]]["metadata"]["superseded_by"] == new["id"]
+    assert entries[new["id"]]["metadata"]["supersedes"] == [old["id"]]
+    assert [r["kind"] for r in mem.knowledge_rows()] == ["supersede"]
+    found = mem.retrieve("garage code")
+    assert [r["id"] for r in found] == [new["id"]] and found[0]["kind"] == "fact"
+    from memoryd.tiers.retrieval.filters import Filters
+
+    past = mem.retrieve("garage code 4417", filters=Filters(history=True))
+    assert [r["id"] for r in past] == [new["id"], old["id"]] and past[1]["superseded_by"] == new["id"]
+
+
+def test_a_cold_copy_absorbs_its_restatement_and_is_superseded_in_the_index(mem, archive, clock) -> None:
+    archive.put("main", [{"id": "c0ffee0000000001", "text": "Our wifi name is HomeNet-5G", "category": "home",
+                          "importance": 0.4, "created_at": int(clock.t - 40 * DAY), "metadata": {}}])
+    merged = mem.store("Remember: our wifi name is HomeNet-5G", "notes", 0.7)
+    assert merged["id"] == "c0ffee0000000001" and merged["tier"] == "cold" and not warm(mem)
+    row = archive.get("main", ["c0ffee0000000001"])[0]
+    assert row["importance"] == 0.7 and len(row["metadata"]["sources"]) == 1
+    new = mem.store("The wifi name changed to Attic-AP", "home", 0.6)
+    assert archive.get("main", ["c0ffee0000000001"])[0]["metadata"]["superseded_by"] == new["id"]
+    assert [r["id"] for r in mem.retrieve("wifi name")] == [new["id"]]
+
+
+def test_a_belief_confirmed_by_a_fact_becomes_a_fact(mem, clock) -> None:
+    belief = mem.store("I think the release is on Friday", "work", 0.5)
+    assert (belief["metadata"]["memory_kind"], belief["metadata"]["confidence"]) == ("belief", 0.6)
+    clock.t += 3600
+    fact = mem.store("The release is on Friday", "work", 0.8)
+    assert fact["id"] == belief["id"]
+    entry = warm(mem)[belief["id"]]
+    assert entry["metadata"]["memory_kind"] == "fact" and entry["metadata"]["evidence"][0]["why"] == "confirmed by a fact"
+    assert [r["kind"] for r in mem.knowledge_rows()] == ["confirm"]
+
+
+def test_an_opinion_gains_with_reinforcement_and_loses_with_contradiction_in_bounded_steps(mem, clock) -> None:
+    op = mem.store("Vue is a good choice for small apps", "opinions", 0.5,
+                   {"memory_kind": "opinion", "confidence": 0.6})
+    clock.t += 60
+    mem.store("vue is a good choice for small apps!", "chat", 1.0)
+    assert warm(mem)[op["id"]]["metadata"]["confidence"] == pytest.approx(0.7)
+    clock.t += 60
+    mem.store("Vue is not a good choice for small apps", "chat", 0.5)
+    meta = warm(mem)[op["id"]]["metadata"]
+    assert meta["confidence"] == pytest.approx(0.65)
+    assert [(e["delta"], e["why"]) for e in meta["evidence"]] == [(0.1, "restated"), (-0.05, "contradicted")]
+    assert [r["kind"] for r in mem.knowledge_rows()] == ["reinforce", "contradict"]
+    for _ in range(10):  # never above 1
+        clock.t += 60
+        mem.store("Vue is a good choice for small apps", "chat", 1.0)
+    assert warm(mem)[op["id"]]["metadata"]["confidence"] == 1.0
+
+
+def test_an_opinion_is_not_folded_into_a_fact_it_resembles(mem) -> None:
+    fact = mem.store("The owner mentioned preferring TypeScript over JavaScript", "notes", 0.5)
+    op = mem.store("Prefers TypeScript over JavaScript", "bank/opinion", 0.5, {"kind": "opinion", "confidence": 0.8})
+    assert op["id"] != fact["id"] and op["metadata"]["memory_kind"] == "opinion"
+
+
+def test_retrieve_folds_a_raw_turn_into_the_fact_restating_it(mem, archive, clock) -> None:
+    archive.put("main", [{"id": "7075000000000001", "text": "Remember that the boat is moored at pier 39.",
+                          "category": "conversations/user", "importance": 0.4, "created_at": int(clock.t - 3600),
+                          "metadata": {"kind": "turn", "role": "user"}}])
+    fact = mem.store("The boat is moored at pier 39", "owner/facts", 0.6)
+    assert fact["created"]  # a fact is never folded into a raw turn at store time
+    found = mem.retrieve("boat moored pier", limit=5)
+    assert [r["id"] for r in found] == [fact["id"]] and found[0]["restated_by"] == ["7075000000000001"]

@@ -1,0 +1,44 @@
+"""Low-value turns — acknowledgements, filler, pleasantries ("Thanks!", "Sure, will do.", "Good lesson. I'll avoid
+repeating that.", "哈哈", "好的") — are not kept as memories: not as raw turns, not as facts.
+
+Conservative on purpose: a turn is filler only when it is short (≤ MAX_WORDS words, ≤ MAX_CJK characters)
+and every word of it is a filler word (a number, a name or any other word keeps it), so an answer that
+says anything at all stays.
+"""
+from __future__ import annotations
+
+import re
+
+MAX_WORDS = 12
+MAX_CJK = 12
+FILLER_EN = frozenset("""
+ok okay k kk sure yes yeah yep yup yea no nope nah thanks thank thx ty tysm you so much very lot lots a the that this
+it its it's great good nice cool awesome perfect fine alright all right sounds sound got noted understood will do done
+lesson lessons learned learnt avoid avoiding repeating repeat again i i'll ill i'm im i've we we'll let's me my glad
+to help happy welcome anytime problem problems np haha hahaha lol lmao hah hehe heh hmm hm um uh oh ah wow whoa cheers
+bye goodbye see ya later morning night evening hi hello hey sorry bad exactly indeed absolutely definitely of course
+totally makes make sense agreed agree true keep in mind remember note will that's thats appreciate appreciated
+excellent super neat fair enough works for go ahead on sounds right got it roger copy wilco same here too
+""".split())
+FILLER_ZH = ("哈哈哈", "哈哈", "呵呵", "嘿嘿", "好的", "好滴", "好嘞", "好", "嗯嗯", "嗯", "哦", "噢", "啊", "呀", "吧", "啦", "了", "的",
+             "谢谢你", "谢谢", "多谢", "感谢", "收到", "明白了", "明白", "知道了", "了解", "懂了", "行", "可以", "没问题",
+             "没事", "不客气", "对", "是的", "没错", "好主意", "辛苦了", "晚安", "早安", "你好", "再见", "拜拜", "ok", "OK")
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+_NOT_WORD = re.compile(r"[\s\W_]+", re.UNICODE)
+_ZH = re.compile("|".join(sorted(map(re.escape, FILLER_ZH), key=len, reverse=True)))
+
+
+def is_low_value(text: str) -> bool:
+    """Whether `text` is only an acknowledgement, filler or a pleasantry (see the module docstring)."""
+    folded = text.strip().casefold().replace("’", "'")
+    if not folded:
+        return True
+    if _CJK.search(folded):
+        rest = _NOT_WORD.sub("", _ZH.sub("", folded))
+        return len(_CJK.findall(folded)) <= MAX_CJK and (not rest or all(w in FILLER_EN for w in _WORD.findall(rest))
+                                                         and not _CJK.search(rest) and not re.search(r"\d", rest))
+    words = _WORD.findall(folded)
+    if not words or len(words) > MAX_WORDS or re.search(r"[^\x00-\x7f]", _NOT_WORD.sub("", folded)):
+        return False if words else not re.search(r"\w", folded)
+    return all(w in FILLER_EN for w in words)

@@ -1,0 +1,103 @@
+"""Restatements: when two texts say the same thing (the "Remember …" turn and the note's wording of it, a
+raw turn and the fact distilled from it), and folding them into one result at retrieve time.
+
+Two texts restate each other when, after a lead-in such as "Remember that" / "记住" is cut:
+  - their normalised texts are equal, or
+  - they hold the same numbers and the same polarity (a "not" on one side only is a contradiction,
+    never a restatement), and their content terms (tiers/retrieval/analyzer.py: stems, no stop words)
+    overlap: Jaccard ≥ JACCARD, or the smaller set lies within the larger (containment ≥ CONTAINED) while
+    it is at least half its size (JACCARD_CONTAINED). A short phrase inside a long unrelated turn is not
+    a restatement of it.
+bench/kinds.py measured the thresholds on generated pairs (restatements, near misses, changed values).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Iterable, Mapping
+
+from memoryd.tiers.memory.model import normalize_text
+from memoryd.tiers.retrieval import analyzer
+
+JACCARD = 0.75          # same words, a few more or less
+CONTAINED = 1.0         # every content term of the shorter one is in the longer one
+JACCARD_CONTAINED = 0.5  # ... and the shorter one is at least half of the longer one
+LEAD_IN = re.compile(r"^\s*(?:(?:please\s+)?(?:remember|note|fyi|don'?t forget|keep in mind|for the record|"
+                     r"just so you know|got it|noted|ok(?:ay)?|sure|i think|i believe|i guess|i suppose|i suspect|probably|maybe|"
+                     r"perhaps|i'?m not sure(?: but)?|it seems(?: like)?)\b(?:\s+that\b)?[\s,:;.!—–-]*|"
+                     r"(?:请)?(?:记住|记一下|注意|备注|好的|收到|我觉得|我认为|可能|大概|也许|好像|估计)[：:，,\s]*)+", re.IGNORECASE)
+NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|can't|won't|isn't|aren't|wasn't|"
+                      r"weren't|don't|doesn't|didn't|shouldn't|wouldn't|couldn't|hasn't|haven't|hadn't)\b|n't\b|"
+                      r"[不没别未无]", re.IGNORECASE)
+NUMBER = re.compile(r"\d+(?:[.:]\d+)*")
+_TRAILING = re.compile(r"[\s.!?。！？,，;；:：]+$")
+
+
+def core_text(text: str) -> str:
+    """The text without its lead-in ("Remember that …") and trailing punctuation."""
+    cut = LEAD_IN.sub("", text, count=1)
+    return _TRAILING.sub("", cut if cut.strip() else text)
+
+
+@functools.lru_cache(maxsize=8192)
+def signature(text: str) -> tuple[str, frozenset[str], frozenset[str], int]:
+    """(normalised core text, content terms, numbers, polarity) of a text: what restates() compares."""
+    core = core_text(text)
+    return (normalize_text(core), frozenset(analyzer.terms(core)), frozenset(NUMBER.findall(core)),
+            len(NEGATION.findall(core)) % 2)
+
+
+def restates(a: str, b: str) -> bool:
+    """Whether texts `a` and `b` say the same thing (see the module docstring)."""
+    na, ta, da, pa = signature(a)
+    nb, tb, db, pb = signature(b)
+    if na == nb:
+        return True
+    if not ta or not tb or da != db or pa != pb:
+        return False
+    common = len(ta & tb)
+    union = len(ta | tb)
+    if common / union >= JACCARD:
+        return True
+    small = min(len(ta), len(tb))
+    return small >= 2 and common / small >= CONTAINED and common / union >= JACCARD_CONTAINED
+
+
+def contradicts(a: str, b: str) -> bool:
+    """Whether `b` says the opposite of `a`: the same content terms and numbers, the other polarity."""
+    _na, ta, da, pa = signature(a)
+    _nb, tb, db, pb = signature(b)
+    if not ta or not tb or da != db or pa == pb:
+        return False
+    return len(ta & tb) / len(ta | tb) >= JACCARD
+
+
+def fold(results: Iterable[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """Results in rank order, each restatement of a higher-ranked one folded into it (its id listed in the
+    keeper's `restated_by`; a raw turn gives its place to the fact restating it), cut to `limit`: no list holds
+    the same sentence twice."""
+    kept: list[dict[str, Any]] = []
+    for r in results:
+        at = next((i for i, k in enumerate(kept) if k["id"] == r["id"] or restates(k["text"], r["text"])), None)
+        if at is None:
+            kept.append(r)
+            continue
+        keeper = kept[at]
+        if keeper["id"] == r["id"]:
+            continue
+        if raw_turn(keeper) and not raw_turn(r):  # the distilled memory stands for the turn it came from
+            kept[at] = r
+            r.setdefault("restated_by", []).extend([keeper["id"], *keeper.pop("restated_by", [])])
+        else:
+            keeper.setdefault("restated_by", []).append(r["id"])
+    return kept[:limit]
+
+
+def raw_turn(m: Mapping[str, Any]) -> bool:
+    """A conversation's turn as it was said (tiers/ingest/conversation.py), not a memory distilled from it."""
+    return (m.get("metadata") or {}).get("kind") == "turn"
+
+
+def same_memory(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Two stored memories that are one: the same id, or texts that restate each other."""
+    return a.get("id") == b.get("id") or restates(str(a.get("text", "")), str(b.get("text", "")))
