@@ -117,6 +117,10 @@ class Config:
     def web(self) -> S.WebSection:
         return S.build("web", self.section("web"))
 
+    @cached_property
+    def knowledge(self) -> S.KnowledgeSection:
+        return S.build("knowledge", self.section("knowledge"))
+
     def with_(self, **changes: Any) -> "Config":
         return replace(self, **changes)
 

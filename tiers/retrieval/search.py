@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 from memoryd.tiers.retrieval import analyzer, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
+from memoryd.tiers.knowledge.seal_rank import behind_summaries
 from memoryd.tiers.memory.model import DAY, score
 from memoryd.tiers.retrieval.filters import Filters, score_paths
 from memoryd.tiers.retrieval.ranking import Candidate
@@ -56,6 +57,7 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         cands.sort(key=lambda c: (-c["score"], c["id"]))
         results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
                    for c in cands[:limit]]
+    results = behind_summaries(results, view.archive, view.agent_id, limit, lambda e: cold_candidate(e, now))
     _reinforce(view, results)
     return results
 
