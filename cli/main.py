@@ -29,7 +29,7 @@ COMMANDS = {
     "config": "cmd_config",
     "mcp": "cmd_mcp", "render": "cmd_render",
     "openclaw": "cmd_openclaw", "flush": "cmd_openclaw",
-    "embed": "cmd_embed", "web": "cmd_web",
+    "embed": "cmd_embed", "web": "cmd_web", "unseal": "cmd_seal",
 }
 
 

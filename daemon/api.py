@@ -18,7 +18,7 @@ from typing import Any, Iterable, TypedDict
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import ops_embed, ops_hot, ops_openclaw, ops_status, ops_sync
+from memoryd.daemon import ops_embed, ops_hot, ops_openclaw, ops_seal, ops_status, ops_sync
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -86,13 +86,15 @@ OPENCLAW_SYNC = Operation("openclaw_sync", ops_openclaw.openclaw_sync)
 OPENCLAW_STATUS = Operation("openclaw_status", ops_openclaw.openclaw_status)
 FLUSH = Operation("flush", ops_openclaw.flush)
 EMBED = Operation("embed", ops_embed.embed)
+UNSEAL = Operation("unseal", ops_seal.unseal)
+TREE_RESTRUCTURE = Operation("tree_restructure", ops_seal.tree_restructure)
 
 # wire name → operation: the only table there is (the daemon adds `daemon` and `mcp_attach`, which are about itself)
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     PING, INIT, STORE, RETRIEVE, CONSOLIDATE, FORGET, URLS, INGEST_DAILY, INGEST_TRANSCRIPT, EXPORT, IMPORT,
     STATUS, SYNC, RESTORE, RESTORE_VERSIONS, KEY_SHOW, KEY_EXPORT, KEY_IMPORT,
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
-    OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED,
+    OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED, UNSEAL, TREE_RESTRUCTURE,
 )}
 
 
@@ -201,6 +203,15 @@ class MemoryApi:
 
     def tree_prune(self, *, agent_id: str) -> Result:
         return self.transport.call(TREE_PRUNE, _params(agent_id=agent_id))
+
+    def tree_restructure(self, *, agent_id: str, dry_run: bool = False, undo: bool = False) -> Result:
+        """Propose and apply a restructure of the tree (or only propose it, or undo the last one)."""
+        return self.transport.call(TREE_RESTRUCTURE, _params(agent_id=agent_id, dry_run=dry_run or None,
+                                                             undo=undo or None))
+
+    def unseal(self, *, agent_id: str, summary_id: str) -> Result:
+        """A sealed summary's members back to plain rank; the summary forgotten."""
+        return self.transport.call(UNSEAL, _params(agent_id=agent_id, id=summary_id))
 
     def render(self, *, agent_id: str | None = None, targets: Iterable[str] = (),
                project_dir: str | None = None) -> Result:

@@ -18,7 +18,7 @@ TYPES: dict[str, tuple[type, ...]] = {
     "agent_id": TEXT, "text": TEXT, "category": TEXT, "query": TEXT, "mode": TEXT, "id": TEXT, "date": TEXT,
     "path": TEXT, "url": TEXT, "entity": TEXT, "since": TEXT, "until": TEXT,
     "limit": (int,), "importance": NUMBER, "days": NUMBER,
-    "all": (bool,), "force": (bool,), "drain": (bool,), "remote": (bool,),
+    "all": (bool,), "force": (bool,), "drain": (bool,), "remote": (bool,), "dry_run": (bool,), "undo": (bool,),
     "paths": (dict,), "metadata": (dict,),
 }
 LIST_METADATA = ("urls", "commands", "paths", "entities", "people", "topics")  # as tiers/memory/transfer.py checks

@@ -71,7 +71,24 @@ def extractive(members: Sequence[Mapping[str, Any]], max_bytes: int, head: str) 
     if not chosen and ranked:  # one long sentence: its start, cut
         chosen = [(ranked[0][0], ranked[0][1], cut(ranked[0][2], budget), ranked[0][3])]
     body = " ".join(c[2] for c in sorted(chosen, key=lambda c: (c[0], c[1])))
-    return cut(f"{head} {body}".strip(), max_bytes)
+    return cut(_with_details(f"{head} {body}".strip(), [str(m.get("text", "")) for m in members], max_bytes),
+               max_bytes)
+
+
+def _with_details(text: str, texts: list[str], max_bytes: int) -> str:
+    """The dates and names the chosen sentences left out, listed after them while they fit."""
+    details: list[str] = []
+    for t in texts:
+        for found in (*_DATE.findall(t), *(n.strip() for n in _NAME.findall(t))):
+            if found not in text and found not in details:
+                details.append(found)
+    out = text
+    for i, d in enumerate(details):
+        trial = f"{out}{' Also: ' if i == 0 else ', '}{d}"
+        if _utf8(trial) > max_bytes:
+            break
+        out = trial
+    return out
 
 
 def prompt(members: Sequence[Mapping[str, Any]], max_bytes: int, topic: str) -> str:
