@@ -158,14 +158,15 @@ def restructure(mem: AgentMemory, run: str | None = None, llm: LLM | None = None
 
 
 def undo(mem: AgentMemory) -> dict[str, Any]:
-    """Put back the last restructure's tree and categories. A memory filed since under a node the
-    restructure made goes to that node's nearest ancestor in the old tree."""
+    """Put back the last restructure's tree and categories. A memory filed since under a node the old tree
+    lacks goes to that node's nearest ancestor in the old tree."""
     with mem.exclusive():
         snap = _load(mem)
         if snap is None or snap.get("state") == "undone":
             raise UsageError("no restructure to undo")
         before = snap["tree_before"]["nodes"]
-        added = set(snap["tree_after"]["nodes"]) - set(before)
+        # nodes the restructure made, and any filed under them since: their memories go to the old tree
+        added = (set(snap["tree_after"]["nodes"]) | set(mem.read_state()["tree"]["nodes"])) - set(before)
 
         def home(cat: str) -> str:
             if cat not in added:
