@@ -142,6 +142,8 @@ def restructure(mem: AgentMemory, run: str | None = None, llm: LLM | None = None
         pending = _load(mem)
         if pending is not None and pending.get("state") == "applying" and not dry_run:
             return _apply(mem, pending)
+        if pending is not None and run is not None and pending.get("run") == run:
+            return _report(pending, dry_run=False)  # this run's restructure is done: a kill came after it
         state = mem.read_state()
         rules = rules_of(mem)
         memories, counts = gather(mem, state, rules)
