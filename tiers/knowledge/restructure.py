@@ -85,6 +85,9 @@ def _llm_names(plan: Plan, llm: LLM, memories: list[Memory], warn: Callable[[str
             trial = {"nodes": dict(plan.tree["nodes"], **{node: [" ".join(desc.split()), plan.tree["nodes"][node][1]]})}
             if within_limits(trial):
                 plan.tree["nodes"][node][0] = " ".join(desc.split())
+                for a in plan.actions:  # the report says what the tree holds
+                    if a["op"] == "describe" and a["node"] == node:
+                        a.update(desc=plan.tree["nodes"][node][0], why="named by the LLM")
 
 
 def _load(mem: AgentMemory) -> dict[str, Any] | None:

@@ -186,3 +186,42 @@ def test_a_half_applied_restructure_is_finished_by_the_next_run(config, archive)
     after = _categories(mem, archive)
     assert all(after[i] == to for i, (_, to) in snap["moves"].items())
     assert len([r for r in mem.knowledge_rows() if r["kind"] == "restructure"]) == len(plan["actions"])
+
+
+def test_node_names_from_the_llm_and_from_rules_when_it_fails(config, archive):
+    from http.server import BaseHTTPRequestHandler
+
+    from llm_server import serving
+    from memoryd.sync.llm import HttpLLM
+
+    replies: list[bytes] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = replies.pop(0)
+            self.send_response(200 if body else 500)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    clock = Clock()
+    mem = _setup(config, archive, clock)
+    mem.config = config.with_(sections={"knowledge": dict(vars(config.knowledge), split_over=20)})
+    children = [c for c in restructure(mem, dry_run=True)["tree"]["nodes"] if c.startswith("work/misc/")]
+    names = {c: f"Topic {i}" for i, c in enumerate(sorted(children))}
+    names[sorted(children)[0]] = "far too long a description for any tree node"  # refused: > 29 bytes
+    replies[:] = [json.dumps({"text": json.dumps(names)}).encode(), b""]
+    with serving(Handler) as base:
+        done = restructure(mem, llm=HttpLLM(base + "/complete"))
+    nodes = done["tree"]["nodes"]
+    assert [nodes[c][0] for c in sorted(children)[1:]] == [f"Topic {i}" for i in range(1, len(children))]
+    assert nodes[sorted(children)[0]][0] and "far too long" not in nodes[sorted(children)[0]][0]
+    undo(mem)
+    with serving(Handler) as base:
+        again = restructure(mem, llm=HttpLLM(base + "/complete"))  # the endpoint fails: rules name them
+    assert all(again["tree"]["nodes"][c][0] for c in children)
+    assert any("not the LLM" in w for w in mem.warnings)
