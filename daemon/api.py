@@ -86,8 +86,8 @@ OPENCLAW_SYNC = Operation("openclaw_sync", ops_openclaw.openclaw_sync)
 OPENCLAW_STATUS = Operation("openclaw_status", ops_openclaw.openclaw_status)
 FLUSH = Operation("flush", ops_openclaw.flush)
 EMBED = Operation("embed", ops_embed.embed)
-UNSEAL = Operation("unseal", ops_seal.unseal)
-TREE_RESTRUCTURE = Operation("tree_restructure", ops_seal.tree_restructure)
+UNSEAL = Operation("unseal", ops_seal.unseal, served=False)  # runs in the caller, as tree_add does
+TREE_RESTRUCTURE = Operation("tree_restructure", ops_seal.tree_restructure, served=False)
 
 # wire name → operation: the only table there is (the daemon adds `daemon` and `mcp_attach`, which are about itself)
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
