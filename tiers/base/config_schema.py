@@ -207,6 +207,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "knowledge": {
         "seal_after_days": Key(float, 30.0, ge=1, le=36500, doc="cold memories older than this may be sealed into a summary"),
+        "seal_below_score": Key(float, 0.1, ge=0, le=1,
+                                doc="...and whose score (importance, age, accesses) fell below this (seed 000: 0.1)"),
         "seal_min_members": Key(int, 10, ge=2, le=1000, doc="a topic or session needs this many to be sealed"),
         "seal_max_members": Key(int, 50, ge=2, le=1000, doc="memories one summary stands for at most"),
         "seal_budget": Key(int, 20, ge=0, le=10_000, doc="summaries written per consolidation run"),

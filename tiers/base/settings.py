@@ -116,6 +116,7 @@ class WebSection(Section):
 
 class KnowledgeSection(Section):
     seal_after_days: float
+    seal_below_score: float
     seal_min_members: int
     seal_max_members: int
     seal_budget: int

@@ -1,4 +1,4 @@
-"""Sealing: ≥ N cold memories of one session or topic, older than a threshold, become one L1 summary (L2 from
+"""Sealing: ≥ N cold memories of one session or topic (old, idle, low score) become one L1 summary (L2 from
 ≥ N L1 summaries); members keep their text, point at the summary (`sealed_in`) and rank behind it; unseal
 (or forgetting the summary) gives them back their plain rank and keeps them out of later seals."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.log import row as knowledge_row
 from memoryd.tiers.knowledge.phase_journal import OnceLog, halt
-from memoryd.tiers.memory.model import DAY, content_id, preview
+from memoryd.tiers.memory.model import DAY, content_id, preview, score
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import LLM, ColdEntry
@@ -45,12 +45,17 @@ def group_key(entry: ColdEntry, level: int) -> str:
     return f"topic:{entry['category']}"
 
 
-def eligible(entry: ColdEntry, level: int, cutoff: float) -> bool:
-    """Cold, old and idle enough, not sealed or given back, and of the level's kind."""
+def eligible(entry: ColdEntry, level: int, cutoff: float, now: float, below: float) -> bool:
+    """Old and idle enough, gone cold (its score — importance, age, accesses — under `below`), not sealed
+    or given back, and of the level's kind."""
     meta = entry.get("metadata") or {}
     if meta.get(kinds.SEALED_IN_KEY) or meta.get(UNSEALED_KEY):
         return False
     if entry["created_at"] > cutoff or (entry.get("last_access") or 0) > cutoff:
+        return False
+    importance = entry.get("importance")
+    if score(0.5 if importance is None else float(importance), (now - entry["created_at"]) / DAY,
+             int(entry.get("access_count") or 0)) >= below:
         return False
     is_summary = kinds.kind_of(meta) == kinds.SUMMARY
     if level == 1:
@@ -67,8 +72,9 @@ class Scan:
     pointing: dict[str, list[str]]
 
 
-def scan(mem: AgentMemory, cutoff: float) -> Scan:
+def scan(mem: AgentMemory, settings: KnowledgeSection, now: float) -> Scan:
     assert mem.archive is not None
+    cutoff = now - settings.seal_after_days * DAY
     out = Scan({1: {}, 2: {}}, {})
     for entry in mem.archive.iter_entries(mem.agent_id):
         sid = (entry.get("metadata") or {}).get(kinds.SEALED_IN_KEY)
@@ -76,7 +82,7 @@ def scan(mem: AgentMemory, cutoff: float) -> Scan:
             out.pointing.setdefault(str(sid), []).append(entry["id"])
             continue
         for level in (1, 2):
-            if eligible(entry, level, cutoff):
+            if eligible(entry, level, cutoff, now, settings.seal_below_score):
                 out.found[level].setdefault(group_key(entry, level), []).append((entry["created_at"], entry["id"]))
     return out
 
@@ -149,7 +155,7 @@ def seal(mem: AgentMemory, now: float, run: str | None = None, llm: LLM | None =
         return counts
     once = OnceLog(mem, run)
     with mem.exclusive():
-        found = scan(mem, now - settings.seal_after_days * DAY)
+        found = scan(mem, settings, now)
         counts["released"] = release_orphans(mem, found.pointing, now, once)
         for group in find_groups(found, settings, budget):
             summary = seal_group(mem, group, settings, now, once, llm)

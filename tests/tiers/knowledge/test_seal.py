@@ -24,7 +24,7 @@ AGENT = "sealer"
 def _rows(clock: Clock, prefix: str, n: int, *, age_days: float, session: str | None = None,
           category: str = "projects/billing") -> list[dict[str, Any]]:
     meta = {"session_id": session} if session else {}
-    return [{"id": f"{prefix}{i:02d}", "category": category, "importance": 0.4,
+    return [{"id": f"{prefix}{i:02d}", "category": category, "importance": 0.3,
              "created_at": clock() - age_days * DAY + i * 60, "metadata": dict(meta),
              "text": f"On 2024-03-{i + 1:02d} Alice deployed {prefix} build {i} of billing; it took {i + 3} minutes."}
             for i in range(n)]
@@ -44,7 +44,9 @@ def test_old_groups_of_ten_are_sealed_once_and_the_rest_is_left(mem, archive):
     archive.put(AGENT, _rows(clock, "s", 12, age_days=40, session="chat-1")      # a session: sealed
                 + _rows(clock, "t", 10, age_days=45, category="notes/tea")         # a topic: sealed
                 + _rows(clock, "few", 9, age_days=45, category="notes/few")        # too few
-                + _rows(clock, "new", 15, age_days=5, category="notes/new"))       # too young
+                + _rows(clock, "new", 15, age_days=5, category="notes/new")        # too young
+                + [dict(r, importance=0.9) for r in _rows(clock, "hi", 12, age_days=45, category="notes/hi")])
+    # ^ important: its score (0.9 × e^(-45/30) ≈ 0.2) is not cold yet
     counts = seal(mem, clock())
     assert counts == {"summaries": 2, "sealed": 22, "released": 0}
     sid = content_id("summary", *sorted(f"s{i:02d}" for i in range(12)))
@@ -56,7 +58,7 @@ def test_old_groups_of_ten_are_sealed_once_and_the_rest_is_left(mem, archive):
     assert "2024-03-12" in summary["text"] and "Alice" in summary["text"]  # dates and names kept
     for m in archive.get(AGENT, meta[kinds.SUMMARISES_KEY]):
         assert m["metadata"][kinds.SEALED_IN_KEY] == sid and m["text"].startswith("On 2024-03")
-    untouched = archive.get(AGENT, ["few00", "new00"])
+    untouched = archive.get(AGENT, ["few00", "new00", "hi00"])
     assert all(kinds.SEALED_IN_KEY not in m["metadata"] for m in untouched)
     # idempotent: nothing new to seal, no new rows in either log
     evictions, knowledge = len(mem.eviction_rows()), len(mem.knowledge_rows())
@@ -120,7 +122,7 @@ def test_ten_old_level_one_summaries_make_a_level_two(mem, archive):
     for g in range(10):
         archive.put(AGENT, _rows(clock, f"g{g}x", 10, age_days=400, session=f"chat-{g}", category="notes/ops"))
     assert seal(mem, clock(), budget=100)["summaries"] == 10
-    clock.days(31)  # the summaries age too
+    clock.days(60)  # the summaries age (and their score falls) too
     counts = seal(mem, clock(), budget=100)
     assert counts["summaries"] == 1 and counts["sealed"] == 10
     level2 = [e for e in archive.iter_entries(AGENT) if e["metadata"].get(kinds.LEVEL_KEY) == 2]
