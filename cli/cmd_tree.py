@@ -59,3 +59,32 @@ def tree_remove(path: str, agent_id: str, as_json: bool) -> None:
 def tree_prune(agent_id: str, as_json: bool) -> None:
     """Remove leaf nodes without memories and idle for 60+ days (logged as evictions)."""
     emit(get_api().tree_prune(agent_id=agent_id), as_json, lambda r: f"pruned {len(r['pruned'])} node(s)")
+
+
+@tree.command("restructure")
+@click.option("--dry-run", is_flag=True, help="Print the proposed changes; change nothing.")
+@click.option("--undo", is_flag=True, help="Put back the tree and categories the last restructure changed.")
+@agent_option
+@json_option
+@handles_errors
+def tree_restructure(dry_run: bool, undo: bool, agent_id: str, as_json: bool) -> None:
+    """Split over-full nodes, merge idle sparse ones, name nodes from their memories (within the limits)."""
+    if dry_run and undo:
+        raise click.UsageError("--dry-run and --undo do not go together")
+    result = get_api().tree_restructure(agent_id=agent_id, dry_run=dry_run, undo=undo)
+    _warn(result.pop("warnings", []))
+    emit(result, as_json, _describe)
+
+
+def _describe(r: dict) -> str:
+    if "undone" in r:
+        return f"restructure {r['undone']} undone: {r['moved']} memories moved back"
+    if not r["actions"]:
+        return "the tree needs no restructure"
+    lines = [("would change" if r["dry_run"] else "changed") + f" {r['changes']} node(s), moving {r['moved']} memories:"]
+    for a in r["actions"]:
+        where = {"split": lambda: f"split {a['node']} into {', '.join(a['into'])}",
+                 "merge": lambda: f"merged {', '.join(a['from'])} into {a['node']}",
+                 "describe": lambda: f"named {a['node']}: {a['desc']}"}[a["op"]]()
+        lines.append(f"  {where} ({a['why']})")
+    return "\n".join(lines)

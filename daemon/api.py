@@ -18,8 +18,8 @@ from typing import Any, Iterable, NotRequired, TypedDict
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import (ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw, ops_shred, ops_status,
-                            ops_sync)
+from memoryd.daemon import (ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw, ops_seal, ops_shred,
+                            ops_status, ops_sync)
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -102,6 +102,8 @@ ENTITY_REFRESH = Operation("entity_refresh", ops_knowledge.entity_refresh, serve
 REFLECT = Operation("reflect", ops_knowledge.reflect, served=False)
 DIGEST = Operation("digest", ops_knowledge.digest, served=False)
 KNOWLEDGE_JOB = Operation("knowledge_job", ops_knowledge.knowledge_job, served=False)  # the daemon's daily job
+UNSEAL = Operation("unseal", ops_seal.unseal, served=False)  # runs in the caller, as tree_add does
+TREE_RESTRUCTURE = Operation("tree_restructure", ops_seal.tree_restructure, served=False)
 
 # wire name → operation: the only table there is (the daemon adds `daemon` and `mcp_attach`, which are about itself)
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
@@ -111,6 +113,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
     OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED, FORGET_VERIFY,
     ENTITY_LIST, ENTITY_SHOW, ENTITY_REFRESH, REFLECT, DIGEST, KNOWLEDGE_JOB,
+    UNSEAL, TREE_RESTRUCTURE,
 )}
 
 
@@ -232,6 +235,15 @@ class MemoryApi:
 
     def tree_prune(self, *, agent_id: str) -> Result:
         return self.transport.call(TREE_PRUNE, _params(agent_id=agent_id))
+
+    def tree_restructure(self, *, agent_id: str, dry_run: bool = False, undo: bool = False) -> Result:
+        """Propose and apply a restructure of the tree (or only propose it, or undo the last one)."""
+        return self.transport.call(TREE_RESTRUCTURE, _params(agent_id=agent_id, dry_run=dry_run or None,
+                                                             undo=undo or None))
+
+    def unseal(self, *, agent_id: str, summary_id: str) -> Result:
+        """A sealed summary's members back to plain rank; the summary forgotten."""
+        return self.transport.call(UNSEAL, _params(agent_id=agent_id, id=summary_id))
 
     def render(self, *, agent_id: str | None = None, targets: Iterable[str] = (),
                project_dir: str | None = None) -> Result:

@@ -62,8 +62,11 @@ def consolidate(engine: Engine, params: Params) -> dict[str, Any]:
     from memoryd.tiers.memory.consolidate import consolidate as run
     from memoryd.tiers.memory.status import record_cold_count
 
+    from memoryd.daemon.ops_seal import knowledge_llm
+
+    mode = params.get("mode", "quick")
     with engine.memory(agent_of(params)) as mem:
-        report = run(mem, params.get("mode", "quick"))
+        report = run(mem, mode, llm=knowledge_llm(engine.config) if mode != "quick" else None)
         report["cold_count"] = record_cold_count(mem)
     stamp_edits(engine.config, mem.agent_id)
     return report
@@ -86,6 +89,9 @@ def forget(engine: Engine, params: Params) -> dict[str, Any]:
         if params.get("days") is not None:
             result = forget_days(mem, float(params["days"]))
         else:
+            from memoryd.tiers.knowledge.seal import release_summary
+
+            release_summary(mem, str(params.get("id", "")).strip(), mem.clock())  # a summary: members back first
             result = forget_id(mem, str(params.get("id", "")))
     from memoryd.daemon.ops_knowledge import after_forget
 

@@ -20,6 +20,7 @@ TYPES: dict[str, tuple[type, ...]] = {
     "limit": (int,), "importance": NUMBER, "days": NUMBER, "confidence": NUMBER,
     "all": (bool,), "force": (bool,), "drain": (bool,), "remote": (bool,), "history": (bool,),
     "shred": (bool,), "new_recovery": (bool,), "name": TEXT, "rebuild": (bool,),
+    "dry_run": (bool,), "undo": (bool,),
     "paths": (dict,), "metadata": (dict,),
 }
 LIST_METADATA = ("urls", "commands", "paths", "entities", "people", "topics")  # as tiers/memory/transfer.py checks

@@ -121,6 +121,10 @@ class Config:
     def sync(self) -> S.SyncSection:
         return S.build("sync", self.section("sync"))
 
+    @cached_property
+    def knowledge(self) -> S.KnowledgeSection:
+        return S.build("knowledge", self.section("knowledge"))
+
     def with_(self, **changes: Any) -> "Config":
         return replace(self, **changes)
 

@@ -209,6 +209,22 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "port": Key(int, 8377, ge=1, le=65535, doc="the web view's loopback port"),
         "allow_edits": Key(bool, False, doc="the web view may forget and edit hot memory and the tree"),
     },
+    "knowledge": {
+        "seal_after_days": Key(float, 30.0, ge=1, le=36500, doc="cold memories older than this may be sealed into a summary"),
+        "seal_below_score": Key(float, 0.1, ge=0, le=1,
+                                doc="...and whose score (importance, age, accesses) fell below this (seed 000: 0.1)"),
+        "seal_min_members": Key(int, 10, ge=2, le=1000, doc="a topic or session needs this many to be sealed"),
+        "seal_max_members": Key(int, 50, ge=2, le=1000, doc="memories one summary stands for at most"),
+        "seal_budget": Key(int, 20, ge=0, le=10_000, doc="summaries written per consolidation run"),
+        "summary_max_bytes": Key(int, 600, ge=120, le=4096, doc="an extractive summary's size bound (UTF-8)"),
+        "llm": Key(str, "auto", check=_pattern(re.compile(r"auto|never"), '"auto" or "never"'),
+                   doc="auto: summaries and node names from llm_endpoint when one is set; never: rules only"),
+        "split_over": Key(int, 40, ge=4, le=100_000, doc="restructure splits a leaf holding more memories"),
+        "sparse_under": Key(int, 3, ge=1, le=1000, doc="restructure merges idle leaf siblings holding fewer"),
+        "restructure_budget": Key(int, 5, ge=0, le=100, doc="tree changes (splits, merges) per restructure"),
+        "move_budget": Key(int, 5000, ge=1, le=1_000_000, doc="memories one restructure may move"),
+        "maintain_budget": Key(int, 200, ge=0, le=100_000, doc="memories the merge/verify and entity phases look at per run"),
+    },
 }
 
 

@@ -118,11 +118,27 @@ class SyncSection(Section):
     shred_forget: bool
 
 
+class KnowledgeSection(Section):
+    seal_after_days: float
+    seal_below_score: float
+    seal_min_members: int
+    seal_max_members: int
+    seal_budget: int
+    summary_max_bytes: int
+    llm: str  # auto | never
+    split_over: int
+    sparse_under: int
+    restructure_budget: int
+    move_budget: int
+    maintain_budget: int
+
+
 SECTIONS: dict[str, type] = {
     "schedule": ScheduleSection, "watch": WatchSection, "daemon": DaemonSection, "warm": WarmSection,
     "retention": RetentionSection, "db": DbSection, "openclaw": OpenClawSection, "mcp": McpSection,
     "render": RenderSection, "retrieval": RetrievalSection, "llm": LlmSection, "web": WebSection,
     "sync": SyncSection,
+    "knowledge": KnowledgeSection,
 }
 
 

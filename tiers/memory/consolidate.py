@@ -9,45 +9,119 @@ from memoryd.tiers.memory import warm as warm_tier
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.model import DAY
+from memoryd.tiers.knowledge.phase_journal import halt
 
 if TYPE_CHECKING:
+    from memoryd.tiers.base.ports import LLM
+    from memoryd.tiers.knowledge.phases import Phase, PhaseRun
     from memoryd.tiers.memory.types import AgentState, Metrics
 
 MODES = ("quick", "daily", "monthly", "full")
 PERIODS = {"quick": 3600.0, "daily": DAY, "monthly": 31 * DAY, "full": None}
 
 
-def consolidate(mem: AgentMemory, mode: str) -> dict[str, Any]:
-    """Run one consolidation and record it in metrics.json (start, end, counts, error)."""
+def consolidate(mem: AgentMemory, mode: str, llm: LLM | None = None) -> dict[str, Any]:
+    """Run one consolidation as phases (tiers/knowledge/phases.py: resumed where a killed run of this mode
+    stopped) and record it in metrics.json (start, end, counts, error). `llm`: summaries and node names
+    from it (any failure falls back to the rules)."""
+    from memoryd.tiers.knowledge.phases import run_phases
+
     if mode not in MODES:
         raise UsageError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
-    level = MODES.index(mode)
     start = mem.clock()
     counts: dict[str, int] = {}
+    about: dict[str, Any] = {}
     error: MemorydError | None = None
     try:
-        counts.update(_quick(mem, full=level >= 3))
-        counts["archived"] = counts["to_cold"]
-        if level >= 1:
-            counts["tree_pruned"] = _prune_tree(mem)
-        if level >= 2:
-            counts["cold_deleted"] = _cold_cleanup(mem)
+        done, about = run_phases(mem, mode, _phases(mode, llm))
+        counts.update(done)
     except MemorydError as exc:
         error = exc
     _record(mem, mode, start, counts, error)
     if error is not None:
         raise error
     return {"mode": mode, "agent_id": mem.agent_id, "start": start, "end": mem.clock(), "counts": counts,
-            "warnings": list(mem.warnings)}
+            "warnings": list(mem.warnings), **about}
 
 
-def _quick(mem: AgentMemory, full: bool) -> dict[str, int]:
-    """Rescore warm, move entries due for cold to the local index, promote hot-scored facts."""
+def _phases(mode: str, llm: LLM | None) -> dict[str, Phase]:
+    """Each phase's work; the old counts keep their names (rescored, to_cold, archived, promoted,
+    tree_pruned, cold_deleted)."""
+    from memoryd.tiers.knowledge import seal, snapshot
+
+    level = MODES.index(mode)
+
+    def index(run: PhaseRun) -> dict[str, int]:
+        if level >= 3:
+            run.mem.change(lambda state, now: _recount_tree_activity(state, now), "consolidate")
+        return {"tree_pruned": _prune_tree(run.mem)}
+
+    def restructure(run: PhaseRun) -> dict[str, int]:
+        from memoryd.tiers.knowledge.restructure import restructure as apply
+
+        return {"restructured": apply(run.mem, run=run.run, llm=llm)["changes"]}
+
+    return {
+        "collect": lambda run: {"collected": _collect(run.mem)},
+        "filter": lambda run: _filter(run.mem),
+        "extract": lambda run: {"promoted": _promote(run.mem)},
+        "merge": lambda run: _maintain(run.mem, llm),   # one current truth: supersede, clear, confirm
+        "verify": lambda run: {},                        # counted by merge: maintain() verifies in the same pass
+        "summarise": lambda run: seal.seal(run.mem, run.now, run.run, llm),
+        "entities": lambda run: _entities(run.mem, llm),
+        "decay": lambda run: {"cold_deleted": _cold_cleanup(run.mem)},
+        "restructure": restructure,
+        "index": index,
+        "snapshot": lambda run: {"snapshot_bytes": snapshot.write_snapshot(run.mem)},
+    }
+
+
+def _maintain(mem: AgentMemory, llm: LLM | None) -> dict[str, int]:
+    """The maintain pass of tiers/knowledge/maintain.py, bounded by [knowledge] maintain_budget."""
+    from memoryd.tiers.knowledge.maintain import maintain
+
+    counts = maintain(mem, mem.config.knowledge.maintain_budget, llm)
+    return {"merged": counts["superseded"] + counts["cleared"], "verified": counts["confirmed"]}
+
+
+def _entities(mem: AgentMemory, llm: LLM | None) -> dict[str, int]:
+    """Entity upkeep (tiers/knowledge/entities.py): read the memories not read yet, so hotness is current
+    before sealing looks for cold entities."""
+    from memoryd.tiers.knowledge import entities
+
+    if mem.archive is None:
+        return {"entities": 0}
+    with mem.exclusive():
+        counts = entities.refresh(mem.archive, mem.agent_id, mem.read_state()["warm"]["entries"], llm,
+                                  mem.warnings.append)
+    return {"entities": counts["read"]}
+
+
+def _collect(mem: AgentMemory) -> int:
+    """What arrived since the last successful run of any mode: warm facts stored after it."""
+    runs = mem.metrics().get("runs", {})
+    last = max((float(r.get("last_ok_end") or 0) for r in runs.values()), default=0.0)
+    return sum(1 for e in mem.read_state()["warm"]["entries"] if e["created_at"] > last)
+
+
+def _filter(mem: AgentMemory) -> dict[str, int]:
+    """Rescore warm and move entries due for cold to the local index."""
     def step(state: AgentState, now: float) -> dict[str, int]:
         due, log = warm_tier.split_due_for_cold(state["warm"], now)
         mem.archive_entries(due)  # durable before warm forgets them
+        halt("filter:archived")
         mem.record_evictions(log, now)
+        return {"rescored": len(state["warm"]["entries"]) + len(due), "to_cold": len(due), "archived": len(due)}
+
+    return mem.change(step, "consolidate")
+
+
+def _promote(mem: AgentMemory) -> int:
+    """Hot-scored warm facts become hot lessons (once: the entry is marked promoted); no write if none."""
+    def step(state: AgentState, now: float) -> int:
         promoted = 0
+        for entry in state["warm"]["entries"]:
+            warm_tier.rescore(entry, now)
         for entry in warm_tier.due_for_hot(state["warm"]):
             if entry.get("metadata", {}).get("promoted"):
                 continue
@@ -55,11 +129,11 @@ def _quick(mem: AgentMemory, full: bool) -> dict[str, int]:
             lesson["source_id"] = entry["id"]
             entry.setdefault("metadata", {})["promoted"] = True
             promoted += 1
-        if full:
-            _recount_tree_activity(state, now)
-        return {"rescored": len(state["warm"]["entries"]) + len(due), "to_cold": len(due), "promoted": promoted}
+        if promoted:
+            mem.write_state(state, "consolidate")
+        return promoted
 
-    return mem.change(step, "consolidate")
+    return mem.with_state(step)
 
 
 def _recount_tree_activity(state: AgentState, now: float) -> None:

@@ -8,6 +8,7 @@ from memoryd.tiers.retrieval import analyzer, current, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.knowledge.fading import memory_score
+from memoryd.tiers.knowledge.seal_rank import behind_summaries
 from memoryd.tiers.memory.model import DAY
 from memoryd.tiers.retrieval.filters import Filters, score_paths
 from memoryd.tiers.retrieval.ranking import Candidate
@@ -61,6 +62,7 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
                    for c in cands[:limit]]
     results = current.finish(results, asked)
+    results = behind_summaries(results, view.archive, view.agent_id, asked, lambda e: cold_candidate(e, now))
     _reinforce(view, results)
     return results
 
