@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from memoryd.tiers.base.errors import UsageError
+from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.log import row as knowledge_row
 from memoryd.tiers.knowledge.phase_journal import OnceLog, halt
@@ -70,12 +70,13 @@ class Scan:
 
     found: dict[int, dict[str, list[tuple[int, str]]]]
     pointing: dict[str, list[str]]
+    entity_of: dict[str, str] = field(default_factory=dict)  # memory id → "entity:<key>" of a cold entity
 
 
 def scan(mem: AgentMemory, settings: KnowledgeSection, now: float) -> Scan:
     assert mem.archive is not None
     cutoff = now - settings.seal_after_days * DAY
-    out = Scan({1: {}, 2: {}}, {})
+    out = Scan({1: {}, 2: {}}, {}, _cold_entity_of(mem, now))
     for entry in mem.archive.iter_entries(mem.agent_id):
         sid = (entry.get("metadata") or {}).get(kinds.SEALED_IN_KEY)
         if sid:
@@ -87,11 +88,46 @@ def scan(mem: AgentMemory, settings: KnowledgeSection, now: float) -> Scan:
     return out
 
 
+def _cold_entity_of(mem: AgentMemory, now: float) -> dict[str, str]:
+    """Each memory's cold entity (hotness ≤ 0.1, tiers/knowledge/entities.py), the most mentioned first."""
+    from memoryd.tiers.knowledge.entities import cold_entities
+
+    try:
+        cold = cold_entities(mem.archive, mem.agent_id, now)  # type: ignore[arg-type]
+    except (AttributeError, MemorydError):  # an archive without entity tables: topics and sessions only
+        return {}
+    out: dict[str, str] = {}
+    for entity in sorted(cold, key=lambda e: (-int(e["mentions"]), str(e["key"]))):
+        for mid in entity["memory_ids"]:
+            out.setdefault(str(mid), f"entity:{entity['key']}")
+    return out
+
+
+def _regroup_by_entity(level1: dict[str, list[tuple[int, str]]], entity_of: dict[str, str], minimum: int) -> None:
+    """Seed 000 seals by entity as well as topic: memories of topics too small to seal alone move to the group
+    of the cold entity they mention, when that entity gathers enough of them (a topic group never shrinks)."""
+    gathered: dict[str, list[tuple[int, str]]] = {}
+    for key, items in level1.items():
+        if key.startswith("topic:") and len(items) < minimum:
+            for item in items:
+                if item[1] in entity_of:
+                    gathered.setdefault(entity_of[item[1]], []).append(item)
+    for entity_key, items in gathered.items():
+        if len(items) < minimum:
+            continue
+        moving = {mid for _, mid in items}
+        for key in [k for k in level1 if k.startswith("topic:")]:
+            if len(level1[key]) < minimum:
+                level1[key] = [item for item in level1[key] if item[1] not in moving]
+        level1[entity_key] = items
+
+
 def find_groups(found: Scan, settings: KnowledgeSection, budget: int) -> list[Group]:
     """Up to `budget` groups, L1 first, in key order, each of seal_min_members..seal_max_members (oldest first)."""
     out: list[Group] = []
     for level in (1, 2):
-        # TODO(lead, K2): level 1 also groups the members of each entity from entities.cold_entities(...)
+        if level == 1:
+            _regroup_by_entity(found.found[1], found.entity_of, settings.seal_min_members)
         for key in sorted(found.found[level]):
             members = [mid for _, mid in sorted(found.found[level][key])]
             for start in range(0, len(members), settings.seal_max_members):

@@ -184,3 +184,21 @@ def test_daily_consolidation_seals_and_reports_it(mem, archive):
     report = consolidate(mem, "daily")
     assert report["counts"]["summaries"] == 1 and report["counts"]["sealed"] == 10
     assert "summarise" in report["phases"] and report["resumed"] is False
+
+
+def test_small_topics_are_sealed_by_the_cold_entity_they_share(mem, archive):
+    from memoryd.tiers.knowledge import entities
+
+    clock = mem.clock_
+    rows = [dict(r, text=f"Met with Alice Chen on 2024-03-{i + 1:02d} about {cat} item {i}.")
+            for cat in ("notes/tea", "notes/garden") for i, r in enumerate(_rows(clock, cat[6:9], 6, age_days=45,
+                                                                                   category=cat))]
+    archive.put(AGENT, rows + _rows(clock, "lone", 4, age_days=45, category="notes/lone"))
+    assert seal(mem, clock())["summaries"] == 0  # two topics of 6: neither seals alone
+    entities.refresh(archive, AGENT, [])
+    cold = {e["name"] for e in entities.cold_entities(archive, AGENT, clock())}
+    assert "Alice Chen" in cold
+    counts = seal(mem, clock())
+    assert counts["summaries"] == 1 and counts["sealed"] == 12  # the 4 lone rows name no one: left alone
+    sealed = {r["id"] for r in archive.iter_entries(AGENT) if r["metadata"].get(kinds.SEALED_IN_KEY)}
+    assert sealed == {r["id"] for r in rows}
