@@ -14,6 +14,8 @@ KIND_WORDS = frozenset("""
 project projects repo repos repository codename the
 ltd ltd. limited inc inc. incorporated llc l.l.c. gmbh ag sa s.a. bv b.v. plc corp corp. corporation co co. company
 """.split())
+_REPO_WORDS = frozenset({"repo", "repos", "repository"})
+_PROJECT_WORDS = frozenset({"project", "projects", "codename"})
 ZH_KIND_WORDS = ("有限责任公司", "有限公司", "股份公司", "公司", "集团", "项目", "仓库", "团队")
 _PUNCT = re.compile(r"[\s\"'“”‘’「」《》()（）\[\],;:!?。，、：；！？]+")
 _SEPARATORS = re.compile(r"[-_]+")
@@ -41,3 +43,15 @@ def norm(name: str) -> str:
     while len(words) > 1 and words[-1].rstrip(".") in KIND_WORDS | {w.rstrip(".") for w in KIND_WORDS}:
         words.pop()
     return " ".join(w.strip(".") or w for w in words)
+
+
+def kind_hint(name: str) -> tuple[str, ...]:
+    """The entity types a name's kind word points to, most likely first (`atlas-api repo` → repo, then
+    project; `Project Orion`, `Kestrel Ltd` → project); () when it has none."""
+    words = set(light(name).replace("-", " ").split())
+    if words & _REPO_WORDS or "仓库" in name:
+        return ("repo", "project")
+    company = {w for w in KIND_WORDS if w not in ("the",) and w not in _REPO_WORDS}
+    if words & company or any(w in name for w in ZH_KIND_WORDS):
+        return ("project",)
+    return ()

@@ -188,9 +188,11 @@ def read(text: str, metadata: Mapping[str, Any] | None = None) -> Reading:
     found = _from_text(text)
     aliases: dict[str, set[str]] = {}
     tagged: list[Entity] = []
-    for tag in (metadata or {}).get("entities") or []:
-        if isinstance(tag, str) and tag.strip().lstrip("@").strip():
-            tagged.append(_place_tag(tag.strip().lstrip("@").strip(), text, found, aliases))
+    tags = [t.strip().lstrip("@").strip() for t in (metadata or {}).get("entities") or [] if isinstance(t, str)]
+    for tag in filter(None, tags):  # a Retain line's text starts with its `@tag`: that handle is the tag
+        found.pop(Entity("person", tag).key, None)
+    for tag in filter(None, tags):
+        tagged.append(_place_tag(tag, text, found, aliases))
     ents = _drop_shadowed(list(dict.fromkeys(tagged + list(found.values()))))
     for e in ents:
         aliases.setdefault(e.key, set()).update(_longer_forms(text, e))
@@ -297,17 +299,17 @@ _CAP_WORD = r"[A-Z][a-z]{1,19}"
 
 
 def _spelled_in(tag: str, text: str) -> str | None:
-    """A tag of two or more words written as a capitalised name in the text (`alice-chen` → `Alice Chen`)."""
+    """The tag written as a capitalised name of two words or more in the text (`alice-chen` → `Alice Chen`,
+    `priya` → `Priya Natarajan`; not `kestrel` → `Kestrel Cleaning`, a business)."""
     parts = [p for p in re.split(r"[-_\s]+", tag) if p]
     if not parts or not all(p.isascii() and p.isalpha() for p in parts):
         return None
-    if len(parts) < 2:
-        return None
-    rx = r"(?<![\w@/-])" + r"[\s-]+".join(re.escape(p) for p in parts) + r"(?![\w-])"
+    rx = r"(?<![\w@/-])" + r"[\s-]+".join(re.escape(p) for p in parts) + \
+        (r"(?![\w-])" if len(parts) > 1 else r"\s" + _CAP_WORD + r"(?![\w-])")
     for m in re.finditer(rx, text, re.IGNORECASE):
         words = m.group(0).replace("-", " ").split()
-        if len(words) >= 2 and all(w[0].isupper() for w in words) and _is_person_name(words[0]) \
-                and words[-1] not in _NOT_PEOPLE:
+        if len(words) >= 2 and all(w[0].isupper() for w in words) and _is_person_name(" ".join(words)) \
+                and not _is_business(words[-1]):
             return " ".join(words)
     return None
 
@@ -337,4 +339,6 @@ def _longer_forms(text: str, e: Entity) -> set[str]:
 def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
     """A name taken as a project or repo is not also a person (`with OpenClaw`), nor a handle a repo owner."""
     things = {e.name.casefold() for e in ents if e.type in ("project", "repo")}
+    repos = {e.name.casefold().rsplit("/", 1)[-1] for e in ents if e.type == "repo"}
+    ents = [e for e in ents if not (e.type == "project" and e.name.casefold() in repos)]  # "the atlas-api repo"
     return [e for e in ents if not (e.type == "person" and e.name.casefold() in things)]
