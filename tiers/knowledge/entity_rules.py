@@ -339,6 +339,4 @@ def _longer_forms(text: str, e: Entity) -> set[str]:
 def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
     """A name taken as a project or repo is not also a person (`with OpenClaw`), nor a handle a repo owner."""
     things = {e.name.casefold() for e in ents if e.type in ("project", "repo")}
-    repos = {e.name.casefold().rsplit("/", 1)[-1] for e in ents if e.type == "repo"}
-    ents = [e for e in ents if not (e.type == "project" and e.name.casefold() in repos)]  # "the atlas-api repo"
     return [e for e in ents if not (e.type == "person" and e.name.casefold() in things)]
