@@ -192,12 +192,3 @@ def aliases_of(conn: sqlite3.Connection, agent_id: str) -> list[tuple[str, str]]
         "SELECT DISTINCT a.key, a.alias FROM entity_aliases a JOIN entities e ON e.agent_id = a.agent_id "
         "AND e.key = a.key WHERE a.agent_id = ?", [agent_id])]
 
-
-def rows_of(conn: sqlite3.Connection, agent_id: str, keys: Sequence[str], today: int) -> list[EntityRow]:
-    """The entities of `keys` (those that exist), hottest first."""
-    out: list[EntityRow] = []
-    for chunk in _chunks(list(dict.fromkeys(keys))):
-        out += [_row(r, today) for r in conn.execute(_SELECT + f" AND key IN ({_marks(len(chunk))})",
-                                                     [agent_id, *chunk])]
-    out.sort(key=lambda e: (-e.hotness, e.key))
-    return out
