@@ -96,3 +96,19 @@ def test_show_page_path_honours_the_type_suffix(config, archive) -> None:
 
     project = EntityRow("project:nova", "Nova", "project", 0.6, 11, 0, 0)
     assert _slugs([project], [folder]) == {"project:nova": "Nova-project"}
+
+
+def test_an_index_of_the_first_v3_release_gets_aliases_and_new_rules(config, archive) -> None:
+    clock = Clock()
+    archive.put("a", [{"id": "c1", "text": "Let's ask @kestrel: Kestrel Cleaning visits on Fridays", "category": "home",
+                       "created_at": int(clock()), "metadata": {"entities": ["kestrel"]}}])
+    entities.refresh(archive, "a", [])
+    with archive.tx() as conn:  # back to what main's v3 held: no alias table, no rules mark, an older reading
+        conn.execute("DROP TABLE entity_aliases")
+        conn.execute("DELETE FROM index_meta WHERE key = 'entity_rules:a'")
+        conn.execute("UPDATE entity_seen SET sig = 'rules-1' WHERE memory_id = 'c1'")
+    assert archive.read("PRAGMA user_version")[0][0] == 3
+    assert entities.refresh(archive, "a", [])["read"] == 1  # read again under the new rules
+    assert [e.key for e in lookup(archive, "a", "Kestrel Cleaning Ltd", clock())] == ["project:kestrel"]
+    assert "Let" not in {e.name for e in entities.entity_list(archive, "a", clock())}
+    assert entities.refresh(archive, "a", [])["read"] == 0
