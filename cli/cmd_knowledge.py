@@ -63,7 +63,7 @@ def _show_text(v: dict[str, Any]) -> str:
 @json_option
 @handles_errors
 def entity_show(name: str, agent_id: str, as_json: bool) -> None:
-    """One entity (NAME, @NAME or TYPE:NAME): its page, facts, beliefs and opinions with confidence, timeline."""
+    """One entity (NAME as written: "Project Atlas", @handle, TYPE:NAME): its page, facts, opinions, timeline."""
     result = get_api().entity_show(agent_id=agent_id, name=name)
     _warn(result.pop("warnings"))
     emit(result, as_json, _show_text)

@@ -93,6 +93,7 @@ def entity_list(engine: Engine, params: Params) -> dict[str, Any]:
 def entity_show(engine: Engine, params: Params) -> dict[str, Any]:
     """One entity: its page (if reflect wrote one), facts, beliefs and opinions with confidence, timeline."""
     from memoryd.tiers.knowledge import entities, pages
+    from memoryd.tiers.knowledge.entity_lookup import lookup
     from memoryd.tiers.knowledge.reflect import memories_of
 
     name = str(params.get("name") or "").strip()
@@ -101,12 +102,12 @@ def entity_show(engine: Engine, params: Params) -> dict[str, Any]:
     with engine.memory(_known_agent(engine, params), clock(engine.config)) as mem, mem.exclusive():
         warm = mem.read_state()["warm"]["entries"]
         entities.refresh(mem.archive, mem.agent_id, warm, _llm(engine.config), mem.warnings.append)
-        found = entities.find_entity(mem.archive, mem.agent_id, name, mem.clock())
+        found = lookup(mem.archive, mem.agent_id, name, mem.clock())
         if not found:
             raise UsageError(f"no entity called {name!r} (memoryd entity list shows them)")
         view = pages.entity_view(found[0], memories_of(mem.archive, mem.agent_id, found[0].key, warm))
-        page = mem.dir / "bank" / "entities" / f"{pages.slug(found[0].name)}.md"
-        view["page"] = str(page) if page.is_file() else None
+        page = pages.page_of(mem.dir / "bank" / "entities", found[0].name, found[0].type, found[0].key)
+        view["page"] = str(page) if page is not None else None
         view["also"] = [e.key for e in found[1:]]
         return {"agent_id": mem.agent_id, **view, "warnings": mem.warnings}
 

@@ -7,10 +7,21 @@ import, forget) in `entity_queue`; tiers/knowledge/entities.py reads it and keep
     entities          per agent and entity key: name, type, hotness (value as of hot_day), mentions, first/last day
     entity_mentions   which memory names which entity, and the memory's day
     entity_seen       what was read from each memory (a signature) and whether it was in warm then
+    entity_aliases    other names a memory writes an entity by (`Kestrel Cleaning` for @kestrel), for lookup;
+                      added after v3 shipped: an index of v3 gets it on its next refresh (entity_store.ensure_aliases)
 """
 from __future__ import annotations
 
-ENTITY_TABLES = ("entity_queue", "entities", "entity_mentions", "entity_seen")
+ENTITY_TABLES = ("entity_queue", "entities", "entity_mentions", "entity_seen")  # aliases go with entity_seen
+
+ALIAS_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS entity_aliases (agent_id TEXT NOT NULL, memory_id TEXT NOT NULL, key TEXT NOT NULL,
+        alias TEXT NOT NULL, PRIMARY KEY (agent_id, memory_id, key, alias)) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS entity_aliases_alias ON entity_aliases(agent_id, alias)",
+    # a memory no longer read (forgotten, dropped with its agent, a rebuild) takes its aliases along
+    """CREATE TRIGGER IF NOT EXISTS entity_aliases_gone AFTER DELETE ON entity_seen BEGIN
+        DELETE FROM entity_aliases WHERE agent_id = old.agent_id AND memory_id = old.memory_id; END""",
+)
 
 ENTITY_SCHEMA = (
     """CREATE TABLE IF NOT EXISTS entity_queue (agent_id TEXT NOT NULL, id TEXT NOT NULL,
@@ -31,6 +42,7 @@ ENTITY_SCHEMA = (
         INSERT OR IGNORE INTO entity_queue VALUES (old.agent_id, old.id); END""",
     """CREATE TRIGGER IF NOT EXISTS entity_q_forget AFTER INSERT ON tombstones BEGIN
         INSERT OR IGNORE INTO entity_queue VALUES (new.agent_id, new.id); END""",
+    *ALIAS_SCHEMA,
     # v2 → v3: every memory already held is read once
     "INSERT OR IGNORE INTO entity_queue SELECT agent_id, id FROM memories",
 )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from memoryd.tiers.cold.index_rows import COLUMNS, entry_day, row_entry
 from memoryd.tiers.knowledge import entity_store as store
 from memoryd.tiers.knowledge import hotness
-from memoryd.tiers.knowledge.entity_rules import RULES_VERSION, Entity, extract
+from memoryd.tiers.knowledge.entity_rules import RULES_VERSION, Entity, Reading, read
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import LLM
@@ -52,11 +52,25 @@ def _cold_rows(conn: Any, agent_id: str, ids: Sequence[str]) -> dict[str, Memory
     return {r[0]: row_entry(r) for r in rows}
 
 
+def _rules_current(index: LocalIndex, agent_id: str) -> None:
+    """Memories read by older rules are read again: the first refresh under new rules queues them all (and
+    makes the alias table an index of the first v3 release lacks)."""
+    mark = f"entity_rules:{agent_id}"
+    if index.read("SELECT value FROM index_meta WHERE key = ?", [mark]) == [(RULES_VERSION,)]:
+        return
+    with index.tx() as conn:
+        store.ensure_aliases(conn)
+        conn.execute("INSERT OR IGNORE INTO entity_queue SELECT agent_id, id FROM memories WHERE agent_id = ?",
+                     [agent_id])
+        conn.execute("INSERT OR REPLACE INTO index_meta VALUES (?, ?)", [mark, RULES_VERSION])
+
+
 def refresh(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM | None = None,
             warn: Callable[[str], None] | None = None) -> dict[str, int]:
     """Read every memory of the agent not read yet (or changed since), drop the mentions of memories gone.
     The caller holds the agent's lock (warm must not change meanwhile). Returns counts."""
     in_warm = {e["id"]: e for e in warm}
+    _rules_current(index, agent_id)
     queued = [r[0] for r in index.read("SELECT id FROM entity_queue WHERE agent_id = ?", [agent_id])]
     with index.reading() as conn:
         was_warm = [r[0] for r in conn.execute("SELECT memory_id FROM entity_seen WHERE agent_id = ? AND warm = 1",
@@ -79,8 +93,9 @@ def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Ma
         known = store.seen(conn, agent_id, list(memories))
     sigs = {i: signature(m, llm is not None) for i, m in memories.items()}
     need = [i for i in memories if known.get(i, ("", 0))[0] != sigs[i]]
-    found = {i: [] if _is_summary(memories[i]) else extract(memories[i]["text"], memories[i].get("metadata"))
-             for i in need}
+    readings = {i: Reading([]) if _is_summary(memories[i]) else read(memories[i]["text"], memories[i].get("metadata"))
+                for i in need}
+    found = {i: r.entities for i, r in readings.items()}
     need = [i for i in need if found[i] or not _is_summary(memories[i])]
     if llm is not None and need:
         from memoryd.tiers.knowledge.entity_llm import llm_entities
@@ -101,6 +116,7 @@ def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Ma
             elif mid in found:
                 ents: list[Entity] = found[mid]
                 counts["mentions"] += store.replace_mentions(conn, agent_id, mid, ents, memory_day(current))
+                store.replace_aliases(conn, agent_id, mid, readings[mid].aliases)
                 store.mark_seen(conn, agent_id, mid, sigs[mid], mid in in_warm)
                 counts["read"] += 1
             else:

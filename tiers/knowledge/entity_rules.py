@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from memoryd.tiers.distillation.lexicon import NOT_NAMES
+from memoryd.tiers.knowledge.entity_names import light, norm
 
 TYPES = ("person", "project", "repo", "url", "version", "date", "amount")
-RULES_VERSION = "1"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "2"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,15 @@ _PROJECT_AFTER = re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b")
 _PROJECT_ZH = re.compile(r"([A-Za-z][\w-]{1,30}|[\u4e00-\u9fff]{2,8}?)\s?项目")
 _HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z][\w-]{1,38})")
 _EN_NAME = r"([A-Z][a-z]{1,19}(?:\s[A-Z][a-z]{1,19})?)"
-_PERSON_BEFORE = re.compile(r"\b(?:with|told|asked|met|meeting|called|emailed|thanked|cc|pinged|messaged|texted|"
+_PERSON_BEFORE = re.compile(r"\b(?:told|asked|met|meeting|called|emailed|thanked|cc|pinged|messaged|texted|"
                             r"(?:talked|spoke|wrote|replied|said|sent it|handed it) to|spoke with|call with|"
-                            r"lunch with|dinner with)\s+" + _EN_NAME + r"\b")
+                            r"lunch with|dinner with|met with|meeting with|coffee with|chat with)\s+" + _EN_NAME + r"\b")
+# bare "with X" names a person only where a person's name ends ("with Bob.", "with Bob about"), not a
+# company's ("the contract with Hetzner for the servers")
+_PERSON_WITH = re.compile(r"\bwith\s+" + _EN_NAME + r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|about|to|on|at|of|from|"
+                          r"over|regarding|today|tomorrow|yesterday|tonight|this|next|last)\b)")
+_CALLED_THING = re.compile(r"\b(?:a|an|the|one|something|thing|tool|app|project|company|place|team|repo|product|"
+                           r"service|firm|shop|restaurant|band|book|game|site|bar|cafe)\s+(?:[\w-]+\s+)?$")
 _PERSON_AFTER = re.compile(r"\b" + _EN_NAME + r"(?:\s+(?:said|says|told|asked|thinks|wants|prefers|mentioned|"
                            r"suggested|agreed|decided|likes|hates|replied|wrote|called)\b|'s\s+[a-z])")
 _PERSON_AND = re.compile(_EN_NAME + r"\s+and\s+" + _EN_NAME + r"\b")
@@ -76,6 +83,25 @@ Postgresql Sqlite Mysql Mongo Nginx Apache Chrome Firefox Safari Android Ios Iph
 Teams Notion Jira Figma Stripe Paypal Visa Uber Netflix Spotify Twitter Facebook Instagram Reddit Discord
 Telegram Whatsapp Wechat Signal Email Mail Phone Api Cli Ui Db Ai Llm Gpt Openai Anthropic Openclaw Memoryd
 Project Repo Release Version Bug Issue Meeting Call Review Lunch Dinner Team Office Home Work Doctor Dentist
+Let Lets Don Can Could Would Should Will Shall Must Might Did Do Does Is Are Was Were Has Have Had Get Got Make
+Made Take Took Give Gave Go Went Come Came See Saw Look Tell Ask Send Check Try Use Keep Put Set Run Remember
+Remind Note Noted Sounds Sorry Cool Fine Right Wait Stop Start Finish Done All Some Any Every Each Both Either
+Neither None Many Much More Most Few Less Other Another Such Same Only Even Ever Never Always Often Sometimes
+Usually Really Actually Probably Definitely Anyway Otherwise Meanwhile Finally First Second Third Lastly Overall
+Basically Honestly Unfortunately Luckily Hopefully Apparently Besides Instead Again Already Almost Soon Later
+Earlier Lately Recently Currently Me Him Them Us Mine Yours Ours Theirs Not Oh Ah Hmm Wow Yeah Yep Nope Haha Lol
+Happy Glad Welcome Anytime Understood Everybody Somebody Anyone Anybody Nothing Something Everything Tonight
+Mom Dad Mum Boss Client Customer Landlord Manager Heads Plan Idea Deadline Budget Launch Sprint Standup Demo
+Quick Anyway Apart Despite Unless Whether Whatever Whenever Wherever Although Moved Switched Bumped Pushed Signed
+Finished Ordered Bought Sent Opened Closed Fixed Added Removed Updated Deployed Shipped Merged Tested Spent Need
+Needs Hello Goodbye Bye Cheers Congrats Kudos Sweet Awesome Perfect Excellent Alright Indeed Exactly Agreed
+""".split())
+# words after a name that make it a company, a shop or a service rather than a person ("Kestrel Cleaning")
+_BUSINESS = frozenset("""
+Cleaning Accounting Consulting Labs Lab Systems Services Solutions Studio Studios Partners Group Bank Capital Media
+Software Technologies Tech Health Logistics Legal Design Foods Motors Airlines Insurance Realty Properties Ventures
+Holdings Industries Networks Cloud Ltd Inc Llc Gmbh Corp Co Company Limited Plumbing Electric Dental Clinic Law
+Agency Bakery Cafe Restaurant Hotel Books Press Games Works Garage Repairs Movers Construction Security Energy
 """.split())
 _PROJECT_STOP = frozenset("""
 the a an this that these those our my your their his her its new old same other another whole big small side
@@ -103,12 +129,20 @@ def _strip_repo(name: str) -> str:
 
 
 def _people(text: str) -> Iterable[str]:
-    for rx in (_PERSON_BEFORE, _PERSON_AFTER, _TITLE):
+    for rx in (_PERSON_BEFORE, _PERSON_WITH, _PERSON_AFTER, _TITLE):
         for m in rx.finditer(text):
+            if m.group(0).startswith("called") and _CALLED_THING.search(text[:m.start()]):
+                continue  # "a tool called Zed" names a thing
+            if rx is _PERSON_AFTER and _is_business(m.group(1)):
+                continue
             yield m.group(1)
     for m in _PERSON_AND.finditer(text):
         yield m.group(1)
         yield m.group(2)
+
+
+def _is_business(name: str) -> bool:
+    return name.split()[-1] in _BUSINESS
 
 
 def _is_person_name(name: str) -> bool:
@@ -134,8 +168,42 @@ def _zh_people(text: str) -> Iterable[str]:
         yield m.group(1)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What one memory names: its entities, and for some of them other ways it writes their name."""
+
+    entities: list[Entity]
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # entity key → names (light form)
+
+
 def extract(text: str, metadata: Mapping[str, Any] | None = None) -> list[Entity]:
     """Every entity `text` names (and its Retain `@tags`), each once, in the order first named."""
+    return read(text, metadata).entities
+
+
+def read(text: str, metadata: Mapping[str, Any] | None = None) -> Reading:
+    """extract() with the aliases: a tag that is another spelling of a name in the text (`@alice-chen` for
+    Alice Chen, `@priya` for Priya Natarajan, `@atlas-api` for acme/atlas-api), a name's longer form
+    (`Kestrel Cleaning` beside `@kestrel`) and a name given in another script (`张伟 (Zhang Wei)`)."""
+    found = _from_text(text)
+    aliases: dict[str, set[str]] = {}
+    tagged: list[Entity] = []
+    tags = [t.strip().lstrip("@").strip() for t in (metadata or {}).get("entities") or [] if isinstance(t, str)]
+    for tag in filter(None, tags):  # a Retain line's text starts with its `@tag`: that handle is the tag
+        found.pop(Entity("person", tag).key, None)
+    for tag in filter(None, tags):
+        tagged.append(_place_tag(tag, text, found, aliases))
+    ents = _drop_shadowed(list(dict.fromkeys(tagged + list(found.values()))))
+    for e in ents:
+        aliases.setdefault(e.key, set()).update(_longer_forms(text, e))
+    out = {e.key: tuple(sorted(a for a in aliases.get(e.key, ()) if a and a != light(e.name))) for e in ents}
+    return Reading(ents, {k: v for k, v in out.items() if v})
+
+
+_OTHER_SCRIPT = re.compile(r"\s*[(（](?:[A-Z][A-Za-z .'-]{1,40}|[\u4e00-\u9fff]{2,4})[)）]")
+
+
+def _from_text(text: str) -> dict[str, Entity]:
     found: dict[str, Entity] = {}
 
     def add(kind: str, name: str) -> None:
@@ -144,10 +212,6 @@ def extract(text: str, metadata: Mapping[str, Any] | None = None) -> list[Entity
             ent = Entity(kind, name)
             found.setdefault(ent.key, ent)
 
-    for tag in (metadata or {}).get("entities") or []:
-        if isinstance(tag, str) and tag.strip().lstrip("@"):
-            name = tag.strip().lstrip("@")
-            add("person" if name.isalpha() and name[0].isupper() and name not in _NOT_PEOPLE else "project", name)
     repo_spans: list[tuple[int, int]] = []
     for m in _REPO_URL.finditer(text):
         add("repo", f"{m.group(2)}/{_strip_repo(m.group(3))}")
@@ -175,6 +239,7 @@ def extract(text: str, metadata: Mapping[str, Any] | None = None) -> list[Entity
     for m in _MONEY_WORD.finditer(text):
         add("amount", m.group(1) + (" " if m.group(2).isascii() else "") + m.group(2))
     _projects(text, add)
+    text = _OTHER_SCRIPT.sub("", text)  # "张伟 (Zhang Wei) 说", "Zhang Wei (张伟) said": the name beside its cue
     for raw in _people(text):
         name = _person_part(raw)
         if name:
@@ -182,9 +247,9 @@ def extract(text: str, metadata: Mapping[str, Any] | None = None) -> list[Entity
     for m in _HANDLE.finditer(text):
         add("person", m.group(1))
     if not text.isascii():
-        for name in _zh_people(text):
+        for name in _zh_people(re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", text)):
             add("person", name)
-    return _drop_shadowed(list(found.values()))
+    return found
 
 
 def _projects(text: str, add: Any) -> None:
@@ -204,6 +269,71 @@ def _projects(text: str, add: Any) -> None:
             name = m.group(1)
             if name.casefold() not in _PROJECT_STOP and name not in ("这个", "那个", "整个", "新的", "我们", "一个"):
                 add("project", name[-4:] if not name.isascii() and len(name) > 4 else name)
+
+
+def _place_tag(tag: str, text: str, found: dict[str, Entity], aliases: dict[str, set[str]]) -> Entity:
+    """The entity a Retain `@tag` names: one the text names already when the tag is its name in another
+    spelling (recorded as an alias), else a person or a project by the tag's own look."""
+    wanted = norm(tag)
+    for e in found.values():
+        words = norm(e.name).split()
+        if len(words) == 1 and e.type == "person":
+            continue  # "Kestrel asked" beside @kestrel: the tag's own look decides, the same in every memory
+        if (norm(e.name) == wanted or (e.type == "repo" and norm(e.name.split("/")[-1]) == wanted)
+                or (e.type in ("person", "project") and wanted.split() == words[:len(wanted.split())])):
+            aliases.setdefault(e.key, set()).add(light(tag))
+            return e
+    spelled = _spelled_in(tag, text)
+    if spelled is not None:
+        person = len(spelled.split()) >= 2 and _is_person_name(spelled) and not _is_business(spelled)
+        ent = Entity("person" if person else "project", spelled)
+        if light(tag) != light(spelled):
+            aliases.setdefault(ent.key, set()).add(light(tag))
+        return ent
+    person = bool(tag.isalpha() and tag[0].isupper() and tag not in _NOT_PEOPLE) or bool(_ZH_WHOLE_NAME.fullmatch(tag))
+    return Entity("person" if person else "project", tag)
+
+
+_ZH_WHOLE_NAME = re.compile(r"[" + _ZH_SURNAMES + r"][\u4e00-\u9fff]{1,2}|[老小][" + _ZH_SURNAMES + r"]")
+_CAP_WORD = r"[A-Z][a-z]{1,19}"
+
+
+def _spelled_in(tag: str, text: str) -> str | None:
+    """The tag written as a capitalised name of two words or more in the text (`alice-chen` → `Alice Chen`,
+    `priya` → `Priya Natarajan`; not `kestrel` → `Kestrel Cleaning`, a business)."""
+    parts = [p for p in re.split(r"[-_\s]+", tag) if p]
+    if not parts or not all(p.isascii() and p.isalpha() for p in parts):
+        return None
+    rx = r"(?<![\w@/-])" + r"[\s-]+".join(re.escape(p) for p in parts) + \
+        (r"(?![\w-])" if len(parts) > 1 else r"\s" + _CAP_WORD + r"(?![\w-])")
+    for m in re.finditer(rx, text, re.IGNORECASE):
+        words = m.group(0).replace("-", " ").split()
+        if len(words) >= 2 and all(w[0].isupper() for w in words) and _is_person_name(" ".join(words)) \
+                and not _is_business(words[-1]):
+            return " ".join(words)
+    return None
+
+
+def _longer_forms(text: str, e: Entity) -> set[str]:
+    """Other ways this text writes `e`: followed by capitalised words (`Kestrel Cleaning`), or beside a
+    name in another script in brackets (`张伟 (Zhang Wei)`, `Zhang Wei（张伟）`)."""
+    out: set[str] = set()
+    if e.type not in ("person", "project"):
+        return out
+    name = re.escape(e.name)
+    if e.name.isascii():
+        for m in re.finditer(r"(?<![\w@/-])((?i:" + name + r"))((?:\s" + _CAP_WORD + r"){1,2})(?![\w-])", text):
+            extra = m.group(2).split()
+            if m.group(1)[0].isupper() and all(w not in _NOT_PEOPLE for w in extra):
+                out.add(light(m.group(1) + " " + " ".join(extra)))
+    for m in re.finditer(r"(?<![\w])" + name + r"\s*[(（]([^()（）]{1,40})[)）]", text):
+        if m.group(1).strip().isascii() != e.name.isascii():
+            out.add(light(m.group(1).strip()))
+    other = r"([A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2}|[\u4e00-\u9fff]{2,4})"
+    for m in re.finditer(other + r"\s*[(（]" + name + r"[)）]", text):
+        if m.group(1).isascii() != e.name.isascii():
+            out.add(light(m.group(1)))
+    return out
 
 
 def _drop_shadowed(ents: list[Entity]) -> list[Entity]:

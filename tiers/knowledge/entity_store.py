@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
+from memoryd.tiers.cold.entity_schema import ALIAS_SCHEMA
 from memoryd.tiers.knowledge import hotness
 from memoryd.tiers.knowledge.entity_rules import Entity
 
@@ -161,3 +162,33 @@ def forget_entities(conn: sqlite3.Connection, agent_id: str) -> None:
     for table in ("entities", "entity_mentions", "entity_seen"):
         conn.execute(f"DELETE FROM {table} WHERE agent_id = ?", [agent_id])
     conn.execute("INSERT OR IGNORE INTO entity_queue SELECT agent_id, id FROM memories WHERE agent_id = ?", [agent_id])
+
+
+def has_aliases(conn: sqlite3.Connection) -> bool:
+    """Whether the alias table exists (an index made by the first v3 release lacks it until a refresh)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entity_aliases'"
+                        ).fetchone() is not None
+
+
+def ensure_aliases(conn: sqlite3.Connection) -> None:
+    """Create the alias table, its index and trigger (inside the caller's write transaction)."""
+    for sql in ALIAS_SCHEMA:
+        conn.execute(sql)
+
+
+def replace_aliases(conn: sqlite3.Connection, agent_id: str, memory_id: str,
+                    aliases: Mapping[str, Sequence[str]]) -> None:
+    """Make `memory_id`'s aliases exactly `aliases` (entity key → names in their light form)."""
+    conn.execute("DELETE FROM entity_aliases WHERE agent_id = ? AND memory_id = ?", [agent_id, memory_id])
+    conn.executemany("INSERT OR IGNORE INTO entity_aliases VALUES (?, ?, ?, ?)",
+                     [[agent_id, memory_id, key, alias] for key, names in aliases.items() for alias in names])
+
+
+def aliases_of(conn: sqlite3.Connection, agent_id: str) -> list[tuple[str, str]]:
+    """(entity key, alias) of every alias of the agent's entities still held, once each."""
+    if not has_aliases(conn):
+        return []
+    return [(r[0], r[1]) for r in conn.execute(
+        "SELECT DISTINCT a.key, a.alias FROM entity_aliases a JOIN entities e ON e.agent_id = a.agent_id "
+        "AND e.key = a.key WHERE a.agent_id = ?", [agent_id])]
+

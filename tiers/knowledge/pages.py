@@ -34,6 +34,30 @@ def slug(name: str) -> str:
     return out
 
 
+def page_key(text: str) -> str | None:
+    """The entity key a page's generated block was written for (None: no block)."""
+    m = re.search(r"(?m)^<!-- memoryd:begin entity key=(\S+)", text)
+    return m.group(1) if m else None
+
+
+def key_in(path: Path) -> str | None:
+    """page_key() of a page file (None: no such file, unreadable, or no block)."""
+    try:
+        return page_key(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def page_of(folder: Path, name: str, kind: str, key: str) -> Path | None:
+    """The page reflect wrote in `folder` for the entity: `<slug>.md`, or `<slug>-<type>.md` when another
+    entity's name gave the same slug (reflect's rule); the one whose block names the entity's key."""
+    base = slug(name)
+    for path in (folder / f"{base}.md", folder / f"{base}-{kind}.md"):
+        if key_in(path) == key:
+            return path
+    return None
+
+
 def _when(m: Mapping[str, Any]) -> str:
     return entry_day(float(m["created_at"]), m.get("metadata") or {})
 

@@ -43,13 +43,15 @@ def opinions(index: LocalIndex, agent_id: str, warm: Sequence[Memory]) -> list[M
             kinds.is_current(m.get("metadata"))]
 
 
-def _slugs(chosen: Sequence[EntityRow]) -> dict[str, str]:
-    """entity key → file slug; two entities with the same slug: the later ones get their type appended."""
+def _slugs(chosen: Sequence[EntityRow], folders: Sequence[Path] = ()) -> dict[str, str]:
+    """entity key → file slug; two entities with the same slug: the later ones get their type appended, as
+    does one whose plain slug is the page of another entity already (written by an earlier reflect)."""
     out: dict[str, str] = {}
     taken: set[str] = set()
     for e in chosen:
         s = pages.slug(e.name)
-        if s.casefold() in taken:
+        held = {pages.key_in(f / f"{s}.md") for f in folders} - {None, e.key}
+        if s.casefold() in taken or held:
             s = f"{s}-{e.type}"
         taken.add(s.casefold())
         out[e.key] = s
@@ -65,8 +67,8 @@ def reflect(mem: AgentMemory, index: LocalIndex, now: float, since_days: float, 
         counts = ents.refresh(index, mem.agent_id, warm, llm, mem.warnings.append)
         since = hotness.day_of(now - since_days * hotness.DAY)
         chosen = [e for e in ents.active_entities(index, mem.agent_id, now) if e.last_day >= since]
-        slugs = _slugs(chosen)
         roots = [mem.dir / "bank", *(Path(w) / "bank" for w in workspaces)]
+        slugs = _slugs(chosen, [r / "entities" for r in roots])
         written, kept, warnings = [], 0, list(mem.warnings)
         for e in chosen:
             view = pages.entity_view(e, memories_of(index, mem.agent_id, e.key, warm))
@@ -96,13 +98,6 @@ def reflect(mem: AgentMemory, index: LocalIndex, now: float, since_days: float, 
             "refreshed": counts, "warnings": warnings}
 
 
-def _page_key(text: str) -> str | None:
-    import re
-
-    m = re.search(r"(?m)^<!-- memoryd:begin entity key=(\S+)", text)
-    return m.group(1) if m else None
-
-
 def scrub_pages(mem: AgentMemory, index: LocalIndex, ids: set[str], now: float,
                 workspaces: Sequence[Path] = ()) -> list[str]:
     """After a forget: every page quoting a forgotten memory is generated again without it (forget means
@@ -127,7 +122,7 @@ def scrub_pages(mem: AgentMemory, index: LocalIndex, ids: set[str], now: float,
                         found = opinions(index, mem.agent_id, warm) if found is None else found
                         pages.write_page(path, lambda nl, f=found: pages.opinions_block(f, nl), "opinions", "Opinions")
                     else:
-                        _rewrite_entity_page(mem, index, path, _page_key(text), warm, now)
+                        _rewrite_entity_page(mem, index, path, pages.page_key(text), warm, now)
                     done.append(str(path))
                 except MemorydError as exc:
                     mem.warnings.append(f"{path} still quotes a forgotten memory: {exc.message}")
