@@ -35,6 +35,9 @@ def forget_shredding(engine: Engine, params: Params) -> dict[str, Any]:
             doc = shred.begin(config, agent_id, result["ids"])
         else:
             doc = shred.pending(config, agent_id) or shred.begin(config, agent_id, [mid])
+            from memoryd.tiers.knowledge.seal import release_summary
+
+            release_summary(mem, mid, mem.clock())  # a summary: its members get their plain rank back first
             try:
                 result = forget_id(mem, mid)
             except UsageError:
@@ -42,6 +45,10 @@ def forget_shredding(engine: Engine, params: Params) -> dict[str, Any]:
                     shred.clear(config, agent_id)
                     raise
                 result = {"id": mid, "removed": {"warm": 0, "hot": 0, "cold": 0}, "already_forgotten": True}
+    from memoryd.daemon.ops_knowledge import after_forget
+
+    # the memory's entity mentions and the bank pages quoting it go before the keys do, as in a plain forget
+    result["pages"] = after_forget(engine, agent_id, set(result.get("ids") or [mid]) - {""})
     result["shred"] = shred.run(config, agent_id, doc, new_recovery=bool(params.get("new_recovery")))
     return result
 

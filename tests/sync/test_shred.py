@@ -105,11 +105,18 @@ def test_a_shredded_memory_opens_with_no_key_left_anywhere(tmp_path: Path, serve
     before = recovered(rows, envs, set().union(*homes.values()))
     assert all(s in before for s in SECRETS)  # the harness opens them while any device's keys would
 
+    names = lambda: {e["name"] for e in memoryd(a, "entity", "list")["entities"]}  # noqa: E731
+    assert {"CanaryOrca", "CanaryLynx"} <= names()
     out = memoryd(a, "forget", "--shred", cold_id)
     assert out["shred"]["reseal"]["dropped_epochs"] == [0] and out["shred"]["recovery"].startswith("mdr1-")
     out = memoryd(a, "forget", "--shred", warm_id)
     new_recovery = sqldraw.key_material([out["shred"]["recovery"]])
     assert len(new_recovery) == 1
+    with open_index(a) as ix:  # read at rest, before any entity command refreshes them
+        held = {r[0] for r in ix.read("SELECT name FROM entities")} | {r[0] for r in ix.read("SELECT key FROM "
+                                                                                           "entity_mentions")}
+    assert not any("canary" in n.casefold() for n in held), held  # no entity row keeps a shredded memory's names
+    assert not {"CanaryOrca", "CanaryLynx"} & names()
     for cfg in (b, c):
         assert memoryd(cfg, "sync").get("rekeyed"), cfg.home  # each drops the old epochs and replaces its key pair
     for cfg in (a, b, c):
