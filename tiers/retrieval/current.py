@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from memoryd.tiers.knowledge import kinds
-from memoryd.tiers.knowledge.restate import fold
-from memoryd.tiers.knowledge.subject import claim_of
+from memoryd.tiers.knowledge.restate import fold, restates
+from memoryd.tiers.knowledge.things import of_memories
 from memoryd.tiers.knowledge.truth import newer
 
 Candidate = dict[str, Any]
@@ -32,22 +32,24 @@ def admit(cands: list[Candidate], history: bool) -> list[Candidate]:
     """The candidates a retrieve ranks: superseded ones are left out unless `history` asks for them.
     Claims among the candidates mark the older of two values for one thing (`superseded_by` on the
     candidate, not on the stored memory)."""
-    newest: dict[str, Candidate] = {}
-    claims: list[tuple[Candidate, Any]] = []
-    for c in cands:
-        if c.get("tier") == "hot" or superseded_by(c):
-            continue
-        claim = claim_of(c["text"])
-        if claim is not None:
-            claims.append((c, claim))
-            best = newest.get(claim.key)
-            if best is None or newer(c, best):
-                newest[claim.key] = c
-    for c, claim in claims:
-        top = newest[claim.key]
-        if top is not c and claim_of(top["text"]).value != claim.value:  # type: ignore[union-attr]
-            c["superseded_by"] = top["id"]
+    pool = [c for c in cands if c.get("tier") != "hot" and not superseded_by(c) and judged(c)]
+    things = of_memories(pool)
+    by_id = {c["id"]: c for c in pool}
+    for ids in things.groups().values():
+        top = by_id[ids[0]]
+        for mid in ids[1:]:
+            if newer(by_id[mid], top):
+                top = by_id[mid]
+        for mid in ids:
+            if mid != top["id"] and not things.same_value(mid, top["id"]):
+                by_id[mid]["superseded_by"] = top["id"]
     return cands if history else [c for c in cands if not superseded_by(c)]
+
+
+def judged(cand: Candidate) -> bool:
+    """Memories whose value a newer statement replaces: facts and experiences, not opinions, beliefs (those
+    move by confidence) or summaries."""
+    return kinds.kind_of(cand.get("metadata")) in (kinds.FACT, kinds.EXPERIENCE)
 
 
 def finish(results: list[Candidate], limit: int) -> list[Candidate]:
@@ -55,7 +57,11 @@ def finish(results: list[Candidate], limit: int) -> list[Candidate]:
     with its kind (and confidence, superseded_by when it has them)."""
     current = [r for r in results if not superseded_by(r)]
     past = [r for r in results if superseded_by(r)]
-    out = fold(current, limit) + fold(past, limit)
+    things = of_memories(results)
+
+    def same(a: Candidate, b: Candidate) -> bool:  # the same words, or the same value of one thing
+        return restates(a["text"], b["text"]) or things.same_value(a["id"], b["id"])
+    out = fold(current, limit, same) + fold(past, limit, same)
     for r in out:
         meta = r.get("metadata")
         r["kind"] = kinds.kind_of(meta)
