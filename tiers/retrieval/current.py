@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from memoryd.tiers.knowledge import kinds
+from memoryd.tiers.knowledge.lowvalue import is_low_value
 from memoryd.tiers.knowledge.restate import fold, restates
 from memoryd.tiers.knowledge.things import of_memories
-from memoryd.tiers.knowledge.truth import newer
+from memoryd.tiers.knowledge.truth import moment, newer
 
 Candidate = dict[str, Any]
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
@@ -32,18 +33,38 @@ def admit(cands: list[Candidate], history: bool) -> list[Candidate]:
     """The candidates a retrieve ranks: superseded ones are left out unless `history` asks for them.
     Claims among the candidates mark the older of two values for one thing (`superseded_by` on the
     candidate, not on the stored memory)."""
-    pool = [c for c in cands if c.get("tier") != "hot" and not superseded_by(c) and judged(c)]
+    cands = [c for c in cands if not filler(c)]
+    pool = [c for c in cands if not superseded_by(c) and judged(c)]
     things = of_memories(pool)
     by_id = {c["id"]: c for c in pool}
     for ids in things.groups().values():
+        when = {mid: dated(by_id[mid], [by_id[o] for o in ids if things.same_value(mid, o)]) for mid in ids}
         top = by_id[ids[0]]
         for mid in ids[1:]:
-            if newer(by_id[mid], top):
+            if newer(when[mid], when[top["id"]]):
                 top = by_id[mid]
         for mid in ids:
             if mid != top["id"] and not things.same_value(mid, top["id"]):
                 by_id[mid]["superseded_by"] = top["id"]
     return cands if history else [c for c in cands if not superseded_by(c)]
+
+
+def filler(cand: Candidate) -> bool:
+    """A conversation's turn that says nothing (tiers/knowledge/lowvalue.py), kept before that rule knew it."""
+    meta = cand.get("metadata") or {}
+    return meta.get("kind") == "turn" and is_low_value(cand["text"], meta.get("role"))
+
+
+def dated(cand: Candidate, same: list[Candidate]) -> Candidate:
+    """A candidate as truth.newer compares them. A hot item's timestamp tells when it was promoted, not when
+    it was said: it is as new as the newest memory saying the same, else older than any."""
+    if cand.get("tier") != "hot":
+        return cand
+    said = [c for c in same if c.get("tier") != "hot"]
+    best = max(said, key=lambda c: (moment(c), c.get("created_at", 0)), default=None)
+    meta = (best.get("metadata") or {}) if best else {}
+    return dict(cand, created_at=best.get("created_at", 0) if best else 0,
+                metadata={k: meta[k] for k in ("date", "time") if k in meta})
 
 
 def judged(cand: Candidate) -> bool:
