@@ -44,6 +44,10 @@ _VALUE_HEAD = re.compile(r"^(?:on|at|in|to|from|for|the|a|an|now|currently|still
 _URL = re.compile(r"[\w-]+\.[a-z]{2,}[/:]\S|://|\S@\S+\.\w")
 _DIGIT = re.compile(r"\d|[一二三四五六七八九十]月|周[一二三四五六日]|星期")
 
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+_WHEN = (rf"(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|"
+         rf"{_DAY}(?:\s+(?:at\s+)?\d[\d:.]*\s*(?:am|pm)?)?)")
 # "is" in all its tenses and changes, and the adjectives that keep "is" a value ("based in", "hosted on")
 _COPULA = (r"(?:is|are|was|were|will be|has become|have become|became|becomes|has been|have been|"
            r"(?:has |have |was |is |got |has been |have been )?(?:changed|updated|set|switched|moved|reset) to|"
@@ -80,11 +84,15 @@ _RULES_EN: tuple[tuple[str, re.Pattern[str]], ...] = (
                       rf"(?:on|in|at|from|out of|via|through|every|each)\s+(?P<val>.+)$")),
     ("copula", re.compile(rf"^(?P<subj>.+?)\s+{_COPULA}\s+(?:now\s+|currently\s+|still\s+|officially\s+)?"
                           rf"(?:{_ADJ}\s+{_PREP}\s+|(?P<prep>about|with|like|against|under|of|by)\s+)?(?P<val>.+)$")),
+    # no verb, a number or date last: "garage code 6150", "call with Tom on March 19", "standup mondays at 9:30"
+    ("bare", re.compile(rf"^(?P<subj>[a-z][\w' -]{{1,50}}?)\s+(?:on\s+|at\s+|for\s+|from\s+)?(?P<val>{_WHEN}|"
+                        rf"#?\d[\w:./-]*(?:\s+[a-z]+)?)$")),
 )
 _ZH_IS = r"(?:现在|目前|已经|如今|还)?(?:是|为|改成了?|改为|换成了?|变成了?|更新为|更新成|调整为|定为|设为|[:：]|→)"
 _ZH_AT = r"(?:现在|目前|已经|如今|还)?(?:搬到了?|搬去了?|调到了?|去了|住在|位于|在)"
 _ZH_CHANGE = r"(?:改到了?|推迟到了?|提前到了?|定在了?|安排在了?|挪到了?)"
-_ZH_REL = r"(?:负责|主管|管理|喜欢|偏好|过敏|讨厌|擅长)"
+_ZH_REL = r"(?:负责|接手了?|接管了?|主管|管理|喜欢|偏好|过敏|讨厌|擅长)"
+_ZH_SAME_REL = {"接手": "负责", "接手了": "负责", "接管": "负责", "接管了": "负责", "主管": "负责", "管理": "负责"}
 _RULES_ZH: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("colon", re.compile(r"^(?P<subj>[^:：]{1,20}?)\s*[:：]\s*(?P<val>.+)$")),
     ("rel", re.compile(rf"^(?P<subj>[^，,。\s]{{1,10}}?)(?:现在|目前|已经|还)?(?P<rel>{_ZH_REL})(?P<val>.+)$")),
@@ -94,7 +102,8 @@ _RULES_ZH: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("use", re.compile(r"^(?:我们|我|团队)?(?P<subj>[^，,。\s]{1,10}?)(?:改用|选用|决定用|选择了?|采用|使用|用)(?P<val>.+)$")),
 )
 # CJK words of a subject that carry no thing of their own (function words, tense, place-holders)
-_ZH_FILLER = re.compile(r"所在|现在|目前|已经|的|了|所|在")
+_ZH_FILLER = re.compile(r"所在|现在|目前|已经|这周|本周|上周|下周|今天|昨天|明天|这个月|下个月|上个月|开始|又|也|还|都|就|"
+                        r"的|了|所|在")
 _ZH_ATTR = re.compile(r"(城市|地址|住址|地点|位置|电话|号码|手机号|邮箱|生日|预算|价格|费用|房租|工资|版本|端口|名字|"
                       r"日期|时间|团队|部门|职位|角色|联系人|负责人|密码|供应商|区域|服务器)")
 _ZH_REL_END = re.compile(rf"({_ZH_REL})$")
@@ -217,9 +226,9 @@ def _statement(kind: str, groups: dict[str, str | None], zh: bool) -> Statement 
     if groups.get("prep"):
         rel = str(groups["prep"])
     if groups.get("rel"):
-        rel = str(groups["rel"])
+        rel = _ZH_SAME_REL.get(str(groups["rel"]), str(groups["rel"]))
     elif zh and (verb := _ZH_REL_END.search(words)):  # "李娜负责：…": the verb stood before the colon
-        rel, words = verb.group(1), words[:verb.start()]
+        rel, words = _ZH_SAME_REL.get(verb.group(1), verb.group(1)), words[:verb.start()]
     subject = subject_terms(words) - KIND_WORDS or subject_terms(words)
     if not subject or subject <= _PRONOUN:
         return None
