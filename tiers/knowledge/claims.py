@@ -194,7 +194,8 @@ def _from_claim(sentence: str) -> Statement | None:
     claim = claim_of(sentence)
     if claim is None:
         return None
-    return Statement(subject_terms(claim.key), IS, norm_value(claim.value), claim.key)
+    words = claim.key.removeprefix("choice for ")  # "went with X for the cache": the cache is the thing
+    return Statement(subject_terms(words), IS, norm_value(claim.value), words)
 
 
 def _match(sentence: str) -> Statement | None:
