@@ -85,8 +85,8 @@ _RULES_EN: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("copula", re.compile(rf"^(?P<subj>.+?)\s+{_COPULA}\s+(?:now\s+|currently\s+|still\s+|officially\s+)?"
                           rf"(?:{_ADJ}\s+{_PREP}\s+|(?P<prep>about|with|like|against|under|of|by)\s+)?(?P<val>.+)$")),
     # no verb, a number or date last: "garage code 6150", "call with Tom on March 19", "standup mondays at 9:30"
-    ("bare", re.compile(rf"^(?P<subj>[a-z][\w' -]{{1,50}}?)\s+(?:on\s+|at\s+|for\s+|from\s+)?(?P<val>{_WHEN}|"
-                        rf"#?\d[\w:./-]*(?:\s+[a-z]+)?)$")),
+    ("bare", re.compile(rf"^(?P<subj>[a-z](?:[\w' .-]|:(?=\S)){{1,50}}?)\s+(?:on\s+|at\s+|for\s+|from\s+)?"
+                        rf"(?P<val>{_WHEN}|[#€$£¥]?\d[\w:.,/-]*(?:\s+(?:a|an|per)\s+[a-z]+|\s+[a-z]+)?)$")),
 )
 _ZH_IS = r"(?:现在|目前|已经|如今|还)?(?:是|为|改成了?|改为|换成了?|变成了?|更新为|更新成|调整为|定为|设为|[:：]|→)"
 _ZH_AT = r"(?:现在|目前|已经|如今|还)?(?:搬到了?|搬去了?|调到了?|去了|住在|位于|在)"
@@ -102,7 +102,7 @@ _RULES_ZH: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("use", re.compile(r"^(?:我们|我|团队)?(?P<subj>[^，,。\s]{1,10}?)(?:改用|选用|决定用|选择了?|采用|使用|用)(?P<val>.+)$")),
 )
 # CJK words of a subject that carry no thing of their own (function words, tense, place-holders)
-_ZH_FILLER = re.compile(r"所在|现在|目前|已经|这周|本周|上周|下周|今天|昨天|明天|这个月|下个月|上个月|开始|又|也|还|都|就|"
+_ZH_FILLER = re.compile(r"(?:说|表示|提到|告诉我|听说)(?:她|他|它|他们)?|所在|现在|目前|已经|这周|本周|上周|下周|今天|昨天|明天|这个月|下个月|上个月|开始|又|也|还|都|就|"
                         r"的|了|所|在")
 _ZH_ATTR = re.compile(r"(城市|地址|住址|地点|位置|电话|号码|手机号|邮箱|生日|预算|价格|费用|房租|工资|版本|端口|名字|"
                       r"日期|时间|团队|部门|职位|角色|联系人|负责人|密码|供应商|区域|服务器)")

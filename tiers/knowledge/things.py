@@ -33,13 +33,43 @@ ZH_ATTRIBUTES = frozenset("城市 地址 住址 地点 位置 电话 号码 手�
                           "团队 部门 职位 角色 联系人 负责人 密码 供应商 区域 服务器".split())
 
 
+# attribute words that name one attribute ("the CI" is "the pipeline"), each class by its first word
+SAME_ATTRIBUTE = ("ci pipeline build builds", "price fee cost rate charge charges", "city location based town place",
+                  "role title position job", "provider host hosting hosted vendor supplier", "team department group",
+                  "contact person", "repo repository", "db database", "address location", "day days weekday schedule",
+                  "time hour hours slot", "phone mobile number", "email mail", "城市 地点 位置", "价格 费用",
+                  "职位 角色", "团队 部门", "地址 住址")
+
+
 @functools.lru_cache(maxsize=1)
 def attributes() -> frozenset[str]:
     return frozenset(t for w in ATTRIBUTE_NOUNS for t in analyzer.terms(w)) | ZH_ATTRIBUTES
 
 
+@functools.lru_cache(maxsize=1)
+def _canonical() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for words in SAME_ATTRIBUTE:
+        terms = [t for w in words.split() for t in (analyzer.terms(w) or [w])]
+        for t in terms:
+            out.setdefault(t, f"@{terms[0]}")
+    return out
+
+
+def canonical(subject: frozenset[str]) -> frozenset[str]:
+    """Subject terms with each attribute word replaced by its class ("pipeline" → "@ci")."""
+    table = _canonical()
+    return frozenset(table.get(t, t) for t in subject)
+
+
 def key_of(s: Statement) -> Key:
-    return (s.rel, s.shape, s.subject)
+    return (s.rel, s.shape, canonical(s.subject))
+
+
+def restated(a: Statement, b: Statement) -> bool:
+    """Two statements of the same value about subjects sharing a word that is not an attribute word, whatever
+    their relation ("Bob's allergy: peanuts" / "Bob is allergic to peanuts"): one fact said twice."""
+    return a.value == b.value and a.shape == b.shape and bool((a.subject & b.subject) - attributes())
 
 
 def _near(a: Key, b: Key) -> bool:
@@ -47,7 +77,7 @@ def _near(a: Key, b: Key) -> bool:
     if a[:2] != b[:2] or a == b:
         return False
     small, large = sorted((a[2], b[2]), key=len)
-    return bool(small) and small < large and (large - small) <= attributes()
+    return bool(small) and small < large and all(t in attributes() or t.startswith("@") for t in large - small)
 
 
 class Things:
@@ -68,7 +98,7 @@ class Things:
             for other in {o for t in k[2] for o in by_term[t]} - {k}:
                 if _near(k, other):
                     near[k].add(other)
-                elif k[:2] == other[:2] and values[k] & values[other] and (k[2] & other[2]) - attributes():
+                elif k[:2] == other[:2] and values[k] & values[other] and _named(k[2] & other[2]):
                     self._join(k, other)
         for k, others in near.items():
             wider = [o for o in others if len(o[2]) > len(k[2])]
@@ -102,11 +132,21 @@ class Things:
         ta, tb = self.thing(a), self.thing(b)
         return ta is not None and ta == tb and self.statements[a].value == self.statements[b].value
 
+    def restated(self, a: str, b: str) -> bool:
+        """Memories `a` and `b` say one fact twice: the same value of one thing, or see restated()."""
+        sa, sb = self.statements.get(a), self.statements.get(b)
+        return sa is not None and sb is not None and (self.same_value(a, b) or restated(sa, sb))
+
     def groups(self) -> dict[Hashable, list[str]]:
         out: dict[Hashable, list[str]] = {}
         for mid in self.statements:
             out.setdefault(self.thing(mid), []).append(mid)
         return out
+
+
+def _named(common: frozenset[str]) -> bool:
+    """Common subject terms that name something, not only an attribute."""
+    return any(t not in attributes() and not t.startswith("@") for t in common)
 
 
 def _order(k: Key) -> tuple[int, tuple[str, ...], str, str]:

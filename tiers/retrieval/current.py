@@ -81,7 +81,7 @@ def finish(results: list[Candidate], limit: int) -> list[Candidate]:
     things = of_memories(results)
 
     def same(a: Candidate, b: Candidate) -> bool:  # the same words, or the same value of one thing
-        return restates(a["text"], b["text"]) or things.same_value(a["id"], b["id"])
+        return restates(a["text"], b["text"]) or things.restated(a["id"], b["id"])
     out = fold(current, limit, same) + fold(past, limit, same)
     for r in out:
         meta = r.get("metadata")
