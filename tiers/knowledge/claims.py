@@ -20,7 +20,7 @@ from memoryd.tiers.knowledge.subject import claim_of
 from memoryd.tiers.retrieval import analyzer
 
 IS = "is"
-MAX_SUBJECT_WORDS = 7
+MAX_SUBJECT_WORDS = 8
 MAX_VALUE = 80
 
 _LABEL = re.compile(r"^\s*(?:[-*]\s+)?(?:[WBOS](?:\([^)]*\))?\s+)?@[^\s:：]+\s*[:：]\s*|^\s*[WBOS](?:\([^)]*\))?\s+(?=@)")
@@ -200,7 +200,7 @@ def _from_claim(sentence: str) -> Statement | None:
 
 def _match(sentence: str) -> Statement | None:
     zh = re.search(r"[\u4e00-\u9fff]", sentence) is not None
-    low = sentence.casefold().replace("’", "'")
+    low = _VALUE_TAIL.sub("", sentence.casefold().replace("’", "'").rstrip(" .!。！")) or sentence.casefold()
     for kind, rx in _RULES_ZH if zh else _RULES_EN:
         m = rx.match(low)
         if not m:

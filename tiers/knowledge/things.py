@@ -102,7 +102,8 @@ class Things:
                     self._join(k, other)
         for k, others in near.items():
             wider = [o for o in others if len(o[2]) > len(k[2])]
-            if any(not (x[2] <= y[2] or y[2] <= x[2]) for i, x in enumerate(wider) for y in wider[i + 1:]):
+            if any(not (x[2] <= y[2] or y[2] <= x[2] or self._find(x) == self._find(y))
+                   for i, x in enumerate(wider) for y in wider[i + 1:]):
                 continue  # a bare subject beside two different things ("Priya": her city? her manager?): neither
             for o in wider:
                 self._join(k, o)
