@@ -28,7 +28,7 @@ price fee cost rate rent salary charge version release port ip url link host hos
 platform service location city country town place office room region zone area home name title role job position
 team department group manager boss lead owner contact person status state plan deadline due date time day days
 schedule slot weekday hour hours ci pipeline build builds repo repository database db storage server stack
-language framework editor tool default choice preference setting value current based""".split()
+language framework editor tool default choice preference setting value current based target destination""".split()
 ZH_ATTRIBUTES = frozenset("城市 地址 住址 地点 位置 电话 号码 手机号 邮箱 生日 预算 价格 费用 房租 工资 版本 端口 名字 日期 时间 "
                           "团队 部门 职位 角色 联系人 负责人 密码 供应商 区域 服务器".split())
 
