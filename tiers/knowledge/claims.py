@@ -186,9 +186,14 @@ def _lead_cut(sentence: str) -> str:
 @functools.lru_cache(maxsize=16384)
 def statement_of(text: str) -> Statement | None:
     """The first statement of a value a text makes, or None (a question, small talk, an opinion)."""
-    for sentence in _SENTENCE.split(_LABEL.sub("", text.strip())):
+    text = _LABEL.sub("", text.strip())
+    said = _SPEAKER.match(text)
+    if said and _sentence_like(said.group(1), not text.isascii()):
+        text = said.group(1)  # "Hugo: Good! Still asking when I'll visit.": a speaker's line, not "Hugo is good"
+    for sentence in _SENTENCE.split(text):
+        asked = sentence.strip().endswith(("?", "？"))
         sentence = core_text(_lead_cut(core_text(sentence.strip()))) if sentence.strip() else ""
-        if not sentence or sentence.endswith(("?", "？")) or re.match(r"^(?:what|which|who|where|when|how|why|"
+        if not sentence or asked or re.match(r"^(?:what|which|who|where|when|how|why|"
                                                                       r"do|does|did|can|could|should|is|are)\b",
                                                                       sentence, re.IGNORECASE):
             continue
@@ -213,10 +218,25 @@ def _match(sentence: str) -> Statement | None:
         m = rx.match(low)
         if not m:
             continue
+        if kind == "colon" and _sentence_like(m.group("val"), zh):
+            # "Melanie: I've had 20 glasses today.": a speaker or a heading, then a sentence of its own
+            return _match(sentence[len(sentence) - len(m.group("val")):]) if len(m.group("val")) < len(low) else None
         found = _statement(kind, m.groupdict(), zh)
         if found is not None:
             return found
     return None
+
+
+_SPEAKER = re.compile(r"^[^:：\n]{1,40}?(?::\s|：)\s*(.+)$", re.DOTALL)
+_SPEAKS = re.compile(r"^(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|this|there|my|our|"
+                     r"just|so|oh|yeah|yes|no|well|haha|hey|hi|wow|thanks|sorry|really|actually|hmm)\b|[.!?]\s+\S|"
+                     r"[我你他她们].{0,3}[了过着在是想要会]|[。！？].|[?？]\s*$")
+
+
+def _sentence_like(value: str, zh: bool) -> bool:
+    """A colon's right side that is a sentence, not a value: a pronoun or interjection first, or long."""
+    value = value.strip()
+    return bool(_SPEAKS.search(value)) or (len(value) > 24 if zh else len(value.split()) > 8)
 
 
 def _statement(kind: str, groups: dict[str, str | None], zh: bool) -> Statement | None:
@@ -224,7 +244,7 @@ def _statement(kind: str, groups: dict[str, str | None], zh: bool) -> Statement 
     value = norm_value(groups.get("val") or "")
     if not words or not value or len(value) > MAX_VALUE or words in _PRONOUN:
         return None
-    if not zh and (len(words.split()) > MAX_SUBJECT_WORDS or words.split()[0] in _PRONOUN):
+    if not zh and (len(words.split()) > MAX_SUBJECT_WORDS or words.split()[0].split("'")[0] in _PRONOUN):
         return None
     if kind == "colon" and not zh and len(words.split()) > 5:
         return None
