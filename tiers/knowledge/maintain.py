@@ -1,8 +1,7 @@
 """The maintain pass: one current truth re-derived over every memory (warm and the local index), so that devices
 that stored an old and a new value apart end with the same answer whatever the order things arrived in.
 
-For each thing the rules key (tiers/knowledge/claims.py, grouped by tiers/knowledge/things.py; opinions and
-summaries move by confidence and sealing, not here), the newest memory (tiers/knowledge/truth.newer: its
+For each thing the rules key (tiers/knowledge/subject.py), the newest memory (tiers/knowledge/truth.newer: its
 own date, then created_at, then id) is current; every memory of that thing with another value gets
 superseded_by = its id, and it gets supersedes = their ids. A belief holding the current value becomes a
 fact (confirm). A superseded_by that points at a memory no longer held is cleared. The LLM, when given,
@@ -17,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import kinds, log
 from memoryd.tiers.knowledge.same_thing import LLM_QUESTIONS, join_close_subjects
-from memoryd.tiers.knowledge.claims import Statement
-from memoryd.tiers.knowledge.things import of_memories
+from memoryd.tiers.knowledge.subject import Claim, claim_of
 from memoryd.tiers.knowledge.truth import newer
 
 if TYPE_CHECKING:
@@ -32,14 +30,14 @@ Memory = dict[str, Any]
 def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """{id: {metadata key: new value (None: remove)}} that make `memories` hold one current truth per thing, and
     the knowledge-log rows saying why. Pure (apart from the LLM's answers)."""
-    by_id = {m["id"]: m for m in memories}
-    things = of_memories(m for m in memories if kinds.kind_of(m.get("metadata")) not in (kinds.OPINION, kinds.SUMMARY))
-    groups: dict[str, list[tuple[Memory, Statement]]] = {}
-    for ids in things.groups().values():
-        ids.sort()
-        first = things.statements[ids[0]]
-        key = first.words if first.words not in groups else f"{first.words} \x00{len(groups)}"  # unique, never close
-        groups[key] = [(by_id[i], things.statements[i]) for i in ids]
+    claims: dict[str, tuple[Memory, Claim]] = {}
+    for m in memories:
+        claim = claim_of(m["text"])
+        if claim is not None:
+            claims[m["id"]] = (m, claim)
+    groups: dict[str, list[tuple[Memory, Claim]]] = {}
+    for m, claim in claims.values():
+        groups.setdefault(claim.key, []).append((m, claim))
     if llm is not None:
         groups = join_close_subjects(groups, llm)
     held = {m["id"] for m in memories}
