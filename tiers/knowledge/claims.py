@@ -20,6 +20,7 @@ from memoryd.tiers.knowledge.subject import claim_of
 from memoryd.tiers.retrieval import analyzer
 
 IS = "is"
+USES = "uses"
 MAX_SUBJECT_WORDS = 8
 MAX_VALUE = 80
 HEAD_CHARS, HEAD_SENTENCES = 240, 3  # a memory states its value early; the rules read no further (speed)
@@ -81,7 +82,7 @@ _RULES_EN: tuple[tuple[str, re.Pattern[str]], ...] = (
                        rf"pick|went with|go with|going with|settled on|opted for|switched to|moved to|migrated to|"
                        rf"standardi[sz]ed on|rely on)\s+(?P<val>.+?)\s+(?:for|as)\s+(?P<subj>.+)$")),
     ("uses", re.compile(r"^(?P<subj>.+?)\s+(?:now\s+|still\s+|currently\s+)?(?:uses|use|is using|are using|"
-                        r"relies on|depends on|is built (?:on|with)|is written in|is powered by|is on|are on)\s+"
+                        r"relies on|depends on|is built (?:on|with)|is written in|is powered by)\s+"
                         r"(?P<val>.+)$")),
     ("at", re.compile(rf"^(?P<subj>.+?)\s+(?:now\s+|still\s+|currently\s+|only\s+)?{_AT_VERB}\s+(?:now\s+)?"
                       rf"(?:on|in|at|from|out of|via|through|every|each)\s+(?P<val>.+)$")),
@@ -89,7 +90,8 @@ _RULES_EN: tuple[tuple[str, re.Pattern[str]], ...] = (
                           rf"(?:{_ADJ}\s+{_PREP}\s+|(?P<prep>about|with|like|against|under|of|by)\s+)?(?P<val>.+)$")),
     # no verb, a number or date last: "garage code 6150", "call with Tom on March 19", "standup mondays at 9:30"
     ("bare", re.compile(rf"^(?P<subj>[a-z](?:[\w' .-]|:(?=\S)){{1,50}}?)\s+(?:on\s+|at\s+|for\s+|from\s+)?"
-                        rf"(?P<val>{_WHEN}|[#€$£¥]?\d[\w:.,/-]*(?:\s+(?:a|an|per)\s+[a-z]+|\s+[a-z]+)?)$")),
+                        rf"(?P<val>{_WHEN}|[€$£¥]\d[\w:.,/-]*(?:\s+(?:a|an|per)\s+[a-z]+|\s+[a-z]+)?|"
+                        rf"#?\d{{3,}}[\w:./-]*|\d[\d.:/-]*\d[\d.:/-]*\d[\w.:/-]*)$")),  # a code, not "fact 3"
 )
 _ZH_IS = r"(?:现在|目前|已经|如今|还)?(?:是|为|改成了?|改为|换成了?|变成了?|更新为|更新成|调整为|定为|设为|[:：]|→)"
 _ZH_AT = r"(?:现在|目前|已经|如今|还)?(?:搬到了?|搬去了?|调到了?|去了|住在|位于|在)"
@@ -117,7 +119,7 @@ _GATES = {
     "change": re.compile(rf"\b{_CHANGE_VERB}\s"),
     "use": re.compile(r"\b(?:use|uses|used|using|chose|choose|picked|pick|went|go|going|settled|opted|switched|moved|"
                       r"migrated|standardi[sz]ed|rely)\b"),
-    "uses": re.compile(r"\b(?:uses|use|using|relies|depends|built|written|powered|is on|are on)\b"),
+    "uses": re.compile(r"\b(?:uses|use|using|relies|depends|built|written|powered)\b"),
     "at": re.compile(rf"\s{_AT_VERB}\s+(?:now\s+)?(?:on|in|at|from|out of|via|through|every|each)\s"),
     "copula": re.compile(rf"\s{_COPULA}\s"),
     "bare": re.compile(r"\d"),
@@ -265,7 +267,7 @@ def _statement(kind: str, groups: dict[str, str | None], zh: bool) -> Statement 
         return None
     if kind == "colon" and not zh and len(words.split()) > 5:
         return None
-    rel = IS
+    rel = USES if kind == "uses" else IS  # a thing uses many things: "uses" never replaces a value
     adj = groups.get("adj")
     if adj and adj not in _VALUE_ADJ:
         rel = analyzer.terms(adj)[0] if analyzer.terms(adj) else adj

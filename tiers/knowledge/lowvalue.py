@@ -7,9 +7,9 @@ says anything at all stays. Beyond that, two narrow shapes that state nothing (n
 no claim — tiers/knowledge/claims.py):
   - from anyone: thanks for something done, a talk put off ("let's go over it tomorrow"), "nothing to
     report" / "no news on …", a reminder asked about vague "stuff";
-  - from the assistant: a pleasantry or acknowledgement followed by an offer or a promise ("Sure, we can go
-    over the hosting tomorrow.", "Happy to help with the review whenever you're ready."): the assistant
-    restates and offers; what the owner said is kept from the owner's turn.
+  - from the assistant: a pleasantry or acknowledgement followed by an offer or a deferral that commits to
+    nothing ("Sure, we can go over the hosting tomorrow.", "Happy to help with the review whenever you're
+    ready."); a promise with content ("好的，我会准备发布清单") stays.
 """
 from __future__ import annotations
 
@@ -51,6 +51,11 @@ _PLEASANTRY = re.compile(
     r"glad (?:that|it|to hear)|good lesson|good point|great|perfect|got it|noted|understood|will do|you'?re welcome|"
     r"anytime|my pleasure|sounds good|makes sense|fair enough|good (?:morning|evening|night)|hi|hello|hey|sorry|"
     r"好的|没问题|不客气|收到|明白|当然|好呀|好嘞)\b", re.IGNORECASE)
+# what follows an assistant's pleasantry when it offers or defers and commits to nothing
+_OFFER = re.compile(r"\b(?:can|could) (?:go over|look at|talk about|discuss|get to|pick (?:this |it )?up|revisit)\b|"
+                    r"whenever you(?:'re| are) ready|\bcan wait\b|\bavoid repeating\b|\blet me know\b|"
+                    r"\bhere(?: is|'s) what i found\b|\bglad (?:it|that) (?:worked|helped)\b|\bhappy to help\b",
+                    re.IGNORECASE)
 _CONTENT = re.compile(r"\d|https?://|\w\.\w{2,}/|`|\$\(|/\w+/")
 
 
@@ -64,7 +69,7 @@ def is_low_value(text: str, role: str | None = None) -> bool:
         return False
     if _NOTHING.search(folded):  # "fine, nothing to report": said to say there is nothing
         return True
-    if not _EMPTY_ANY.search(folded) and not (role == "assistant" and _PLEASANTRY.search(folded)):
+    if not _EMPTY_ANY.search(folded) and not (role == "assistant" and _PLEASANTRY.search(folded) and _OFFER.search(folded)):
         return False
     from memoryd.tiers.knowledge.claims import statement_of  # the grammar loads with the first doubtful turn
 

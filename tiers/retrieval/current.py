@@ -13,6 +13,7 @@ from typing import Any
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.lowvalue import is_low_value
 from memoryd.tiers.knowledge.restate import fold, restates
+from memoryd.tiers.knowledge.claims import USES
 from memoryd.tiers.knowledge.things import of_memories
 from memoryd.tiers.knowledge.truth import moment, newer
 
@@ -38,6 +39,8 @@ def admit(cands: list[Candidate], history: bool) -> list[Candidate]:
     things = of_memories(pool)
     by_id = {c["id"]: c for c in pool}
     for ids in things.groups().values():
+        if things.statements[ids[0]].rel == USES:
+            continue  # many-valued: "X uses A" and later "X uses B" are both true
         when = {mid: dated(by_id[mid], [by_id[o] for o in ids if things.same_value(mid, o)]) for mid in ids}
         top = by_id[ids[0]]
         for mid in ids[1:]:

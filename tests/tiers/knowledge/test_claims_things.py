@@ -14,7 +14,7 @@ from memoryd.tiers.knowledge.things import Things
     ("We migrated the docs site over to Netlify last week, works fine", {"doc", "site"}, "is", "netlify"),
     ("Heads up: the VPN gateway is now vpn-eu.corp.net", {"vpn", "gateway"}, "is", "vpn-eu.corp.net"),
     ("Our payroll runs on Gusto these days.", {"payrol"}, "is", "gusto"),
-    ("the mobile app uses React Native", {"mobil", "app"}, "is", "react native"),
+    ("the mobile app uses React Native", {"mobil", "app"}, "uses", "react native"),
     ("We went with Redis for the session cache.", {"session", "cach"}, "is", "redis"),
     ("Ines is based in Porto.", {"ine"}, "is", "porto"),
     ("Marco is allergic to shellfish.", {"marco"}, "allerg", "shellfish"),
