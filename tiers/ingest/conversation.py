@@ -43,7 +43,7 @@ def cold_entries(turns: Sequence[Turn], source: str) -> list[dict[str, Any]]:
 
     out: dict[str, dict[str, Any]] = {}
     for t in turns:
-        if is_low_value(t.text):
+        if is_low_value(t.text, t.role):
             continue  # "Thanks!", "Sounds good": kept neither raw nor as a fact (tiers/knowledge/lowvalue.py)
         text, _ = redact(t.text)
         parts = split_long(text, CHUNK_BYTES)

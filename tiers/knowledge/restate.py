@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from memoryd.tiers.memory.model import normalize_text
 from memoryd.tiers.retrieval import analyzer
@@ -72,25 +72,35 @@ def contradicts(a: str, b: str) -> bool:
     return len(ta & tb) / len(ta | tb) >= JACCARD
 
 
-def fold(results: Iterable[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def fold(results: Iterable[dict[str, Any]], limit: int,
+         same: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
     """Results in rank order, each restatement of a higher-ranked one folded into it (its id listed in the
-    keeper's `restated_by`; a raw turn gives its place to the fact restating it), cut to `limit`: no list holds
-    the same sentence twice."""
+    keeper's `restated_by`; a raw turn gives its place to the fact restating it, an assistant's echo to the owner's
+    words), cut to `limit`: no list holds
+    the same sentence twice. `same(a, b)` says whether two results restate each other (default: their texts
+    restate each other)."""
+    same = same or (lambda a, b: restates(a["text"], b["text"]))
     kept: list[dict[str, Any]] = []
     for r in results:
-        at = next((i for i, k in enumerate(kept) if k["id"] == r["id"] or restates(k["text"], r["text"])), None)
+        at = next((i for i, k in enumerate(kept) if k["id"] == r["id"] or same(k, r)), None)
         if at is None:
             kept.append(r)
             continue
         keeper = kept[at]
         if keeper["id"] == r["id"]:
             continue
-        if raw_turn(keeper) and not raw_turn(r):  # the distilled memory stands for the turn it came from
+        if (raw_turn(keeper) and not raw_turn(r)) or (echo(keeper) and not echo(r)):
+            # the distilled memory stands for the turn it came from; the owner's words for the assistant's echo
             kept[at] = r
             r.setdefault("restated_by", []).extend([keeper["id"], *keeper.pop("restated_by", [])])
         else:
             keeper.setdefault("restated_by", []).append(r["id"])
     return kept[:limit]
+
+
+def echo(m: Mapping[str, Any]) -> bool:
+    """The assistant's words (an echo of what the owner said, when it restates something)."""
+    return (m.get("metadata") or {}).get("role") == "assistant"
 
 
 def raw_turn(m: Mapping[str, Any]) -> bool:

@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from memoryd.tiers.knowledge import kinds
-from memoryd.tiers.knowledge.restate import fold
-from memoryd.tiers.knowledge.subject import claim_of
-from memoryd.tiers.knowledge.truth import newer
+from memoryd.tiers.knowledge.lowvalue import is_low_value
+from memoryd.tiers.knowledge.restate import fold, restates
+from memoryd.tiers.knowledge.claims import USES
+from memoryd.tiers.knowledge.things import of_memories
+from memoryd.tiers.knowledge.truth import moment, newer
 
 Candidate = dict[str, Any]
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
@@ -32,22 +34,46 @@ def admit(cands: list[Candidate], history: bool) -> list[Candidate]:
     """The candidates a retrieve ranks: superseded ones are left out unless `history` asks for them.
     Claims among the candidates mark the older of two values for one thing (`superseded_by` on the
     candidate, not on the stored memory)."""
-    newest: dict[str, Candidate] = {}
-    claims: list[tuple[Candidate, Any]] = []
-    for c in cands:
-        if c.get("tier") == "hot" or superseded_by(c):
-            continue
-        claim = claim_of(c["text"])
-        if claim is not None:
-            claims.append((c, claim))
-            best = newest.get(claim.key)
-            if best is None or newer(c, best):
-                newest[claim.key] = c
-    for c, claim in claims:
-        top = newest[claim.key]
-        if top is not c and claim_of(top["text"]).value != claim.value:  # type: ignore[union-attr]
-            c["superseded_by"] = top["id"]
+    cands = [c for c in cands if not filler(c)]
+    pool = [c for c in cands if not superseded_by(c) and judged(c)]
+    things = of_memories(pool)
+    by_id = {c["id"]: c for c in pool}
+    for ids in things.groups().values():
+        if things.statements[ids[0]].rel == USES:
+            continue  # many-valued: "X uses A" and later "X uses B" are both true
+        when = {mid: dated(by_id[mid], [by_id[o] for o in ids if things.same_value(mid, o)]) for mid in ids}
+        top = by_id[ids[0]]
+        for mid in ids[1:]:
+            if newer(when[mid], when[top["id"]]):
+                top = by_id[mid]
+        for mid in ids:
+            if mid != top["id"] and not things.same_value(mid, top["id"]):
+                by_id[mid]["superseded_by"] = top["id"]
     return cands if history else [c for c in cands if not superseded_by(c)]
+
+
+def filler(cand: Candidate) -> bool:
+    """A conversation's turn that says nothing (tiers/knowledge/lowvalue.py), kept before that rule knew it."""
+    meta = cand.get("metadata") or {}
+    return meta.get("kind") == "turn" and is_low_value(cand["text"], meta.get("role"))
+
+
+def dated(cand: Candidate, same: list[Candidate]) -> Candidate:
+    """A candidate as truth.newer compares them. A hot item's timestamp tells when it was promoted, not when
+    it was said: it is as new as the newest memory saying the same, else older than any."""
+    if cand.get("tier") != "hot":
+        return cand
+    said = [c for c in same if c.get("tier") != "hot"]
+    best = max(said, key=lambda c: (moment(c), c.get("created_at", 0)), default=None)
+    meta = (best.get("metadata") or {}) if best else {}
+    return dict(cand, created_at=best.get("created_at", 0) if best else 0,
+                metadata={k: meta[k] for k in ("date", "time") if k in meta})
+
+
+def judged(cand: Candidate) -> bool:
+    """Memories whose value a newer statement replaces: facts and experiences, not opinions, beliefs (those
+    move by confidence) or summaries."""
+    return kinds.kind_of(cand.get("metadata")) in (kinds.FACT, kinds.EXPERIENCE)
 
 
 def finish(results: list[Candidate], limit: int) -> list[Candidate]:
@@ -55,7 +81,11 @@ def finish(results: list[Candidate], limit: int) -> list[Candidate]:
     with its kind (and confidence, superseded_by when it has them)."""
     current = [r for r in results if not superseded_by(r)]
     past = [r for r in results if superseded_by(r)]
-    out = fold(current, limit) + fold(past, limit)
+    things = of_memories(results)
+
+    def same(a: Candidate, b: Candidate) -> bool:  # the same words, or the same value of one thing
+        return restates(a["text"], b["text"]) or things.restated(a["id"], b["id"])
+    out = fold(current, limit, same) + fold(past, limit, same)
     for r in out:
         meta = r.get("metadata")
         r["kind"] = kinds.kind_of(meta)

@@ -43,11 +43,11 @@ def test_200_turns_few_warm_facts_all_seeds_found_every_turn_in_cold(mem, archiv
     # every turn is in cold, findable by its own words — but filler (issue 21: "Thanks!" is kept nowhere)
     from memoryd.tiers.knowledge.lowvalue import is_low_value
 
-    kept = [t for t in turns if not is_low_value(t.text)]
+    kept = [t for t in turns if not is_low_value(t.text, t.role)]
     assert 0 < len(kept) < len(turns)
     ids = {turn_id(t.session_id, t.role, t.text) for t in kept}
     assert len(archive.get("main", sorted(ids))) == len(ids) == report["cold"]
-    filler = {turn_id(t.session_id, t.role, t.text) for t in turns if is_low_value(t.text)}
+    filler = {turn_id(t.session_id, t.role, t.text) for t in turns if is_low_value(t.text, t.role)}
     assert filler and not archive.get("main", sorted(filler))
     for t in kept[::7]:
         hits = archive.search("main", analyzer.query_terms(t.text), limit=50)

@@ -244,7 +244,7 @@ class AgentSync:
         from memoryd.tiers.knowledge.lowvalue import is_low_value
 
         sid, parsed, _ = parse_session_note(path)
-        turns = [t for t in parsed.turns if not is_low_value(t.text)]  # filler: not in cold, nothing to repeat
+        turns = [t for t in parsed.turns if not is_low_value(t.text, t.role)]  # filler: not in cold, nothing to repeat
         if turns and self.mem.archive is not None:
             known = {e["id"] for e in self.mem.archive.get(self.mem.agent_id,
                                                             [turn_id(t.session_id, t.role, t.text) for t in turns])}

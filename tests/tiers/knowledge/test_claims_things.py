@@ -1,0 +1,83 @@
+"""The claim grammar (tiers/knowledge/claims.py) and the things it groups (tiers/knowledge/things.py): one thing
+across wordings, other things kept apart, the newest value current; English and Chinese."""
+from __future__ import annotations
+
+import pytest
+
+from memoryd.tiers.knowledge.claims import statement_of
+from memoryd.tiers.knowledge.things import Things
+
+
+@pytest.mark.parametrize("text,subject,rel,value", [
+    ("Staging DB host: db2.internal", {"stage", "db", "host"}, "is", "db2.internal"),
+    ("The standup moved from 9:30 to 10:15 starting Monday.", {"standup"}, "is", "10:15"),
+    ("We migrated the docs site over to Netlify last week, works fine", {"doc", "site"}, "is", "netlify"),
+    ("Heads up: the VPN gateway is now vpn-eu.corp.net", {"vpn", "gateway"}, "is", "vpn-eu.corp.net"),
+    ("Our payroll runs on Gusto these days.", {"payrol"}, "is", "gusto"),
+    ("the mobile app uses React Native", {"mobil", "app"}, "uses", "react native"),
+    ("We went with Redis for the session cache.", {"session", "cach"}, "is", "redis"),
+    ("Ines is based in Porto.", {"ine"}, "is", "porto"),
+    ("Marco is allergic to shellfish.", {"marco"}, "allerg", "shellfish"),
+    ("The quarterly review is about hiring.", {"quarter", "review"}, "about", "hiring"),
+    ("W @lab: Lab door PIN is 2580.", {"lab", "door", "pin"}, "is", "2580"),
+    ("Sure — dentist appointment on June 9", {"dentist", "appoint"}, "is", "june 9"),
+    ("backup window → Sundays at 02:00", {"backup", "window"}, "is", "sundays at 02:00"),
+    ("付款方式：支付宝", {"付款方式"}, "is", "支付宝"),
+    ("小刘下个月开始在成都上班。", {"小刘"}, "is", "成都"),
+    ("陈静现在负责数据平台。", {"陈静"}, "负责", "数据平台"),
+    ("数据平台这周开始由陈静接手了", None, None, None),
+])
+def test_statements_read_the_thing_and_its_value(text, subject, rel, value) -> None:
+    s = statement_of(text)
+    if subject is None:
+        assert s is None or s.value != "数据平台"
+        return
+    assert s is not None and (set(s.subject), s.rel, s.value) == (subject, rel, value)
+
+
+@pytest.mark.parametrize("text", ["Which CI do we use now?", "Had lunch with Marco, nice chat.",
+                                  "Long day, talk later.", "我们明天讨论吧？", "It is what it is."])
+def test_questions_small_talk_and_pronouns_state_nothing(text: str) -> None:
+    assert statement_of(text) is None
+
+
+def things(*texts: str) -> tuple[Things, list[str]]:
+    ids = [f"m{i}" for i in range(len(texts))]
+    found = {i: s for i, t in zip(ids, texts) if (s := statement_of(t)) is not None}
+    assert len(found) == len(texts), [t for i, t in zip(ids, texts) if i not in found]
+    return Things(found), ids
+
+
+def test_one_thing_across_wordings_and_attribute_words() -> None:
+    t, ids = things("Payroll provider: Gusto", "We moved payroll to Deel.", "Our payroll runs on Deel now",
+                    "Noted, payroll is on Gusto.")
+    assert len({t.thing(i) for i in ids}) == 1
+    assert t.same_value("m1", "m2") and t.same_value("m0", "m3") and not t.same_value("m0", "m1")
+
+
+def test_a_shared_value_ties_two_wordings_of_one_thing() -> None:
+    t, ids = things("billing-svc CI: Jenkins", "billing-svc builds run on Jenkins", "billing-svc builds run on Drone")
+    assert t.thing("m0") == t.thing("m1") == t.thing("m2")
+
+
+def test_other_things_stay_apart() -> None:
+    t, _ = things("The billing-svc repo is gitlab.com/acme/billing-svc", "billing-svc CI: Jenkins",
+                  "Marco is allergic to shellfish.", "Marco moved to the payments team.",
+                  "Ines's team: growth", "Marco's team: growth", "The garage code is 4417", "The garage door code is 9931")
+    assert t.thing("m0") != t.thing("m1")          # a URL is no new value of the CI
+    assert t.thing("m2") != t.thing("m3")          # allergic to ≠ on a team
+    assert t.thing("m4") != t.thing("m5")          # only the attribute word in common
+    assert t.thing("m6") != t.thing("m7")          # "door" is not an attribute word: left to the LLM
+
+
+def test_a_bare_subject_between_two_attributes_joins_neither() -> None:
+    t, _ = things("Ines moved to Lisbon.", "Ines's city: Porto", "Ines's manager: Carla")
+    assert t.thing("m1") != t.thing("m2") and t.thing("m0") not in (t.thing("m1"), t.thing("m2"))
+    t, _ = things("Ines moved to Lisbon.", "Ines's city: Porto")
+    assert t.thing("m0") == t.thing("m1")
+
+
+def test_chinese_subjects_with_attribute_words() -> None:
+    t, _ = things("小刘所在城市：成都", "小刘搬到重庆了。", "小刘负责：支付网关", "小刘这周开始接手支付网关了")
+    assert t.thing("m0") == t.thing("m1") and t.thing("m2") == t.thing("m3") != t.thing("m0")
+    assert t.same_value("m2", "m3")

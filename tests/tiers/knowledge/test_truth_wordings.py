@@ -1,0 +1,101 @@
+"""One current truth across wordings on the real local index and warm file: a value said as "X: v", a switch, a
+move, a reminder and the assistant's echo of it are one thing; the newest value leads, stale ones stay in
+history, one value said twice is returned once, and filler (an assistant's pleasantry) is not returned."""
+from __future__ import annotations
+
+import pytest
+
+from memoryd.tiers.knowledge.lowvalue import is_low_value
+from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.retrieval.filters import Filters
+
+DAY = 86400.0
+T0 = 1_780_000_000.0
+
+
+@pytest.fixture
+def mem(config, archive) -> AgentMemory:
+    return AgentMemory(config, "main", archive=archive, clock=lambda: T0)
+
+
+def turn(mid: str, text: str, day: int, role: str = "user") -> dict:
+    at = T0 - (30 - day) * DAY
+    return {"id": mid, "text": text, "category": f"conversations/{role}", "importance": 0.4, "created_at": int(at),
+            "metadata": {"kind": "turn", "role": role, "date": f"2026-05-{day:02d}", "time": f"2026-05-{day:02d}T10:00:00Z"}}
+
+
+def note(mid: str, text: str, day: int) -> dict:
+    return {"id": mid, "text": text, "category": "notes", "importance": 0.6, "created_at": int(T0 - (30 - day) * DAY),
+            "metadata": {"date": f"2026-05-{day:02d}"}}
+
+
+def test_a_store_call_a_switch_and_an_echo_are_one_thing_and_the_newest_leads(mem, archive) -> None:
+    archive.put("main", [
+        note("a1", "payments-svc deploy target: Heroku", 2),
+        turn("a2", "We migrated the payments-svc deploys over to Render yesterday, all green.", 9),
+        turn("a3", "Noted, payments-svc deploys run on Render.", 9, "assistant"),
+        note("a4", "payments-svc deploy target: Fly", 20),
+        turn("a5", "The payments-svc repo is gitlab.com/shop/payments-svc", 3),
+    ])
+    found = mem.retrieve("which deploy target does payments-svc use now", limit=5)
+    ids = [r["id"] for r in found]
+    assert ids[0] == "a4"                                   # the newest value first
+    assert "a1" not in ids and "a2" not in ids and "a3" not in ids  # the stale ones only in history
+    assert "a5" in ids                                      # a URL is another thing: not superseded
+    past = mem.retrieve("payments-svc deploy target", limit=10, filters=Filters(history=True))
+    stale = {r["id"]: r.get("superseded_by") for r in past}
+    assert stale["a1"] == stale["a2"] == "a4" and stale["a4"] is None
+
+
+def test_one_value_said_in_three_places_is_returned_once(mem, archive) -> None:
+    archive.put("main", [
+        turn("b1", "Please remember Ines is allergic to shellfish.", 4),
+        note("b2", "@ines: Ines allergy: shellfish", 4),
+        turn("b3", "I'll remember Ines is allergic to shellfish.", 4, "assistant"),
+        note("b4", "Ines moved to the growth team.", 6),
+    ])
+    found = mem.retrieve("what is Ines allergic to", limit=5)
+    holding = [r for r in found if "shellfish" in r["text"]]
+    assert len(holding) == 1 and len(holding[0]["restated_by"]) == 2
+    assert any(r["id"] == "b4" for r in found)  # a team is not an allergy: nothing superseded
+
+
+def test_chinese_wordings_of_one_thing(mem, archive) -> None:
+    archive.put("main", [
+        note("c1", "小刘所在城市：成都", 1),
+        turn("c2", "小刘搬到重庆了。", 12),
+        turn("c3", "好的，小刘在重庆。", 12, "assistant"),
+    ])
+    found = mem.retrieve("小刘现在在哪个城市", limit=5)
+    assert found[0]["id"] == "c2" and found[0]["restated_by"] == ["c3"]
+    assert "c1" not in [r["id"] for r in found]
+
+
+@pytest.mark.parametrize("text,role", [
+    ("Sure, we can go over the budget draft tomorrow.", "assistant"),
+    ("Happy to help with the migration whenever you're ready.", "assistant"),
+    ("No problem, the invoice question can wait.", "assistant"),
+    ("Thanks for sorting out the printer thing!", "user"),
+    ("Let's talk about the roadmap next week.", "user"),
+    ("Standup was fine, nothing to report.", "user"),
+    ("好的，明天再说。", "user"),
+])
+def test_pleasantries_and_put_off_talks_are_filler(text: str, role: str) -> None:
+    assert is_low_value(text, role)
+
+
+@pytest.mark.parametrize("text,role", [
+    ("Sure, the staging db moved to Aurora.", "assistant"),      # states a value
+    ("Noted, the gate code is 7781.", "assistant"),               # a number
+    ("Sure, we can go over the budget draft tomorrow.", "user"),  # the owner's plan, not an assistant's offer
+    ("Thanks, the deploy worked on staging", "user"),
+    ("Let's move the launch to May 3.", "user"),
+])
+def test_anything_stated_stays(text: str, role: str) -> None:
+    assert not is_low_value(text, role)
+
+
+def test_filler_turns_held_from_before_are_not_returned(mem, archive) -> None:
+    archive.put("main", [turn("e1", "Sure, we can go over the Quay office lease tomorrow.", 3, "assistant"),
+                         note("e2", "Quay office lease ends on 30 June", 3)])
+    assert [r["id"] for r in mem.retrieve("Quay office lease", limit=5)] == ["e2"]

@@ -1,0 +1,165 @@
+"""Which statements (tiers/knowledge/claims.py) are about the same thing, so that one current truth holds across
+wordings: "atlas CI: Buildkite", "we switched the CI for atlas to CircleCI" and "atlas builds run on CircleCI".
+
+Two statements' keys (relation, value shape, subject terms) name one thing when the relation and the shape of
+the value are the same ("url", "number", "word": a repository's URL is no new value of its CI) and
+  - their subject terms are equal, or
+  - one subject is the other with attribute words added ("Bob" / "Bob's team", "Orion" / "Orion hosting
+    provider"), unless the shorter subject would join two subjects that are not one
+    thing themselves ("Priya" beside "Priya's city" and "Priya's manager": ambiguous, joined to neither), or
+  - the two keys have held the same value and share a term that is not an attribute word (the value
+    recognised across wordings: "atlas builds" and "atlas CI" were both CircleCI once).
+Within a thing the newest statement holds the current value; statements of another value are superseded, and
+statements of the same value restate each other. Subjects that share only attribute words ("Alice's team",
+"Bob's team") are never one thing.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Hashable, Iterable
+
+from memoryd.tiers.knowledge.claims import Statement, statement_of
+from memoryd.tiers.retrieval import analyzer
+
+Key = tuple[str, str, frozenset[str]]  # relation, value shape, subject terms
+# nouns that name an attribute of a thing, not the thing ("the team of Bob" is still Bob's)
+ATTRIBUTE_NOUNS = """code pin passcode password combination address phone number mobile email mail birthday age budget
+price fee cost rate rent salary charge version release port ip url link host hosting hosted provider vendor supplier
+platform service location city country town place office room region zone area home name title role job position
+team department group manager boss lead owner contact person status state plan deadline due date time day days
+schedule slot weekday hour hours ci pipeline build builds repo repository database db storage server stack
+language framework editor tool default choice preference setting value current based target destination""".split()
+ZH_ATTRIBUTES = frozenset("城市 地址 住址 地点 位置 电话 号码 手机号 邮箱 生日 预算 价格 费用 房租 工资 版本 端口 名字 日期 时间 "
+                          "团队 部门 职位 角色 联系人 负责人 密码 供应商 区域 服务器".split())
+
+
+# attribute words that name one attribute ("the CI" is "the pipeline"), each class by its first word
+SAME_ATTRIBUTE = ("ci pipeline build builds", "price fee cost rate charge charges", "city location based town place",
+                  "role title position job", "provider host hosting hosted vendor supplier", "team department group",
+                  "contact person", "repo repository", "db database", "address location", "day days weekday schedule",
+                  "time hour hours slot", "phone mobile number", "email mail", "城市 地点 位置", "价格 费用",
+                  "职位 角色", "团队 部门", "地址 住址")
+
+
+@functools.lru_cache(maxsize=1)
+def attributes() -> frozenset[str]:
+    return frozenset(t for w in ATTRIBUTE_NOUNS for t in analyzer.terms(w)) | ZH_ATTRIBUTES
+
+
+@functools.lru_cache(maxsize=1)
+def _canonical() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for words in SAME_ATTRIBUTE:
+        terms = [t for w in words.split() for t in (analyzer.terms(w) or [w])]
+        for t in terms:
+            out.setdefault(t, f"@{terms[0]}")
+    return out
+
+
+def canonical(subject: frozenset[str]) -> frozenset[str]:
+    """Subject terms with each attribute word replaced by its class ("pipeline" → "@ci")."""
+    table = _canonical()
+    return frozenset(table.get(t, t) for t in subject)
+
+
+def key_of(s: Statement) -> Key:
+    return (s.rel, s.shape, canonical(s.subject))
+
+
+def restated(a: Statement, b: Statement) -> bool:
+    """Two statements of the same value about subjects sharing a word that is not an attribute word, whatever
+    their relation ("Bob's allergy: peanuts" / "Bob is allergic to peanuts"): one fact said twice."""
+    return a.value == b.value and a.shape == b.shape and bool((a.subject & b.subject) - attributes())
+
+
+def _near(a: Key, b: Key) -> bool:
+    """One subject is the other with attribute words added (see the module docstring)."""
+    if a[:2] != b[:2] or a == b:
+        return False
+    small, large = sorted((a[2], b[2]), key=len)
+    return bool(small) and small < large and all(t in attributes() or t.startswith("@") for t in large - small)
+
+
+class Things:
+    """The things a pool of memories' statements are about: `thing(id)` → one label per thing, or None."""
+
+    def __init__(self, statements: dict[str, Statement]) -> None:
+        self.statements = statements
+        values: dict[Key, set[str]] = {}
+        for s in statements.values():
+            values.setdefault(key_of(s), set()).add(s.value)
+        self._parent: dict[Key, Key] = {k: k for k in values}
+        by_term: dict[str, list[Key]] = {}
+        for k in values:
+            for t in k[2]:
+                by_term.setdefault(t, []).append(k)
+        near: dict[Key, set[Key]] = {k: set() for k in values}
+        for k in values:
+            for other in {o for t in k[2] for o in by_term[t]} - {k}:
+                if _near(k, other):
+                    near[k].add(other)
+                elif k[:2] == other[:2] and values[k] & values[other] and _named(k[2] & other[2]):
+                    self._join(k, other)
+        for k, others in near.items():
+            wider = [o for o in others if len(o[2]) > len(k[2])]
+            if any(not (x[2] <= y[2] or y[2] <= x[2] or self._find(x) == self._find(y))
+                   for i, x in enumerate(wider) for y in wider[i + 1:]):
+                continue  # a bare subject beside two different things ("Priya": her city? her manager?): neither
+            for o in wider:
+                self._join(k, o)
+
+    def _find(self, k: Key) -> Key:
+        while self._parent[k] != k:
+            self._parent[k] = self._parent[self._parent[k]]
+            k = self._parent[k]
+        return k
+
+    def _join(self, a: Key, b: Key) -> None:
+        ra, rb = self._find(a), self._find(b)
+        if ra != rb:
+            self._parent[max(ra, rb, key=_order)] = min(ra, rb, key=_order)
+
+    def thing(self, mid: str) -> Hashable | None:
+        s = self.statements.get(mid)
+        return None if s is None else self._find(key_of(s))
+
+    def label(self, mid: str) -> str | None:
+        """A readable name of the thing (its smallest subject's words), for logs."""
+        root = self.thing(mid)
+        return None if root is None else " ".join(sorted(root[2]))  # type: ignore[index]
+
+    def same_value(self, a: str, b: str) -> bool:
+        """Memories `a` and `b` state the same value of one thing (they restate each other)."""
+        ta, tb = self.thing(a), self.thing(b)
+        return ta is not None and ta == tb and self.statements[a].value == self.statements[b].value
+
+    def restated(self, a: str, b: str) -> bool:
+        """Memories `a` and `b` say one fact twice: the same value of one thing, or see restated()."""
+        sa, sb = self.statements.get(a), self.statements.get(b)
+        return sa is not None and sb is not None and (self.same_value(a, b) or restated(sa, sb))
+
+    def groups(self) -> dict[Hashable, list[str]]:
+        out: dict[Hashable, list[str]] = {}
+        for mid in self.statements:
+            out.setdefault(self.thing(mid), []).append(mid)
+        return out
+
+
+def _named(common: frozenset[str]) -> bool:
+    """Common subject terms that name something, not only an attribute."""
+    return any(t not in attributes() and not t.startswith("@") for t in common)
+
+
+def _order(k: Key) -> tuple[int, tuple[str, ...], str, str]:
+    return (len(k[2]), tuple(sorted(k[2])), k[0], k[1])
+
+
+def of_memories(memories: Iterable[dict[str, Any]], text: Callable[[dict[str, Any]], str] = lambda m: m["text"]
+                ) -> Things:
+    """Things over memories (dicts with an id and a text); memories without a statement are left out."""
+    found = {}
+    for m in memories:
+        s = statement_of(text(m))
+        if s is not None:
+            found[m["id"]] = s
+    return Things(found)
