@@ -74,12 +74,13 @@ def model_cost() -> dict[str, Any]:
 
 
 def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10,
-               variants: tuple[str, ...] = (), llm: bool = False) -> tuple[dict[str, Run], dict[str, Any]]:
+               variants: tuple[str, ...] = (), llm: bool = False, now: float | None = None
+               ) -> tuple[dict[str, Run], dict[str, Any]]:
     """Bulk ingest (no vectors), ask hybrid-before, back-fill, ask every rule; returns the runs and the costs."""
     from memoryd.tiers.retrieval import embed
 
     before = rss_mb()
-    ingest = Memoryd(root, home=root / "hybrid-home", retrieval={"mode": "keyword"})  # no vector made on archive
+    ingest = Memoryd(root, home=root / "hybrid-home", retrieval={"mode": "keyword"}, now=now)  # no vector made on archive
     setup = 0.0
     warnings: list[str] = []
     for scope in parts:
@@ -95,7 +96,7 @@ def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]],
     runs = {name: Run(setup_s=setup) for name in firsts}
     _ask(parts, firsts, runs, limit)
     t0 = time.perf_counter()
-    backfill = Memoryd(root, home=ingest.home, retrieval={"mode": "hybrid"})
+    backfill = Memoryd(root, home=ingest.home, retrieval={"mode": "hybrid"}, now=now)
     for scope in parts:
         backfill.embed(scope)  # warm and hot too, as the daemon does after a consolidation
     cost["backfill_s"] = round(time.perf_counter() - t0, 3)
@@ -127,8 +128,9 @@ def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]],
 class Patched(Memoryd):
     """memoryd with some module attributes set while it answers (a design choice turned off or on)."""
 
-    def __init__(self, root: Path, home: Path, retrieval: dict[str, Any], patch: dict[str, Any]) -> None:
-        super().__init__(root, home=home, retrieval=retrieval)
+    def __init__(self, root: Path, home: Path, retrieval: dict[str, Any], patch: dict[str, Any],
+                 now: float | None = None) -> None:
+        super().__init__(root, home=home, retrieval=retrieval, now=now)
         self.patch = patch
 
     def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
@@ -149,7 +151,7 @@ class Patched(Memoryd):
 
 def _asker(root: Path, name: str, settings: dict[str, Any], ingest: Memoryd,
            patch: dict[str, Any] | None = None) -> Memoryd:
-    mem = Patched(root, root / f"{name}-home", {"mode": "hybrid", **settings}, patch or {})
+    mem = Patched(root, root / f"{name}-home", {"mode": "hybrid", **settings}, patch or {}, ingest.now)
     mem.sources, mem.by_text = ingest.sources, ingest.by_text
     return mem
 

@@ -63,11 +63,13 @@ def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int 
               hybrid: tuple[str, ...] = (), variants: tuple[str, ...] = (), llm: bool = False) -> dict[str, Any]:
     """Run every system on the corpus (notes and MEMORYD_HOME under `root`) and return the results."""
     parts = scopes(corpus, shared)
+    now = asked_at(corpus.today)
     runs: dict[str, Run] = {}
-    runs["memoryd"], mem = run_memoryd(parts, root)
+    runs["memoryd"], mem = run_memoryd(parts, root, now=now)
     cost = None
     if hybrid:
-        more, cost = run_hybrid(parts, root, {name: RULES[name] for name in hybrid}, variants=variants, llm=llm)
+        more, cost = run_hybrid(parts, root, {name: RULES[name] for name in hybrid}, variants=variants, llm=llm,
+                                now=now)
         runs.update(more)
     runs.update(run_baselines(parts))
     scores = score(corpus.questions, {n: r.rankings for n, r in runs.items()})
@@ -90,6 +92,11 @@ def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int 
         out["cli"] = {"questions": len(asked), "scores": {n: s["all"].as_dict() for n, s in sample.items()},
                       "timing": _percentiles(cli.latencies_ms)}
     return out
+
+
+def asked_at(today: dt.date) -> float:
+    """Noon (UTC) of the day the questions are asked: memoryd's clock in every call of the run."""
+    return dt.datetime(today.year, today.month, today.day, 12, tzinfo=dt.timezone.utc).timestamp()
 
 
 def _round(x: float | None) -> float | None:
