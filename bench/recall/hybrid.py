@@ -14,12 +14,15 @@ from __future__ import annotations
 import resource
 import shutil
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .systems import Memoryd, Run, Scope
 
 BEFORE, AFTER, LLM = "hybrid-before", "hybrid-after", "after+llm-fake"
+REFILL = "refill"   # a variant whose back-fill is its own (another passage recipe): its copy of the home is
+                    # taken before the back-fill and embedded with the variant's settings
 # name → the [retrieval] settings it runs with after back-fill (mode hybrid); hybrid-after is the default config
 RULES = {
     AFTER: {},
@@ -31,6 +34,7 @@ RULES = {
     "hybrid-rrf": {"fusion": "rrf"},
 }
 HYBRID = "memoryd.tiers.retrieval.hybrid"
+PASSAGE = "memoryd.tiers.retrieval.passage"
 
 
 def naive_fuse(fusion: Any, text: dict[str, float], dense: Any) -> dict[str, float]:
@@ -49,6 +53,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "after-naive": (AFTER, NAIVE),
     "after-no-rare": (AFTER, {f"{HYBRID}:rare_first": lambda *a: None}),
     "after-mmr-0.7": (AFTER, {f"{HYBRID}:MMR_LAMBDA": 0.7}),
+    "after-plain-passage": (REFILL, {f"{PASSAGE}:DATED": False, f"{PASSAGE}:NEIGHBOURS": 0}),  # before issue 22.6
+    "after-date-only": (REFILL, {f"{PASSAGE}:NEIGHBOURS": 0}),
+    "after-neighbours-only": (REFILL, {f"{PASSAGE}:DATED": False}),
+    "after-neighbours-2": (REFILL, {f"{PASSAGE}:NEIGHBOURS": 2}),
 }
 
 
@@ -91,7 +99,8 @@ def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]],
     cost["rss_mb_before"], cost["rss_mb_after_ingest"] = round(before, 1), round(rss_mb(), 1)
     firsts = {BEFORE: _asker(root, BEFORE, {}, ingest)}
     firsts.update({v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == BEFORE})
-    for name in firsts:
+    refills = {v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == REFILL}
+    for name in {**firsts, **refills}:
         shutil.copytree(ingest.home, root / f"{name}-home")
     runs = {name: Run(setup_s=setup) for name in firsts}
     _ask(parts, firsts, runs, limit)
@@ -100,10 +109,16 @@ def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]],
     for scope in parts:
         backfill.embed(scope)  # warm and hot too, as the daemon does after a consolidation
     cost["backfill_s"] = round(time.perf_counter() - t0, 3)
+    for name, mem in refills.items():
+        t0 = time.perf_counter()
+        for scope in parts:
+            mem.embed(scope)
+        cost[f"backfill_s {name}"] = round(time.perf_counter() - t0, 3)
     askers = {name: _asker(root, name, settings, ingest) for name, settings in rules.items()}
     askers.update({v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == AFTER})
     for name in askers:
         shutil.copytree(ingest.home, root / f"{name}-home")
+    askers.update(refills)
     runs.update({name: Run(setup_s=setup) for name in askers})
     for run in runs.values():
         run.warn([f"ingest: {w}" for w in warnings])
@@ -133,7 +148,8 @@ class Patched(Memoryd):
         super().__init__(root, home=home, retrieval=retrieval, now=now)
         self.patch = patch
 
-    def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
+    @contextmanager
+    def patched(self) -> Iterator[None]:
         import importlib
 
         saved = []
@@ -143,10 +159,18 @@ class Patched(Memoryd):
             saved.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, value)
         try:
-            return super().ask(scope, question, limit)
+            yield
         finally:
             for mod, attr, value in saved:
                 setattr(mod, attr, value)
+
+    def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
+        with self.patched():
+            return super().ask(scope, question, limit)
+
+    def embed(self, scope: Scope) -> dict[str, Any]:
+        with self.patched():
+            return super().embed(scope)
 
 
 def _asker(root: Path, name: str, settings: dict[str, Any], ingest: Memoryd,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from memoryd.tiers.retrieval import analyzer, embed, ranking
+from memoryd.tiers.retrieval import analyzer, embed, passage, ranking
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.retrieval.fusion import MIN_SPAN, RRF_K, Dense, Fusion, fuse, rare_first
@@ -106,7 +106,7 @@ def stored_vectors(store: Any, agent: str, ids: Sequence[str]) -> dict[str, byte
 
 
 def live_vectors(view: RetrievalView, store: VectorIndex, items: list[tuple[str, str]], model: Any) -> dict[str, bytes]:
-    """Vectors of the warm and hot items: through `store.live` (which embeds the new ones) when at most
+    """Vectors of the warm and hot items ((id, passage): tiers/retrieval/passage.py): through `store.live` (which embeds the new ones) when at most
     LIVE_INLINE are new, else the ones already made, with a warning (a retrieve must not embed a bulk)."""
     cached = cached_live(store, view.agent_id)
     if cached is None:
@@ -145,7 +145,7 @@ def dense_side(view: RetrievalView, query: str, live: list[Candidate], cands: li
         store: VectorIndex | None = getattr(archive, "vectors", None) if archive is not None else None
         if archive is None or store is None:
             return None
-        sims = _sims(live_vectors(view, store, [(c["id"], c["text"]) for c in live], model), qv)
+        sims = _sims(live_vectors(view, store, passage.live_items(live), model), qv)
         near, lo, hi = store.nearest(agent, qv, k)
         unseen = archive.count(agent) - store.covered(agent)
     except MemorydError as exc:
