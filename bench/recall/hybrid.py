@@ -21,6 +21,7 @@ from typing import Any, Iterator
 from .systems import Memoryd, Run, Scope
 
 BEFORE, AFTER, LLM = "hybrid-before", "hybrid-after", "after+llm-fake"
+KEYWORD = "keyword"  # a variant of keyword mode, ingested into its own home (seconds) and asked beside memoryd
 REFILL = "refill"   # a variant whose back-fill is its own (another passage recipe): its copy of the home is
                     # taken before the back-fill and embedded with the variant's settings
 # name → the [retrieval] settings it runs with after back-fill (mode hybrid); hybrid-after is the default config
@@ -35,6 +36,7 @@ RULES = {
 }
 HYBRID = "memoryd.tiers.retrieval.hybrid"
 PASSAGE = "memoryd.tiers.retrieval.passage"
+TIME = "memoryd.tiers.retrieval.time_rule"
 
 
 def naive_fuse(fusion: Any, text: dict[str, float], dense: Any) -> dict[str, float]:
@@ -53,6 +55,13 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "after-naive": (AFTER, NAIVE),
     "after-no-rare": (AFTER, {f"{HYBRID}:rare_first": lambda *a: None}),
     "after-mmr-0.7": (AFTER, {f"{HYBRID}:MMR_LAMBDA": 0.7}),
+    "keyword-no-window-words": (KEYWORD, {f"{TIME}:WINDOW_WORDS_OFF": True}),  # a window's words left out of BM25
+    "keyword-no-present": (KEYWORD, {f"{TIME}:PRESENT_BOOST": 0.0}),
+    "keyword-no-when": (KEYWORD, {f"{TIME}:WHEN_BOOST": 1.0}),
+    "keyword-no-time-rule": (KEYWORD, {f"{TIME}:WINDOW_WORDS_OFF": False, f"{TIME}:PRESENT_BOOST": 0.0,
+                                       f"{TIME}:WHEN_BOOST": 1.0}),
+    "after-no-time-rule": (AFTER, {f"{TIME}:WINDOW_WORDS_OFF": False, f"{TIME}:PRESENT_BOOST": 0.0,
+                                   f"{TIME}:WHEN_BOOST": 1.0}),
     "after-plain-passage": (REFILL, {f"{PASSAGE}:DATED": False, f"{PASSAGE}:NEIGHBOURS": 0}),  # before issue 22.6
     "after-date-only": (REFILL, {f"{PASSAGE}:NEIGHBOURS": 0}),
     "after-neighbours-only": (REFILL, {f"{PASSAGE}:DATED": False}),
@@ -79,6 +88,21 @@ def model_cost() -> dict[str, Any]:
     return {"model": model.name, "load_s": round(load_s, 3),
             "weights_mb": round(weights.stat().st_size / 2**20, 1),
             "package_mb": round(sum(p.stat().st_size for p in package.rglob("*") if p.is_file()) / 2**20, 1)}
+
+
+def run_keyword_variants(parts: list[Scope], root: Path, variants: tuple[str, ...], limit: int = 10,
+                         now: float | None = None) -> dict[str, Run]:
+    """Each keyword-mode variant ingests the scopes into its own home and answers every question."""
+    runs = {}
+    for name in (v for v in variants if VARIANTS[v][0] == KEYWORD):
+        mem, run = Patched(root, root / f"{name}-home", {"mode": "keyword"}, VARIANTS[name][1], now), Run()
+        for scope in parts:
+            t0 = time.perf_counter()
+            mem.ingest(scope)
+            run.setup_s += time.perf_counter() - t0
+        _ask(parts, {name: mem}, {name: run}, limit)
+        runs[name] = run
+    return runs
 
 
 def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10,

@@ -181,6 +181,7 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpu
          ) -> list[Candidate]:
     """The best `limit` candidates by fused score × the keyword ranking's prior and date boost, explained."""
     from memoryd.tiers.retrieval.filters import path_boost
+    from memoryd.tiers.retrieval.time_rule import time_factor
 
     scored = []
     for cand in cands:
@@ -201,10 +202,12 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpu
         dated = in_range(cand) if in_range else None
         if dated:
             final *= ranking.DATE_BOOST
+        final *= (timely := time_factor(in_range, cand))
         if text > 0:
-            keyword[cand["id"]] = text * boost * (ranking.DATE_BOOST if dated else 1.0)
+            keyword[cand["id"]] = text * boost * (ranking.DATE_BOOST if dated else 1.0) * timely
             terms[cand["id"]] = parts
         results.append(_explain(cand, text, parts, path, via, p, base, cos, final, dated, dense, fusion))
+        results[-1]["ranking"]["time_rule"] = round(timely, 4)
     _keep_rare_first(results, keyword, terms, corpus)
     results.sort(key=lambda r: (-r["rank"], r["id"]))
     if MMR_LAMBDA is not None and dense.complete and (fusion.rule != "blend" or fusion.weight > 0):
