@@ -67,7 +67,7 @@ class Completer:
         self.view, self.store, self.model, self.qv = view, store, model, qv
 
     def complete(self, dense: Dense, ranked: Sequence[tuple[str, str]]) -> None:
-        """`ranked`: (id, text) of the keyword-matching candidates, best BM25 first."""
+        """`ranked`: (id, passage) of the keyword-matching candidates, best BM25 first."""
         todo = [(mid, text) for mid, text in ranked if mid not in dense.sims]
         if not todo:
             return
@@ -189,7 +189,7 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpu
         scored.append((cand, text, parts, *path_boost(cand.get("category", ""), path_scores)))
     if completer is not None:
         by_words = sorted((s for s in scored if s[1] > 0), key=lambda s: (-s[1], s[0]["id"]))
-        completer.complete(dense, [(c["id"], c["text"]) for c, *_ in by_words])
+        completer.complete(dense, [(c["id"], passage.live_passage(c)) for c, *_ in by_words])  # dated, as stored ones
     fused = fuse(fusion, {c["id"]: text for c, text, *_ in scored}, dense)
     results, keyword, terms = [], {}, {}
     for cand, text, parts, path, via in scored:
