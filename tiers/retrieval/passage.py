@@ -95,3 +95,10 @@ def live_items(entries: Iterable[Mapping[str, Any]]) -> list[tuple[str, str]]:
     rows = [(i, str(e["text"]), memory_date(e), e.get("metadata") or {}) for i, e in enumerate(listed)]
     found = contexts(rows, set(range(len(listed))))
     return [(str(e["id"]), passage(str(e["text"]), found[i])) for i, e in enumerate(listed)]
+
+
+def live_passage(entry: Mapping[str, Any]) -> str:
+    """The passage of one memory seen alone: its date (when it has one) and its text."""
+    from memoryd.tiers.retrieval.when import memory_date
+
+    return passage(str(entry["text"]), Context(memory_date(entry)))
