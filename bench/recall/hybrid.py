@@ -62,10 +62,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
                                        f"{TIME}:WHEN_BOOST": 1.0}),
     "after-no-time-rule": (AFTER, {f"{TIME}:WINDOW_WORDS_OFF": False, f"{TIME}:PRESENT_BOOST": 0.0,
                                    f"{TIME}:WHEN_BOOST": 1.0}),
-    "after-plain-passage": (REFILL, {f"{PASSAGE}:DATED": False, f"{PASSAGE}:NEIGHBOURS": 0}),  # before issue 22.6
-    "after-dated": (REFILL, {f"{PASSAGE}:DATED": True}),                  # the date first, and the neighbours
-    "after-date-only": (REFILL, {f"{PASSAGE}:DATED": True, f"{PASSAGE}:NEIGHBOURS": 0}),
-    "after-neighbours-2": (REFILL, {f"{PASSAGE}:NEIGHBOURS": 2}),
+    "after-neighbours": (REFILL, {f"{PASSAGE}:NEIGHBOURS": 1}),            # issue 22.6: the turn before and after
+    "after-dated": (REFILL, {f"{PASSAGE}:NEIGHBOURS": 1, f"{PASSAGE}:DATED": True}),   # ... and the date first
+    "after-date-only": (REFILL, {f"{PASSAGE}:DATED": True}),
 }
 
 

@@ -49,8 +49,8 @@ def signature() -> str | None:
     made by another one are recomputed."""
     from memoryd.tiers.retrieval.passage import recipe
 
-    model = _model_signature()
-    return f"{model}/{recipe()}" if model else None
+    model, passages = _model_signature(), recipe()
+    return f"{model}/{passages}" if model and passages else model
 
 
 def digest(text: str) -> bytes:

@@ -1,13 +1,19 @@
-"""The text a memory is embedded from: its own words between its neighbouring turns of the same session (bounded).
+"""The text a memory is embedded from: by default its own words; optionally between its neighbouring turns.
 
-    passage = the turn before (cut) + " | " + the memory's text + " | " + the turn after (cut)
-              (with DATED, "2025-03-14: " first: measured, it did not help)
+    passage = the memory's text                                              (the default: NEIGHBOURS = 0)
+            = the turn before (cut) + " | " + the text + " | " + the turn after (cut)     (NEIGHBOURS = 1)
+            = "2025-03-14: " + …                                                           (DATED)
 
-A conversation turn rarely says what it is about ("Loved it! Ten days went way too fast."): the turn
-before and after it in the same session ("Welcome back, Hugo! How was Florence?") say it. Only the embedding
-sees the passage: the memory's own text, its BM25 terms and what retrieve returns are unchanged. recipe() names
-it in the vectors' signature (tiers/retrieval/embed.py): a changed recipe drops the old vectors and the
-back-fill remakes them, so two recipes are never mixed in one index.
+A conversation turn rarely says what it is about ("Loved it! Ten days went way too fast."), and the turns
+around it in the same session ("Welcome back, Hugo! How was Florence?") say it: issue 22 asked to embed a
+turn with them and with its session's date. Measured on bench/recall after back-fill (recall@5, the plain
+text against the neighbours): seed 7 full 0.782 against 0.755; --small seeds 13 and 17 0.837/0.796 against
+0.755/0.722 (seeds 7 and 11 --small favoured the neighbours, 0.88/0.913 against 0.86/0.826); the date
+prefix lost on three seeds of four. So both stay off, measured by the bench's variants (after-neighbours,
+after-dated, after-date-only), and a back-fill with neighbours costs 2-5x the time (longer passages).
+Only the embedding sees the passage: what retrieve returns and BM25 read are the memory's own text.
+recipe() names a non-plain recipe in the vectors' signature (tiers/retrieval/embed.py): a changed recipe
+drops the old vectors and the back-fill remakes them, so two recipes are never mixed in one index.
 """
 from __future__ import annotations
 
@@ -15,15 +21,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-DATED = False          # the memory's date leading its passage: measured on bench/recall (--small, seeds 7 and 11,
-                       # recall@5 after back-fill) 0.84 and 0.848 with the neighbours, 0.88 and 0.913 without
-NEIGHBOURS = 1         # turns of the same session on each side (0: the memory alone)
+DATED = False          # the memory's date leading its passage
+NEIGHBOURS = 0         # turns of the same session on each side (0: the memory alone)
 NEIGHBOUR_CHARS = 160  # each neighbour is cut to this many characters: the memory's own words must dominate
 _LINE = re.compile(r"#L(\d+)$")
 
 
 def recipe() -> str:
-    """Names the passage recipe (part of the vectors' signature)."""
+    """Names the passage recipe ("" for the memory's own text alone: vectors made before recipes existed)."""
+    if not DATED and not NEIGHBOURS:
+        return ""
     return f"p1-{'d' if DATED else 'nd'}-n{NEIGHBOURS}x{NEIGHBOUR_CHARS}"
 
 

@@ -1,5 +1,5 @@
-"""The passage a memory is embedded from (its neighbouring turns), with the real model and the
-real local index; and the time rule of questions about time, through the real keyword ranking."""
+"""The passage a memory is embedded from (by default its own text; with NEIGHBOURS its neighbouring turns, the
+bench's variant), with the real model and the real local index; and the time rule, through the real ranking."""
 from __future__ import annotations
 
 import datetime as dt
@@ -43,7 +43,13 @@ def _vectors(home: Path) -> dict[str, bytes]:
         conn.close()
 
 
-def test_a_turn_is_embedded_with_its_neighbours_and_keeps_its_own_text(home: Path) -> None:
+@pytest.fixture
+def neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recipe with one neighbour on each side (off by default: measured weaker on bench/recall)."""
+    monkeypatch.setattr(passage, "NEIGHBOURS", 1)
+
+
+def test_a_turn_is_embedded_with_its_neighbours_and_keeps_its_own_text(home: Path, neighbours: None) -> None:
     config = _config("keyword")  # bulk ingest: no vector made on arrival
     with open_index(config) as index:
         index.put("default", _turns())
@@ -73,15 +79,16 @@ def test_a_changed_recipe_remakes_the_vectors_and_never_mixes_two(home: Path, mo
         index.put("default", _turns())
         assert index.vectors.counts("default") == (5, 5) and index.meta("vectors:model") == embed.signature()
     old = embed.signature()
-    monkeypatch.setattr(passage, "NEIGHBOURS", 0)   # another recipe (a later release)
-    assert embed.signature() != old and embed.signature().endswith("/p1-nd-n0x160")
+    assert "/p1-" not in old   # the plain recipe keeps the signature vectors had before recipes: none remade
+    monkeypatch.setattr(passage, "NEIGHBOURS", 1)   # another recipe (a later release)
+    assert embed.signature() == old + "/p1-nd-n1x160"
     with open_index(config) as index:
         index.vectors.check_model()
         assert index.vectors.counts("default") == (0, 5)   # dropped, not mixed
         assert index.vectors.fill("default") == 5 and index.meta("vectors:model") == embed.signature()
 
 
-def test_a_warm_vector_moves_to_the_index_only_when_made_from_the_same_passage(home: Path) -> None:
+def test_a_warm_vector_moves_to_the_index_only_when_made_from_the_same_passage(home: Path, neighbours: None) -> None:
     config = _config("hybrid")
     alone, turn = _turns()[0], _turns()[2]  # t30 has no neighbour; t12 has two
     live = dict(passage.live_items([alone, turn]))
@@ -100,7 +107,7 @@ def test_a_warm_vector_moves_to_the_index_only_when_made_from_the_same_passage(h
     assert embed.similarities(rows, scales, model.passages([with_them])[0])[0] > 0.99
 
 
-def test_an_openclaw_turn_has_its_session_neighbours_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_openclaw_turn_has_its_session_neighbours_in_order(neighbours: None, monkeypatch: pytest.MonkeyPatch) -> None:
     rows = [(1, "c", "2025-01-02", {"session_id": "s1", "seq": 3}), (2, "a", "2025-01-02", {"session_id": "s1", "seq": 1}),
             (3, "x", "2025-01-02", {"session_id": "s2", "seq": 2}), (4, "b", "2025-01-02", {"session_id": "s1", "seq": 2}),
             (5, "n", "2025-01-02", {})]
@@ -138,3 +145,13 @@ def test_questions_about_time_prefer_the_latest_and_a_memory_that_says_when(home
         assert top["ranking"]["time_rule"] == pytest.approx(1.2)
     finally:
         mem.archive.close()
+
+
+def test_the_default_passage_is_the_memory_itself(home: Path) -> None:
+    with open_index(_config("keyword")) as index:
+        index.put("default", _turns())
+        assert index.vectors.fill("default") == 5
+    vectors, model = _vectors(home), embed.load()
+    rows, scales = embed.unpack([vectors["t11"]], model.dim)
+    assert embed.similarities(rows, scales, model.passages([SESSION[1]])[0])[0] > 0.99
+    assert passage.live_items(_turns()[:2]) == [("t30", OTHER), ("t13", SESSION[3])]
