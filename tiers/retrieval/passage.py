@@ -9,7 +9,7 @@ around it in the same session ("Welcome back, Hugo! How was Florence?") say it: 
 turn with them and with its session's date. Measured on bench/recall after back-fill (recall@5, the plain
 text against the neighbours): seed 7 full 0.782 against 0.755; --small seeds 13 and 17 0.837/0.796 against
 0.755/0.722 (seeds 7 and 11 --small favoured the neighbours, 0.88/0.913 against 0.86/0.826); the date
-prefix lost on three seeds of four. So both stay off, measured by the bench's variants (after-neighbours,
+prefix lost on every seed with the neighbours, and alone won one seed of four. So both stay off, measured by the bench's variants (after-neighbours,
 after-dated, after-date-only), and a back-fill with neighbours costs 2-5x the time (longer passages).
 Only the embedding sees the passage: what retrieve returns and BM25 read are the memory's own text.
 recipe() names a non-plain recipe in the vectors' signature (tiers/retrieval/embed.py): a changed recipe
