@@ -57,13 +57,13 @@ def _embed_live(mem: AgentMemory, store: Any) -> int:
     """Warm entries and hot items get theirs too (cached), so a retrieve has nothing left to embed.
     Under the agent's lock: a forget meanwhile must not see its vector written back."""
     from memoryd.tiers.retrieval import embed as model
+    from memoryd.tiers.retrieval.passage import live_items
     from memoryd.tiers.retrieval.search import hot_candidates
 
     if not mem.dir.is_dir():
         return 0
     def embed(state: AgentState, now: float) -> int:
-        items = [(e["id"], e["text"]) for e in state["warm"]["entries"]]
-        items += [(c["id"], c["text"]) for c in hot_candidates(state["hot"])]
+        items = live_items(state["warm"]["entries"]) + live_items(hot_candidates(state["hot"]))
         return len(store.live(mem.agent_id, items, model.load))
 
     return mem.with_state(embed)

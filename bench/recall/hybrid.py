@@ -14,12 +14,16 @@ from __future__ import annotations
 import resource
 import shutil
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .systems import Memoryd, Run, Scope
 
 BEFORE, AFTER, LLM = "hybrid-before", "hybrid-after", "after+llm-fake"
+KEYWORD = "keyword"  # a variant of keyword mode, ingested into its own home (seconds) and asked beside memoryd
+REFILL = "refill"   # a variant whose back-fill is its own (another passage recipe): its copy of the home is
+                    # taken before the back-fill and embedded with the variant's settings
 # name → the [retrieval] settings it runs with after back-fill (mode hybrid); hybrid-after is the default config
 RULES = {
     AFTER: {},
@@ -31,6 +35,8 @@ RULES = {
     "hybrid-rrf": {"fusion": "rrf"},
 }
 HYBRID = "memoryd.tiers.retrieval.hybrid"
+PASSAGE = "memoryd.tiers.retrieval.passage"
+TIME = "memoryd.tiers.retrieval.time_rule"
 
 
 def naive_fuse(fusion: Any, text: dict[str, float], dense: Any) -> dict[str, float]:
@@ -49,6 +55,16 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "after-naive": (AFTER, NAIVE),
     "after-no-rare": (AFTER, {f"{HYBRID}:rare_first": lambda *a: None}),
     "after-mmr-0.7": (AFTER, {f"{HYBRID}:MMR_LAMBDA": 0.7}),
+    "keyword-no-window-words": (KEYWORD, {f"{TIME}:WINDOW_WORDS_OFF": True}),  # a window's words left out of BM25
+    "keyword-no-present": (KEYWORD, {f"{TIME}:PRESENT_BOOST": 0.0}),
+    "keyword-no-when": (KEYWORD, {f"{TIME}:WHEN_BOOST": 1.0}),
+    "keyword-no-time-rule": (KEYWORD, {f"{TIME}:WINDOW_WORDS_OFF": False, f"{TIME}:PRESENT_BOOST": 0.0,
+                                       f"{TIME}:WHEN_BOOST": 1.0}),
+    "after-no-time-rule": (AFTER, {f"{TIME}:WINDOW_WORDS_OFF": False, f"{TIME}:PRESENT_BOOST": 0.0,
+                                   f"{TIME}:WHEN_BOOST": 1.0}),
+    "after-neighbours": (REFILL, {f"{PASSAGE}:NEIGHBOURS": 1}),            # issue 22.6: the turn before and after
+    "after-dated": (REFILL, {f"{PASSAGE}:NEIGHBOURS": 1, f"{PASSAGE}:DATED": True}),   # ... and the date first
+    "after-date-only": (REFILL, {f"{PASSAGE}:DATED": True}),
 }
 
 
@@ -73,13 +89,29 @@ def model_cost() -> dict[str, Any]:
             "package_mb": round(sum(p.stat().st_size for p in package.rglob("*") if p.is_file()) / 2**20, 1)}
 
 
+def run_keyword_variants(parts: list[Scope], root: Path, variants: tuple[str, ...], limit: int = 10,
+                         now: float | None = None) -> dict[str, Run]:
+    """Each keyword-mode variant ingests the scopes into its own home and answers every question."""
+    runs = {}
+    for name in (v for v in variants if VARIANTS[v][0] == KEYWORD):
+        mem, run = Patched(root, root / f"{name}-home", {"mode": "keyword"}, VARIANTS[name][1], now), Run()
+        for scope in parts:
+            t0 = time.perf_counter()
+            mem.ingest(scope)
+            run.setup_s += time.perf_counter() - t0
+        _ask(parts, {name: mem}, {name: run}, limit)
+        runs[name] = run
+    return runs
+
+
 def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]], limit: int = 10,
-               variants: tuple[str, ...] = (), llm: bool = False) -> tuple[dict[str, Run], dict[str, Any]]:
+               variants: tuple[str, ...] = (), llm: bool = False, now: float | None = None
+               ) -> tuple[dict[str, Run], dict[str, Any]]:
     """Bulk ingest (no vectors), ask hybrid-before, back-fill, ask every rule; returns the runs and the costs."""
     from memoryd.tiers.retrieval import embed
 
     before = rss_mb()
-    ingest = Memoryd(root, home=root / "hybrid-home", retrieval={"mode": "keyword"})  # no vector made on archive
+    ingest = Memoryd(root, home=root / "hybrid-home", retrieval={"mode": "keyword"}, now=now)  # no vector made on archive
     setup = 0.0
     warnings: list[str] = []
     for scope in parts:
@@ -90,19 +122,26 @@ def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]],
     cost["rss_mb_before"], cost["rss_mb_after_ingest"] = round(before, 1), round(rss_mb(), 1)
     firsts = {BEFORE: _asker(root, BEFORE, {}, ingest)}
     firsts.update({v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == BEFORE})
-    for name in firsts:
+    refills = {v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == REFILL}
+    for name in {**firsts, **refills}:
         shutil.copytree(ingest.home, root / f"{name}-home")
     runs = {name: Run(setup_s=setup) for name in firsts}
     _ask(parts, firsts, runs, limit)
     t0 = time.perf_counter()
-    backfill = Memoryd(root, home=ingest.home, retrieval={"mode": "hybrid"})
+    backfill = Memoryd(root, home=ingest.home, retrieval={"mode": "hybrid"}, now=now)
     for scope in parts:
         backfill.embed(scope)  # warm and hot too, as the daemon does after a consolidation
     cost["backfill_s"] = round(time.perf_counter() - t0, 3)
+    for name, mem in refills.items():
+        t0 = time.perf_counter()
+        for scope in parts:
+            mem.embed(scope)
+        cost[f"backfill_s {name}"] = round(time.perf_counter() - t0, 3)
     askers = {name: _asker(root, name, settings, ingest) for name, settings in rules.items()}
     askers.update({v: _asker(root, v, {}, ingest, VARIANTS[v][1]) for v in variants if VARIANTS[v][0] == AFTER})
     for name in askers:
         shutil.copytree(ingest.home, root / f"{name}-home")
+    askers.update(refills)
     runs.update({name: Run(setup_s=setup) for name in askers})
     for run in runs.values():
         run.warn([f"ingest: {w}" for w in warnings])
@@ -127,11 +166,13 @@ def run_hybrid(parts: list[Scope], root: Path, rules: dict[str, dict[str, Any]],
 class Patched(Memoryd):
     """memoryd with some module attributes set while it answers (a design choice turned off or on)."""
 
-    def __init__(self, root: Path, home: Path, retrieval: dict[str, Any], patch: dict[str, Any]) -> None:
-        super().__init__(root, home=home, retrieval=retrieval)
+    def __init__(self, root: Path, home: Path, retrieval: dict[str, Any], patch: dict[str, Any],
+                 now: float | None = None) -> None:
+        super().__init__(root, home=home, retrieval=retrieval, now=now)
         self.patch = patch
 
-    def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
+    @contextmanager
+    def patched(self) -> Iterator[None]:
         import importlib
 
         saved = []
@@ -141,15 +182,23 @@ class Patched(Memoryd):
             saved.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, value)
         try:
-            return super().ask(scope, question, limit)
+            yield
         finally:
             for mod, attr, value in saved:
                 setattr(mod, attr, value)
 
+    def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
+        with self.patched():
+            return super().ask(scope, question, limit)
+
+    def embed(self, scope: Scope) -> dict[str, Any]:
+        with self.patched():
+            return super().embed(scope)
+
 
 def _asker(root: Path, name: str, settings: dict[str, Any], ingest: Memoryd,
            patch: dict[str, Any] | None = None) -> Memoryd:
-    mem = Patched(root, root / f"{name}-home", {"mode": "hybrid", **settings}, patch or {})
+    mem = Patched(root, root / f"{name}-home", {"mode": "hybrid", **settings}, patch or {}, ingest.now)
     mem.sources, mem.by_text = ingest.sources, ingest.by_text
     return mem
 

@@ -12,7 +12,7 @@ import re
 import time
 from typing import Any
 
-from .systems import Memoryd, Run, Scope, results_of
+from .systems import Memoryd, Run, Scope, api, results_of
 from .notes import ranked_turns
 
 _ITEM = re.compile(r"^\[(\d+)\] \([^)]*\) (.*)$", re.M)
@@ -39,14 +39,13 @@ class FakeLLM:
 
 def run_llm(parts: list[Scope], asker: Memoryd, depth: int = 20, limit: int = 10) -> Run:
     """Every question through retrieve (top `depth`), then the fake LLM's re-rank of those, as --mode llm does."""
-    from memoryd.daemon.api import in_process
     from memoryd.tiers.retrieval.llm_rerank import rerank_llm
 
     run, llm = Run(), FakeLLM()
     for scope in parts:
         for q in scope.questions:
             t0 = time.perf_counter()
-            answer: Any = in_process(asker.config(scope)).call(
+            answer: Any = api(asker.config(scope), asker.now).call(
                 "retrieve", {"agent_id": scope.agent, "query": q.text, "limit": max(limit, depth)})
             results, warning = rerank_llm(q.text, results_of(answer), llm, depth)
             run.rankings[q.id] = ranked_turns(results[:limit], asker.sources[scope.agent], asker.by_text[scope.agent])

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .generate import generate
-from .hybrid import AFTER, BEFORE, LLM, RULES, VARIANTS, hybrid_report, run_hybrid
+from .hybrid import AFTER, BEFORE, KEYWORD, LLM, RULES, VARIANTS, hybrid_report, run_hybrid, run_keyword_variants
 from .model import LANGS, Corpus
 from .score import Metrics, ratio, score, table
 from .systems import Run, run_baselines, run_cli, run_memoryd, scopes
@@ -41,7 +41,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         f"memoryd[embed]; minutes: every turn is embedded); after back-fill with these rules "
                         f"(default {AFTER}; known: {','.join(RULES)})")
     p.add_argument("--variants", default="", metavar="NAMES",
-                   help="with --hybrid: design choices measured against the default (known: "
+                   help="design choices measured against the default (keyword-*: keyword mode; the others "
+                        "with --hybrid; known: "
                         "all," + ",".join(VARIANTS) + ")")
     p.add_argument("--llm-fake", action="store_true",
                    help="with --hybrid: also --mode llm's re-rank of hybrid-after's top 20 by a FAKE local LLM "
@@ -63,11 +64,15 @@ def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int 
               hybrid: tuple[str, ...] = (), variants: tuple[str, ...] = (), llm: bool = False) -> dict[str, Any]:
     """Run every system on the corpus (notes and MEMORYD_HOME under `root`) and return the results."""
     parts = scopes(corpus, shared)
+    now = asked_at(corpus.today)
     runs: dict[str, Run] = {}
-    runs["memoryd"], mem = run_memoryd(parts, root)
+    runs["memoryd"], mem = run_memoryd(parts, root, now=now)
+    runs.update(run_keyword_variants(parts, root, variants, now=now))
+    variants = tuple(v for v in variants if VARIANTS[v][0] != KEYWORD)
     cost = None
     if hybrid:
-        more, cost = run_hybrid(parts, root, {name: RULES[name] for name in hybrid}, variants=variants, llm=llm)
+        more, cost = run_hybrid(parts, root, {name: RULES[name] for name in hybrid}, variants=variants, llm=llm,
+                                now=now)
         runs.update(more)
     runs.update(run_baselines(parts))
     scores = score(corpus.questions, {n: r.rankings for n, r in runs.items()})
@@ -90,6 +95,11 @@ def benchmark(corpus: Corpus, root: Path, shared: bool = False, cli_sample: int 
         out["cli"] = {"questions": len(asked), "scores": {n: s["all"].as_dict() for n, s in sample.items()},
                       "timing": _percentiles(cli.latencies_ms)}
     return out
+
+
+def asked_at(today: dt.date) -> float:
+    """Noon (UTC) of the day the questions are asked: memoryd's clock in every call of the run."""
+    return dt.datetime(today.year, today.month, today.day, 12, tzinfo=dt.timezone.utc).timestamp()
 
 
 def _round(x: float | None) -> float | None:

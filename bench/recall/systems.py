@@ -80,30 +80,45 @@ def results_of(answer: Any) -> list[dict[str, Any]]:
     return answer
 
 
-class Memoryd:
-    """memoryd in this process, through `in_process(config).call` (the CLI's own path when no daemon runs)."""
+def api(config: Any, now: float | None = None) -> Any:
+    """`in_process(config)` (the CLI's own path when no daemon runs), its clock at `now` when given: the
+    corpus's day, so that "yesterday" or "last week" in a question means what it meant when it was written."""
+    from memoryd.daemon.api import MemoryApi, in_process
+    from memoryd.daemon.engine import Engine
+    from memoryd.daemon.transport import InProcessTransport
 
-    def __init__(self, root: Path, home: Path | None = None, retrieval: dict[str, Any] | None = None) -> None:
+    if now is None:
+        return in_process(config)
+
+    class AskedOn(Engine):
+        def memory(self, agent_id: str, clock: Any = None) -> Any:  # type: ignore[override]
+            return super().memory(agent_id, clock or (lambda: now))
+
+    return MemoryApi(InProcessTransport(AskedOn(config)))
+
+
+class Memoryd:
+    """memoryd in this process, through `api(config).call` (the CLI's own path when no daemon runs)."""
+
+    def __init__(self, root: Path, home: Path | None = None, retrieval: dict[str, Any] | None = None,
+                 now: float | None = None) -> None:
         self.root, self.home = root, home or root / "home"
         self.retrieval = retrieval or {}  # [retrieval] settings over the config's (hybrid mode, fusion)
+        self.now = now  # the clock of every call (None: the real one)
         self.sources: dict[str, dict[str, str]] = {}
         self.by_text: dict[str, dict[str, str]] = {}
 
     def ingest(self, scope: Scope) -> dict[str, Any]:
-        from memoryd.daemon.api import in_process
-
         env = _env(self.root, scope, self.home)
         self.sources[scope.agent] = write_notes(scope.turns, Path(env["MEMORYD_WORKSPACE"]))
         self.by_text[scope.agent] = {}
         for t in scope.turns:
             self.by_text[scope.agent].setdefault(t.line, t.id)
-        return in_process(self.config(scope)).call("ingest_daily", {"agent_id": scope.agent, "all": True})
+        return api(self.config(scope), self.now).call("ingest_daily", {"agent_id": scope.agent, "all": True})
 
     def embed(self, scope: Scope) -> dict[str, Any]:
         """Vectors for what has none yet, warm and hot included (the `embed` operation)."""
-        from memoryd.daemon.api import in_process
-
-        return in_process(self.config(scope)).call("embed", {"agent_id": scope.agent})
+        return api(self.config(scope), self.now).call("embed", {"agent_id": scope.agent})
 
     def config(self, scope: Scope) -> Any:
         from memoryd.tiers.base.config import load_config
@@ -114,9 +129,7 @@ class Memoryd:
         return config.with_(sections={**config.sections, "retrieval": {**config.section("retrieval"), **self.retrieval}})
 
     def ask(self, scope: Scope, question: str, limit: int = 10) -> tuple[list[str], list[str]]:
-        from memoryd.daemon.api import in_process
-
-        answer = in_process(self.config(scope)).call("retrieve",
+        answer = api(self.config(scope), self.now).call("retrieve",
                           {"agent_id": scope.agent, "query": question, "limit": limit})
         warnings = answer.get("warnings", []) if isinstance(answer, dict) else []
         return ranked_turns(results_of(answer), self.sources[scope.agent], self.by_text[scope.agent]), warnings
@@ -137,8 +150,8 @@ class Memoryd:
         return ranked_turns(results_of(json.loads(proc.stdout)), self.sources[scope.agent], self.by_text[scope.agent])
 
 
-def run_memoryd(parts: list[Scope], root: Path, limit: int = 10) -> tuple[Run, Memoryd]:
-    mem, run = Memoryd(root, retrieval={"mode": "keyword"}), Run()  # hybrid: bench/recall/hybrid.py
+def run_memoryd(parts: list[Scope], root: Path, limit: int = 10, now: float | None = None) -> tuple[Run, Memoryd]:
+    mem, run = Memoryd(root, retrieval={"mode": "keyword"}, now=now), Run()  # hybrid: bench/recall/hybrid.py
     for scope in parts:
         t0 = time.perf_counter()
         report = mem.ingest(scope)

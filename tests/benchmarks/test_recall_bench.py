@@ -208,3 +208,25 @@ def test_dense_blend_is_a_min_max_weighted_sum() -> None:
     assert blend(dense, lexical, 1.0, ids) == ["a", "b", "c"]
     assert blend(dense, lexical, 0.0, ids) == ["c", "b", "a"]
     assert blend(dense, lexical, 0.5, ids, depth=2) == ["b", "a"]   # b .625 beats a .5 and c .5 (a tie: by id)
+
+
+def test_questions_are_asked_on_the_corpus_day_and_keyword_variants_run_beside(small, tmp_path: Path) -> None:
+    """'yesterday' in a question means the day before the corpus's today, whatever the machine's date."""
+    from bench.recall.run import asked_at
+
+    now = asked_at(TODAY)
+    assert dt.datetime.fromtimestamp(now, dt.timezone.utc).date() == TODAY
+    scope = systems.scopes(small, shared=False)[0]
+    mem = systems.Memoryd(tmp_path, retrieval={"mode": "keyword"}, now=now)
+    mem.ingest(scope)
+    once = Counter(t.text for t in scope.turns)
+    said = max((t for t in scope.turns if once[t.text] == 1 and len(t.text) > 40), key=lambda t: t.date)
+    query = f"{said.text} {(TODAY - dt.date.fromisoformat(said.date)).days} days ago"
+    answer = systems.api(mem.config(scope), now).call("retrieve", {"agent_id": scope.agent, "query": query, "limit": 3})
+    top = systems.results_of(answer)[0]
+    assert top["ranking"]["date_match"] is True and top["date"] == said.date
+    machine = systems.api(mem.config(scope)).call(   # the machine's clock: a year or more after the corpus
+        "retrieve", {"agent_id": scope.agent, "query": query, "limit": 3})
+    assert not any(r["ranking"]["date_match"] for r in systems.results_of(machine))
+    res = benchmark(small, tmp_path / "run", variants=("keyword-no-time-rule",))
+    assert set(res["rankings"]["keyword-no-time-rule"]) == {q.id for q in small.questions}

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import ArchiveError, MemorydError
+from memoryd.tiers.cold.vector_passages import passages
 from memoryd.tiers.retrieval import embed
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ class VectorStore:
         done = len(reused)
         for start in range(0, len(rest), FILL_BATCH):
             chunk = rest[start:start + FILL_BATCH]
-            blobs = embed.pack(model.passages([text for _, _, text in chunk]))  # type: ignore[union-attr]
+            blobs = embed.pack(model.passages(passages(self.index.read, agent_id, chunk)))  # type: ignore[union-attr]
             done += self.store_rows(agent_id, [(rowid, text, blob) for (rowid, _, text), blob in zip(chunk, blobs)])
             if progress:
                 progress(min(len(reused) + start + len(chunk), len(todo)), len(todo))
@@ -157,25 +158,28 @@ class VectorStore:
             return 0, before, 0
         reused = self._from_live(agent_id, todo)
         model, rows, last = None, [], before
+        texts = passages(self.index.read, agent_id, [t for t in todo if t[0] not in reused])
         for rowid, _, text in todo:
             if rowid not in reused:
                 if not pause():
                     break
                 model = model or embed.load()
-                rows.append((rowid, text, embed.pack(model.passages([text]))[0]))
+                rows.append((rowid, text, embed.pack(model.passages([texts.pop(0)]))[0]))
             last = rowid
         return len(reused) + self.store_rows(agent_id, rows, durable=False), last, len(todo)
 
     def _from_live(self, agent_id: str, todo: list[tuple[int, str, str]]) -> set[int]:
-        """A warm entry's vector moves with it into the index (same id, same text): no new embedding."""
-        by_id = {mid: (rowid, text) for rowid, mid, text in todo}
+        """A warm entry's vector moves with it into the index when it was made from the same passage (same
+        id, text and date, no neighbours): no new embedding, and never a vector of another recipe."""
+        by_id = {mid: (rowid, text, digest) for (rowid, mid, text), digest in
+                 zip(todo, map(embed.digest, passages(self.index.read, agent_id, todo)))}
         cached = []
         ids = list(by_id)
         for start in range(0, len(ids), IDS_PER_STMT):
             chunk = ids[start:start + IDS_PER_STMT]
             cached += self.index.read(f"SELECT id, digest, vec FROM live_vectors WHERE agent_id = ? AND id IN "
                                       f"({_marks(len(chunk))})", [agent_id, *chunk])
-        rows = [(by_id[mid][0], by_id[mid][1], vec) for mid, dig, vec in cached if bytes(dig) == embed.digest(by_id[mid][1])]
+        rows = [(by_id[mid][0], by_id[mid][1], vec) for mid, dig, vec in cached if bytes(dig) == by_id[mid][2]]
         self.store_rows(agent_id, rows)
         return {rowid for rowid, _, _ in rows}
 
@@ -194,7 +198,7 @@ class VectorStore:
 
     # -- warm entries and hot items ----------------------------------------------------------------
     def live(self, agent_id: str, items: Sequence[tuple[str, str]], model: Callable[[], Any]) -> dict[str, bytes]:
-        """Vectors of the agent's warm and hot items ((id, text) — all of them: others are pruned),
+        """Vectors of the agent's warm and hot items ((id, passage) — all of them: others are pruned),
         embedding only the ones new or changed since the last call."""
         self.check_model()
         have = {mid: (bytes(dig), vec) for mid, dig, vec in

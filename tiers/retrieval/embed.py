@@ -39,10 +39,18 @@ def installed_version() -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def signature() -> str | None:
-    """Names the model and the storage format: vectors made by another one are recomputed."""
+def _model_signature() -> str | None:
     version = installed_version()
     return f"{PACKAGE}-{version}/{VARIANT}/{QUANT}" if version else None
+
+
+def signature() -> str | None:
+    """Names the model, the storage format and the passage recipe (tiers/retrieval/passage.py): vectors
+    made by another one are recomputed."""
+    from memoryd.tiers.retrieval.passage import recipe
+
+    model, passages = _model_signature(), recipe()
+    return f"{model}/{passages}" if model and passages else model
 
 
 def digest(text: str) -> bytes:

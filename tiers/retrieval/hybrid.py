@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from memoryd.tiers.retrieval import analyzer, embed, ranking
+from memoryd.tiers.retrieval import analyzer, embed, passage, ranking
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.retrieval.fusion import MIN_SPAN, RRF_K, Dense, Fusion, fuse, rare_first
@@ -67,7 +67,7 @@ class Completer:
         self.view, self.store, self.model, self.qv = view, store, model, qv
 
     def complete(self, dense: Dense, ranked: Sequence[tuple[str, str]]) -> None:
-        """`ranked`: (id, text) of the keyword-matching candidates, best BM25 first."""
+        """`ranked`: (id, passage) of the keyword-matching candidates, best BM25 first."""
         todo = [(mid, text) for mid, text in ranked if mid not in dense.sims]
         if not todo:
             return
@@ -106,7 +106,7 @@ def stored_vectors(store: Any, agent: str, ids: Sequence[str]) -> dict[str, byte
 
 
 def live_vectors(view: RetrievalView, store: VectorIndex, items: list[tuple[str, str]], model: Any) -> dict[str, bytes]:
-    """Vectors of the warm and hot items: through `store.live` (which embeds the new ones) when at most
+    """Vectors of the warm and hot items ((id, passage): tiers/retrieval/passage.py): through `store.live` (which embeds the new ones) when at most
     LIVE_INLINE are new, else the ones already made, with a warning (a retrieve must not embed a bulk)."""
     cached = cached_live(store, view.agent_id)
     if cached is None:
@@ -145,7 +145,7 @@ def dense_side(view: RetrievalView, query: str, live: list[Candidate], cands: li
         store: VectorIndex | None = getattr(archive, "vectors", None) if archive is not None else None
         if archive is None or store is None:
             return None
-        sims = _sims(live_vectors(view, store, [(c["id"], c["text"]) for c in live], model), qv)
+        sims = _sims(live_vectors(view, store, passage.live_items(live), model), qv)
         near, lo, hi = store.nearest(agent, qv, k)
         unseen = archive.count(agent) - store.covered(agent)
     except MemorydError as exc:
@@ -181,6 +181,7 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpu
          ) -> list[Candidate]:
     """The best `limit` candidates by fused score × the keyword ranking's prior and date boost, explained."""
     from memoryd.tiers.retrieval.filters import path_boost
+    from memoryd.tiers.retrieval.time_rule import time_factor
 
     scored = []
     for cand in cands:
@@ -188,7 +189,7 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpu
         scored.append((cand, text, parts, *path_boost(cand.get("category", ""), path_scores)))
     if completer is not None:
         by_words = sorted((s for s in scored if s[1] > 0), key=lambda s: (-s[1], s[0]["id"]))
-        completer.complete(dense, [(c["id"], c["text"]) for c, *_ in by_words])
+        completer.complete(dense, [(c["id"], passage.live_passage(c)) for c, *_ in by_words])  # dated, as stored ones
     fused = fuse(fusion, {c["id"]: text for c, text, *_ in scored}, dense)
     results, keyword, terms = [], {}, {}
     for cand, text, parts, path, via in scored:
@@ -201,10 +202,12 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpu
         dated = in_range(cand) if in_range else None
         if dated:
             final *= ranking.DATE_BOOST
+        final *= (timely := time_factor(in_range, cand))
         if text > 0:
-            keyword[cand["id"]] = text * boost * (ranking.DATE_BOOST if dated else 1.0)
+            keyword[cand["id"]] = text * boost * (ranking.DATE_BOOST if dated else 1.0) * timely
             terms[cand["id"]] = parts
         results.append(_explain(cand, text, parts, path, via, p, base, cos, final, dated, dense, fusion))
+        results[-1]["ranking"]["time_rule"] = round(timely, 4)
     _keep_rare_first(results, keyword, terms, corpus)
     results.sort(key=lambda r: (-r["rank"], r["id"]))
     if MMR_LAMBDA is not None and dense.complete and (fusion.rule != "blend" or fusion.weight > 0):

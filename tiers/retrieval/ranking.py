@@ -91,8 +91,9 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: Corpus, path_
     """Score candidates (each: id, text, category, tier, score) and return the best `limit`, explained.
 
     `in_range(cand) -> bool | None` says whether a memory's date falls in the range the question asks
-    about (None: it asks about none)."""
+    about (None: it asks about none); a time_rule.TimeRule also prefers the latest or a memory saying when."""
     from memoryd.tiers.retrieval.filters import path_boost
+    from memoryd.tiers.retrieval.time_rule import time_factor
 
     results = []
     for cand in cands:
@@ -105,11 +106,13 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: Corpus, path_
         dated = in_range(cand) if in_range else None
         if dated:
             final *= DATE_BOOST
+        final *= (timely := time_factor(in_range, cand))
         out = {k: v for k, v in cand.items() if k != "_terms"}
         out.update(relevance=round(text, 4), rank=round(final, 6),
                    ranking={"bm25": round(text, 4), "terms": {t: round(w, 4) for t, w in parts.items()},
                             "prior": round(p, 4), "boost": round(1 + BETA * p, 4), "memory_score": cand.get("score"),
-                            "path": via, "path_score": round(path, 4), "date_match": dated},
+                            "path": via, "path_score": round(path, 4), "date_match": dated,
+                            "time_rule": round(timely, 4)},
                    reason=_reason(parts, text, p, via, path, dated, cand["tier"]))
         results.append(out)
     results.sort(key=lambda r: (-r["rank"], r["id"]))

@@ -12,6 +12,7 @@ from memoryd.tiers.knowledge.seal_rank import behind_summaries
 from memoryd.tiers.memory.model import DAY
 from memoryd.tiers.retrieval.filters import Filters, score_paths
 from memoryd.tiers.retrieval.ranking import Candidate
+from memoryd.tiers.retrieval.time_rule import time_rule
 from memoryd.tiers.retrieval.view import RetrievalView
 
 if TYPE_CHECKING:
@@ -34,7 +35,8 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
     if len(query) > MAX_QUERY_CHARS:
         view.warn(f"query cut to its first {MAX_QUERY_CHARS} of {len(query)} characters")
         query = query[:MAX_QUERY_CHARS]
-    terms = analyzer.query_terms(query)
+    rule = time_rule(query, now) if query else None   # a question about time (tiers/retrieval/time_rule.py)
+    terms = rule.content(analyzer.query_terms(query)) if rule else analyzer.query_terms(query)
     cands: list[Candidate] = [dict(e, tier="warm", path=e["category"]) for e in state["warm"]["entries"]]
     if filters.takes_hot():
         cands += hot_candidates(state["hot"])
@@ -46,9 +48,8 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
     for c in cands:
         c["date"] = when.memory_date(c)
     if query:
-        span = when.question_range(query, now)
         path_scores = score_paths(terms, state["tree"]["nodes"]) if paths is None else paths
-        in_range = (lambda c: when.day_in(c["date"], span)) if span else None
+        in_range = rule.prepare(cands) if rule else None
         if dense is not None:  # [retrieval] mode = "hybrid" (tiers/retrieval/hybrid.py)
             from memoryd.tiers.retrieval.hybrid import Fusion, rank
 

@@ -34,6 +34,12 @@ _RELATIVE = (  # (pattern, days back to the start, length in days)
     (re.compile(r"\blast weekend\b|上个?周末", re.I), 8, 4),
 )
 
+_LAST_MONTH = re.compile(r"\blast month\b|上个?月", re.I)
+_LAST_YEAR = re.compile(r"\blast year\b|去年", re.I)
+# every pattern above, in the order question_range tries them: the first that matches is the expression
+_EXPRESSIONS = (_ISO, _ZH_FULL, _ZH_MON_DAY, _MON_DAY_YEAR, _DAY_MON_YEAR, _MON_YEAR, _IN_MON, _IN_YEAR, _ZH_YEAR,
+                *(p for p, _, _ in _RELATIVE), _AGO, _LAST_MONTH, _LAST_YEAR)
+
 Range = tuple[float, float]
 
 
@@ -105,12 +111,20 @@ def _relative(text: str, today: date) -> Range | None:
         center = today - timedelta(days=n * unit)
         slack = max(1, unit // 2)  # "two weeks ago" is roughly, not exactly, 14 days
         return _span(center - timedelta(days=slack), center + timedelta(days=slack + 1))
-    if re.search(r"\blast month\b|上个?月", text, re.I):
+    if _LAST_MONTH.search(text):
         first = today.replace(day=1)
         prev = first - timedelta(days=1)
         return _month(prev.year, prev.month)
-    if re.search(r"\blast year\b|去年", text, re.I):
+    if _LAST_YEAR.search(text):
         return _span(_day(today.year - 1, 1, 1), _day(today.year, 1, 1))
+    return None
+
+
+def expression(query: str) -> str | None:
+    """The words of the date expression question_range reads in a question, or None."""
+    for pattern in _EXPRESSIONS:
+        if m := pattern.search(query):
+            return m.group(0)
     return None
 
 
