@@ -30,6 +30,9 @@ NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot
                       r"weren't|don't|doesn't|didn't|shouldn't|wouldn't|couldn't|hasn't|haven't|hadn't)\b|n't\b|"
                       r"[不没别未无]", re.IGNORECASE)
 NUMBER = re.compile(r"\d+(?:[.:]\d+)*")
+# an identifier: letters and digits in one token (h0, INV-2231, c-note-31-0); two texts naming different ones
+# are about different things however alike their other words ("a-note-5: the job on h0 finished")
+IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*[A-Za-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]+")
 _TRAILING = re.compile(r"[\s.!?。！？,，;；:：]+$")
 
 
@@ -41,9 +44,10 @@ def core_text(text: str) -> str:
 
 @functools.lru_cache(maxsize=8192)
 def signature(text: str) -> tuple[str, frozenset[str], frozenset[str], int]:
-    """(normalised core text, content terms, numbers, polarity) of a text: what restates() compares."""
+    """(normalised core text, content terms, numbers and identifiers, polarity) of a text: what restates() compares."""
     core = core_text(text)
-    return (normalize_text(core), frozenset(analyzer.terms(core)), frozenset(NUMBER.findall(core)),
+    codes = NUMBER.findall(core) + [i.lower() for i in IDENTIFIER.findall(core)]
+    return (normalize_text(core), frozenset(analyzer.terms(core)), frozenset(codes),
             len(NEGATION.findall(core)) % 2)
 
 

@@ -42,6 +42,9 @@ def warm(mem: AgentMemory) -> dict[str, dict]:
     ("Ada prefers green tea in the morning", "Ada prefers green tea", True),
     ("tea", "I was talking to Bob about tea and the code for the bike lock is 4417", False),
     ("记住：车库密码是4417", "车库密码是4417。", True),
+    ("b-note-31-0: the deploy job on host h0 finished", "c-note-31-0: the deploy job on host h0 finished", False),
+    ("Invoice INV-2231 was paid by Kestrel", "Invoice INV-2232 was paid by Kestrel", False),
+    ("Remember: ticket OPS-77 is closed", "ticket ops-77 is closed", True),
 ])
 def test_restatements_are_told_from_changes_and_contradictions(a: str, b: str, same: bool) -> None:
     assert restates(a, b) is same and restates(b, a) is same
