@@ -16,6 +16,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+from sqld_url import database_url  # noqa: E402
 
 from memoryd.sync import devices  # noqa: E402
 from memoryd.sync.critical import pull_now, push_now  # noqa: E402
@@ -147,24 +149,11 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        server = None
-        url = args.url
-        if not url:
-            from sqld_server import SqldServer, sqld_binary
-
-            (root / "sqld").mkdir()
-            server = SqldServer(sqld_binary(), root / "sqld")
-            server.start()
-            url = server.http_url
-        try:
-            print(f"database: {url.split('?')[0]}")
+        with database_url(root, args.url) as url:
             bench_unchanged(root, url, args.rounds)
             bench_enrol(root, url)
             for n in [int(x) for x in args.rows.split(",") if x]:
                 bench_reseal(root, url, n)
-        finally:
-            if server is not None:
-                server.stop()
 
 
 if __name__ == "__main__":

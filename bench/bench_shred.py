@@ -17,6 +17,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
+from sqld_url import database_url  # noqa: E402
 
 from bench_keys import device, fill  # noqa: E402
 from memoryd.daemon.engine import Engine  # noqa: E402
@@ -66,22 +67,9 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        server = None
-        url = args.url
-        if not url:
-            from sqld_server import SqldServer, sqld_binary
-
-            (root / "sqld").mkdir()
-            server = SqldServer(sqld_binary(), root / "sqld")
-            server.start()
-            url = server.http_url
-        try:
-            print(f"database: {url.split('?')[0]}")
+        with database_url(root, args.url) as url:
             for n in [int(x) for x in args.rows.split(",") if x]:
                 bench_shred(root, url, n)
-        finally:
-            if server is not None:
-                server.stop()
 
 
 if __name__ == "__main__":

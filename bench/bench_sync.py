@@ -14,6 +14,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+from sqld_url import database_url  # noqa: E402
 
 from memoryd.sync.critical import pull_now, push_now  # noqa: E402
 from memoryd.sync.crypto.keys import ensure_key, import_key  # noqa: E402
@@ -156,23 +158,10 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        server = None
-        url = args.url
-        if not url:
-            from sqld_server import SqldServer, sqld_binary
-
-            (root / "sqld").mkdir()
-            server = SqldServer(sqld_binary(), root / "sqld")
-            server.start()
-            url = server.http_url
-        try:
-            print(f"database: {url.split('?')[0]}")
+        with database_url(root, args.url) as url:
             a, key = bench_push(root, url, args.rounds)
             bench_converge(root, url, key, args.rounds)
             bench_restore(root, url, a, key, [int(n) for n in args.cold.split(",") if n])
-        finally:
-            if server is not None:
-                server.stop()
 
 
 if __name__ == "__main__":
