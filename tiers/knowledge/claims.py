@@ -204,7 +204,7 @@ def statement_of(text: str) -> Statement | None:
     """The first statement of a value a text makes, or None (a question, small talk, an opinion)."""
     text = _LABEL.sub("", text.strip())
     said = _SPEAKER.match(text)
-    if said and _sentence_like(said.group(1), not text.isascii()):
+    if said and (_sentence_like(said.group(1), not text.isascii()) or _spoken(text[:said.start(1)], said.group(1))):
         text = said.group(1)  # "Hugo: Good! Still asking when I'll visit.": a speaker's line, not "Hugo is good"
     for sentence in _SENTENCE.split(text[:HEAD_CHARS], maxsplit=HEAD_SENTENCES)[:HEAD_SENTENCES]:
         asked = sentence.strip().endswith(("?", "？"))
@@ -250,6 +250,13 @@ _SPEAKER = re.compile(r"^[^:：\n]{1,40}?(?::\s|：)\s*(.+)$", re.DOTALL)
 _SPEAKS = re.compile(r"^(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|this|there|my|our|"
                      r"just|so|oh|yeah|yes|no|well|haha|hey|hi|wow|thanks|sorry|really|actually|hmm)\b|[.!?]\s+\S|"
                      r"[我你他她们].{0,3}[了过着在是想要会]|[。！？].|[?？]\s*$")
+
+
+def _spoken(left: str, right: str) -> bool:
+    """"Ana: Ten days went way too fast.": one capitalised name before the colon and four words or more after
+    it is a speaker's line (a transcript's turn), not a value of "Ana" ("Maya: nurse" stays a value)."""
+    name = left.rstrip(" :：")
+    return bool(re.fullmatch(r"[A-Z][a-z]+", name)) and len(right.split()) >= 4
 
 
 def _sentence_like(value: str, zh: bool) -> bool:

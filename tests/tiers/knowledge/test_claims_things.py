@@ -36,9 +36,16 @@ def test_statements_read_the_thing_and_its_value(text, subject, rel, value) -> N
 
 
 @pytest.mark.parametrize("text", ["Which CI do we use now?", "Had lunch with Marco, nice chat.",
-                                  "Long day, talk later.", "我们明天讨论吧？", "It is what it is."])
+                                  "Long day, talk later.", "我们明天讨论吧？", "It is what it is.",
+                                  "Ana: Ten days went way too fast.", "Tomas: Sounds like the move went fine."])
 def test_questions_small_talk_and_pronouns_state_nothing(text: str) -> None:
     assert statement_of(text) is None
+
+
+def test_a_speakers_line_is_not_a_value_of_the_speaker() -> None:
+    said = statement_of("Ana: The staging server listens on port 8089")
+    assert said is not None and said.value == "8089" and "ana" not in said.subject
+    assert statement_of("Maya: nurse").subject == frozenset({"maya"})  # a short value stays a value
 
 
 def things(*texts: str) -> tuple[Things, list[str]]:
