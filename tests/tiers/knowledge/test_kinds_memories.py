@@ -3,10 +3,11 @@ filler is not kept; the maintain pass re-derives one current truth (with the LLM
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
+
+from llm_server import serving
 
 from memoryd.tiers.ingest.conversation import distill_segment
 from memoryd.tiers.ingest.openclaw.events import Turn
@@ -147,12 +148,9 @@ class _FakeLLM(BaseHTTPRequestHandler):
 def llm():
     from memoryd.sync.llm import HttpLLM
 
-    server = HTTPServer(("127.0.0.1", 0), _FakeLLM)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     _FakeLLM.prompts = []
-    yield HttpLLM(f"http://127.0.0.1:{server.server_address[1]}/v1")
-    server.shutdown()
-    server.server_close()
+    with serving(_FakeLLM) as url:
+        yield HttpLLM(f"{url}/v1")
 
 
 def test_the_llm_decides_only_what_the_rules_cannot(mem, archive, llm) -> None:
