@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memoryd.tiers.knowledge.restate import core_text
 from memoryd.tiers.knowledge.subject import claim_of
@@ -127,6 +127,14 @@ _GATES = {
 _ZH_REL_END = re.compile(rf"({_ZH_REL})$")
 # words naming what kind of thing a subject is, not which one ("Project Orion" is "Orion")
 KIND_WORDS = frozenset("project compani inc ltd corp mr ms mrs dr".split())
+# a business's trade after its name ("Brightline Accounting" is "Brightline", "Kestrel Cleaning" is "Kestrel"):
+# dropped from a subject only where it follows a capitalised name, so "the accounting team" keeps its word
+_TRADE = re.compile(r"\b[A-Z][\w&'-]+\s+(Accounting|Consulting|Cleaning|Services|Solutions|Partners|Labs?|Studios?|"
+                    r"Agency|Systems|Technologies|Holdings|Bank|Insurance|Legal|Logistics|Group|GmbH|LLC|Co)\b")
+# a value naming a role makes "X is <value>" X's role ("Alice is head of platform", "Bob is a tech lead")
+_ROLE = re.compile(r"^(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:lead|head|manager|director|engineer|developer|designer|"
+                   r"architect|analyst|cto|ceo|cfo|coo|vp|president|founder|co-founder|intern|owner|chair|officer|"
+                   r"scientist|researcher|consultant|advisor|principal|maintainer|editor-in-chief)(?:\s+(?:of|for|at|on)\b.*)?$")
 _SENTENCE = re.compile(r"(?<=[!?。！？；;])\s*|(?<=[^\s.]{2}\.)\s+|(?<=\.)$")
 
 
@@ -213,9 +221,9 @@ def statement_of(text: str) -> Statement | None:
                                                                       r"do|does|did|can|could|should|is|are)\b",
                                                                       sentence, re.IGNORECASE):
             continue
-        found = _from_claim(sentence) or _match(sentence)
+        found = _from_claim(sentence) or _match(sentence, _trade(sentence))
         if found is not None:
-            return found
+            return _placed(found, sentence.casefold())
     return None
 
 
@@ -227,7 +235,12 @@ def _from_claim(sentence: str) -> Statement | None:
     return Statement(subject_terms(words), IS, norm_value(claim.value), words)
 
 
-def _match(sentence: str) -> Statement | None:
+def _trade(sentence: str) -> frozenset[str]:
+    """Stems of the trade words following a capitalised name in the sentence (see _TRADE)."""
+    return frozenset(t for m in _TRADE.finditer(sentence) for t in analyzer.terms(m.group(1)))
+
+
+def _match(sentence: str, trade: frozenset[str] = frozenset()) -> Statement | None:
     zh = re.search(r"[\u4e00-\u9fff]", sentence) is not None
     low = _VALUE_TAIL.sub("", sentence.casefold().replace("’", "'").rstrip(" .!。！")) or sentence.casefold()
     for kind, rx in _RULES_ZH if zh else _RULES_EN:
@@ -239,17 +252,31 @@ def _match(sentence: str) -> Statement | None:
             continue
         if kind == "colon" and _sentence_like(m.group("val"), zh):
             # "Melanie: I've had 20 glasses today.": a speaker or a heading, then a sentence of its own
-            return _match(sentence[len(sentence) - len(m.group("val")):]) if len(m.group("val")) < len(low) else None
-        found = _statement(kind, m.groupdict(), zh)
+            return _match(sentence[len(sentence) - len(m.group("val")):], trade) \
+                if len(m.group("val")) < len(low) else None
+        found = _statement(kind, m.groupdict(), zh, trade)
         if found is not None:
             return found
     return None
 
 
+# verbs that only ever say where someone or something is: the value is the subject's place ("Priya relocated to
+# Pune" is Priya's city, as "Priya's city: Pune" is); "moved to" is not one ("the standup moved to Friday")
+_PLACE_VERB = re.compile(r"\b(?:relocated|relocating|based|located|situated|stationed|lives|living|resides|residing)"
+                         r"\s+(?:to|in|at|out of)\s")
+
+
+def _placed(found: Statement, low: str) -> Statement:
+    if found.rel != IS or found.shape != "word" or not _PLACE_VERB.search(low):
+        return found
+    return replace(found, subject=found.subject | frozenset(analyzer.terms("city")))
+
+
 _SPEAKER = re.compile(r"^[^:：\n]{1,40}?(?::\s|：)\s*(.+)$", re.DOTALL)
-_SPEAKS = re.compile(r"^(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|this|there|my|our|"
+_SPEAKS = re.compile(r"^(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|this|there|"
                      r"just|so|oh|yeah|yes|no|well|haha|hey|hi|wow|thanks|sorry|really|actually|hmm)\b|[.!?]\s+\S|"
-                     r"[我你他她们].{0,3}[了过着在是想要会]|[。！？].|[?？]\s*$")
+                     r"[我你他她们].{0,3}[了过着在是想要会]|[。！？].|[?？]\s*$|"
+                     r"^(?:my|our)\s+\S+\s+\S+\s+\S")  # "my sister", "our trademark filing": values
 
 
 def _spoken(left: str, right: str) -> bool:
@@ -265,7 +292,8 @@ def _sentence_like(value: str, zh: bool) -> bool:
     return bool(_SPEAKS.search(value)) or (len(value) > 24 if zh else len(value.split()) > 8)
 
 
-def _statement(kind: str, groups: dict[str, str | None], zh: bool) -> Statement | None:
+def _statement(kind: str, groups: dict[str, str | None], zh: bool, trade: frozenset[str] = frozenset()
+               ) -> Statement | None:
     words = _clean_subject(groups.get("subj") or "")
     value = norm_value(groups.get("val") or "")
     if not words or not value or len(value) > MAX_VALUE or words in _PRONOUN:
@@ -284,7 +312,9 @@ def _statement(kind: str, groups: dict[str, str | None], zh: bool) -> Statement 
         rel = _ZH_SAME_REL.get(str(groups["rel"]), str(groups["rel"]))
     elif zh and (verb := _ZH_REL_END.search(words)):  # "李娜负责：…": the verb stood before the colon
         rel, words = _ZH_SAME_REL.get(verb.group(1), verb.group(1)), words[:verb.start()]
-    subject = subject_terms(words) - KIND_WORDS or subject_terms(words)
+    subject = subject_terms(words) - KIND_WORDS - trade or subject_terms(words)
     if not subject or subject <= _PRONOUN:
         return None
+    if kind == "copula" and rel == IS and not zh and _ROLE.match(value):
+        subject |= {"role"}  # canonical as things.py's @role: "Alice Chen role: …" is the same thing
     return Statement(subject, rel, value, words)

@@ -21,7 +21,7 @@ FILLER_EN = frozenset("""
 ok okay k kk sure yes yeah yep yup yea no nope nah thanks thank thx ty tysm you so much very lot lots a the that this
 it its it's great good nice cool awesome perfect fine alright all right sounds sound got noted understood will do done
 lesson lessons learned learnt avoid avoiding repeating repeat again i i'll ill i'm im i've we we'll let's me my glad
-to help happy welcome anytime problem problems np haha hahaha lol lmao hah hehe heh hmm hm um uh oh ah wow whoa cheers
+to help helps helped helpful happy welcome you're youre anytime problem problems np haha hahaha lol lmao hah hehe heh hmm hm um uh oh ah wow whoa cheers
 bye goodbye see ya later morning night evening hi hello hey sorry bad exactly indeed absolutely definitely of course
 totally makes make sense agreed agree true keep in mind remember note will that's thats appreciate appreciated
 excellent super neat fair enough works for go ahead on sounds right got it roger copy wilco same here too

@@ -1,7 +1,7 @@
 """The maintain pass: one current truth re-derived over every memory (warm and the local index), so that devices
 that stored an old and a new value apart end with the same answer whatever the order things arrived in.
 
-For each thing the rules key (tiers/knowledge/subject.py), the newest memory (tiers/knowledge/truth.newer: its
+For each thing the rules key (tiers/knowledge/subject.py, and twins: tiers/knowledge/twins.py), the newest memory (tiers/knowledge/truth.newer: its
 own date, then created_at, then id) is current; every memory of that thing with another value gets
 superseded_by = its id, and it gets supersedes = their ids. A belief holding the current value becomes a
 fact (confirm). A superseded_by that points at a memory no longer held is cleared. The LLM, when given,
@@ -17,7 +17,8 @@ from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import kinds, log
 from memoryd.tiers.knowledge.same_thing import LLM_QUESTIONS, join_close_subjects
 from memoryd.tiers.knowledge.subject import Claim, claim_of
-from memoryd.tiers.knowledge.truth import newer
+from memoryd.tiers.knowledge.truth import moment, newer
+from memoryd.tiers.knowledge.twins import twin_groups, twin_key
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import LLM
@@ -31,16 +32,21 @@ def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, di
     """{id: {metadata key: new value (None: remove)}} that make `memories` hold one current truth per thing, and
     the knowledge-log rows saying why. Pure (apart from the LLM's answers)."""
     claims: dict[str, tuple[Memory, Claim]] = {}
-    for m in memories:
+    stating = [m for m in memories if kinds.kind_of(m.get("metadata")) != kinds.SUMMARY]  # a summary holds many
+    for m in stating:
         claim = claim_of(m["text"])
         if claim is not None:
             claims[m["id"]] = (m, claim)
+    by_id = {m["id"]: m for m in stating}
+    for ids in twin_groups((m for m in stating if m["id"] not in claims), moment).values():
+        for mid in ids:
+            claims[mid] = (by_id[mid], _twin_claim(by_id[mid]["text"]))
     groups: dict[str, list[tuple[Memory, Claim]]] = {}
     for m, claim in claims.values():
         groups.setdefault(claim.key, []).append((m, claim))
     if llm is not None:
         groups = join_close_subjects(groups, llm)
-    held = {m["id"] for m in memories}
+    held = {m["id"] for m in stating}  # a superseded_by naming a summary is stale: a summary supersedes nothing
     wanted: dict[str, dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
     for key, members in sorted(groups.items()):
@@ -68,7 +74,17 @@ def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, di
                 rows.append(log.row("confirm", m["id"], "a later fact holds the same value", m["text"], by=top["id"]))
             if want:
                 wanted[m["id"]] = want
+    grouped = {m["id"] for members in groups.values() for m, _ in members}
+    for m in memories:  # superseded by a memory no longer held (or by a summary), and no thing of its own now
+        if m["id"] not in grouped and _stale(m.get("metadata") or {}, held):
+            wanted[m["id"]] = {kinds.SUPERSEDED_BY_KEY: None}
     return wanted, rows
+
+
+def _twin_claim(text: str) -> Claim:
+    """A twin's template as its thing and its numbers as its value (tiers/knowledge/twins.py)."""
+    template, numbers = twin_key(text) or ("", ())
+    return Claim(f"twin: {template}", " ".join(numbers), template)
 
 
 def _stale(meta: dict[str, Any], held: set[str]) -> bool:

@@ -76,30 +76,48 @@ def contradicts(a: str, b: str) -> bool:
     return len(ta & tb) / len(ta | tb) >= JACCARD
 
 
+MENTION = "mention"  # what a `same` of fold() returns for a lower result naming a higher one's value in passing
+
+
 def fold(results: Iterable[dict[str, Any]], limit: int,
-         same: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
+         same: Callable[[dict[str, Any], dict[str, Any]], bool | str] | None = None) -> list[dict[str, Any]]:
     """Results in rank order, each restatement of a higher-ranked one folded into it (its id listed in the
     keeper's `restated_by`; a raw turn gives its place to the fact restating it, an assistant's echo to the owner's
-    words), cut to `limit`: no list holds
-    the same sentence twice. `same(a, b)` says whether two results restate each other (default: their texts
-    restate each other)."""
+    words), cut to `limit`: no list holds the same sentence twice. `same(higher, lower)` says whether two results
+    restate each other (default: their texts restate each other); MENTION: the lower one names the higher one's
+    value in passing (tiers/knowledge/mentions.py), listed in its `mentioned_by`, never in its place."""
     same = same or (lambda a, b: restates(a["text"], b["text"]))
     kept: list[dict[str, Any]] = []
     for r in results:
-        at = next((i for i, k in enumerate(kept) if k["id"] == r["id"] or same(k, r)), None)
+        at, how = _folds_into(kept, r, same)
         if at is None:
             kept.append(r)
             continue
         keeper = kept[at]
         if keeper["id"] == r["id"]:
             continue
-        if (raw_turn(keeper) and not raw_turn(r)) or (echo(keeper) and not echo(r)):
+        if how == MENTION:
+            keeper.setdefault("mentioned_by", []).append(r["id"])
+        elif (raw_turn(keeper) and not raw_turn(r)) or (echo(keeper) and not echo(r)):
             # the distilled memory stands for the turn it came from; the owner's words for the assistant's echo
             kept[at] = r
             r.setdefault("restated_by", []).extend([keeper["id"], *keeper.pop("restated_by", [])])
+            if "mentioned_by" in keeper:
+                r.setdefault("mentioned_by", []).extend(keeper.pop("mentioned_by"))
         else:
             keeper.setdefault("restated_by", []).append(r["id"])
     return kept[:limit]
+
+
+def _folds_into(kept: list[dict[str, Any]], r: dict[str, Any],
+                same: Callable[[dict[str, Any], dict[str, Any]], bool | str]) -> tuple[int | None, bool | str]:
+    for i, k in enumerate(kept):
+        if k["id"] == r["id"]:
+            return i, True
+        how = same(k, r)
+        if how:
+            return i, how
+    return None, False
 
 
 def echo(m: Mapping[str, Any]) -> bool:

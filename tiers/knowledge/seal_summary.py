@@ -6,6 +6,8 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from memoryd.tiers.knowledge.lowvalue import is_low_value
+
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import LLM
 
@@ -50,8 +52,10 @@ def extractive(members: Sequence[Mapping[str, Any]], max_bytes: int, head: str) 
 
     found: list[tuple[int, int, str, list[str]]] = []  # (member #, sentence #, sentence, terms)
     for i, m in enumerate(members):
+        role = (m.get("metadata") or {}).get("role")
         for j, s in enumerate(sentences(str(m.get("text", "")))):
-            found.append((i, j, s, analyse(s)))
+            if not is_low_value(s, role):  # "Thanks, that helps.", "You're welcome!": a summary keeps what was said
+                found.append((i, j, s, analyse(s)))
     tf: Counter[str] = Counter()
     for i, m in enumerate(members):  # document frequency across members, not raw counts
         tf.update({t for (k, _, _, ts) in found if k == i for t in ts})

@@ -5,7 +5,8 @@ moves with the evidence for and against it. Every step goes to the knowledge log
     restated (tiers/knowledge/restate.py), or the same claim with the same value (tiers/knowledge/subject.py)
         → the held memory absorbs it: metadata.sources += {source, id, at}, importance = max, one more access;
           a belief absorbing a fact becomes a fact (confirm); an opinion gains confidence (reinforce)
-    the same claim with another value → the older memory's superseded_by = the newer's id; newer.supersedes += it
+    the same claim with another value, or a twin (tiers/knowledge/twins.py: the same sentence with another
+    number where its value stands) → the older memory's superseded_by = the newer's id; newer.supersedes += it
         (the newest wins: its own date and time when a note or turn gives them, else created_at, then the id
         breaks ties: every device derives the same from the same memories)
     the opposite of an opinion ("not" on one side only) → the opinion loses confidence (contradict)
@@ -22,6 +23,7 @@ from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import kinds, log
 from memoryd.tiers.knowledge.restate import contradicts, core_text, raw_turn, restates, signature
 from memoryd.tiers.knowledge.subject import claim_of
+from memoryd.tiers.knowledge.twins import twins
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import Archive
@@ -135,7 +137,8 @@ class Book:
         seen = {new["id"]}
         out = []
         for m in self._warm_near(new["text"]) + self._cold(new["text"]):
-            if m["id"] not in seen and kinds.is_current(m.get("metadata")):
+            if m["id"] not in seen and kinds.is_current(m.get("metadata")) and \
+                    kinds.kind_of(m.get("metadata")) != kinds.SUMMARY:  # a summary states many things, none alone
                 seen.add(m["id"])
                 out.append(m)
         return out
@@ -207,6 +210,13 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
             supersede(old, cur)
             book.note("supersede", old, f"{claim.key}: {other.value!r} → {claim.value!r}"  # type: ignore[union-attr]
                       if old is m else f"{claim.key}: a newer memory holds {other.value!r}", by=cur["id"])
+            book.changed(m)
+        elif claim is None and claim_of(m["text"]) is None and twins(m["text"], new["text"]) \
+                and moment(m) != moment(new):  # twins said together are a list, not a change
+            old, cur = (m, new) if newer(new, m) else (new, m)
+            supersede(old, cur)
+            book.note("supersede", old, "the same sentence with a newer number" if old is m else
+                      "the same sentence with a newer number is held", by=cur["id"])
             book.changed(m)
         elif kinds.kind_of(m.get("metadata")) == kinds.OPINION and contradicts(m["text"], new["text"]):
             delta = step_confidence(m, new, -1, book.now, "contradicted")

@@ -8,13 +8,15 @@ newer (tiers/knowledge/subject.py): memories pulled from another device are judg
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.lowvalue import is_low_value
-from memoryd.tiers.knowledge.restate import fold, restates
+from memoryd.tiers.knowledge.mentions import mentions
+from memoryd.tiers.knowledge.restate import MENTION, fold, restates
 from memoryd.tiers.knowledge.claims import USES
 from memoryd.tiers.knowledge.things import of_memories
+from memoryd.tiers.knowledge.twins import same_numbers, twin_groups
 from memoryd.tiers.knowledge.truth import moment, newer
 
 Candidate = dict[str, Any]
@@ -32,24 +34,44 @@ def superseded_by(cand: Candidate) -> str | None:
 
 def admit(cands: list[Candidate], history: bool) -> list[Candidate]:
     """The candidates a retrieve ranks: superseded ones are left out unless `history` asks for them.
-    Claims among the candidates mark the older of two values for one thing (`superseded_by` on the
-    candidate, not on the stored memory)."""
+    Claims among the candidates, and twins (tiers/knowledge/twins.py), mark the older of two values for one
+    thing (`superseded_by` on the candidate, not on the stored memory)."""
     cands = [c for c in cands if not filler(c)]
     pool = [c for c in cands if not superseded_by(c) and judged(c)]
-    things = of_memories(pool)
+    things = of_memories(pool, said)
     by_id = {c["id"]: c for c in pool}
     for ids in things.groups().values():
-        if things.statements[ids[0]].rel == USES:
-            continue  # many-valued: "X uses A" and later "X uses B" are both true
-        when = {mid: dated(by_id[mid], [by_id[o] for o in ids if things.same_value(mid, o)]) for mid in ids}
-        top = by_id[ids[0]]
-        for mid in ids[1:]:
-            if newer(when[mid], when[top["id"]]):
-                top = by_id[mid]
-        for mid in ids:
-            if mid != top["id"] and not things.same_value(mid, top["id"]):
-                by_id[mid]["superseded_by"] = top["id"]
+        if things.statements[ids[0]].rel != USES:  # many-valued: "X uses A" and later "X uses B" are both true
+            _newest_wins([by_id[i] for i in ids], lambda a, b: things.same_value(a["id"], b["id"]))
+    for ids in twin_groups(pool, said_at, said).values():
+        _newest_wins([by_id[i] for i in ids if not superseded_by(by_id[i])],
+                     lambda a, b: same_numbers(said(a), said(b)))
     return cands if history else [c for c in cands if not superseded_by(c)]
+
+
+def _newest_wins(group: list[Candidate], same: Callable[[Candidate, Candidate], bool]) -> None:
+    """The newest memory of one thing is current; members with another value are marked superseded by it."""
+    if len(group) < 2:
+        return
+    when = {c["id"]: dated(c, [o for o in group if same(c, o)]) for c in group}
+    top = group[0]
+    for c in group[1:]:
+        if newer(when[c["id"]], when[top["id"]]):
+            top = c
+    for c in group:
+        if c is not top and not same(c, top):
+            c["superseded_by"] = top["id"]
+
+
+def said_at(cand: Candidate) -> str:
+    """When a candidate was said (tiers/knowledge/truth.moment); a hot item, undated, is a moment of its own."""
+    return f"hot {cand['id']}" if cand.get("tier") == "hot" else moment(cand)
+
+
+def said(cand: Candidate) -> str:
+    """What a memory says, without what hot added to it: a hot event's or task's "(2027-06-03)", a task's
+    status. A hot item is compared with the memory it came from by these words."""
+    return str(cand.get("said") or cand["text"])
 
 
 def filler(cand: Candidate) -> bool:
@@ -63,8 +85,8 @@ def dated(cand: Candidate, same: list[Candidate]) -> Candidate:
     it was said: it is as new as the newest memory saying the same, else older than any."""
     if cand.get("tier") != "hot":
         return cand
-    said = [c for c in same if c.get("tier") != "hot"]
-    best = max(said, key=lambda c: (moment(c), c.get("created_at", 0)), default=None)
+    spoken = [c for c in same if c.get("tier") != "hot"]
+    best = max(spoken, key=lambda c: (moment(c), c.get("created_at", 0)), default=None)
     meta = (best.get("metadata") or {}) if best else {}
     return dict(cand, created_at=best.get("created_at", 0) if best else 0,
                 metadata={k: meta[k] for k in ("date", "time") if k in meta})
@@ -81,12 +103,17 @@ def finish(results: list[Candidate], limit: int) -> list[Candidate]:
     with its kind (and confidence, superseded_by when it has them)."""
     current = [r for r in results if not superseded_by(r)]
     past = [r for r in results if superseded_by(r)]
-    things = of_memories(results)
+    things = of_memories(results, said)
 
-    def same(a: Candidate, b: Candidate) -> bool:  # the same words, or the same value of one thing
-        return restates(a["text"], b["text"]) or things.restated(a["id"], b["id"])
+    def same(a: Candidate, b: Candidate) -> bool | str:  # the same words, or the same value of one thing
+        if restates(said(a), said(b)) or things.restated(a["id"], b["id"]):
+            return True
+        held = things.statements.get(a["id"])
+        return MENTION if held is not None and b["id"] not in things.statements and mentions(held, said(b)) \
+            else False
     out = fold(current, limit, same) + fold(past, limit, same)
     for r in out:
+        r.pop("said", None)
         meta = r.get("metadata")
         r["kind"] = kinds.kind_of(meta)
         confidence = kinds.confidence_of(meta)

@@ -1,9 +1,10 @@
 """The retrieve pipeline: candidates from hot, warm and the local index, one BM25 ranking, reinforcement."""
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
-from memoryd.tiers.knowledge import hot_prior
+from memoryd.tiers.knowledge import asked_thing, hot_prior
 from memoryd.tiers.retrieval import analyzer, current, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
@@ -53,11 +54,12 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         if dense is not None:  # [retrieval] mode = "hybrid" (tiers/retrieval/hybrid.py)
             from memoryd.tiers.retrieval.hybrid import Fusion, rank
 
-            results = rank(terms, cands, corpus, path_scores, limit, in_range, dense[0],
+            results = rank(terms, cands, corpus, path_scores, asked_thing.pool(limit), in_range, dense[0],
                            Fusion.from_section(view.settings), dense[1])
-        else:  # keyword mode: the hot-entity prior (tiers/knowledge/hot_prior.py) picks the best `limit`
-            results = ranking.rank(terms, cands, corpus, path_scores, hot_prior.pool(limit), in_range)
-            results = hot_prior.reorder(view, results, limit)
+        else:  # keyword mode: the hot-entity prior (tiers/knowledge/hot_prior.py) re-orders the best
+            results = ranking.rank(terms, cands, corpus, path_scores, hot_prior.pool(asked_thing.pool(limit)), in_range)
+            results = hot_prior.reorder(view, results, asked_thing.pool(limit))
+        results = asked_thing.reorder(query, results, limit)  # tiers/knowledge/asked_thing.py
     else:
         cands.sort(key=lambda c: (-c["score"], c["id"]))
         results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
@@ -70,18 +72,29 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
 
 def hot_candidates(hot: HotState) -> list[Candidate]:
     ctx = hot["active_context"]
-    rows: list[tuple[str, str, str, float, int | None]] = [
-        (x["id"], x["text"], f"lessons/{x['category']}", x["importance"], x.get("timestamp"))
+    rows: list[tuple[str, str, str, float, int | None, str | None]] = [
+        (x["id"], x["text"], f"lessons/{x['category']}", x["importance"], x.get("timestamp"), None)
         for x in hot["critical_lessons"]]
     rows += [(p["id"], f"{p['name']}: {p.get('description', '')} ({p.get('status', '')})", "active_context/projects",
-              0.9, p.get("updated_at")) for p in ctx["projects"]]
-    rows += [(e["id"], e["text"], "active_context/events", 0.85, e.get("timestamp")) for e in ctx["events"]]
-    rows += [(t["id"], f"{t['text']} ({t['status']})", "active_context/tasks", 0.85, t.get("timestamp"))
-             for t in ctx["tasks"]]
-    rows += [(f"identity:{k}", f"{k}: {v}", "identity", 1.0, None) for k, v in hot["identity"].items()]
-    rows += [(f"profile:{k}", f"{k}: {v}", "owner_profile", 1.0, None) for k, v in hot["owner_profile"].items()]
-    return [{"id": i, "text": t, "category": c, "score": s, "tier": "hot", "path": c, "timestamp": ts}
-            for i, t, c, s, ts in rows]
+              0.9, p.get("updated_at"), None) for p in ctx["projects"]]
+    rows += [(e["id"], e["text"], "active_context/events", 0.85, e.get("timestamp"), _undated(e["text"]))
+             for e in ctx["events"]]
+    rows += [(t["id"], f"{t['text']} ({t['status']})", "active_context/tasks", 0.85, t.get("timestamp"),
+              _undated(t["text"])) for t in ctx["tasks"]]
+    rows += [(f"identity:{k}", f"{k}: {v}", "identity", 1.0, None, None) for k, v in hot["identity"].items()]
+    rows += [(f"profile:{k}", f"{k}: {v}", "owner_profile", 1.0, None, None) for k, v in hot["owner_profile"].items()]
+    return [{"id": i, "text": t, "category": c, "score": s, "tier": "hot", "path": c, "timestamp": ts,
+             **({"said": said} if said else {})} for i, t, c, s, ts, said in rows]
+
+
+_HOT_DATE = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
+
+
+def _undated(text: str) -> str | None:
+    """A hot event's or task's words without the date hot added ("… on June 3 (2027-06-03)"): the memory
+    it came from says them (tiers/distillation/fact_rules.Fact.hot_text)."""
+    cut = _HOT_DATE.sub("", text)
+    return cut if cut != text else None
 
 
 def _cold_candidates(view: RetrievalView, terms: list[str], query: str, limit: int, seen: set[str],

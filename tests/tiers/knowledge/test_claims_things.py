@@ -16,7 +16,8 @@ from memoryd.tiers.knowledge.things import Things
     ("Our payroll runs on Gusto these days.", {"payrol"}, "is", "gusto"),
     ("the mobile app uses React Native", {"mobil", "app"}, "uses", "react native"),
     ("We went with Redis for the session cache.", {"session", "cach"}, "is", "redis"),
-    ("Ines is based in Porto.", {"ine"}, "is", "porto"),
+    ("Ines is based in Porto.", {"ine", "citi"}, "is", "porto"),      # where someone is: their city
+    ("Priya Natarajan relocated to Pune.", {"priya", "natarajan", "citi"}, "is", "pune"),
     ("Marco is allergic to shellfish.", {"marco"}, "allerg", "shellfish"),
     ("The quarterly review is about hiring.", {"quarter", "review"}, "about", "hiring"),
     ("W @lab: Lab door PIN is 2580.", {"lab", "door", "pin"}, "is", "2580"),

@@ -202,3 +202,16 @@ def test_small_topics_are_sealed_by_the_cold_entity_they_share(mem, archive):
     assert counts["summaries"] == 1 and counts["sealed"] == 12  # the 4 lone rows name no one: left alone
     sealed = {r["id"] for r in archive.iter_entries(AGENT) if r["metadata"].get(kinds.SEALED_IN_KEY)}
     assert sealed == {r["id"] for r in rows}
+
+
+def test_an_extractive_summary_leaves_out_filler() -> None:
+    from memoryd.tiers.knowledge.seal_summary import extractive
+
+    members = [{"text": "Thanks, that helps.", "metadata": {"role": "user"}},
+               {"text": "You're welcome! Happy to help with the migration whenever you're ready.",
+                "metadata": {"role": "assistant"}},
+               {"text": "We moved Orion's servers to Hetzner.", "metadata": {"role": "user"}},
+               {"text": "Tom Becker can only do the contract call on March 12.", "metadata": {"role": "user"}}]
+    text = extractive(members, 600, "[L1 summary]")
+    assert "Hetzner" in text and "March 12" in text
+    assert "Thanks" not in text and "welcome" not in text and "Happy to help" not in text
