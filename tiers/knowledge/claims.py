@@ -21,6 +21,8 @@ from memoryd.tiers.retrieval import analyzer
 
 IS = "is"
 USES = "uses"
+PREFERS = "prefers"
+MANY_VALUED = {"uses": USES, "prefers": PREFERS}  # relations whose new value never replaces an old one
 MAX_SUBJECT_WORDS = 8
 MAX_VALUE = 80
 HEAD_CHARS, HEAD_SENTENCES = 240, 3  # a memory states its value early; the rules read no further (speed)
@@ -81,6 +83,13 @@ _RULES_EN: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("use", re.compile(rf"^{_WHO}{_AUX}(?:use|uses|used|are using|'re using|am using|'m using|chose|choose|picked|"
                        rf"pick|went with|go with|going with|settled on|opted for|switched to|moved to|migrated to|"
                        rf"standardi[sz]ed on|rely on)\s+(?P<val>.+?)\s+(?:for|as)\s+(?P<subj>.+)$")),
+    # a change told as an event done: "finished the Atlas database upgrade to Postgres 16", "completed the move to X"
+    ("event", re.compile(rf"^{_WHO}{_AUX}(?:finished|completed|did|done|started|began|wrapped up|kicked off|rolled out)"
+                         rf"\s+(?:with\s+)?(?:the\s+|our\s+)?(?P<subj>.+?)\s+(?P<event>migration|upgrade|move|switch|"
+                         rf"transition|cutover|rollout|relocation)\s+(?:from\s+.+?\s+)?to\s+(?P<val>.+)$")),
+    # a preference: many-valued as "uses" (someone prefers many things), its value cut before a comparison
+    ("prefers", re.compile(r"^(?P<subj>.+?)\s+(?:now\s+|still\s+|really\s+|much\s+)?(?:prefers|likes|loves|favou?rs)"
+                           r"\s+(?P<val>.+?)(?:\s+(?:better than|rather than|more than|over|instead of)\s.*)?$")),
     ("uses", re.compile(r"^(?P<subj>.+?)\s+(?:now\s+|still\s+|currently\s+)?(?:uses|use|is using|are using|"
                         r"relies on|depends on|is built (?:on|with)|is written in|is powered by)\s+"
                         r"(?P<val>.+)$")),
@@ -120,6 +129,8 @@ _GATES = {
     "use": re.compile(r"\b(?:use|uses|used|using|chose|choose|picked|pick|went|go|going|settled|opted|switched|moved|"
                       r"migrated|standardi[sz]ed|rely)\b"),
     "uses": re.compile(r"\b(?:uses|use|using|relies|depends|built|written|powered)\b"),
+    "event": re.compile(r"\b(?:migration|upgrade|move|switch|transition|cutover|rollout|relocation)\s+(?:from\s.+\s)?to\s"),
+    "prefers": re.compile(r"\b(?:prefers|likes|loves|favou?rs)\s"),
     "at": re.compile(rf"\s{_AT_VERB}\s+(?:now\s+)?(?:on|in|at|from|out of|via|through|every|each)\s"),
     "copula": re.compile(rf"\s{_COPULA}\s"),
     "bare": re.compile(r"\d"),
@@ -135,6 +146,9 @@ _TRADE = re.compile(r"\b[A-Z][\w&'-]+\s+(Accounting|Consulting|Cleaning|Services
 _ROLE = re.compile(r"^(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:lead|head|manager|director|engineer|developer|designer|"
                    r"architect|analyst|cto|ceo|cfo|coo|vp|president|founder|co-founder|intern|owner|chair|officer|"
                    r"scientist|researcher|consultant|advisor|principal|maintainer|editor-in-chief)(?:\s+(?:of|for|at|on)\b.*)?$")
+# a value naming a person's place for someone ("the Brightline contact", "our accountant at Kestrel")
+_HOLDER = re.compile(r"^(?:the|our|my|your|their)\s+((?:[\w&'-]+\s+){0,3}?(?:contact|point of contact|accountant|lawyer|"
+                     r"dentist|doctor|landlord|account manager|rep|representative|liaison))$")
 _SENTENCE = re.compile(r"(?<=[!?。！？；;])\s*|(?<=[^\s.]{2}\.)\s+|(?<=\.)$")
 
 
@@ -188,8 +202,13 @@ def subject_terms(words: str) -> frozenset[str]:
             for piece in _ZH_ATTR.split(_ZH_FILLER.sub(" ", part)):
                 out.update(w for w in piece.split() if w)
         else:
-            out.update(analyzer.terms(part))
+            out.update(_SHORT.get(t, t) for t in analyzer.terms(part))
     return frozenset(out)
+
+
+# a subject's short words as their long ones ("Orion prod region" is "Orion production region")
+_SHORT = {"prod": "product", "env": "environ", "config": "configur", "cfg": "configur", "doc": "document",
+          "dev": "develop", "k8s": "kubernet"}
 
 
 def _clean_subject(raw: str) -> str:
@@ -221,10 +240,24 @@ def statement_of(text: str) -> Statement | None:
                                                                       r"do|does|did|can|could|should|is|are)\b",
                                                                       sentence, re.IGNORECASE):
             continue
+        sentence = _unreported(sentence)
         found = _from_claim(sentence) or _match(sentence, _trade(sentence))
         if found is not None:
             return _placed(found, sentence.casefold())
     return None
+
+
+# reported speech: "Alice said again she likes async updates" is "Alice likes async updates"
+_REPORTED = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:said|says|mentioned|mentions|told (?:me|us)|"
+                       r"confirmed|confirms|reminded (?:me|us))(?:\s+(?:again|today|yesterday|earlier|once more))?"
+                       r"(?:\s+that)?\s+(?:she|he|they)(?P<be>'s|'re)?\s+(?P<rest>\S.*)$")
+
+
+def _unreported(sentence: str) -> str:
+    said = _REPORTED.match(sentence)
+    if said is None:
+        return sentence
+    return f"{said.group('who')} {'is ' if said.group('be') else ''}{said.group('rest')}"
 
 
 def _from_claim(sentence: str) -> Statement | None:
@@ -266,10 +299,16 @@ _PLACE_VERB = re.compile(r"\b(?:relocated|relocating|based|located|situated|stat
                          r"\s+(?:to|in|at|out of)\s")
 
 
+_HOST_VERB = re.compile(r"\b(?:hosted|hosting)\s+(?:on|by|at|with)\s")  # "Orion is hosted on Fly.io": its host
+
+
 def _placed(found: Statement, low: str) -> Statement:
-    if found.rel != IS or found.shape != "word" or not _PLACE_VERB.search(low):
+    if found.rel != IS or found.shape == "number":
         return found
-    return replace(found, subject=found.subject | frozenset(analyzer.terms("city")))
+    for verb, attribute in ((_PLACE_VERB, "city"), (_HOST_VERB, "host")):
+        if verb.search(low) and (attribute == "host" or found.shape == "word"):
+            return replace(found, subject=found.subject | frozenset(analyzer.terms(attribute)))
+    return found
 
 
 _SPEAKER = re.compile(r"^[^:：\n]{1,40}?(?::\s|：)\s*(.+)$", re.DOTALL)
@@ -295,6 +334,8 @@ def _sentence_like(value: str, zh: bool) -> bool:
 def _statement(kind: str, groups: dict[str, str | None], zh: bool, trade: frozenset[str] = frozenset()
                ) -> Statement | None:
     words = _clean_subject(groups.get("subj") or "")
+    if groups.get("event") and words:  # "the Orion migration": Orion's something changed, not Orion itself
+        words = f"{words} {groups['event']}"
     value = norm_value(groups.get("val") or "")
     if not words or not value or len(value) > MAX_VALUE or words in _PRONOUN:
         return None
@@ -302,7 +343,7 @@ def _statement(kind: str, groups: dict[str, str | None], zh: bool, trade: frozen
         return None
     if kind == "colon" and not zh and len(words.split()) > 5:
         return None
-    rel = USES if kind == "uses" else IS  # a thing uses many things: "uses" never replaces a value
+    rel = MANY_VALUED.get(kind, IS)  # a thing uses many things: "uses" never replaces a value
     adj = groups.get("adj")
     if adj and adj not in _VALUE_ADJ:
         rel = analyzer.terms(adj)[0] if analyzer.terms(adj) else adj
@@ -317,4 +358,7 @@ def _statement(kind: str, groups: dict[str, str | None], zh: bool, trade: frozen
         return None
     if kind == "copula" and rel == IS and not zh and _ROLE.match(value):
         subject |= {"role"}  # canonical as things.py's @role: "Alice Chen role: …" is the same thing
+    elif kind == "copula" and rel == IS and not zh and (whose := _HOLDER.match((groups.get("val") or "").strip(" .!"))) and len(words.split()) <= 3:
+        # "Hannah Okafor is the Brightline contact": the value names whose contact; she is its value
+        return Statement(subject_terms(whose.group(1)), IS, norm_value(words), whose.group(1))
     return Statement(subject, rel, value, words)

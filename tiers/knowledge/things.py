@@ -16,6 +16,7 @@ statements of the same value restate each other. Subjects that share only attrib
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Callable, Hashable, Iterable
 
 from memoryd.tiers.knowledge.claims import Statement, statement_of
@@ -27,7 +28,7 @@ ATTRIBUTE_NOUNS = """code pin passcode password combination address phone number
 price fee cost rate rent salary charge version release port ip url link host hosting hosted provider vendor supplier
 platform service location city country town place office room region zone area home name title role job position
 team department group manager boss lead owner contact person status state plan deadline due date time day days
-schedule slot weekday hour hours ci pipeline build builds repo repository database db storage server stack
+schedule slot weekday hour hours migration upgrade move switch transition cutover rollout relocation ci pipeline build builds repo repository database db storage server stack
 language framework editor tool default choice preference setting value current based target destination""".split()
 ZH_ATTRIBUTES = frozenset("城市 地址 住址 地点 位置 电话 号码 手机号 邮箱 生日 预算 价格 费用 房租 工资 版本 端口 名字 日期 时间 "
                           "团队 部门 职位 角色 联系人 负责人 密码 供应商 区域 服务器".split())
@@ -37,7 +38,8 @@ ZH_ATTRIBUTES = frozenset("城市 地址 住址 地点 位置 电话 号码 手�
 SAME_ATTRIBUTE = ("ci pipeline build builds", "price fee cost rate charge charges", "city location based town place",
                   "role title position job", "provider host hosting hosted vendor supplier", "team department group",
                   "contact person", "repo repository", "db database", "address location", "day days weekday schedule",
-                  "time hour hours slot", "phone mobile number", "email mail", "城市 地点 位置", "价格 费用",
+                  "time hour hours slot", "phone mobile number", "email mail",
+                  "migration upgrade move switch transition cutover rollout relocation", "城市 地点 位置", "价格 费用",
                   "职位 角色", "团队 部门", "地址 住址")
 
 
@@ -72,6 +74,19 @@ def restated(a: Statement, b: Statement) -> bool:
     return a.value == b.value and a.shape == b.shape and bool((a.subject & b.subject) - attributes())
 
 
+def said_twice(a: Statement, b: Statement, text_a: str, text_b: str) -> bool:
+    """One fact in two texts whose subjects the grammar reads apart: the same value, and a URL (one place
+    whatever it is called: "atlas-api repository: github.com/acme/atlas-api", "the repo is github.com/acme/…")
+    or a name of one subject said in the other text ("Kestrel Cleaning schedule: Monday evenings" / "Kestrel
+    asked to switch the cleaning to Monday evenings")."""
+    if a.value != b.value or a.shape != b.shape:
+        return False
+    if a.shape == "url":
+        return True
+    names_a, names_b = a.subject - attributes(), b.subject - attributes()
+    return bool(names_a & set(analyzer.terms(text_b))) or bool(names_b & set(analyzer.terms(text_a)))
+
+
 def _near(a: Key, b: Key) -> bool:
     """One subject is the other with attribute words added (see the module docstring)."""
     if a[:2] != b[:2] or a == b:
@@ -98,7 +113,8 @@ class Things:
             for other in {o for t in k[2] for o in by_term[t]} - {k}:
                 if _near(k, other):
                     near[k].add(other)
-                elif k[:2] == other[:2] and values[k] & values[other] and _named(k[2] & other[2]):
+                elif k[:2] == other[:2] and _kin(values[k], values[other], k[2] ^ other[2]) and \
+                        _named(k[2] & other[2]):
                     self._join(k, other)
         for k, others in near.items():
             wider = [o for o in others if len(o[2]) > len(k[2])]
@@ -143,6 +159,22 @@ class Things:
         for mid in self.statements:
             out.setdefault(self.thing(mid), []).append(mid)
         return out
+
+
+def _kin(a: set[str], b: set[str], apart: frozenset[str]) -> bool:
+    """Two keys' values say one kind of thing: a value in common, or values of one family — the same words with
+    other numbers ("node 20" / "node 22", "postgres 15" / "postgres 16") — where the subjects' differing terms
+    (`apart`) number nothing ("trip day 3" and "trip day 4" are two days, whatever their values)."""
+    if a & b:
+        return True
+    if any(re.search(r"\d", t) for t in apart):
+        return False
+    return bool({f for v in a if (f := _family(v))} & {f for v in b if (f := _family(v))})
+
+
+def _family(value: str) -> str | None:
+    masked = re.sub(r"\d+(?:\.\d+)*", "#", value)
+    return masked if masked != value and re.search(r"[^\W\d_]{2}", masked) else None
 
 
 def _named(common: frozenset[str]) -> bool:

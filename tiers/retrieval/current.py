@@ -14,8 +14,8 @@ from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.lowvalue import is_low_value
 from memoryd.tiers.knowledge.mentions import mentions
 from memoryd.tiers.knowledge.restate import MENTION, fold, restates
-from memoryd.tiers.knowledge.claims import USES
-from memoryd.tiers.knowledge.things import of_memories
+from memoryd.tiers.knowledge.claims import MANY_VALUED
+from memoryd.tiers.knowledge.things import of_memories, said_twice
 from memoryd.tiers.knowledge.twins import same_numbers, twin_groups
 from memoryd.tiers.knowledge.truth import moment, newer
 
@@ -41,7 +41,7 @@ def admit(cands: list[Candidate], history: bool) -> list[Candidate]:
     things = of_memories(pool, said)
     by_id = {c["id"]: c for c in pool}
     for ids in things.groups().values():
-        if things.statements[ids[0]].rel != USES:  # many-valued: "X uses A" and later "X uses B" are both true
+        if things.statements[ids[0]].rel not in MANY_VALUED.values():  # "X uses A" and later "X uses B": both true
             _newest_wins([by_id[i] for i in ids], lambda a, b: things.same_value(a["id"], b["id"]))
     for ids in twin_groups(pool, said_at, said).values():
         _newest_wins([by_id[i] for i in ids if not superseded_by(by_id[i])],
@@ -106,9 +106,10 @@ def finish(results: list[Candidate], limit: int) -> list[Candidate]:
     things = of_memories(results, said)
 
     def same(a: Candidate, b: Candidate) -> bool | str:  # the same words, or the same value of one thing
-        if restates(said(a), said(b)) or things.restated(a["id"], b["id"]):
+        held, other = things.statements.get(a["id"]), things.statements.get(b["id"])
+        if restates(said(a), said(b)) or things.restated(a["id"], b["id"]) or \
+                (held is not None and other is not None and said_twice(held, other, said(a), said(b))):
             return True
-        held = things.statements.get(a["id"])
         return MENTION if held is not None and b["id"] not in things.statements and mentions(held, said(b)) \
             else False
     out = fold(current, limit, same) + fold(past, limit, same)

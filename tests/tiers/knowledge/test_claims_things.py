@@ -11,7 +11,7 @@ from memoryd.tiers.knowledge.things import Things
 @pytest.mark.parametrize("text,subject,rel,value", [
     ("Staging DB host: db2.internal", {"stage", "db", "host"}, "is", "db2.internal"),
     ("The standup moved from 9:30 to 10:15 starting Monday.", {"standup"}, "is", "10:15"),
-    ("We migrated the docs site over to Netlify last week, works fine", {"doc", "site"}, "is", "netlify"),
+    ("We migrated the docs site over to Netlify last week, works fine", {"document", "site"}, "is", "netlify"),
     ("Heads up: the VPN gateway is now vpn-eu.corp.net", {"vpn", "gateway"}, "is", "vpn-eu.corp.net"),
     ("Our payroll runs on Gusto these days.", {"payrol"}, "is", "gusto"),
     ("the mobile app uses React Native", {"mobil", "app"}, "uses", "react native"),
@@ -19,6 +19,12 @@ from memoryd.tiers.knowledge.things import Things
     ("Ines is based in Porto.", {"ine", "citi"}, "is", "porto"),      # where someone is: their city
     ("Priya Natarajan relocated to Pune.", {"priya", "natarajan", "citi"}, "is", "pune"),
     ("Marco is allergic to shellfish.", {"marco"}, "allerg", "shellfish"),
+    ("Finished the Atlas database upgrade to Postgres 16, no downtime.", {"atlas", "databas", "upgrad"}, "is",
+     "postgres 16"),
+    ("Alice Chen prefers async updates in Slack.", {"alic", "chen"}, "prefers", "async updates in slack"),
+    ("Alice said again she likes async updates in Slack better than meetings.", {"alic"}, "prefers",
+     "async updates in slack"),
+    ("Bob mentioned that he's based in Oslo now.", {"bob", "citi"}, "is", "oslo"),
     ("The quarterly review is about hiring.", {"quarter", "review"}, "about", "hiring"),
     ("W @lab: Lab door PIN is 2580.", {"lab", "door", "pin"}, "is", "2580"),
     ("Sure — dentist appointment on June 9", {"dentist", "appoint"}, "is", "june 9"),
@@ -89,3 +95,18 @@ def test_chinese_subjects_with_attribute_words() -> None:
     t, _ = things("小刘所在城市：成都", "小刘搬到重庆了。", "小刘负责：支付网关", "小刘这周开始接手支付网关了")
     assert t.thing("m0") == t.thing("m1") and t.thing("m2") == t.thing("m3") != t.thing("m0")
     assert t.same_value("m2", "m3")
+
+
+def test_a_preference_is_many_valued_and_one_value_said_twice_is_one_fact() -> None:
+    from memoryd.tiers.knowledge.things import said_twice
+
+    tea, slack = statement_of("Ada prefers green tea"), statement_of("Ada prefers async updates in Slack")
+    assert tea is not None and slack is not None and tea.rel == slack.rel == "prefers"
+    texts = ("atlas-api repository: github.com/acme/atlas-api", "Okay, the repo is github.com/acme/atlas-api.",
+             "Kestrel Cleaning schedule: Monday evenings", "Kestrel asked to switch the cleaning to Monday evenings.",
+             "Garage code: 4417", "Locker code: 4417")
+    a, b, c, d, e, f = (statement_of(t) for t in texts)
+    assert said_twice(a, b, texts[0], texts[1])          # one URL, whatever it is called
+    assert said_twice(c, d, texts[2], texts[3])          # "Kestrel" names the subject of one in the other
+    assert not said_twice(e, f, texts[4], texts[5])      # one code of two things is two facts
+    assert not said_twice(a, c, texts[0], texts[2])
