@@ -1,8 +1,9 @@
 """The maintain pass: one current truth re-derived over every memory (warm and the local index), so that devices
 that stored an old and a new value apart end with the same answer whatever the order things arrived in.
 
-For each thing the rules key (tiers/knowledge/subject.py, and twins: tiers/knowledge/twins.py), the newest memory (tiers/knowledge/truth.newer: its
-own date, then created_at, then id) is current; every memory of that thing with another value gets
+For each thing the claim grammar keys (tiers/knowledge/claims.py, grouped by tiers/knowledge/things.py; twins:
+tiers/knowledge/twins.py; opinions and summaries move by confidence and sealing, not here), the newest memory
+(tiers/knowledge/truth.newer: its own date, then created_at, then id) is current; every memory of that thing with another value gets
 superseded_by = its id, and it gets supersedes = their ids. A belief holding the current value becomes a
 fact (confirm). A superseded_by that points at a memory no longer held is cleared. The LLM, when given,
 is asked about subjects the rules find close but not equal ("garage code" / "garage door code"),
@@ -16,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import kinds, log
 from memoryd.tiers.knowledge.same_thing import LLM_QUESTIONS, join_close_subjects
-from memoryd.tiers.knowledge.subject import Claim, claim_of
+from memoryd.tiers.knowledge.claims import MANY_VALUED
+from memoryd.tiers.knowledge.subject import Claim
+from memoryd.tiers.knowledge.things import of_memories
 from memoryd.tiers.knowledge.truth import moment, newer
 from memoryd.tiers.knowledge.twins import twin_groups, twin_key
 
@@ -31,22 +34,23 @@ Memory = dict[str, Any]
 def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """{id: {metadata key: new value (None: remove)}} that make `memories` hold one current truth per thing, and
     the knowledge-log rows saying why. Pure (apart from the LLM's answers)."""
-    claims: dict[str, tuple[Memory, Claim]] = {}
-    stating = [m for m in memories if kinds.kind_of(m.get("metadata")) != kinds.SUMMARY]  # a summary holds many
-    for m in stating:
-        claim = claim_of(m["text"])
-        if claim is not None:
-            claims[m["id"]] = (m, claim)
+    stating = [m for m in memories  # a summary holds many things; an opinion moves by confidence, not here
+               if kinds.kind_of(m.get("metadata")) not in (kinds.SUMMARY, kinds.OPINION)]
     by_id = {m["id"]: m for m in stating}
-    for ids in twin_groups((m for m in stating if m["id"] not in claims), moment).values():
-        for mid in ids:
-            claims[mid] = (by_id[mid], _twin_claim(by_id[mid]["text"]))
+    things = of_memories(stating)
     groups: dict[str, list[tuple[Memory, Claim]]] = {}
-    for m, claim in claims.values():
-        groups.setdefault(claim.key, []).append((m, claim))
+    for ids in things.groups().values():
+        first = things.statements[min(ids)]
+        if first.rel in MANY_VALUED.values():
+            continue  # "X uses A", later "X uses B": both stay true
+        key = first.words if first.words not in groups else f"{first.words} \x00{len(groups)}"  # unique, never close
+        groups[key] = [(by_id[i], Claim(key, things.statements[i].value, things.statements[i].words))
+                       for i in sorted(ids)]
+    for template, ids in sorted(twin_groups((m for m in stating if m["id"] not in things.statements), moment).items()):
+        groups[f"twin: {template}"] = [(by_id[i], _twin_claim(by_id[i]["text"])) for i in ids]
     if llm is not None:
         groups = join_close_subjects(groups, llm)
-    held = {m["id"] for m in stating}  # a superseded_by naming a summary is stale: a summary supersedes nothing
+    held = {m["id"] for m in memories if kinds.kind_of(m.get("metadata")) != kinds.SUMMARY}  # none supersedes
     wanted: dict[str, dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
     for key, members in sorted(groups.items()):
@@ -105,40 +109,46 @@ def apply(m: Memory, want: dict[str, Any]) -> Memory:
 
 def maintain(mem: AgentMemory, budget: int = 500, llm: LLM | None = None) -> dict[str, int]:
     """Re-derive one current truth over the agent's warm entries and local index (consolidation calls this).
-    Returns counts: examined, superseded, cleared, confirmed, written (warm + cold), left (over budget)."""
+    Returns counts: examined, superseded, cleared, confirmed, written (warm + cold), left (over budget).
+
+    The derivation reads every memory and runs outside the agent's lock (a store or retrieve never waits for
+    it); the writes take the lock and apply only to memories whose text is still the one derived from."""
     counts = {"examined": 0, "superseded": 0, "cleared": 0, "confirmed": 0, "written": 0, "left": 0}
+    warm = {e["id"]: e for e in mem.snapshot()["warm"]["entries"]}
+    cold: dict[str, Memory] = {}
+    if mem.archive is not None:
+        try:
+            cold = {e["id"]: dict(e) for e in mem.archive.iter_entries(mem.agent_id) if e["id"] not in warm}
+        except MemorydError as exc:
+            mem.warnings.append(f"maintain: local index not read: {exc.message}")
+    everything = list(warm.values()) + list(cold.values())
+    counts["examined"] = len(everything)
+    wanted, rows = derive(everything, llm)
+    todo = sorted(wanted)[:max(0, budget)]
+    counts["left"] = len(wanted) - len(todo)
+    said = {m["id"]: m["text"] for m in everything}
+    cold_ids, warm_ids = [mid for mid in todo if mid in cold], {mid for mid in todo if mid in warm}
     with mem.exclusive():
-        state = mem.snapshot()
-        warm = {e["id"]: e for e in state["warm"]["entries"]}
-        cold: dict[str, Memory] = {}
-        if mem.archive is not None:
-            try:
-                cold = {e["id"]: dict(e) for e in mem.archive.iter_entries(mem.agent_id) if e["id"] not in warm}
-            except MemorydError as exc:
-                mem.warnings.append(f"maintain: local index not read: {exc.message}")
-        everything = list(warm.values()) + list(cold.values())
-        counts["examined"] = len(everything)
-        wanted, rows = derive(everything, llm)
-        todo = sorted(wanted)[:max(0, budget)]
-        counts["left"] = len(wanted) - len(todo)
         now = mem.clock()
-        for mid in todo:
+        held = mem.archive.get(mem.agent_id, cold_ids) if cold_ids and mem.archive is not None else []
+        cold_rows = [{k: v for k, v in apply(e, wanted[e["id"]]).items() if k not in ("day", "tier")}
+                     for e in held if e["text"] == said[e["id"]]]  # changed since (a pull): the next pass judges it
+        if cold_rows:
+            mem.archive.put(mem.agent_id, cold_rows)  # type: ignore[union-attr]
+        warm_done: list[str] = []
+        if warm_ids:
+            def change(st: AgentState, at: float) -> None:
+                for e in st["warm"]["entries"]:
+                    if e["id"] in warm_ids and e["text"] == said[e["id"]]:
+                        e["metadata"] = apply(e, wanted[e["id"]])["metadata"]
+                        warm_done.append(e["id"])
+            mem.change(change, "maintain")
+        done = {r["id"] for r in cold_rows} | set(warm_done)
+        for mid in done:
             want = wanted[mid]
             counts["superseded"] += bool(want.get(kinds.SUPERSEDED_BY_KEY))
             counts["cleared"] += kinds.SUPERSEDED_BY_KEY in want and not want[kinds.SUPERSEDED_BY_KEY]
             counts["confirmed"] += want.get(kinds.KIND_KEY) == kinds.FACT
-        cold_rows = [{k: v for k, v in apply(cold[mid], wanted[mid]).items() if k not in ("day", "tier")}
-                     for mid in todo if mid in cold]
-        if cold_rows:
-            mem.archive.put(mem.agent_id, cold_rows)  # type: ignore[union-attr]
-        warm_ids = [mid for mid in todo if mid in warm]
-        if warm_ids:
-            def change(st: AgentState, at: float) -> None:
-                for e in st["warm"]["entries"]:
-                    if e["id"] in wanted and e["id"] in warm_ids:
-                        e["metadata"] = apply(e, wanted[e["id"]])["metadata"]
-            mem.change(change, "maintain")
-        counts["written"] = len(cold_rows) + len(warm_ids)
-        done = set(todo)
+        counts["written"] = len(done)
         mem.record_knowledge([r for r in rows if r["id"] in done], now)
     return counts

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memoryd.tiers.knowledge.lowvalue import is_low_value
+from memoryd.tiers.knowledge.maintain import maintain
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.retrieval.filters import Filters
 
@@ -69,6 +70,20 @@ def test_chinese_wordings_of_one_thing(mem, archive) -> None:
     found = mem.retrieve("小刘现在在哪个城市", limit=5)
     assert found[0]["id"] == "c2" and found[0]["restated_by"] == ["c3"]
     assert "c1" not in [r["id"] for r in found]
+
+
+def test_maintain_marks_the_stale_wording_for_good(mem, archive) -> None:
+    archive.put("main", [note("d1", "Office wifi name: Harbor-5G", 1), turn("d2", "We renamed the office wifi to Quay-Guest.", 8),
+                         note("d3", "Orion prod region: eu-central-1", 2),
+                         turn("d4", "Orion production region is us-east-2 now.", 9)])
+    counts = maintain(mem)
+    assert counts["superseded"] == 2
+    stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
+    assert stored["d1"]["superseded_by"] == "d2" and stored["d2"]["supersedes"] == ["d1"]
+    assert stored["d3"]["superseded_by"] == "d4"    # "prod" is "production": one thing, however it is written
+    assert maintain(mem)["written"] == 0
+    # the stale value stays hidden where its newer value is not found by the words
+    assert "d3" not in [r["id"] for r in mem.retrieve("Orion prod region eu-central-1", limit=5)]
 
 
 @pytest.mark.parametrize("text,role", [
