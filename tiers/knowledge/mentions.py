@@ -4,7 +4,8 @@ editor is VS Code". Ranked below the statement, it tells the asker nothing new: 
 statement (`mentioned_by`) instead of beside it. Ranked above, it is kept: it answers something else.
 
 A text mentions a statement when it makes no statement of its own (tiers/knowledge/claims.py), holds the
-statement's value as whole words, and — where the statement's subject names something beyond attribute words
+statement's value as whole words (and, for a value with digits, no other number: "port 8089 collided with the
+printer, so the dashboard lives on 6443 now" tells of a change), and — where the statement's subject names something beyond attribute words
 ("Bob" in "Bob's allergy") — one of those names too.
 """
 from __future__ import annotations
@@ -27,8 +28,11 @@ def mentions(statement: Statement, text: str) -> bool:
     norm = normalize_text(text)
     left = r"(?<![A-Za-z0-9])" if _latin(value[0]) else ""   # "July 1" is not in "July 15"; CJK has no spaces
     right = r"(?![A-Za-z0-9])" if _latin(value[-1]) else ""
-    if re.search(left + re.escape(value) + right, norm) is None:
+    found = re.search(left + re.escape(value) + right, norm)
+    if found is None:
         return False
+    if re.search(r"\d", value) and re.search(r"\d", norm[:found.start()] + " " + norm[found.end():]):
+        return False  # "port 8089 collided …, so the dashboard lives on 6443 now": another value, a change
     named = {t for t in statement.subject if not t.startswith("@")} - attributes()
     return not named or bool(named & set(analyzer.terms(text)))
 

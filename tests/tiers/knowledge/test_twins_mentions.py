@@ -83,6 +83,9 @@ def test_a_mention_in_passing_is_listed_under_the_statement(mem, archive) -> Non
     assert mentions(held, "Ordered lunch for Bob, no peanuts because of his allergy")
     assert not mentions(held, "Ordered lunch for Carol, no peanuts please")   # another person
     assert not mentions(held, "Bought peanutsauce for the team")              # not the value as a word
+    port = statement_of("Our Grafana dashboard is on port 8089.")
+    assert port is not None and not mentions(
+        port, "Ugh, port 8089 collided with the printer's web page, so our Grafana dashboard lives on 6443 now.")
     archive.put("main", [
         note("m1", "Bob Martinez is allergic to peanuts", 2),
         note("m2", "Ordered lunch for Bob, no peanuts because of his allergy", 6),
