@@ -5,8 +5,9 @@ one stating another attribute of that thing ("The atlas-api repo is github.com/a
 it answers another question.
 
 A memory states what is asked when its statement's subject, in attribute classes (tiers/knowledge/things.py:
-"pipeline" is "@ci", "based" is "@city"), holds an attribute the question names and every other word of that
-subject is in the question too: "Alice's phone: 555" answers "what is Alice's phone?", never "what is Bob's
+"pipeline" is "@ci", "based" is "@city"), holds an attribute the question names (or its value a word the question
+names beyond the subject: "Which Postgres version does Atlas run?" / "Atlas database is Postgres 16") and every
+other word of that subject is in the question too: "Alice's phone: 555" answers "what is Alice's phone?", never "what is Bob's
 phone?". It re-orders what the words found (results already ranked); it never brings in a memory they did not.
 """
 from __future__ import annotations
@@ -48,8 +49,8 @@ def answers(query: str, text: str) -> int:
     names = {t for t in subject if not t.startswith("@") and t not in attributes()}
     if not names <= terms:
         return 0  # another thing ("Alice's phone" when Bob's is asked)
-    if subject & attrs:
-        return 1
+    if subject & attrs or set(analyzer.terms(found.value)) & (terms - subject - attrs):
+        return 1  # the attribute asked for, or a value the question names ("which Postgres version": Postgres 16)
     return -1 if names and len(subject) > len(names) else 0
 
 

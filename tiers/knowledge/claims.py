@@ -98,7 +98,7 @@ _RULES_EN: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("copula", re.compile(rf"^(?P<subj>.+?)\s+{_COPULA}\s+(?:now\s+|currently\s+|still\s+|officially\s+)?"
                           rf"(?:{_ADJ}\s+{_PREP}\s+|(?P<prep>about|with|like|against|under|of|by)\s+)?(?P<val>.+)$")),
     # no verb, a number or date last: "garage code 6150", "call with Tom on March 19", "standup mondays at 9:30"
-    ("bare", re.compile(rf"^(?P<subj>[a-z](?:[\w' .-]|:(?=\S)){{1,50}}?)\s+(?:on\s+|at\s+|for\s+|from\s+)?"
+    ("bare", re.compile(rf"^(?P<subj>[a-z0-9](?:[\w' .-]|:(?=\S)){{1,50}}?)\s+(?:on\s+|at\s+|for\s+|from\s+)?"
                         rf"(?P<val>{_WHEN}|[€$£¥]\d[\w:.,/-]*(?:\s+(?:a|an|per)\s+[a-z]+|\s+[a-z]+)?|"
                         rf"#?\d{{3,}}[\w:./-]*|\d[\d.:/-]*\d[\d.:/-]*\d[\w.:/-]*)$")),  # a code, not "fact 3"
 )
