@@ -2,7 +2,7 @@
 is Priya based?", "Who is our contact at Brightline?" — ranks a memory that states that attribute's value for
 that thing ("Moved the atlas-api pipeline over to CircleCI", tiers/knowledge/claims.py) BOOST times higher, and
 one stating another attribute of that thing ("The atlas-api repo is github.com/acme/atlas-api") BOOST times lower:
-it answers another question.
+it answers another question; so does an opinion ("Brightline is reliable but slow"): it judges, it gives no value.
 
 A memory states what is asked when its statement's subject, in attribute classes (tiers/knowledge/things.py:
 "pipeline" is "@ci", "based" is "@city"), holds an attribute the question names (or its value a word the question
@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Iterable
 
+from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.claims import statement_of
 from memoryd.tiers.knowledge.things import attributes, canonical
 from memoryd.tiers.retrieval import analyzer
@@ -59,14 +60,15 @@ def reorder(query: str, results: Iterable[dict[str, Any]], limit: int) -> list[d
     out = list(results)
     if asked(query)[0]:
         for r in out:
-            verdict = answers(query, str(r.get("said") or r["text"]))
+            verdict = -1 if kinds.kind_of(r.get("metadata")) == kinds.OPINION else \
+                answers(query, str(r.get("said") or r["text"]))  # an opinion judges; it gives no value
             if verdict:
                 factor = BOOST if verdict > 0 else 1 / BOOST
                 r["rank"] = round(r["rank"] * factor, 6)
                 if isinstance(r.get("ranking"), dict):
                     r["ranking"]["asked"] = round(factor, 4)
                 if isinstance(r.get("reason"), str):
-                    r["reason"] += "; " + ("states what is asked" if verdict > 0 else "states another attribute") + \
+                    r["reason"] += "; " + ("states what is asked" if verdict > 0 else "not what is asked") + \
                         f" ×{factor:.2f}"
         out.sort(key=lambda r: (-r["rank"], r["id"]))
     return out[:limit]

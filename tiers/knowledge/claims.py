@@ -296,7 +296,7 @@ def _match(sentence: str, trade: frozenset[str] = frozenset()) -> Statement | No
 # verbs that only ever say where someone or something is: the value is the subject's place ("Priya relocated to
 # Pune" is Priya's city, as "Priya's city: Pune" is); "moved to" is not one ("the standup moved to Friday")
 _PLACE_VERB = re.compile(r"\b(?:relocated|relocating|based|located|situated|stationed|lives|living|resides|residing)"
-                         r"\s+(?:to|in|at|out of)\s")
+                         r"\s+(?:to|in|at|out of)\s|\b(?:works?|working) (?:remotely )?from\s")
 
 
 _HOST_VERB = re.compile(r"\b(?:hosted|hosting)\s+(?:on|by|at|with)\s")  # "Orion is hosted on Fly.io": its host

@@ -51,6 +51,15 @@ def test_the_memory_stating_what_is_asked_leads(mem, archive) -> None:
     assert plain[0]["id"] == "r1" and "asked" not in plain[0]["reason"]
 
 
+def test_an_opinion_gives_way_to_the_value_asked_for(mem, archive) -> None:
+    opinion = cold("o1", "@brightline: Brightline Accounting is reliable but slow to answer.", 19, 0.6)
+    opinion["metadata"].update(memory_kind="opinion", confidence=0.8)
+    archive.put("main", [opinion, cold("f1", "Brightline fee: €220 a month", 20, 0.8)])
+    found = mem.retrieve("How much does Brightline Accounting charge now?", limit=2)
+    assert [r["id"] for r in found] == ["f1", "o1"] and "not what is asked" in found[1]["reason"]
+    assert mem.retrieve("Is Brightline Accounting reliable?", limit=2)[0]["id"] == "o1"  # nothing asked: words
+
+
 def test_preferences_are_many_valued(mem, archive) -> None:
     archive.put("main", [cold("t1", "Ada prefers green tea", 2), cold("t2", "Ada prefers async updates in Slack", 9)])
     found = {r["id"]: r for r in mem.retrieve("what does Ada prefer", limit=5)}
