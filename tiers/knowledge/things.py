@@ -87,19 +87,41 @@ def said_twice(a: Statement, b: Statement, text_a: str, text_b: str) -> bool:
     return bool(names_a & set(analyzer.terms(text_b))) or bool(names_b & set(analyzer.terms(text_a)))
 
 
-def _near(a: Key, b: Key) -> bool:
-    """One subject is the other with attribute words added (see the module docstring)."""
+def _near(a: Key, b: Key, surnames: dict[str, set[str]]) -> bool:
+    """One subject is the other with attribute words added (see the module docstring), or a first name's
+    subject beside its full name's ("Priya" / "Priya Natarajan", when the pool names one Priya only)."""
     if a[:2] != b[:2] or a == b:
         return False
     small, large = sorted((a[2], b[2]), key=len)
-    return bool(small) and small < large and all(t in attributes() or t.startswith("@") for t in large - small)
+    if not small or not small < large:
+        return False
+    extra = {t for t in large - small if t not in attributes() and not t.startswith("@")}
+    if not extra:
+        return True
+    first = {t for t in small if t not in attributes() and not t.startswith("@")}
+    return len(first) == 1 and len(extra) == 1 and surnames.get(next(iter(first)), set()) == extra
+
+
+_FULL_NAME = re.compile(r"\b([A-Z][a-z]{1,20})\s+([A-Z][a-z]{1,30})\b")
+
+
+def surnames(texts: Iterable[str]) -> dict[str, set[str]]:
+    """First name → the second names it is written with ("Priya Natarajan"), as subject terms."""
+    out: dict[str, set[str]] = {}
+    for text in texts:
+        for first, second in _FULL_NAME.findall(text):
+            a, b = analyzer.terms(first), analyzer.terms(second)
+            if len(a) == 1 and len(b) == 1 and b[0] not in attributes():
+                out.setdefault(a[0], set()).add(b[0])
+    return out
 
 
 class Things:
     """The things a pool of memories' statements are about: `thing(id)` → one label per thing, or None."""
 
-    def __init__(self, statements: dict[str, Statement]) -> None:
+    def __init__(self, statements: dict[str, Statement], names: dict[str, set[str]] | None = None) -> None:
         self.statements = statements
+        names = names or {}
         values: dict[Key, set[str]] = {}
         for s in statements.values():
             values.setdefault(key_of(s), set()).add(s.value)
@@ -111,7 +133,7 @@ class Things:
         near: dict[Key, set[Key]] = {k: set() for k in values}
         for k in values:
             for other in {o for t in k[2] for o in by_term[t]} - {k}:
-                if _near(k, other):
+                if _near(k, other, names):
                     near[k].add(other)
                 elif k[:2] == other[:2] and _kin(values[k], values[other], k[2] ^ other[2]) and \
                         _named(k[2] & other[2]):
@@ -190,8 +212,10 @@ def of_memories(memories: Iterable[dict[str, Any]], text: Callable[[dict[str, An
                 ) -> Things:
     """Things over memories (dicts with an id and a text); memories without a statement are left out."""
     found = {}
+    said = []
     for m in memories:
-        s = statement_of(text(m))
+        said.append(text(m))
+        s = statement_of(said[-1])
         if s is not None:
             found[m["id"]] = s
-    return Things(found)
+    return Things(found, surnames(said))

@@ -110,3 +110,18 @@ def test_a_preference_is_many_valued_and_one_value_said_twice_is_one_fact() -> N
     assert said_twice(c, d, texts[2], texts[3])          # "Kestrel" names the subject of one in the other
     assert not said_twice(e, f, texts[4], texts[5])      # one code of two things is two facts
     assert not said_twice(a, c, texts[0], texts[2])
+
+
+def test_a_first_name_is_its_full_name_when_the_pool_knows_one() -> None:
+    from memoryd.tiers.knowledge.things import of_memories
+
+    said = [{"id": "a", "text": "Priya Natarajan location: Pune"},
+            {"id": "b", "text": "Priya is working from Bangalore from now on."},
+            {"id": "c", "text": "Priya Natarajan's birthday is on 14 August."}]
+    one = of_memories(said)
+    assert one.thing("a") == one.thing("b") and one.thing("c") != one.thing("a")
+    two = of_memories(said + [{"id": "d", "text": "Priya Sharma lives in Delhi"}])  # which Priya? neither
+    assert len({two.thing("a"), two.thing("b"), two.thing("d")}) == 3
+    lower = of_memories([{"id": "e", "text": "Orion hosting: Fly.io"},
+                         {"id": "f", "text": "Orion frontend hosting: Vercel"}])  # a part, not a surname
+    assert lower.thing("e") != lower.thing("f")
