@@ -26,6 +26,7 @@ LEVEL_KEY = "level"                # summary: 1 (from memories) or 2 (from summa
 SUPERSEDED_BY_KEY = "superseded_by"  # the id of the memory that holds the current value
 SUPERSEDES_KEY = "supersedes"      # the ids this memory replaced
 SOURCES_KEY = "sources"            # restatements merged into this memory: [{"source", "id", "at"}]
+SAID_AT_KEY = "said_at"            # when it was last said again (ISO, as truth.moment): "A → B → A" makes A current
 SEALED_IN_KEY = "sealed_in"        # the summary this memory was sealed into
 
 # A Retain line's label (metadata["kind"], tiers/ingest/note_fact.py) → its kind.

@@ -35,14 +35,33 @@ Memory = dict[str, Any]
 
 
 def moment(m: Memory) -> str:
-    """When a memory was said, as an ISO string: a note's or turn's own date and time, else when it was stored."""
+    """When a memory was last said, as an ISO string: a note's or turn's own date and time, else when it was
+    stored; a memory said again later (SAID_AT_KEY) is as new as that."""
     meta = m.get("metadata") or {}
+    again = meta.get(kinds.SAID_AT_KEY)
+    first = _first_said(m, meta)
+    return max(first, again) if isinstance(again, str) and again[:4].isdigit() else first
+
+
+def _first_said(m: Memory, meta: dict[str, Any]) -> str:
     date, at = meta.get("date"), meta.get("time")
     if isinstance(at, str) and len(at) > 10 and at[4:5] == "-":
         return at[:19]
     if isinstance(date, str) and len(date) == 10:
         return f"{date}T{at}" if isinstance(at, str) and len(at) == 5 else date
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(float(m.get("created_at") or 0)))
+
+
+def said_again(book: Book, held: Memory, new: Memory) -> None:
+    """`held` said again by `new`: as new as its latest saying, and current again if a value it had given way to
+    is older than that ("office at 12 Elm St", then "7 Quay Lane", then "12 Elm St" once more)."""
+    when = moment(new)
+    if when <= moment(held):
+        return
+    meta = held.setdefault("metadata", {})
+    meta[kinds.SAID_AT_KEY] = when
+    if meta.pop(kinds.SUPERSEDED_BY_KEY, None):  # retrieve and maintain judge its rival by the new moment
+        book.note("current", held, "said again after the value that replaced it: current again", by=new["id"])
 
 
 def newer(a: Memory, b: Memory) -> bool:
@@ -163,6 +182,7 @@ def absorb(book: Book, held: Memory, new: Memory) -> None:
     """`held` takes `new` in: a source more, the higher importance, one more access; kinds move."""
     now = book.now
     add_source(held, new, now)
+    said_again(book, held, new)
     held["importance"] = max(float(held.get("importance") or 0.0), float(new.get("importance") or 0.0))
     held["access_count"] = int(held.get("access_count") or 0) + 1
     held["last_access"] = int(now)
@@ -188,6 +208,7 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
     `known`: warm holds an entry with new's id already."""
     if known:  # the same id: warm reinforces it
         entry, created = add(new)
+        said_again(book, entry, new)
         return entry, created, False
     claim = claim_of(new["text"])
     held = book.held(new)

@@ -162,3 +162,23 @@ def test_retrieve_folds_a_raw_turn_into_the_fact_restating_it(mem, archive, cloc
     assert fact["created"]  # a fact is never folded into a raw turn at store time
     found = mem.retrieve("boat moored pier", limit=5)
     assert [r["id"] for r in found] == [fact["id"]] and found[0]["restated_by"] == ["7075000000000001"]
+
+
+def test_a_value_said_again_after_its_replacement_is_current_again(mem, clock) -> None:
+    elm = mem.store("Office address is 12 Elm Street", "home", 0.6, {"date": "2026-03-01"})
+    clock.t += DAY
+    quay = mem.store("Office address is 7 Quay Lane", "home", 0.6, {"date": "2026-04-10"})
+    assert warm(mem)[elm["id"]]["metadata"]["superseded_by"] == quay["id"]
+    clock.t += DAY
+    again = mem.store("Office address is 12 Elm Street", "home", 0.6, {"date": "2026-05-20"})
+    assert again["id"] == elm["id"]
+    meta = warm(mem)[elm["id"]]["metadata"]
+    assert "superseded_by" not in meta and meta["said_at"] == "2026-05-20"
+    assert [r["id"] for r in mem.retrieve("what is the office address now", limit=3)][:1] == [elm["id"]]
+    from memoryd.tiers.knowledge.maintain import maintain
+
+    maintain(mem)
+    entries = warm(mem)
+    assert entries[quay["id"]]["metadata"]["superseded_by"] == elm["id"]
+    assert "superseded_by" not in entries[elm["id"]]["metadata"]
+    assert "current" in [r["kind"] for r in mem.knowledge_rows()]
