@@ -50,8 +50,10 @@ def answers(query: str, text: str) -> int:
     names = {t for t in subject if not t.startswith("@") and t not in attributes()}
     if not names <= terms:
         return 0  # another thing ("Alice's phone" when Bob's is asked)
-    if subject & attrs or set(analyzer.terms(found.value)) & (terms - subject - attrs):
-        return 1  # the attribute asked for, or a value the question names ("which Postgres version": Postgres 16)
+    if subject & attrs:
+        return 1
+    if names and found.shape != "url" and set(analyzer.terms(found.value)) & (terms - subject - attrs):
+        return 1  # of the thing named, a value the question names too ("which Postgres version": Postgres 16)
     return -1 if names and len(subject) > len(names) else 0
 
 

@@ -185,7 +185,7 @@ class Things:
 
 def _kin(a: set[str], b: set[str], apart: frozenset[str]) -> bool:
     """Two keys' values say one kind of thing: a value in common, or values of one family — the same words with
-    other numbers ("node 20" / "node 22", "postgres 15" / "postgres 16") — where the subjects' differing terms
+    other numbers ("node 20" / "node 22", "postgres 15" / "postgres 16"), codes of one shape — where the subjects' differing terms
     (`apart`) number nothing ("trip day 3" and "trip day 4" are two days, whatever their values)."""
     if a & b:
         return True
@@ -195,6 +195,10 @@ def _kin(a: set[str], b: set[str], apart: frozenset[str]) -> bool:
 
 
 def _family(value: str) -> str | None:
+    """A value's family: its words with numbers masked ("node #"), or the shape of a code mixing letters, digits
+    and punctuation ("eu-central-1" and "ap-southeast-1" are both "a-a-9", as "v1.2.3" and "v2.0.1" are "a9.9.9")."""
+    if re.fullmatch(r"[a-z0-9]+(?:[-.:/][a-z0-9]+)+", value) and re.search(r"\d", value) and re.search(r"[a-z]", value):
+        return "shape " + re.sub(r"[0-9]+", "9", re.sub(r"[a-z]+", "a", value))
     masked = re.sub(r"\d+(?:\.\d+)*", "#", value)
     return masked if masked != value and re.search(r"[^\W\d_]{2}", masked) else None
 

@@ -125,3 +125,15 @@ def test_a_first_name_is_its_full_name_when_the_pool_knows_one() -> None:
     lower = of_memories([{"id": "e", "text": "Orion hosting: Fly.io"},
                          {"id": "f", "text": "Orion frontend hosting: Vercel"}])  # a part, not a surname
     assert lower.thing("e") != lower.thing("f")
+
+
+def test_codes_of_one_shape_are_values_of_one_thing() -> None:
+    from memoryd.tiers.knowledge.things import of_memories
+
+    t = of_memories([{"id": "a", "text": "Orion prod region: us-east-2"},
+                     {"id": "b", "text": "We finished the Orion migration to ap-southeast-1 last night."},
+                     {"id": "c", "text": "Orion repo: github.com/acme/orion"}])
+    assert t.thing("a") == t.thing("b") and t.thing("c") != t.thing("a")
+    days = of_memories([{"id": "d", "text": "Trip day 3 hotel: kyoto-inn-2"},
+                        {"id": "e", "text": "Trip day 4 hotel: osaka-stay-5"}])  # two days, two hotels
+    assert days.thing("d") != days.thing("e")
