@@ -52,9 +52,14 @@ def answers(query: str, text: str) -> int:
         return 0  # another thing ("Alice's phone" when Bob's is asked)
     if subject & attrs:
         return 1
-    if names and found.shape != "url" and set(analyzer.terms(found.value)) & (terms - subject - attrs):
+    if names and found.shape != "url" and _words(found.value) & (terms - subject - attrs):
         return 1  # of the thing named, a value the question names too ("which Postgres version": Postgres 16)
     return -1 if names and len(subject) > len(names) else 0
+
+
+def _words(value: str) -> set[str]:
+    """A value's terms that name something: not a single CJK character (a unigram matches almost any question)."""
+    return {t for t in analyzer.terms(value) if t.isascii() or len(t) > 1}
 
 
 def reorder(query: str, results: Iterable[dict[str, Any]], limit: int) -> list[dict[str, Any]]:

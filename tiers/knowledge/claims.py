@@ -320,8 +320,12 @@ _SPEAKS = re.compile(r"^(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|
 
 def _spoken(left: str, right: str) -> bool:
     """"Ana: Ten days went way too fast.": one capitalised name before the colon and four words or more after
-    it is a speaker's line (a transcript's turn), not a value of "Ana" ("Maya: nurse" stays a value)."""
+    it is a speaker's line (a transcript's turn), not a value of "Ana" ("Maya: nurse" stays a value); so is
+    "李娜：迟到的生日快乐！": a Chinese name (no attribute word) before it and an utterance after it (a sentence's
+    punctuation, a pronoun, a question or mood particle), where "付款方式：支付宝" stays a value."""
     name = left.rstrip(" :：")
+    if re.fullmatch(r"[\u4e00-\u9fff]{2,4}", name):
+        return _ZH_ATTR.search(name) is None and bool(re.search(r"[，。！？!?,]|[我你他她]|[吗呢吧啊呀嘛]", right))
     return bool(re.fullmatch(r"[A-Z][a-z]+", name)) and len(right.split()) >= 4
 
 

@@ -137,3 +137,14 @@ def test_codes_of_one_shape_are_values_of_one_thing() -> None:
     days = of_memories([{"id": "d", "text": "Trip day 3 hotel: kyoto-inn-2"},
                         {"id": "e", "text": "Trip day 4 hotel: osaka-stay-5"}])  # two days, two hotels
     assert days.thing("d") != days.thing("e")
+
+
+@pytest.mark.parametrize("text", ["李娜：迟到的生日快乐！", "李娜：周婷，我前天攀岩时手腕拉伤了，真是老了。", "周婷：你们能搬去哪儿啊，李娜？"])
+def test_a_chinese_speakers_line_is_no_value_of_the_speaker(text: str) -> None:
+    said = statement_of(text)
+    assert said is None or "李娜" not in said.subject and "周婷" not in said.subject
+
+
+def test_chinese_values_after_a_colon_stay_values() -> None:
+    assert statement_of("付款方式：支付宝").value == "支付宝"
+    assert statement_of("王芳：上海").value == "上海"
