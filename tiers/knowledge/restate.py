@@ -77,6 +77,7 @@ def contradicts(a: str, b: str) -> bool:
 
 
 MENTION = "mention"  # what a `same` of fold() returns for a lower result naming a higher one's value in passing
+MENTIONED = "mentioned"  # … for a higher result naming a lower one's value in passing: the statement takes its place
 
 
 def fold(results: Iterable[dict[str, Any]], limit: int,
@@ -85,7 +86,8 @@ def fold(results: Iterable[dict[str, Any]], limit: int,
     keeper's `restated_by`; a raw turn gives its place to the fact restating it, an assistant's echo to the owner's
     words), cut to `limit`: no list holds the same sentence twice. `same(higher, lower)` says whether two results
     restate each other (default: their texts restate each other); MENTION: the lower one names the higher one's
-    value in passing (tiers/knowledge/mentions.py), listed in its `mentioned_by`, never in its place."""
+    value in passing (tiers/knowledge/mentions.py), listed in its `mentioned_by`, never in its place; MENTIONED:
+    the higher one names the lower one's value in passing: the statement takes its place and lists it."""
     same = same or (lambda a, b: restates(a["text"], b["text"]))
     kept: list[dict[str, Any]] = []
     for r in results:
@@ -98,6 +100,10 @@ def fold(results: Iterable[dict[str, Any]], limit: int,
             continue
         if how == MENTION:
             keeper.setdefault("mentioned_by", []).append(r["id"])
+        elif how == MENTIONED:  # the statement stands for what names its value in passing
+            kept[at] = r
+            r.setdefault("mentioned_by", []).extend([keeper["id"], *keeper.pop("mentioned_by", []),
+                                                     *keeper.pop("restated_by", [])])
         elif (raw_turn(keeper) and not raw_turn(r)) or (echo(keeper) and not echo(r)):
             # the distilled memory stands for the turn it came from; the owner's words for the assistant's echo
             kept[at] = r

@@ -8,16 +8,19 @@ newer (tiers/knowledge/subject.py): memories pulled from another device are judg
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+
+from typing import Any, Callable, Mapping
 
 from memoryd.tiers.knowledge import kinds
-from memoryd.tiers.knowledge.lowvalue import is_low_value
+from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.mentions import mentions
-from memoryd.tiers.knowledge.restate import MENTION, fold, restates
+from memoryd.tiers.knowledge.restate import MENTION, MENTIONED, echo, fold, restates, signature
 from memoryd.tiers.knowledge.claims import MANY_VALUED
 from memoryd.tiers.knowledge.things import of_memories, said_twice
 from memoryd.tiers.knowledge.twins import same_numbers, twin_groups
 from memoryd.tiers.knowledge.truth import moment, newer
+from memoryd.tiers.retrieval import analyzer
 
 Candidate = dict[str, Any]
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
@@ -107,11 +110,12 @@ def finish(results: list[Candidate], limit: int) -> list[Candidate]:
 
     def same(a: Candidate, b: Candidate) -> bool | str:  # the same words, or the same value of one thing
         held, other = things.statements.get(a["id"]), things.statements.get(b["id"])
-        if restates(said(a), said(b)) or things.restated(a["id"], b["id"]) or \
+        if restates(said(a), said(b)) or things.restated(a["id"], b["id"]) or echoes(a, b) or echoes(b, a) or \
                 (held is not None and other is not None and said_twice(held, other, said(a), said(b))):
             return True
-        return MENTION if held is not None and b["id"] not in things.statements and mentions(held, said(b)) \
-            else False
+        if held is not None and other is None and mentions(held, said(b)):
+            return MENTION
+        return MENTIONED if other is not None and held is None and mentions(other, said(a)) else False
     out = fold(current, limit, same) + fold(past, limit, same)
     for r in out:
         r.pop("said", None)
@@ -124,3 +128,19 @@ def finish(results: list[Candidate], limit: int) -> list[Candidate]:
         if by:
             r["superseded_by"] = by
     return out[:limit]
+
+
+def echoes(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """`a` is the assistant echoing `b` ("Nice, VS Code it is." after "Spent the evening tuning my VS Code
+    config."): every content word and number of its words is in `b`'s, said the same way (not negated)."""
+    if not echo(a) or echo(b):
+        return False
+    _na, ta, da, pa = signature(str(a.get("said") or a["text"]))
+    _nb, tb, db, pb = signature(str(b.get("said") or b["text"]))
+    ta = ta - _filler_terms()  # "Nice, … it is.": the pleasantry around the echo is not its content
+    return bool(ta) and ta <= tb and set(da) <= set(db) and pa == pb
+
+
+@functools.lru_cache(maxsize=1)
+def _filler_terms() -> frozenset[str]:
+    return frozenset(t for w in FILLER_EN for t in analyzer.terms(w))

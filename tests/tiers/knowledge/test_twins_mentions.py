@@ -122,3 +122,17 @@ def test_a_fact_stored_after_a_seal_is_not_superseded_by_the_summary(config, arc
     assert "superseded_by" not in entry["metadata"]
     found = {r["id"]: r for r in mem.retrieve("when is the Atlas launch review now", limit=5)}
     assert stored["id"] in found and found[stored["id"]].get("superseded_by") is None
+
+
+def test_a_statement_takes_the_place_of_a_higher_mention_and_an_echo_folds(mem, archive) -> None:
+    mention = note("h1", "Hannah Okafor from Brightline emailed about the VAT return, Brightline handles it.", 9)
+    mention["importance"] = 0.9
+    archive.put("main", [mention, note("h2", "Brightline contact person: Hannah Okafor", 8)])
+    found = mem.retrieve("Brightline Hannah Okafor VAT", limit=5)
+    assert [r["id"] for r in found] == ["h2"] and found[0]["mentioned_by"] == ["h1"]
+    said = note("v1", "Spent the evening tuning my VS Code config.", 12)
+    echoed = note("v2", "Nice, VS Code it is.", 12)
+    echoed["metadata"]["role"] = "assistant"
+    archive.put("main", [said, echoed])
+    found = mem.retrieve("VS Code", limit=5)
+    assert found[0]["id"] == "v1" and found[0]["restated_by"] == ["v2"] and "v2" not in [r["id"] for r in found]
