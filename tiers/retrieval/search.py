@@ -81,10 +81,17 @@ def hot_candidates(hot: HotState) -> list[Candidate]:
              for e in ctx["events"]]
     rows += [(t["id"], f"{t['text']} ({t['status']})", "active_context/tasks", 0.85, t.get("timestamp"),
               _undated(t["text"])) for t in ctx["tasks"]]
-    rows += [(f"identity:{k}", f"{k}: {v}", "identity", 1.0, None, None) for k, v in hot["identity"].items()]
-    rows += [(f"profile:{k}", f"{k}: {v}", "owner_profile", 1.0, None, None) for k, v in hot["owner_profile"].items()]
+    rows += [(f"identity:{k}", f"{k}: {v}", "identity", 1.0, None, _sentence(v)) for k, v in hot["identity"].items()]
+    rows += [(f"profile:{k}", f"{k}: {v}", "owner_profile", 1.0, None, _sentence(v))
+             for k, v in hot["owner_profile"].items()]
     return [{"id": i, "text": t, "category": c, "score": s, "tier": "hot", "path": c, "timestamp": ts,
              **({"said": said} if said else {})} for i, t, c, s, ts, said in rows]
+
+
+def _sentence(value: str) -> str | None:
+    """A profile or identity value that is a memory's own sentence ("@alice-chen: Alice Chen prefers async
+    updates"): compared with other memories by these words, not with the key hot filed it under."""
+    return value if len(str(value).split()) >= 3 else None
 
 
 _HOT_DATE = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")

@@ -136,3 +136,14 @@ def test_a_statement_takes_the_place_of_a_higher_mention_and_an_echo_folds(mem, 
     archive.put("main", [said, echoed])
     found = mem.retrieve("VS Code", limit=5)
     assert found[0]["id"] == "v1" and found[0]["restated_by"] == ["v2"] and "v2" not in [r["id"] for r in found]
+
+
+def test_a_profile_sentence_in_hot_folds_with_the_same_preference_said_in_chat(mem, archive) -> None:
+    from memoryd.tiers.memory import hot as hot_tier
+
+    mem.change(lambda st, now: hot_tier.set_profile(st["hot"], "alice chen alice",
+                                                   "@alice-chen: Alice Chen prefers async updates in Slack."), "profile")
+    archive.put("main", [note("p1", "Alice said again she likes async updates in Slack better than meetings.", 9)])
+    found = mem.retrieve("How does Alice Chen like to get updates?", limit=5)
+    holding = [r for r in found if "async updates" in r["text"]]
+    assert len(holding) == 1 and holding[0]["restated_by"]
