@@ -23,6 +23,7 @@ IS = "is"
 USES = "uses"
 PREFERS = "prefers"
 MANY_VALUED = {"uses": USES, "prefers": PREFERS}  # relations whose new value never replaces an old one
+VERSIONED = re.compile(r"^[a-z][\w.+#-]*\s+v?\d+(?:\.\d+)*$")  # "node 20", "postgres 16", "python 3.12"
 MAX_SUBJECT_WORDS = 8
 MAX_VALUE = 80
 HEAD_CHARS, HEAD_SENTENCES = 240, 3  # a memory states its value early; the rules read no further (speed)
@@ -48,6 +49,7 @@ _VALUE_HEAD = re.compile(r"^(?:on|at|in|to|from|for|the|a|an|now|currently|still
 _URL = re.compile(r"[\w-]+\.[a-z]{2,}[/:]\S|://|\S@\S+\.\w")
 _DATE_WORD = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|"
                         r"satur|sun)days?\b|[年月日号点周]|星期|[ap]m\b|\d:\d")
+DATE_WORD = _DATE_WORD  # things.py tells dates from versions by it
 _DIGIT = re.compile(r"\d|[一二三四五六七八九十]月|周[一二三四五六日]|星期")
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -347,7 +349,9 @@ def _statement(kind: str, groups: dict[str, str | None], zh: bool, trade: frozen
         return None
     if kind == "colon" and not zh and len(words.split()) > 5:
         return None
-    rel = MANY_VALUED.get(kind, IS)  # a thing uses many things: "uses" never replaces a value
+    rel = MANY_VALUED.get(kind, IS)  # a thing uses many things: "uses" never replaces a value …
+    if rel == USES and VERSIONED.match(value):
+        rel = IS  # … but one version of each: "uses Node 20", later "runs on Node 22"
     adj = groups.get("adj")
     if adj and adj not in _VALUE_ADJ:
         rel = analyzer.terms(adj)[0] if analyzer.terms(adj) else adj

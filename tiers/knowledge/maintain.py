@@ -19,7 +19,7 @@ from memoryd.tiers.knowledge import kinds, log
 from memoryd.tiers.knowledge.same_thing import LLM_QUESTIONS, join_close_subjects
 from memoryd.tiers.knowledge.claims import MANY_VALUED
 from memoryd.tiers.knowledge.subject import Claim
-from memoryd.tiers.knowledge.things import of_memories
+from memoryd.tiers.knowledge.things import of_memories, other_families
 from memoryd.tiers.knowledge.truth import moment, newer
 from memoryd.tiers.knowledge.twins import twin_groups, twin_key
 
@@ -58,11 +58,13 @@ def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, di
         for m, claim in members[1:]:
             if newer(m, top):
                 top, top_claim = m, claim
-        older = sorted(m["id"] for m, c in members if c.value != top_claim.value)
+        older = sorted(m["id"] for m, c in members
+                       if c.value != top_claim.value and not other_families(c.value, top_claim.value))
         for m, claim in members:
             meta = m.get("metadata") or {}
             want: dict[str, Any] = {}
-            target = top["id"] if claim.value != top_claim.value else None
+            target = top["id"] if claim.value != top_claim.value and \
+                not other_families(claim.value, top_claim.value) else None
             if meta.get(kinds.SUPERSEDED_BY_KEY) != target and (target or _stale(meta, held)):
                 want[kinds.SUPERSEDED_BY_KEY] = target
                 if target:

@@ -19,7 +19,7 @@ import functools
 import re
 from typing import Any, Callable, Hashable, Iterable
 
-from memoryd.tiers.knowledge.claims import Statement, statement_of
+from memoryd.tiers.knowledge.claims import DATE_WORD, VERSIONED, Statement, statement_of
 from memoryd.tiers.retrieval import analyzer
 
 Key = tuple[str, str, frozenset[str]]  # relation, value shape, subject terms
@@ -201,6 +201,13 @@ def _family(value: str) -> str | None:
         return "shape " + re.sub(r"[0-9]+", "9", re.sub(r"[a-z]+", "a", value))
     masked = re.sub(r"\d+(?:\.\d+)*", "#", value)
     return masked if masked != value and re.search(r"[^\W\d_]{2}", masked) else None
+
+
+def other_families(a: str, b: str) -> bool:
+    """Versions of two products ("node 22", "postgres 16"): one does not replace the other, whatever their
+    things. Dates ("june 3", "july 1") and addresses ("12 elm street") are never told apart this way."""
+    va, vb = VERSIONED.match(a), VERSIONED.match(b)
+    return bool(va and vb) and a.split()[0] != b.split()[0] and not (DATE_WORD.search(a) or DATE_WORD.search(b))
 
 
 def _named(common: frozenset[str]) -> bool:

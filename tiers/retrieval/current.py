@@ -17,7 +17,7 @@ from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.mentions import mentions
 from memoryd.tiers.knowledge.restate import MENTION, MENTIONED, echo, fold, restates, signature
 from memoryd.tiers.knowledge.claims import MANY_VALUED
-from memoryd.tiers.knowledge.things import of_memories, said_twice
+from memoryd.tiers.knowledge.things import of_memories, other_families, said_twice
 from memoryd.tiers.knowledge.twins import same_numbers, twin_groups
 from memoryd.tiers.knowledge.truth import moment, newer
 from memoryd.tiers.retrieval import analyzer
@@ -45,15 +45,18 @@ def admit(cands: list[Candidate], history: bool) -> list[Candidate]:
     by_id = {c["id"]: c for c in pool}
     for ids in things.groups().values():
         if things.statements[ids[0]].rel not in MANY_VALUED.values():  # "X uses A" and later "X uses B": both true
-            _newest_wins([by_id[i] for i in ids], lambda a, b: things.same_value(a["id"], b["id"]))
+            _newest_wins([by_id[i] for i in ids], lambda a, b: things.same_value(a["id"], b["id"]),
+                         lambda a, b: other_families(things.statements[a["id"]].value, things.statements[b["id"]].value))
     for ids in twin_groups(pool, said_at, said).values():
         _newest_wins([by_id[i] for i in ids if not superseded_by(by_id[i])],
                      lambda a, b: same_numbers(said(a), said(b)))
     return cands if history else [c for c in cands if not superseded_by(c)]
 
 
-def _newest_wins(group: list[Candidate], same: Callable[[Candidate, Candidate], bool]) -> None:
-    """The newest memory of one thing is current; members with another value are marked superseded by it."""
+def _newest_wins(group: list[Candidate], same: Callable[[Candidate, Candidate], bool],
+                 apart: Callable[[Candidate, Candidate], bool] = lambda a, b: False) -> None:
+    """The newest memory of one thing is current; members with another value (not `apart`: of another family)
+    are marked superseded by it."""
     if len(group) < 2:
         return
     when = {c["id"]: dated(c, [o for o in group if same(c, o)]) for c in group}
@@ -62,7 +65,7 @@ def _newest_wins(group: list[Candidate], same: Callable[[Candidate, Candidate], 
         if newer(when[c["id"]], when[top["id"]]):
             top = c
     for c in group:
-        if c is not top and not same(c, top):
+        if c is not top and not same(c, top) and not apart(c, top):
             c["superseded_by"] = top["id"]
 
 

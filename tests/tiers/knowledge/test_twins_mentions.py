@@ -147,3 +147,14 @@ def test_a_profile_sentence_in_hot_folds_with_the_same_preference_said_in_chat(m
     found = mem.retrieve("How does Alice Chen like to get updates?", limit=5)
     holding = [r for r in found if "async updates" in r["text"]]
     assert len(holding) == 1 and holding[0]["restated_by"]
+
+
+def test_a_versioned_use_is_replaced_by_a_newer_version_not_by_another_product(mem, archive) -> None:
+    archive.put("main", [note("n1", "Noted, orion-web uses Node 20.", 3), note("n2", "@orion-web: orion-web runs on Node 22.", 9),
+                         note("n3", "orion-web uses Postgres 16", 10)])
+    found = {r["id"]: r for r in mem.retrieve("which Node version does orion-web use now", limit=5, filters=Filters(history=True))}
+    assert found["n1"].get("superseded_by") == "n2"
+    assert found["n2"].get("superseded_by") is None and found["n3"].get("superseded_by") is None
+    wanted, _ = derive([note("n1", "Noted, orion-web uses Node 20.", 3), note("n2", "orion-web runs on Node 22.", 9),
+                        note("n3", "orion-web uses Postgres 16", 10)])
+    assert wanted["n1"]["superseded_by"] == "n2" and wanted["n2"] == {"supersedes": ["n1"]} and "n3" not in wanted
