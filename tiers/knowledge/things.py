@@ -23,6 +23,7 @@ from memoryd.tiers.knowledge.claims import DATE_WORD, VERSIONED, Statement, stat
 from memoryd.tiers.retrieval import analyzer
 
 Key = tuple[str, str, frozenset[str]]  # relation, value shape, subject terms
+SHARED_MAX = 64  # subjects a name may be shared by and still be followed when grouping
 # nouns that name an attribute of a thing, not the thing ("the team of Bob" is still Bob's)
 ATTRIBUTE_NOUNS = """code pin passcode password combination address phone number mobile email mail birthday age budget
 price fee cost rate rent salary charge version release port ip url link host hosting hosted provider vendor supplier
@@ -130,18 +131,25 @@ class Things:
         for k in values:
             for t in k[2]:
                 by_term.setdefault(t, []).append(k)
-        near: dict[Key, set[Key]] = {k: set() for k in values}
+        wider_of: dict[Key, list[Key]] = {k: [] for k in values}
         for k in values:
-            for other in {o for t in k[2] for o in by_term[t]} - {k}:
-                if _near(k, other, names):
-                    near[k].add(other)
-                elif k[:2] == other[:2] and _kin(values[k], values[other], k[2] ^ other[2]) and \
-                        _named(k[2] & other[2]):
-                    self._join(k, other)
-        for k, others in near.items():
-            wider = [o for o in others if len(o[2]) > len(k[2])]
-            if any(not (x[2] <= y[2] or y[2] <= x[2] or self._find(x) == self._find(y))
-                   for i, x in enumerate(wider) for y in wider[i + 1:]):
+            # a wider subject holds every term of k, its rarest too: only that term's keys are looked at
+            rarest = min(k[2], key=lambda t: (len(by_term[t]), t)) if k[2] else None
+            for other in by_term.get(rarest, []) if rarest is not None else []:
+                if len(other[2]) > len(k[2]) and _near(k, other, names):
+                    wider_of[k].append(other)
+            # the same value (or family) under subjects sharing a name: a name shared by many subjects
+            # ("note" in "Note 12: …") names nothing in particular and is not followed (nor is the pool squared)
+            for t in k[2]:
+                if len(by_term[t]) > SHARED_MAX or t in attributes() or t.startswith("@"):
+                    continue
+                for other in by_term[t]:
+                    if other != k and k[:2] == other[:2] and not _near(k, other, names) and \
+                            _kin(values[k], values[other], k[2] ^ other[2]):
+                        self._join(k, other)
+        for k, wider in wider_of.items():
+            if len(wider) > SHARED_MAX or any(not (x[2] <= y[2] or y[2] <= x[2] or self._find(x) == self._find(y))
+                                              for i, x in enumerate(wider) for y in wider[i + 1:]):
                 continue  # a bare subject beside two different things ("Priya": her city? her manager?): neither
             for o in wider:
                 self._join(k, o)
