@@ -249,14 +249,20 @@ def statement_of(text: str) -> Statement | None:
     return None
 
 
-# reported speech: "Alice said again she likes async updates" is "Alice likes async updates"
+# reported speech: "Alice said again she likes async updates" is "Alice likes async updates"; so is a pronoun
+# standing for the name that opened the sentence
 _REPORTED = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:said|says|mentioned|mentions|told (?:me|us)|"
                        r"confirmed|confirms|reminded (?:me|us))(?:\s+(?:again|today|yesterday|earlier|once more))?"
                        r"(?:\s+that)?\s+(?:she|he|they)(?P<be>'s|'re)?\s+(?P<rest>\S.*)$")
 
 
+# a name, a clause about them, then a pronoun standing for them: "Alice got promoted, she is head of platform"
+_THEN_PRONOUN = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+[^,;:]{1,40},\s+(?:and\s+)?(?:she|he|they)"
+                           r"(?P<be>'s|'re|\s+is|\s+are)\s+(?P<rest>\S.*)$")  # what they are now, not were
+
+
 def _unreported(sentence: str) -> str:
-    said = _REPORTED.match(sentence)
+    said = _REPORTED.match(sentence) or _THEN_PRONOUN.match(sentence)
     if said is None:
         return sentence
     return f"{said.group('who')} {'is ' if said.group('be') else ''}{said.group('rest')}"

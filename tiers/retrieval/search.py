@@ -80,7 +80,7 @@ def hot_candidates(hot: HotState) -> list[Candidate]:
     rows += [(e["id"], e["text"], "active_context/events", 0.85, e.get("timestamp"), _undated(e["text"]))
              for e in ctx["events"]]
     rows += [(t["id"], f"{t['text']} ({t['status']})", "active_context/tasks", 0.85, t.get("timestamp"),
-              _undated(t["text"])) for t in ctx["tasks"]]
+              _undated(t["text"]) or t["text"]) for t in ctx["tasks"]]  # said without the status hot added
     rows += [(f"identity:{k}", f"{k}: {v}", "identity", 1.0, None, _sentence(v)) for k, v in hot["identity"].items()]
     rows += [(f"profile:{k}", f"{k}: {v}", "owner_profile", 1.0, None, _sentence(v))
              for k, v in hot["owner_profile"].items()]

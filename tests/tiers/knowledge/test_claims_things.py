@@ -25,6 +25,7 @@ from memoryd.tiers.knowledge.things import Things
     ("Alice said again she likes async updates in Slack better than meetings.", {"alic"}, "prefers",
      "async updates in slack"),
     ("Bob mentioned that he's based in Oslo now.", {"bob", "citi"}, "is", "oslo"),
+    ("Alice got promoted, she is head of platform as of today.", {"alic", "role"}, "is", "head of platform"),
     ("The quarterly review is about hiring.", {"quarter", "review"}, "about", "hiring"),
     ("W @lab: Lab door PIN is 2580.", {"lab", "door", "pin"}, "is", "2580"),
     ("Sure — dentist appointment on June 9", {"dentist", "appoint"}, "is", "june 9"),
