@@ -16,7 +16,7 @@ import functools
 from typing import Any, Iterable
 
 from memoryd.tiers.knowledge import kinds
-from memoryd.tiers.knowledge.claims import statement_of
+from memoryd.tiers.knowledge.claims import IS, statement_of
 from memoryd.tiers.knowledge.things import attributes, canonical
 from memoryd.tiers.retrieval import analyzer
 
@@ -54,7 +54,8 @@ def answers(query: str, text: str) -> int:
         return 1
     if names and found.shape != "url" and _words(found.value) & (terms - subject - attrs):
         return 1  # of the thing named, a value the question names too ("which Postgres version": Postgres 16)
-    return -1 if names and len(subject) > len(names) else 0
+    # another attribute of the thing, or another relation to it ("Alice prefers async updates" for her role)
+    return -1 if names and (len(subject) > len(names) or found.rel not in (IS,)) else 0
 
 
 def _words(value: str) -> set[str]:

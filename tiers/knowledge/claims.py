@@ -89,6 +89,11 @@ _RULES_EN: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("event", re.compile(rf"^{_WHO}{_AUX}(?:finished|completed|did|done|started|began|wrapped up|kicked off|rolled out)"
                          rf"\s+(?:with\s+)?(?:the\s+|our\s+)?(?P<subj>.+?)\s+(?P<event>migration|upgrade|move|switch|"
                          rf"transition|cutover|rollout|relocation)\s+(?:from\s+.+?\s+)?to\s+(?P<val>.+)$")),
+    # a team joined: "Bob starts with the billing team on Monday", "Ana joined the data team"
+    ("joins", re.compile(r"^(?P<subj>.+?)\s+(?:starts?|started|is starting|will start)\s+(?:with|on|in)\s+"
+                         r"(?P<val>(?:the\s+)?[\w -]+?\s+(?P<team>team|squad|group|department))\b|"
+                         r"^(?P<subj2>.+?)\s+(?:joins|joined|is joining|will join)\s+"
+                         r"(?P<val2>(?:the\s+)?[\w -]+?\s+(?P<team2>team|squad|group|department))\b")),
     # a preference: many-valued as "uses" (someone prefers many things), its value cut before a comparison
     ("prefers", re.compile(r"^(?P<subj>.+?)\s+(?:now\s+|still\s+|really\s+|much\s+)?(?:prefers|likes|loves|favou?rs)"
                            r"\s+(?P<val>.+?)(?:\s+(?:better than|rather than|more than|over|instead of)\s.*)?$")),
@@ -133,6 +138,7 @@ _GATES = {
     "uses": re.compile(r"\b(?:uses|use|using|relies|depends|built|written|powered)\b"),
     "event": re.compile(r"\b(?:migration|upgrade|move|switch|transition|cutover|rollout|relocation)\s+(?:from\s.+\s)?to\s"),
     "prefers": re.compile(r"\b(?:prefers|likes|loves|favou?rs)\s"),
+    "joins": re.compile(r"\b(?:starts?|started|starting|start|joins|joined|joining|join)\s.*\b(?:team|squad|group|department)\b"),
     "at": re.compile(rf"\s{_AT_VERB}\s+(?:now\s+)?(?:on|in|at|from|out of|via|through|every|each)\s"),
     "copula": re.compile(rf"\s{_COPULA}\s"),
     "bare": re.compile(r"\d"),
@@ -345,6 +351,9 @@ def _sentence_like(value: str, zh: bool) -> bool:
 
 def _statement(kind: str, groups: dict[str, str | None], zh: bool, trade: frozenset[str] = frozenset()
                ) -> Statement | None:
+    if kind == "joins":  # either wording, and the team is the subject's attribute ("Bob Martinez team: …")
+        groups = {"subj": (groups.get("subj") or groups.get("subj2") or "") + " team",
+                  "val": groups.get("val") or groups.get("val2")}
     words = _clean_subject(groups.get("subj") or "")
     if groups.get("event") and words:  # "the Orion migration": Orion's something changed, not Orion itself
         words = f"{words} {groups['event']}"

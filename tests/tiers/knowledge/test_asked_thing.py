@@ -27,6 +27,7 @@ def mem(config, archive) -> AgentMemory:
     ("Where is Priya Natarajan based now?", "Priya Natarajan's birthday is 14 August.", -1),
     ("Which Postgres version does Atlas run now?", "Atlas database is Postgres 16.", 1),  # the value's name asked
     ("Which CI does atlas-api use now?", "Okay, the repo is github.com/acme/atlas-api.", 0),  # a URL naming it
+    ("What is Alice Chen's role now?", "Alice Chen prefers async updates in Slack.", -1),  # another relation
     ("What is Bob's phone number?", "Alice's phone: 555-0101", 0),          # another person
     ("What is Bob's phone number?", "Bob moved to the data team", 0),        # no attribute: no verdict
     ("Tell me about atlas-api", "The atlas-api repo is github.com/acme/atlas-api.", 0),  # nothing asked

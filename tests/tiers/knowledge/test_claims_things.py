@@ -26,6 +26,8 @@ from memoryd.tiers.knowledge.things import Things
      "async updates in slack"),
     ("Bob mentioned that he's based in Oslo now.", {"bob", "citi"}, "is", "oslo"),
     ("Alice got promoted, she is head of platform as of today.", {"alic", "role"}, "is", "head of platform"),
+    ("Bob starts with the billing team on Monday.", {"bob", "team"}, "is", "billing team"),
+    ("Ana joined the data team last week", {"ana", "team"}, "is", "data team"),
     ("The quarterly review is about hiring.", {"quarter", "review"}, "about", "hiring"),
     ("W @lab: Lab door PIN is 2580.", {"lab", "door", "pin"}, "is", "2580"),
     ("Sure — dentist appointment on June 9", {"dentist", "appoint"}, "is", "june 9"),
