@@ -22,7 +22,11 @@ from memoryd.tiers.retrieval import analyzer
 IS = "is"
 USES = "uses"
 PREFERS = "prefers"
-MANY_VALUED = {"uses": USES, "prefers": PREFERS}  # relations whose new value never replaces an old one
+HAS = "has"
+MANY_VALUED = {"uses": USES, "prefers": PREFERS, "has": HAS}  # relations whose new value never replaces an old one
+# attributes a person or thing has many of: "New hobby: watercolour" is one more hobby, not the end of the last
+_MANY_ATTR = re.compile(r"\b(?:hobby|hobbies|interests?|pets?|kids?|children|languages?|skills?|allerg(?:y|ies)|"
+                        r"friends?|favou?rites?)\b|爱好|兴趣|宠物|孩子|语言|技能|朋友")
 VERSIONED = re.compile(r"^[a-z][\w.+#-]*\s+v?\d+(?:\.\d+)*$")  # "node 20", "postgres 16", "python 3.12"
 MAX_SUBJECT_WORDS = 8
 MAX_VALUE = 80
@@ -365,6 +369,8 @@ def _statement(kind: str, groups: dict[str, str | None], zh: bool, trade: frozen
     if kind == "colon" and not zh and len(words.split()) > 5:
         return None
     rel = MANY_VALUED.get(kind, IS)  # a thing uses many things: "uses" never replaces a value …
+    if rel == IS and _MANY_ATTR.search(words):
+        rel = HAS
     if rel == USES and VERSIONED.match(value):
         rel = IS  # … but one version of each: "uses Node 20", later "runs on Node 22"
     adj = groups.get("adj")

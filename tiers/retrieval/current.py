@@ -53,6 +53,43 @@ def admit(cands: list[Candidate], history: bool) -> list[Candidate]:
     return cands if history else [c for c in cands if not superseded_by(c)]
 
 
+HOPS = 5  # a chain of values (A → B → C) followed this far to its current end
+
+
+def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candidate]]) -> list[Candidate]:
+    """Ranked results with each superseded one replaced by the memory holding its thing's current value, at its
+    place (unless that memory ranks higher already): the words found the old value, the answer is the new one.
+    `fetch(ids)` gives candidates for memories not among the results (warm entries, index rows)."""
+    by_id = {r["id"]: r for r in results}
+    stale = [r for r in results if superseded_by(r)]
+    for _ in range(HOPS):
+        wanted = sorted({str(superseded_by(r)) for r in by_id.values() if superseded_by(r)} - set(by_id))
+        if not wanted:
+            break
+        for c in fetch(wanted):
+            by_id.setdefault(c["id"], c)
+    if not stale:
+        return results
+    out: list[Candidate] = []
+    placed: set[str] = set()
+    for r in results:
+        head = r
+        for _ in range(HOPS):
+            nxt = superseded_by(head)
+            if not nxt or nxt not in by_id:
+                break
+            head = by_id[nxt]
+        if superseded_by(head) or head["id"] in placed:
+            continue  # no current end held, or it ranks higher already
+        if head is not r:
+            head = dict(head, rank=max(float(head.get("rank") or 0), float(r.get("rank") or 0)),
+                        relevance=head.get("relevance", 0.0),
+                        reason=f"the current value of {r['id']}, which the words found ({r.get('reason', '')})")
+        out.append(head)
+        placed.add(head["id"])
+    return out
+
+
 def _newest_wins(group: list[Candidate], same: Callable[[Candidate, Candidate], bool],
                  apart: Callable[[Candidate, Candidate], bool] = lambda a, b: False) -> None:
     """The newest memory of one thing is current; members with another value (not `apart`: of another family)

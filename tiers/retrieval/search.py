@@ -44,7 +44,8 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
     corpus = ranking.local_corpus(cands, terms)
     cands += _cold_candidates(view, terms, query, limit, {c["id"] for c in cands}, filters, corpus)
     dense = _dense(view, query, state, cands, limit)
-    cands = current.admit([c for c in cands if c["tier"] == "hot" or filters.matches(c)], filters.history)
+    # superseded memories are ranked too: each one found gives its place to its current value (current.successors)
+    cands = current.admit([c for c in cands if c["tier"] == "hot" or filters.matches(c)], True)
     asked, limit = limit, current.depth(limit)  # restatements fold into one result (tiers/retrieval/current.py)
     for c in cands:
         c["date"] = when.memory_date(c)
@@ -64,6 +65,8 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         cands.sort(key=lambda c: (-c["score"], c["id"]))
         results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
                    for c in cands[:limit]]
+    if not filters.history:
+        results = current.successors(results, lambda ids: _fetch(view, ids, filters))
     results = current.finish(results, asked)
     results = behind_summaries(results, view.archive, view.agent_id, asked, lambda e: cold_candidate(e, now))
     _reinforce(view, results)
@@ -134,6 +137,20 @@ def _cold_candidates(view: RetrievalView, terms: list[str], query: str, limit: i
         seen.add(e["id"])
         out.append(cold_candidate(e, view.now))
     return out
+
+
+def _fetch(view: RetrievalView, ids: list[str], filters: Filters) -> list[Candidate]:
+    """Warm entries and index rows by id, as candidates that pass the filters (a successor the query's words
+    did not reach)."""
+    warm = {e["id"]: e for e in view.state["warm"]["entries"]}
+    out = [dict(warm[i], tier="warm", path=warm[i]["category"]) for i in ids if i in warm]
+    rest = [i for i in ids if i not in warm]
+    if rest and view.archive is not None:
+        try:
+            out += [cold_candidate(e, view.now) for e in view.archive.get(view.agent_id, rest)]
+        except MemorydError:
+            pass  # the stale result is then left out, as before
+    return [c for c in out if filters.matches(c)]
 
 
 def cold_candidate(e: ColdEntry, now: float) -> Candidate:

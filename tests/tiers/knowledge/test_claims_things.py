@@ -100,6 +100,12 @@ def test_chinese_subjects_with_attribute_words() -> None:
     assert t.same_value("m2", "m3")
 
 
+def test_a_hobby_is_many_valued() -> None:
+    first, second = statement_of("New hobby: calligraphy, classes on Fridays"), statement_of("New hobby: watercolour")
+    assert first is not None and second is not None and first.rel == second.rel == "has"
+    assert statement_of("郭晓雯：新爱好：书法，下周开始每周五晚上上课。").rel == "has"
+
+
 def test_a_preference_is_many_valued_and_one_value_said_twice_is_one_fact() -> None:
     from memoryd.tiers.knowledge.things import said_twice
 

@@ -158,3 +158,18 @@ def test_a_versioned_use_is_replaced_by_a_newer_version_not_by_another_product(m
     wanted, _ = derive([note("n1", "Noted, orion-web uses Node 20.", 3), note("n2", "orion-web runs on Node 22.", 9),
                         note("n3", "orion-web uses Postgres 16", 10)])
     assert wanted["n1"]["superseded_by"] == "n2" and wanted["n2"] == {"supersedes": ["n1"]} and "n3" not in wanted
+
+
+def test_a_stale_memory_the_words_find_gives_its_place_to_the_current_value(mem, archive) -> None:
+    from memoryd.tiers.knowledge.maintain import maintain
+
+    archive.put("main", [note("e1", "Editor of choice: Neovim", 3), note("e2", "My editor is Helix", 9),
+                         note("e3", "Spent the evening tuning the Helix keymap", 9)])
+    archive.put("main", [note("e4", "Editor of choice: Zed", 20)])  # the current value, in words the query lacks
+    maintain(mem)
+    assert {e["id"]: e["metadata"].get("superseded_by") for e in archive.iter_entries("main")}["e1"] == "e4"
+    found = mem.retrieve("Neovim", limit=3)
+    assert [r["id"] for r in found][:1] == ["e4"] and "the current value of e1" in found[0]["reason"]
+    assert "e1" not in [r["id"] for r in found]
+    past = {r["id"]: r for r in mem.retrieve("Neovim", limit=5, filters=Filters(history=True))}
+    assert past["e1"]["superseded_by"] == "e4"                    # --history: what the words found, as it was
