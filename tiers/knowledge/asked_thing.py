@@ -7,12 +7,13 @@ it answers another question; so does an opinion ("Brightline is reliable but slo
 A memory states what is asked when its statement's subject, in attribute classes (tiers/knowledge/things.py:
 "pipeline" is "@ci", "based" is "@city"), holds an attribute the question names (or its value a word the question
 names beyond the subject: "Which Postgres version does Atlas run?" / "Atlas database is Postgres 16") and every
-other word of that subject is in the question too: "Alice's phone: 555" answers "what is Alice's phone?", never "what is Bob's
-phone?". It re-orders what the words found (results already ranked); it never brings in a memory they did not.
+other word of that subject is in the question too: "Alice's phone: 555" answers "what is Alice's phone?", never
+"what is Bob's phone?". It re-orders what the words found (results already ranked); it never brings in a memory they did not.
 """
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Iterable
 
 from memoryd.tiers.knowledge import kinds
@@ -33,7 +34,8 @@ def pool(limit: int) -> int:
 def asked(query: str) -> tuple[frozenset[str], frozenset[str]]:
     """(the attribute classes a question names, all its terms in attribute classes)."""
     words = analyzer.query_terms(query)
-    extra = [t for w, a in _WH.items() if w in query.casefold() for t in analyzer.terms(a)]
+    extra = [t for w, a in _WH.items() if re.search(rf"(?<![a-z]){w}(?![a-z])", query.casefold())
+             for t in analyzer.terms(a)]
     terms = canonical(frozenset(words + extra))
     attrs = frozenset(t for t in terms if t.startswith("@") or t in attributes())
     return attrs, terms
@@ -55,7 +57,7 @@ def answers(query: str, text: str) -> int:
     if names and found.shape != "url" and _words(found.value) & (terms - subject - attrs):
         return 1  # of the thing named, a value the question names too ("which Postgres version": Postgres 16)
     # another attribute of the thing, or another relation to it ("Alice prefers async updates" for her role)
-    return -1 if names and (len(subject) > len(names) or found.rel not in (IS,)) else 0
+    return -1 if names and (len(subject) > len(names) or found.rel != IS) else 0
 
 
 def _words(value: str) -> set[str]:

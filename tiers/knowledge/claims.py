@@ -51,9 +51,8 @@ _VALUE_TAIL = re.compile(r"(?:\s+(?:now|from now on|as of (?:today|now|this \w+)
                          r"(?:现在|了|啦|吧|呢|啊|工作|上班|住)+$")
 _VALUE_HEAD = re.compile(r"^(?:on|at|in|to|from|for|the|a|an|now|currently|still)\s+")
 _URL = re.compile(r"[\w-]+\.[a-z]{2,}[/:]\S|://|\S@\S+\.\w")
-_DATE_WORD = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|"
+DATE_WORD = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|"
                         r"satur|sun)days?\b|[年月日号点周]|星期|[ap]m\b|\d:\d")
-DATE_WORD = _DATE_WORD  # things.py tells dates from versions by it
 _DIGIT = re.compile(r"\d|[一二三四五六七八九十]月|周[一二三四五六日]|星期")
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -187,7 +186,7 @@ def value_shape(value: str) -> str:
     alnum = [c for c in value if c.isalnum()]
     digits = sum(c.isdigit() for c in alnum)
     # a code, an amount, a date or a time — not a name that happens to hold a digit ("Harbor-5G")
-    numeric = digits * 10 >= 3 * len(alnum) or value[:1] in "0123456789#€$£¥" or _DATE_WORD.search(value)
+    numeric = digits * 10 >= 3 * len(alnum) or value[:1] in "0123456789#€$£¥" or DATE_WORD.search(value)
     return "number" if numeric else "word"
 
 

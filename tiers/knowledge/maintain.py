@@ -3,8 +3,8 @@ that stored an old and a new value apart end with the same answer whatever the o
 
 For each thing the claim grammar keys (tiers/knowledge/claims.py, grouped by tiers/knowledge/things.py; twins:
 tiers/knowledge/twins.py; opinions and summaries move by confidence and sealing, not here), the newest memory
-(tiers/knowledge/truth.newer: its own date, then created_at, then id) is current; every memory of that thing with another value gets
-superseded_by = its id, and it gets supersedes = their ids. A belief holding the current value becomes a
+(tiers/knowledge/truth.newer: its own date, then created_at, then id) is current; every memory of that thing with
+another value gets superseded_by = its id, and it gets supersedes = their ids. A belief holding the current value becomes a
 fact (confirm). A superseded_by that points at a memory no longer held is cleared. The LLM, when given,
 is asked about subjects the rules find close but not equal ("garage code" / "garage door code"),
 at most LLM_QUESTIONS a run. Pure function of the memories: running it twice changes nothing.

@@ -29,8 +29,8 @@ ATTRIBUTE_NOUNS = """code pin passcode password combination address phone number
 price fee cost rate rent salary charge version release port ip url link host hosting hosted provider vendor supplier
 platform service location city country town place office room region zone area home name title role job position
 team department group manager boss lead owner contact person status state plan deadline due date time day days
-schedule slot weekday hour hours migration upgrade move switch transition cutover rollout relocation ci pipeline build builds repo repository database db storage server stack
-language framework editor tool default choice preference setting value current based target destination""".split()
+schedule slot weekday hour hours migration upgrade move switch transition cutover rollout relocation ci pipeline
+build builds repo repository database db storage server stack language framework editor tool default choice preference setting value current based target destination""".split()
 ZH_ATTRIBUTES = frozenset("城市 地址 住址 地点 位置 电话 号码 手机号 邮箱 生日 预算 价格 费用 房租 工资 版本 端口 名字 日期 时间 "
                           "团队 部门 职位 角色 联系人 负责人 密码 供应商 区域 服务器".split())
 
@@ -126,6 +126,7 @@ class Things:
         values: dict[Key, set[str]] = {}
         for s in statements.values():
             values.setdefault(key_of(s), set()).add(s.value)
+        families = {k: {f for v in vs if (f := _family(v))} for k, vs in values.items()}
         self._parent: dict[Key, Key] = {k: k for k in values}
         by_term: dict[str, list[Key]] = {}
         for k in values:
@@ -145,7 +146,7 @@ class Things:
                     continue
                 for other in by_term[t]:
                     if other != k and k[:2] == other[:2] and not _near(k, other, names) and \
-                            _kin(values[k], values[other], k[2] ^ other[2]):
+                            _kin(values[k], values[other], families[k], families[other], k[2] ^ other[2]):
                         self._join(k, other)
         for k, wider in wider_of.items():
             if len(wider) > SHARED_MAX or any(not (x[2] <= y[2] or y[2] <= x[2] or self._find(x) == self._find(y))
@@ -191,24 +192,28 @@ class Things:
         return out
 
 
-def _kin(a: set[str], b: set[str], apart: frozenset[str]) -> bool:
-    """Two keys' values say one kind of thing: a value in common, or values of one family — the same words with
-    other numbers ("node 20" / "node 22", "postgres 15" / "postgres 16"), codes of one shape — where the subjects' differing terms
-    (`apart`) number nothing ("trip day 3" and "trip day 4" are two days, whatever their values)."""
+def _kin(a: set[str], b: set[str], fa: set[str], fb: set[str], apart: frozenset[str]) -> bool:
+    """Two keys' values (`a`, `b`; their families `fa`, `fb`) say one kind of thing: a value in common, or values
+    of one family — the same words with other numbers ("node 20" / "node 22"), codes of one shape — where the
+    subjects' differing terms (`apart`) number nothing ("trip day 3" and "trip day 4" are two days)."""
     if a & b:
         return True
-    if any(re.search(r"\d", t) for t in apart):
-        return False
-    return bool({f for v in a if (f := _family(v))} & {f for v in b if (f := _family(v))})
+    return bool(fa & fb) and not any(_DIGIT.search(t) for t in apart)
+
+
+_DIGIT = re.compile(r"\d")
+_CODE = re.compile(r"(?=[a-z0-9.:/-]*\d)(?=[a-z0-9.:/-]*[a-z])[a-z0-9]+(?:[-.:/][a-z0-9]+)+")
+_NUMBERS = re.compile(r"\d+(?:\.\d+)*")
+_TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
 
 
 def _family(value: str) -> str | None:
     """A value's family: its words with numbers masked ("node #"), or the shape of a code mixing letters, digits
     and punctuation ("eu-central-1" and "ap-southeast-1" are both "a-a-9", as "v1.2.3" and "v2.0.1" are "a9.9.9")."""
-    if re.fullmatch(r"[a-z0-9]+(?:[-.:/][a-z0-9]+)+", value) and re.search(r"\d", value) and re.search(r"[a-z]", value):
+    if _CODE.fullmatch(value):
         return "shape " + re.sub(r"[0-9]+", "9", re.sub(r"[a-z]+", "a", value))
-    masked = re.sub(r"\d+(?:\.\d+)*", "#", value)
-    return masked if masked != value and re.search(r"[^\W\d_]{2}", masked) else None
+    masked = _NUMBERS.sub("#", value)
+    return masked if masked != value and _TWO_LETTERS.search(masked) else None
 
 
 def other_families(a: str, b: str) -> bool:

@@ -35,22 +35,23 @@ def superseded_by(cand: Candidate) -> str | None:
     return (cand.get("metadata") or {}).get(kinds.SUPERSEDED_BY_KEY) or cand.get("superseded_by")
 
 
-def admit(cands: list[Candidate], history: bool) -> list[Candidate]:
-    """The candidates a retrieve ranks: superseded ones are left out unless `history` asks for them.
-    Claims among the candidates, and twins (tiers/knowledge/twins.py), mark the older of two values for one
-    thing (`superseded_by` on the candidate, not on the stored memory)."""
+def admit(cands: list[Candidate]) -> list[Candidate]:
+    """The candidates a retrieve ranks, filler left out. Claims among them, and twins (tiers/knowledge/twins.py),
+    mark the older of two values for one thing (`superseded_by` on the candidate, not on the stored memory);
+    superseded ones stay, for successors() or `--history` to place."""
     cands = [c for c in cands if not filler(c)]
     pool = [c for c in cands if not superseded_by(c) and judged(c)]
     things = of_memories(pool, said)
     by_id = {c["id"]: c for c in pool}
     for ids in things.groups().values():
         if things.statements[ids[0]].rel not in MANY_VALUED.values():  # "X uses A" and later "X uses B": both true
+            value = {i: things.statements[i].value for i in ids}
             _newest_wins([by_id[i] for i in ids], lambda a, b: things.same_value(a["id"], b["id"]),
-                         lambda a, b: other_families(things.statements[a["id"]].value, things.statements[b["id"]].value))
+                         lambda a, b: other_families(value[a["id"]], value[b["id"]]))
     for ids in twin_groups(pool, said_at, said).values():
         _newest_wins([by_id[i] for i in ids if not superseded_by(by_id[i])],
                      lambda a, b: same_numbers(said(a), said(b)))
-    return cands if history else [c for c in cands if not superseded_by(c)]
+    return cands
 
 
 HOPS = 5  # a chain of values (A → B → C) followed this far to its current end
@@ -60,16 +61,15 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
     """Ranked results with each superseded one replaced by the memory holding its thing's current value, at its
     place (unless that memory ranks higher already): the words found the old value, the answer is the new one.
     `fetch(ids)` gives candidates for memories not among the results (warm entries, index rows)."""
+    if not any(superseded_by(r) for r in results):
+        return results
     by_id = {r["id"]: r for r in results}
-    stale = [r for r in results if superseded_by(r)]
     for _ in range(HOPS):
         wanted = sorted({str(superseded_by(r)) for r in by_id.values() if superseded_by(r)} - set(by_id))
         if not wanted:
             break
         for c in fetch(wanted):
             by_id.setdefault(c["id"], c)
-    if not stale:
-        return results
     out: list[Candidate] = []
     placed: set[str] = set()
     for r in results:
@@ -175,8 +175,8 @@ def echoes(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     config."): every content word and number of its words is in `b`'s, said the same way (not negated)."""
     if not echo(a) or echo(b):
         return False
-    _na, ta, da, pa = signature(str(a.get("said") or a["text"]))
-    _nb, tb, db, pb = signature(str(b.get("said") or b["text"]))
+    _na, ta, da, pa = signature(said(a))
+    _nb, tb, db, pb = signature(said(b))
     ta = ta - _filler_terms()  # "Nice, … it is.": the pleasantry around the echo is not its content
     return bool(ta) and ta <= tb and set(da) <= set(db) and pa == pb
 

@@ -45,7 +45,7 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
     cands += _cold_candidates(view, terms, query, limit, {c["id"] for c in cands}, filters, corpus)
     dense = _dense(view, query, state, cands, limit)
     # superseded memories are ranked too: each one found gives its place to its current value (current.successors)
-    cands = current.admit([c for c in cands if c["tier"] == "hot" or filters.matches(c)], True)
+    cands = current.admit([c for c in cands if c["tier"] == "hot" or filters.matches(c)])
     asked, limit = limit, current.depth(limit)  # restatements fold into one result (tiers/retrieval/current.py)
     for c in cands:
         c["date"] = when.memory_date(c)
