@@ -210,6 +210,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "allow_edits": Key(bool, False, doc="the web view may forget and edit hot memory and the tree"),
     },
     "knowledge": {
+        "layer": Key(str, "on", check=_pattern(re.compile(r"on|off"), '"on" or "off"'), env="MEMORYD_KNOWLEDGE",
+                     doc="off: no supersession, merge or re-ranking by the knowledge layer (memories kept as said)"),
         "seal_after_days": Key(float, 30.0, ge=1, le=36500, doc="cold memories older than this may be sealed into a summary"),
         "seal_below_score": Key(float, 0.1, ge=0, le=1,
                                 doc="...and whose score (importance, age, accesses) fell below this (seed 000: 0.1)"),

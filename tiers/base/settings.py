@@ -119,6 +119,7 @@ class SyncSection(Section):
 
 
 class KnowledgeSection(Section):
+    layer: str  # on | off
     seal_after_days: float
     seal_below_score: float
     seal_min_members: int

@@ -104,8 +104,10 @@ class Book:
     """What one batch of stores compares against: warm's entries (indexed once) and local-index rows found
     on the way. Changes to index rows wait in `cold_changes` until flush(); log rows in `rows`."""
 
-    def __init__(self, warm: list[Memory], archive: Archive | None, agent_id: str, now: float) -> None:
+    def __init__(self, warm: list[Memory], archive: Archive | None, agent_id: str, now: float,
+                 knowledge: bool = True) -> None:
         self.warm, self.archive, self.agent_id, self.now = warm, archive, agent_id, now
+        self.knowledge = knowledge  # [knowledge] layer off: every memory is added as said
         self.cold_changes: dict[str, Memory] = {}
         self.rows: list[dict[str, Any]] = []
         self.lookups = 0
@@ -209,6 +211,9 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
     if known:  # the same id: warm reinforces it
         entry, created = add(new)
         said_again(book, entry, new)
+        return entry, created, False
+    if not book.knowledge:
+        entry, created = add(new)
         return entry, created, False
     claim = claim_of(new["text"])
     held = book.held(new)

@@ -280,7 +280,8 @@ class AgentMemory:
             state = self.files.load_all()
             counts: dict[str, int] = {"stores": len(prepared)}
             where = warm_tier.positions(state["warm"])
-            book = Book(state["warm"]["entries"], self.archive, self.agent_id, now)
+            book = Book(state["warm"]["entries"], self.archive, self.agent_id, now,
+                        knowledge=self.config.knowledge.layer == "on")
             touched: set[str] = set()  # nodes a store of this batch touched already: touching again changes nothing
             for text, category, importance, meta, redactions in prepared:
                 if category in touched:
@@ -348,7 +349,7 @@ class AgentMemory:
         settings, mode_chosen = retrieval_settings(self.config)
         return RetrievalView(agent_id=self.agent_id, state=state, pending=pending, archive=self.archive, now=now,
                              settings=settings, mode_chosen=mode_chosen, record_accesses=self.accesses.record,
-                             warn=self.warnings.append)
+                             warn=self.warnings.append, knowledge=self.config.knowledge.layer == "on")
 
     # --- generic change ------------------------------------------------------------------
     def change(self, fn: Step[T], reason: str) -> T:

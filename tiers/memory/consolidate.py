@@ -80,6 +80,8 @@ def _maintain(mem: AgentMemory, llm: LLM | None) -> dict[str, int]:
     """The maintain pass of tiers/knowledge/maintain.py, bounded by [knowledge] maintain_budget."""
     from memoryd.tiers.knowledge.maintain import maintain
 
+    if mem.config.knowledge.layer == "off":
+        return {"merged": 0, "verified": 0}
     counts = maintain(mem, mem.config.knowledge.maintain_budget, llm)
     return {"merged": counts["superseded"] + counts["cleared"], "verified": counts["confirmed"]}
 

@@ -44,9 +44,11 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
     corpus = ranking.local_corpus(cands, terms)
     cands += _cold_candidates(view, terms, query, limit, {c["id"] for c in cands}, filters, corpus)
     dense = _dense(view, query, state, cands, limit)
-    # superseded memories are ranked too: each one found gives its place to its current value (current.successors)
-    cands = current.admit([c for c in cands if c["tier"] == "hot" or filters.matches(c)])
-    asked, limit = limit, current.depth(limit)  # restatements fold into one result (tiers/retrieval/current.py)
+    cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
+    knows = view.knowledge  # [knowledge] layer off: the words alone rank, nothing is folded, marked or moved
+    if knows:  # superseded memories are ranked too; current.successors places each one's current value
+        cands = current.admit(cands)
+    asked, limit = limit, current.depth(limit) if knows else limit  # restatements fold into one result
     for c in cands:
         c["date"] = when.memory_date(c)
     if query:
@@ -57,14 +59,20 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
 
             results = rank(terms, cands, corpus, path_scores, asked_thing.pool(limit), in_range, dense[0],
                            Fusion.from_section(view.settings), dense[1])
-        else:  # keyword mode: the hot-entity prior (tiers/knowledge/hot_prior.py) re-orders the best
+        elif knows:  # keyword mode: the hot-entity prior (tiers/knowledge/hot_prior.py) re-orders the best
             results = ranking.rank(terms, cands, corpus, path_scores, hot_prior.pool(asked_thing.pool(limit)), in_range)
             results = hot_prior.reorder(view, results, asked_thing.pool(limit))
-        results = asked_thing.reorder(query, results, limit)  # tiers/knowledge/asked_thing.py
+        else:
+            results = ranking.rank(terms, cands, corpus, path_scores, limit, in_range)
+        if knows:
+            results = asked_thing.reorder(query, results, limit)  # tiers/knowledge/asked_thing.py
     else:
         cands.sort(key=lambda c: (-c["score"], c["id"]))
         results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
                    for c in cands[:limit]]
+    if not knows:
+        _reinforce(view, results[:asked])
+        return results[:asked]
     if not filters.history:
         results = current.successors(results, lambda ids: _fetch(view, ids, filters))
     results = current.finish(results, asked)

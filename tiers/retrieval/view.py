@@ -23,6 +23,7 @@ class RetrievalView:
     mode_chosen: bool                         # [retrieval] mode was set (file or environment), not defaulted
     record_accesses: Callable[[dict[str, tuple[int, int]]], None]  # reinforcement, folded in by the next write
     warn: Callable[[str], None]               # a warning for the caller (AgentMemory.warnings)
+    knowledge: bool = True                    # [knowledge] layer: off ranks the words alone (no knowledge stage)
 
 
 def retrieval_settings(config: Any) -> tuple[Mapping[str, Any], bool]:

@@ -1,0 +1,205 @@
+"""The corpus's measures: answers (current at rank 1, stale above, stable recall@5, duplicates) and the precision
+of every automatic action memoryd took (supersede, merge, swap-in at retrieve, hot lessons, owner profile,
+entities), each checked against the turns' tags. Pure: results and memories in, numbers out.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any, Iterable
+
+from ..knowledge.resolve import any_value_in, normal
+from .parse import Conversation, Turn
+from .truth import Question, Truth
+
+TOP = 5
+_LABEL = re.compile(r"^[WBOS](?:\([^)]*\))?\s+")
+_SWAP = re.compile(r"current value of (\S+?),")
+
+
+class Matcher:
+    """Memories and results → the turn they came from (by source, else by their words)."""
+
+    def __init__(self, conv: Conversation, sources: dict[str, str]) -> None:
+        self.turns = {t.id: t for t in conv.turns}
+        self.sources = sources
+        self.by_text: dict[str, Turn] = {}
+        for t in conv.turns:
+            self.by_text.setdefault(normal(t.text), t)
+            self.by_text.setdefault(normal(_LABEL.sub("", t.text)), t)
+
+    def turn(self, m: dict[str, Any]) -> Turn | None:
+        meta = m.get("metadata") if isinstance(m.get("metadata"), dict) else {}
+        tid = self.sources.get(str(meta.get("source")))
+        if tid:
+            return self.turns[tid]
+        text = normal(str(m.get("text", "")))
+        return self.by_text.get(text) or self.by_text.get(normal(_LABEL.sub("", str(m.get("text", "")))))
+
+    def turn_of_source(self, source: str) -> Turn | None:
+        tid = self.sources.get(source)
+        return self.turns.get(tid) if tid else None
+
+
+def _facts(t: Turn | None) -> dict[str, str]:
+    return {s.topic: s.value for s in t.said} if t else {}
+
+
+def _share(right: int, total: int) -> float | None:
+    return round(right / total, 3) if total else None
+
+
+def answers(qs: list[Question], ranked: dict[str, list[dict[str, Any]]], match: Matcher) -> dict[str, Any]:
+    changing = [q for q in qs if q.changes]
+    stable = [q for q in qs if not q.changes]
+    first, above = 0, 0
+    for q in changing:
+        hits = ranked.get(q.id, [])
+        texts = [str(h.get("text", "")) for h in hits]
+        now = next((n for n, t in enumerate(texts) if any_value_in(t, q.answers)), None)
+        old = next((n for n, t in enumerate(texts) if any_value_in(t, q.stale) and not any_value_in(t, q.answers)),
+                   None)
+        first += now == 0
+        above += old is not None and (now is None or old < now)
+    found = sum(any(any_value_in(str(h.get("text", "")), q.answers) for h in ranked.get(q.id, [])[:TOP])
+                for q in stable)
+    dup = 0
+    for q in qs:
+        facts = [f for h in ranked.get(q.id, [])[:TOP] for f in [tuple(sorted(_facts(match.turn(h)).items()))] if f]
+        dup += len(facts) != len(set(facts))
+    return {"current_at_1": _share(first, len(changing)), "stale_above": _share(above, len(changing)),
+            "stable_recall5": _share(found, len(stable)), "duplicate_top5": _share(dup, len(qs)),
+            "changing_questions": len(changing), "stable_questions": len(stable)}
+
+
+def supersessions(memories: list[dict[str, Any]], match: Matcher, truth: Truth) -> dict[str, Any]:
+    by_id = {m["id"]: m for m in memories}
+    right = hidden = 0
+    pairs = [(m, by_id.get(str((m.get("metadata") or {}).get("superseded_by"))))
+             for m in memories if (m.get("metadata") or {}).get("superseded_by")]
+    for old, new in pairs:
+        a, b = match.turn(old), (match.turn(new) if new else None)
+        fa, fb = _facts(a), _facts(b)
+        ok = bool(a and b) and b.line > a.line and any(k in fb and fb[k] != v for k, v in fa.items())  # type: ignore
+        right += ok
+        hidden += any(truth.current(k) == v for k, v in fa.items()) and not ok
+    return {"supersede": len(pairs), "supersede_right": right, "supersede_precision": _share(right, len(pairs)),
+            "true_fact_hidden": hidden}
+
+
+def merges(memories: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
+    total = right = 0
+    for m in memories:
+        meta = m.get("metadata") or {}
+        for s in meta.get("sources") or []:
+            if not isinstance(s, dict) or s.get("id") == m["id"]:
+                continue
+            total += 1
+            a, b = match.turn(m), match.turn_of_source(str(s.get("source")))
+            same_words = b is not None and normal(b.text) == normal(str(m.get("text", "")))
+            right += same_words or (a is not None and b is not None and _facts(a) == _facts(b) and bool(_facts(a)))
+    return {"merge": total, "merge_right": right, "merge_precision": _share(right, total)}
+
+
+def swaps(qs: list[Question], ranked: dict[str, list[dict[str, Any]]], memories: list[dict[str, Any]],
+          match: Matcher, truth: Truth) -> dict[str, Any]:
+    """Results a knowledge stage put in for another the words found: right when the found memory states an
+    earlier value of a topic and the placed one its current value."""
+    by_id = {m["id"]: m for m in memories}
+    total = right = 0
+    for q in qs:
+        for h in ranked.get(q.id, []):
+            placed = (h.get("knowledge") or {}).get("current_of") if isinstance(h.get("knowledge"), dict) else None
+            m = _SWAP.search(str(h.get("reason", "")))
+            found_id = placed or (m.group(1) if m else None)
+            if not found_id:
+                continue
+            total += 1
+            fa, fb = _facts(match.turn(by_id.get(found_id, {"text": ""}))), _facts(match.turn(h))
+            right += any(k in fb and fb[k] == truth.current(k) and v != fb[k] for k, v in fa.items())
+    return {"swap_in": total, "swap_in_right": right, "swap_in_precision": _share(right, total)}
+
+
+def _turn_saying(text: str, conv: Conversation) -> Turn | None:
+    """The turn whose words a hot item holds (hot keeps a fact's words, sometimes cut or prefixed)."""
+    key = normal(text)
+    best = None
+    for t in conv.turns:
+        words = normal(_LABEL.sub("", t.text))
+        if words and (words in key or key in words) and (best is None or len(words) > len(normal(best.text))):
+            best = t
+    return best
+
+
+def hot(hot_state: dict[str, Any], conv: Conversation, truth: Truth) -> dict[str, Any]:
+    lessons = hot_state.get("critical_lessons") or []
+    lessons_right = sum(1 for x in lessons if (t := _turn_saying(str(x.get("text", "")), conv)) and t.lesson)
+    profile = hot_state.get("owner_profile") or {}
+    owner_topics = {k for k, t in conv.topics.items() if t.subject == "owner"}
+    profile_right = 0
+    for value in profile.values():
+        t = _turn_saying(str(value), conv)
+        profile_right += bool(t and t.speaker in ("user", "store", "note")
+                              and any(k in owner_topics and truth.current(k) == v for k, v in _facts(t).items()))
+    texts = [str(x.get("text", "")) for x in lessons] + [f"{k}: {v}" for k, v in profile.items()]
+    ctx = hot_state.get("active_context") or {}
+    texts += [str(x.get("text") or x.get("description") or "") for part in ("events", "tasks", "projects")
+              for x in ctx.get(part, [])]
+    stale = 0
+    for q in truth.questions():
+        if q.changes and any(any_value_in(t, q.stale) and not any_value_in(t, q.answers) for t in texts):
+            stale += 1
+    return {"hot_lessons": len(lessons), "hot_lessons_right": lessons_right,
+            "hot_lesson_precision": _share(lessons_right, len(lessons)),
+            "owner_profile": len(profile), "owner_profile_right": profile_right,
+            "owner_profile_precision": _share(profile_right, len(profile)), "hot_stale_values": stale}
+
+
+def entities(listed: Iterable[str], conv: Conversation) -> dict[str, Any]:
+    names = {normal(n): e.name for e in conv.entities.values() for n in e.names()}
+    names |= {normal(n.lstrip("@")): e.name for e in conv.entities.values() for n in e.names()}
+    listed = [n for n in listed if n]
+    hits = [names.get(normal(n.lstrip("@"))) for n in listed]
+    right = sum(h is not None for h in hits)
+    recalled = len({h for h in hits if h})
+    return {"entities_listed": len(listed), "entity_precision": _share(right, len(listed)),
+            "entity_recall": _share(recalled, len(conv.entities))}
+
+
+def score(conv: Conversation, run: Any, actions: bool = True) -> dict[str, Any]:
+    truth = Truth(conv)
+    match = Matcher(conv, run.sources)
+    qs = truth.questions()
+    out = answers(qs, run.ranked, match)
+    if actions:
+        out |= supersessions(run.memories, match, truth) | merges(run.memories, match)
+        out |= swaps(qs, run.ranked, run.memories, match, truth) | hot(run.hot, conv, truth)
+        out |= entities(run.entities, conv)
+    return out
+
+
+def total(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-conversation scores summed: shares weighted by their counts."""
+    out: dict[str, Any] = defaultdict(float)
+    weights = {"current_at_1": "changing_questions", "stale_above": "changing_questions",
+               "stable_recall5": "stable_questions", "duplicate_top5": None}
+    for r in rows:
+        for k, v in r.items():
+            if isinstance(v, (int, float)) and not k.endswith(("precision", "recall")) and k not in weights:
+                out[k] += v
+    for k, w in weights.items():
+        vals = [(r.get(k), r.get(w) if w else r["changing_questions"] + r["stable_questions"]) for r in rows]
+        n = sum(c for v, c in vals if v is not None)
+        out[k] = round(sum(v * c for v, c in vals if v is not None) / n, 3) if n else None
+    for act in ("supersede", "merge", "swap_in"):
+        if act in out:
+            out[f"{act}_precision"] = _share(int(out[f"{act}_right"]), int(out[act]))
+    for k, n in (("hot_lesson_precision", "hot_lessons"), ("owner_profile_precision", "owner_profile")):
+        if n in out:
+            out[k] = _share(int(out[n + "_right"] if n != "owner_profile" else out["owner_profile_right"]), int(out[n]))
+    ents = [(r["entity_precision"], r["entities_listed"], r["entity_recall"]) for r in rows if "entity_recall" in r]
+    if ents:
+        listed = sum(n for _, n, _ in ents)
+        out["entity_precision"] = round(sum((p or 0) * n for p, n, _ in ents) / listed, 3) if listed else None
+        out["entity_recall"] = round(sum(r or 0 for *_, r in ents) / len(ents), 3)
+    return dict(out)
