@@ -61,6 +61,9 @@ class Archive(Protocol):
     def of_kind(self, agent_id: str, kind: str, limit: int = 50) -> list[ColdEntry]:
         """The most important entries of one kind (a memory's metadata memory_kind, else its label's kind)."""
 
+    def by_restate_key(self, agent_id: str, keys: Sequence[str]) -> list[ColdEntry]:
+        """Entries whose metadata restate_key is one of `keys` (an indexed lookup, not a search)."""
+
     def count(self, agent_id: str) -> int: ...
 
     def category_counts(self, agent_id: str) -> dict[str, int]: ...

@@ -345,6 +345,15 @@ class LocalIndex:
         with self._guard() as conn:
             return of_kind(conn, agent_id, kind, limit)
 
+    def by_restate_key(self, agent_id: str, keys: Sequence[str]) -> list[ColdEntry]:
+        """Rows whose metadata restate_key is one of `keys` (an indexed lookup)."""
+        validate_agent_id(agent_id)
+        if not keys:
+            return []
+        return [row_entry(r) for r in self.read(
+            f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = ? AND "
+            f"json_extract(m.metadata, '$.restate_key') IN ({marks(len(keys))}) LIMIT 50", [agent_id, *keys])]
+
     def count(self, agent_id: str) -> int:
         validate_agent_id(agent_id)
         row = self.read("SELECT docs FROM agent_stats WHERE agent_id = ?", [agent_id])

@@ -30,7 +30,7 @@ from memoryd.tiers.base.errors import ArchiveError
 from memoryd.tiers.cold.entity_schema import ENTITY_SCHEMA
 from memoryd.tiers.cold.vector_schema import VECTOR_SCHEMA
 
-LOCAL_VERSION = 3
+LOCAL_VERSION = 4
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS memories (
@@ -49,6 +49,8 @@ _SCHEMA = (
 )
 _SCHEMA += VECTOR_SCHEMA  # v1 → v2: the vector tables (every statement above is IF NOT EXISTS)
 _SCHEMA += ENTITY_SCHEMA  # v2 → v3: the entity tables and the triggers that queue memories for them
+_SCHEMA += (  # v3 → v4: a store finds a restatement by its key (tiers/knowledge/restate.restate_key), not by a search
+    "CREATE INDEX IF NOT EXISTS memories_restate ON memories(agent_id, json_extract(metadata, '$.restate_key'))",)
 _LEGACY_TABLES = ("cold_fts", "cold_trigram", "cold_memories")
 _LEGACY_TRIGGERS = ("cold_ai", "cold_ad", "cold_au")
 

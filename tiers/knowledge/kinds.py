@@ -24,9 +24,11 @@ EVIDENCE_KEY = "evidence"          # opinion: [{"id", "delta", "at", "why"}], ne
 SUMMARISES_KEY = "summarises"      # summary: the ids it stands for
 LEVEL_KEY = "level"                # summary: 1 (from memories) or 2 (from summaries)
 SUPERSEDED_BY_KEY = "superseded_by"  # the id of the memory that holds the current value
+SUPERSEDED_HOW_KEY = "superseded_how"  # who decided it: "rule" (absent), "agent" (store --supersedes), "review"
 SUPERSEDES_KEY = "supersedes"      # the ids this memory replaced
 SOURCES_KEY = "sources"            # restatements merged into this memory: [{"source", "id", "at"}]
 SAID_AT_KEY = "said_at"            # when it was last said again (ISO, as truth.moment): "A → B → A" makes A current
+RESTATE_KEY = "restate_key"        # restate.restate_key of its text: a store finds a restatement by key
 SEALED_IN_KEY = "sealed_in"        # the summary this memory was sealed into
 
 # A Retain line's label (metadata["kind"], tiers/ingest/note_fact.py) → its kind.

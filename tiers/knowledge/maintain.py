@@ -1,27 +1,22 @@
-"""The maintain pass: one current truth re-derived over every memory (warm and the local index), so that devices
-that stored an old and a new value apart end with the same answer whatever the order things arrived in.
+"""The maintain pass: one current truth re-derived over every memory (warm and the local index) with the same rule
+as a store (tiers/knowledge/change.py), so that devices that stored an old and a new value apart end with the same
+answer whatever the order things arrived in, and a home whose earlier rules superseded memories wrongly is repaired.
 
-For each thing the claim grammar keys (tiers/knowledge/claims.py, grouped by tiers/knowledge/things.py; twins:
-tiers/knowledge/twins.py; opinions and summaries move by confidence and sealing, not here), the newest memory
-(tiers/knowledge/truth.newer: its own date, then created_at, then id) is current; every memory of that thing with
-another value gets superseded_by = its id, and it gets supersedes = their ids. A belief holding the current value becomes a
-fact (confirm). A superseded_by that points at a memory no longer held is cleared. The LLM, when given,
-is asked about subjects the rules find close but not equal ("garage code" / "garage door code"),
-at most LLM_QUESTIONS a run. Pure function of the memories: running it twice changes nothing.
-`budget` bounds the memories written per run; the counts say how many were left for the next run.
+For each memory whose words say which value it replaces ("from X to Y", "no longer X", "从X换成Y" …), every
+earlier memory stating X about the same thing gets superseded_by = the newest such memory, which gets
+supersedes = their ids. A superseded_by the rule does not give is cleared — unless a person or the agent set it
+(`store --supersedes`, a review's answer: metadata superseded_how), or it points at a memory no longer held.
+Pure function of the memories: running it twice changes nothing. `budget` bounds the memories written per run;
+the counts say how many were left for the next run.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.base.errors import MemorydError
-from memoryd.tiers.knowledge import kinds, log
-from memoryd.tiers.knowledge.same_thing import LLM_QUESTIONS, join_close_subjects
-from memoryd.tiers.knowledge.claims import MANY_VALUED
-from memoryd.tiers.knowledge.subject import Claim
-from memoryd.tiers.knowledge.things import of_memories, other_families
-from memoryd.tiers.knowledge.truth import moment, newer
-from memoryd.tiers.knowledge.twins import twin_groups, twin_key
+from memoryd.tiers.knowledge import change, kinds, log
+from memoryd.tiers.knowledge.truth import judged, newer
+from memoryd.tiers.retrieval import analyzer
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import LLM
@@ -29,73 +24,66 @@ if TYPE_CHECKING:
     from memoryd.tiers.memory.types import AgentState
 
 Memory = dict[str, Any]
+BY_HAND = ("agent", "review")  # superseded_how values the rules never undo
+
+
+def _by_term(memories: list[Memory]) -> dict[str, list[Memory]]:
+    out: dict[str, list[Memory]] = {}
+    for m in memories:
+        for t in set(analyzer.terms(change.spoken(m["text"]))):
+            out.setdefault(t, []).append(m)
+    return out
+
+
+def _rule_targets(memories: list[Memory]) -> tuple[dict[str, str], dict[str, str]]:
+    """{old id: id of the newest memory whose words replace it}, {old id: the clause that says so}."""
+    judged_ones = [m for m in memories if judged(m)]
+    index = _by_term(judged_ones)
+    target: dict[str, Memory] = {}
+    why: dict[str, str] = {}
+    for new in judged_ones:
+        terms = change.lookup_terms(new["text"])
+        if not terms:
+            continue
+        near = {m["id"]: m for t in terms for m in index.get(t, ())}
+        for old, cue in change.replaced(new, near.values(), lambda a, b: newer(b, a)):
+            held = target.get(old["id"])
+            if held is None or newer(new, held):
+                target[old["id"]] = new
+                why[old["id"]] = f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}"
+    return {k: v["id"] for k, v in target.items()}, why
 
 
 def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
-    """{id: {metadata key: new value (None: remove)}} that make `memories` hold one current truth per thing, and
-    the knowledge-log rows saying why. Pure (apart from the LLM's answers)."""
-    stating = [m for m in memories  # a summary holds many things; an opinion moves by confidence, not here
-               if kinds.kind_of(m.get("metadata")) not in (kinds.SUMMARY, kinds.OPINION)]
-    by_id = {m["id"]: m for m in stating}
-    things = of_memories(stating)
-    groups: dict[str, list[tuple[Memory, Claim]]] = {}
-    for ids in things.groups().values():
-        first = things.statements[min(ids)]
-        if first.rel in MANY_VALUED.values():
-            continue  # "X uses A", later "X uses B": both stay true
-        key = first.words if first.words not in groups else f"{first.words} \x00{len(groups)}"  # unique, never close
-        groups[key] = [(by_id[i], Claim(key, things.statements[i].value, things.statements[i].words))
-                       for i in sorted(ids)]
-    for template, ids in sorted(twin_groups((m for m in stating if m["id"] not in things.statements), moment).items()):
-        groups[f"twin: {template}"] = [(by_id[i], _twin_claim(by_id[i]["text"])) for i in ids]
-    if llm is not None:
-        groups = join_close_subjects(groups, llm)
+    """{id: {metadata key: new value (None: remove)}} that make `memories` hold the rule's one current truth, and
+    the knowledge-log rows saying why. Pure."""
+    targets, why = _rule_targets(memories)
     held = {m["id"] for m in memories if kinds.kind_of(m.get("metadata")) != kinds.SUMMARY}  # none supersedes
+    hand = {m["id"]: (m.get("metadata") or {}).get(kinds.SUPERSEDED_BY_KEY) for m in memories
+            if (m.get("metadata") or {}).get(kinds.SUPERSEDED_HOW_KEY) in BY_HAND}  # old id → the id a person chose
+    supersedes: dict[str, list[str]] = {}
+    for old, new in targets.items():
+        supersedes.setdefault(new, []).append(old)
     wanted: dict[str, dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
-    for key, members in sorted(groups.items()):
-        top, top_claim = members[0]
-        for m, claim in members[1:]:
-            if newer(m, top):
-                top, top_claim = m, claim
-        older = sorted(m["id"] for m, c in members
-                       if c.value != top_claim.value and not other_families(c.value, top_claim.value))
-        for m, claim in members:
-            meta = m.get("metadata") or {}
-            want: dict[str, Any] = {}
-            target = top["id"] if claim.value != top_claim.value and \
-                not other_families(claim.value, top_claim.value) else None
-            if meta.get(kinds.SUPERSEDED_BY_KEY) != target and (target or _stale(meta, held)):
-                want[kinds.SUPERSEDED_BY_KEY] = target
-                if target:
-                    rows.append(log.row("supersede", m["id"], f"{key}: {claim.value!r} → {top_claim.value!r}",
-                                        m["text"], by=target, maintain=True))
-            if m is top and older and sorted(meta.get(kinds.SUPERSEDES_KEY) or []) != older:
-                want[kinds.SUPERSEDES_KEY] = older
-            if target is None and m is not top and kinds.kind_of(meta) == kinds.BELIEF and \
-                    kinds.kind_of(top.get("metadata")) == kinds.FACT and newer(top, m):
-                want[kinds.KIND_KEY] = kinds.FACT  # the evidence from the data alone: every device writes the same
-                want[kinds.EVIDENCE_KEY] = list(meta.get(kinds.EVIDENCE_KEY) or []) + [
-                    {"id": top["id"], "delta": 0.0, "at": int(top.get("created_at") or 0), "why": "confirmed by a fact"}]
-                rows.append(log.row("confirm", m["id"], "a later fact holds the same value", m["text"], by=top["id"]))
-            if want:
-                wanted[m["id"]] = want
-    grouped = {m["id"] for members in groups.values() for m, _ in members}
-    for m in memories:  # superseded by a memory no longer held (or by a summary), and no thing of its own now
-        if m["id"] not in grouped and _stale(m.get("metadata") or {}, held):
-            wanted[m["id"]] = {kinds.SUPERSEDED_BY_KEY: None}
+    for m in memories:
+        meta = m.get("metadata") or {}
+        want: dict[str, Any] = {}
+        have = meta.get(kinds.SUPERSEDED_BY_KEY)
+        by_hand = meta.get(kinds.SUPERSEDED_HOW_KEY) in BY_HAND and have in held
+        target = have if by_hand else targets.get(m["id"])
+        if have != target:
+            want[kinds.SUPERSEDED_BY_KEY] = target
+            rows.append(log.row("supersede", m["id"], why[m["id"]], m["text"], by=target, maintain=True) if target
+                        else log.row("current", m["id"], "no rule says a later memory replaces it", m["text"],
+                                     was=have, maintain=True))
+        mine = sorted(set(supersedes.get(m["id"], [])) | {i for i in meta.get(kinds.SUPERSEDES_KEY) or []
+                                                          if i in hand and hand[i] == m["id"]})
+        if sorted(meta.get(kinds.SUPERSEDES_KEY) or []) != mine:
+            want[kinds.SUPERSEDES_KEY] = mine or None
+        if want:
+            wanted[m["id"]] = want
     return wanted, rows
-
-
-def _twin_claim(text: str) -> Claim:
-    """A twin's template as its thing and its numbers as its value (tiers/knowledge/twins.py)."""
-    template, numbers = twin_key(text) or ("", ())
-    return Claim(f"twin: {template}", " ".join(numbers), template)
-
-
-def _stale(meta: dict[str, Any], held: set[str]) -> bool:
-    by = meta.get(kinds.SUPERSEDED_BY_KEY)
-    return bool(by) and by not in held
 
 
 def apply(m: Memory, want: dict[str, Any]) -> Memory:

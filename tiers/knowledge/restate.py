@@ -51,6 +51,14 @@ def signature(text: str) -> tuple[str, frozenset[str], frozenset[str], int]:
             len(NEGATION.findall(core)) % 2)
 
 
+def restate_key(text: str) -> str:
+    """A short key two texts share when they say the same words (normalised, lead-in and speaker label cut):
+    what a store looks up in the local index instead of searching it."""
+    import hashlib
+
+    return hashlib.blake2b(signature(text)[0].encode("utf-8"), digest_size=8).hexdigest()
+
+
 def restates(a: str, b: str) -> bool:
     """Whether texts `a` and `b` say the same thing (see the module docstring)."""
     na, ta, da, pa = signature(a)

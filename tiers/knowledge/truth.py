@@ -1,18 +1,18 @@
-"""One current truth at store time: a new memory that restates one already held is absorbed by it, a new value
-for the same thing supersedes the old one, a belief a fact confirms becomes a fact, and an opinion's confidence
-moves with the evidence for and against it. Every step goes to the knowledge log (tiers/knowledge/log.py).
+"""One current truth at store time, right or silent: a new memory that restates one already held is absorbed by
+it, a new memory whose words say which value it replaces supersedes the memory holding that value, a belief a fact
+confirms becomes a fact, and an opinion's confidence moves with the evidence for and against it. Every step goes
+to the knowledge log (tiers/knowledge/log.py).
 
-    restated (tiers/knowledge/restate.py), or the same claim with the same value (tiers/knowledge/subject.py)
+    restated (tiers/knowledge/restate.py: the same words, numbers and polarity)
         → the held memory absorbs it: metadata.sources += {source, id, at}, importance = max, one more access;
           a belief absorbing a fact becomes a fact (confirm); an opinion gains confidence (reinforce)
-    the same claim with another value, or a twin (tiers/knowledge/twins.py: the same sentence with another
-    number where its value stands) → the older memory's superseded_by = the newer's id; newer.supersedes += it
-        (the newest wins: its own date and time when a note or turn gives them, else created_at, then the id
-        breaks ties: every device derives the same from the same memories)
+    a change said with the value it replaces (tiers/knowledge/change.py: "from X to Y", "Y instead of X",
+    "no longer X", "从X换成Y" …) → the older memory stating X: superseded_by = the newer's id
     the opposite of an opinion ("not" on one side only) → the opinion loses confidence (contradict)
 
-Held memories are warm's entries and the local index's rows the new text finds (a few per store, and none past
-COLD_LOOKUPS in one batch: the maintain pass, tiers/knowledge/maintain.py, catches up on the rest).
+Held memories: warm's entries sharing the text's words (an in-memory index built once a batch) and the local
+index's rows with the same restatement key (one indexed lookup); only a text with a change cue searches the
+index for the value it names. A change said without naming what it replaces changes nothing (silent).
 """
 from __future__ import annotations
 
@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import kinds, log
-from memoryd.tiers.knowledge.restate import contradicts, core_text, raw_turn, restates, signature
-from memoryd.tiers.knowledge.subject import claim_of
-from memoryd.tiers.knowledge.twins import twins
+from memoryd.tiers.knowledge.restate import contradicts, raw_turn, restate_key, restates, signature
+from memoryd.tiers.knowledge import change
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import Archive
@@ -111,58 +110,81 @@ class Book:
         self.cold_changes: dict[str, Memory] = {}
         self.rows: list[dict[str, Any]] = []
         self.lookups = 0
-        self._by_word: dict[str, list[Memory]] | None = None  # warm's entries by content term and claim key
+        self._by_word: dict[str, list[Memory]] | None = None  # warm's entries by content term
+        self._by_key: dict[str, list[Memory]] = {}             # ... and by restatement key
 
     def _words(self, text: str) -> set[str]:
-        claim = claim_of(text)
-        return set(signature(text)[1]) | ({f"\x00{claim.key}"} if claim else set())
+        return set(signature(text)[1])
 
     def add_warm(self, m: Memory) -> None:
         """A warm entry added in this batch: later stores of the batch compare against it too."""
         if self._by_word is not None:
             for w in self._words(m["text"]):
                 self._by_word.setdefault(w, []).append(m)
+            self._by_key.setdefault(restate_key(m["text"]), []).append(m)
 
-    def _warm_near(self, text: str) -> list[Memory]:
+    def _index_warm(self) -> None:
         if self._by_word is None:
-            self._by_word = {}
+            self._by_word, self._by_key = {}, {}
             for m in self.warm:
                 self.add_warm(m)
-        words = self._words(text)
+
+    def _warm_near(self, text: str, need: int) -> list[Memory]:
+        """Warm entries sharing at least `need` of the text's content terms (restates() needs half of them)."""
+        self._index_warm()
         hits: dict[int, int] = {}
         found: dict[int, Memory] = {}
-        for w in words:
-            for m in self._by_word.get(w, ()):
+        for w in self._words(text):
+            for m in self._by_word.get(w, ()):  # type: ignore[union-attr]
                 found.setdefault(id(m), m)
-                # a shared claim key always counts; else restates() needs half the words in common at least
-                hits[id(m)] = hits.get(id(m), 0) + (len(words) if w.startswith("\x00") else 2)
-        return [m for k, m in found.items() if hits[k] >= len(words)]
+                hits[id(m)] = hits.get(id(m), 0) + 1
+        return [m for k, m in found.items() if hits[k] >= need]
 
-    def _cold(self, text: str) -> list[Memory]:
-        if self.archive is None or self.lookups >= COLD_LOOKUPS:
+    def _cold_same(self, key: str) -> list[Memory]:
+        """Index rows with the same restatement key: one indexed lookup, not a search."""
+        if self.archive is None:
             return []
-        from memoryd.tiers.retrieval import analyzer
+        try:
+            rows = self.archive.by_restate_key(self.agent_id, [key])
+        except MemorydError:
+            return []  # the maintain pass will see it
+        return [dict(self.cold_changes.get(h["id"], h), _index=True) for h in rows]
 
-        terms = analyzer.query_terms(core_text(text))
-        if not terms:
+    def _cold_named(self, terms: list[str]) -> list[Memory]:
+        """Index rows naming a value a change cue replaces (tiers/knowledge/change.py): a search, made only for
+        the few memories whose words say they replace something."""
+        if self.archive is None or not terms or self.lookups >= COLD_LOOKUPS:
             return []
         self.lookups += 1
         try:
             hits = self.archive.search(self.agent_id, terms, COLD_HITS)
         except MemorydError:
-            return []  # the maintain pass will see it
-        return [dict(self.cold_changes.get(h["id"], h), _index=True) for h in hits]  # a row, not a warm entry
+            return []
+        return [dict(self.cold_changes.get(h["id"], h), _index=True) for h in hits]
 
-    def held(self, new: Memory) -> list[Memory]:
-        """The current memories a new one may restate, supersede or contradict: warm first, then cold."""
-        seen = {new["id"]}
-        out = []
-        for m in self._warm_near(new["text"]) + self._cold(new["text"]):
+    def _current(self, found: list[Memory], new: Memory) -> list[Memory]:
+        seen, out = {new["id"]}, []
+        for m in found:
             if m["id"] not in seen and kinds.is_current(m.get("metadata")) and \
                     kinds.kind_of(m.get("metadata")) != kinds.SUMMARY:  # a summary states many things, none alone
                 seen.add(m["id"])
                 out.append(m)
         return out
+
+    def same(self, new: Memory) -> list[Memory]:
+        """Current memories `new` may restate: warm entries sharing half its terms, index rows with its key."""
+        self._index_warm()
+        key = restate_key(new["text"])
+        need = max(1, (len(self._words(new["text"])) + 1) // 2)
+        return self._current(self._by_key.get(key, []) + self._warm_near(new["text"], need)  # type: ignore[union-attr]
+                             + self._cold_same(key), new)
+
+    def named(self, new: Memory) -> list[Memory]:
+        """Current memories naming a value `new` says it replaces (none when it says no such thing)."""
+        terms = list(change.lookup_terms(new["text"]))
+        if not terms:
+            return []
+        return self._current(self._warm_near(" ".join(terms), 1) + self._cold_named(terms), new)
 
     def changed(self, m: Memory) -> None:
         if m.get("_index"):
@@ -215,39 +237,25 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
     if not book.knowledge:
         entry, created = add(new)
         return entry, created, False
-    claim = claim_of(new["text"])
-    held = book.held(new)
+    new.setdefault("metadata", {})[kinds.RESTATE_KEY] = restate_key(new["text"])
     turn_sourced: list[Memory] = []
-    for m in held:
-        other = claim_of(m["text"])
-        differs = claim is not None and other is not None and other.key == claim.key and other.value != claim.value
-        if not differs and mergeable(m, new) and (restates(m["text"], new["text"]) or
-                                                  (claim is not None and other == claim)):
+    for m in book.same(new):
+        if mergeable(m, new) and restates(m["text"], new["text"]):
             if raw_turn(m) and not raw_turn(new):  # the fact distilled from a turn is the memory; the turn its source
                 add_source(new, m, float(m.get("created_at") or book.now))
                 turn_sourced.append(m)
                 continue
             absorb(book, m, new)
             return m, False, True
-    for m in held:
-        other = claim_of(m["text"]) if claim is not None else None
-        if other is not None and other.key == claim.key and other.value != claim.value:  # type: ignore[union-attr]
-            old, cur = (m, new) if newer(new, m) else (new, m)
-            supersede(old, cur)
-            book.note("supersede", old, f"{claim.key}: {other.value!r} → {claim.value!r}"  # type: ignore[union-attr]
-                      if old is m else f"{claim.key}: a newer memory holds {other.value!r}", by=cur["id"])
-            book.changed(m)
-        elif claim is None and claim_of(m["text"]) is None and twins(m["text"], new["text"]) \
-                and moment(m) != moment(new):  # twins said together are a list, not a change
-            old, cur = (m, new) if newer(new, m) else (new, m)
-            supersede(old, cur)
-            book.note("supersede", old, "the same sentence with a newer number" if old is m else
-                      "the same sentence with a newer number is held", by=cur["id"])
-            book.changed(m)
-        elif kinds.kind_of(m.get("metadata")) == kinds.OPINION and contradicts(m["text"], new["text"]):
+        if kinds.kind_of(m.get("metadata")) == kinds.OPINION and contradicts(m["text"], new["text"]):
             delta = step_confidence(m, new, -1, book.now, "contradicted")
             book.note("contradict", m, f"contradicted: confidence {delta:+.2f}", by=new["id"], delta=delta)
             book.changed(m)
+    for m, cue in change.replaced(new, [m for m in book.named(new) if judged(m)], lambda a, b: newer(b, a)):
+        supersede(m, new)
+        book.note("supersede", m, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
+                  by=new["id"])
+        book.changed(m)
     entry, created = add(new)
     book.add_warm(entry)
     for m in turn_sourced:
@@ -262,3 +270,9 @@ def mergeable(held: Memory, new: Memory) -> bool:
     return a == b or (a == kinds.BELIEF and b == kinds.FACT) or a == kinds.OPINION
 
 
+
+
+def judged(m: Memory) -> bool:
+    """Memories a newer statement may replace: facts and experiences, not opinions or beliefs (those move by
+    confidence) nor summaries."""
+    return kinds.kind_of(m.get("metadata")) in (kinds.FACT, kinds.EXPERIENCE)

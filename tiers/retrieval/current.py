@@ -1,29 +1,25 @@
-"""What a retrieve returns of the knowledge layer: current memories only (superseded ones with `history`, after
-the current), restatements folded into the higher-ranked result, and each result's kind, confidence and
-superseded_by.
+"""What a retrieve returns of the knowledge layer, right or silent: every memory the words found keeps its place;
+a superseded one carries `superseded_by` and the memory holding its current value is placed directly above it;
+restatements fold into the higher-ranked result; each result carries its kind (and confidence).
 
-A memory is superseded when its metadata says so (tiers/knowledge/truth.py at store time, or the maintain
-pass), or when another candidate of this retrieve makes a claim on the same thing with another value and is
-newer (tiers/knowledge/subject.py): memories pulled from another device are judged before any maintain ran.
+A memory is superseded only when its stored metadata says so (tiers/knowledge/truth.py at store time, the
+maintain pass, an agent's `--supersedes`, a review's answer): a retrieve never guesses a supersession of its own.
 """
 from __future__ import annotations
 
 import functools
-
+import re
 from typing import Any, Callable, Mapping
 
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
-from memoryd.tiers.knowledge.mentions import mentions
-from memoryd.tiers.knowledge.restate import MENTION, MENTIONED, echo, fold, restates, signature
-from memoryd.tiers.knowledge.claims import MANY_VALUED
-from memoryd.tiers.knowledge.things import of_memories, other_families, said_twice
-from memoryd.tiers.knowledge.twins import same_numbers, twin_groups
-from memoryd.tiers.knowledge.truth import moment, newer
+from memoryd.tiers.knowledge.restate import echo, fold, restates, signature
 from memoryd.tiers.retrieval import analyzer
 
 Candidate = dict[str, Any]
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
+HOPS = 5      # a chain of values (A → B → C) followed this far to its current end
+_EXACT = re.compile(r"[A-Za-z]*\d[\w.\-/:#]*|[A-Z]{2,}[\w\-]*")
 
 
 def depth(limit: int) -> int:
@@ -36,31 +32,26 @@ def superseded_by(cand: Candidate) -> str | None:
 
 
 def admit(cands: list[Candidate]) -> list[Candidate]:
-    """The candidates a retrieve ranks, filler left out. Claims among them, and twins (tiers/knowledge/twins.py),
-    mark the older of two values for one thing (`superseded_by` on the candidate, not on the stored memory);
-    superseded ones stay, for successors() or `--history` to place."""
-    cands = [c for c in cands if not filler(c)]
-    pool = [c for c in cands if not superseded_by(c) and judged(c)]
-    things = of_memories(pool, said)
-    by_id = {c["id"]: c for c in pool}
-    for ids in things.groups().values():
-        if things.statements[ids[0]].rel not in MANY_VALUED.values():  # "X uses A" and later "X uses B": both true
-            value = {i: things.statements[i].value for i in ids}
-            _newest_wins([by_id[i] for i in ids], lambda a, b: things.same_value(a["id"], b["id"]),
-                         lambda a, b: other_families(value[a["id"]], value[b["id"]]))
-    for ids in twin_groups(pool, said_at, said).values():
-        _newest_wins([by_id[i] for i in ids if not superseded_by(by_id[i])],
-                     lambda a, b: same_numbers(said(a), said(b)))
-    return cands
+    """The candidates a retrieve ranks: a conversation's turns that say nothing (tiers/knowledge/lowvalue.py)
+    left out."""
+    return [c for c in cands if not filler(c)]
 
 
-HOPS = 5  # a chain of values (A → B → C) followed this far to its current end
+def _exact_tokens(query: str) -> set[str]:
+    """The query's numbers, codes and ids ("8013", "KG-412", "v0.10.1"): asked for by their exact value."""
+    return {t.casefold() for t in _EXACT.findall(query)}
 
 
-def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candidate]]) -> list[Candidate]:
-    """Ranked results with each superseded one replaced by the memory holding its thing's current value, at its
-    place (unless that memory ranks higher already): the words found the old value, the answer is the new one.
-    `fetch(ids)` gives candidates for memories not among the results (warm entries, index rows)."""
+def _named(cand: Candidate, tokens: set[str]) -> bool:
+    text = str(cand.get("text", "")).casefold()
+    return any(re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", text) for t in tokens)
+
+
+def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candidate]],
+               query: str = "") -> list[Candidate]:
+    """Ranked results with the memory holding each superseded one's current value placed directly above it (or
+    directly below, when the query names an exact value only the superseded one holds: that is what was asked).
+    Nothing found is dropped. `fetch(ids)` gives candidates for memories not among the results."""
     if not any(superseded_by(r) for r in results):
         return results
     by_id = {r["id"]: r for r in results}
@@ -70,6 +61,8 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
             break
         for c in fetch(wanted):
             by_id.setdefault(c["id"], c)
+    tokens = _exact_tokens(query)
+    found = {r["id"] for r in results}
     out: list[Candidate] = []
     placed: set[str] = set()
     for r in results:
@@ -79,36 +72,22 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
             if not nxt or nxt not in by_id:
                 break
             head = by_id[nxt]
-        if superseded_by(head) or head["id"] in placed:
-            continue  # no current end held, or it ranks higher already
-        if head is not r:
-            head = dict(head, rank=max(float(head.get("rank") or 0), float(r.get("rank") or 0)),
-                        relevance=head.get("relevance", 0.0),
-                        reason=f"the current value of {r['id']}, which the words found ({r.get('reason', '')})")
-        out.append(head)
-        placed.add(head["id"])
+        if r["id"] in placed:
+            continue
+        if head is r or superseded_by(head) or head["id"] in placed:
+            out.append(r)
+            placed.add(r["id"])
+            continue
+        if head["id"] in found:
+            head = by_id[head["id"]]
+        else:
+            head = dict(head, rank=float(r.get("rank") or 0), relevance=head.get("relevance", 0.0),
+                        reason=f"the current value of {r['id']}, which the words found")
+        head["knowledge"] = {"stage": "current", "current_of": r["id"]}
+        pair = [r, head] if tokens and _named(r, tokens) and not _named(head, tokens) else [head, r]
+        out += pair
+        placed |= {head["id"], r["id"]}
     return out
-
-
-def _newest_wins(group: list[Candidate], same: Callable[[Candidate, Candidate], bool],
-                 apart: Callable[[Candidate, Candidate], bool] = lambda a, b: False) -> None:
-    """The newest memory of one thing is current; members with another value (not `apart`: of another family)
-    are marked superseded by it."""
-    if len(group) < 2:
-        return
-    when = {c["id"]: dated(c, [o for o in group if same(c, o)]) for c in group}
-    top = group[0]
-    for c in group[1:]:
-        if newer(when[c["id"]], when[top["id"]]):
-            top = c
-    for c in group:
-        if c is not top and not same(c, top) and not apart(c, top):
-            c["superseded_by"] = top["id"]
-
-
-def said_at(cand: Candidate) -> str:
-    """When a candidate was said (tiers/knowledge/truth.moment); a hot item, undated, is a moment of its own."""
-    return f"hot {cand['id']}" if cand.get("tier") == "hot" else moment(cand)
 
 
 def said(cand: Candidate) -> str:
@@ -123,40 +102,12 @@ def filler(cand: Candidate) -> bool:
     return meta.get("kind") == "turn" and is_low_value(cand["text"], meta.get("role"))
 
 
-def dated(cand: Candidate, same: list[Candidate]) -> Candidate:
-    """A candidate as truth.newer compares them. A hot item's timestamp tells when it was promoted, not when
-    it was said: it is as new as the newest memory saying the same, else older than any."""
-    if cand.get("tier") != "hot":
-        return cand
-    spoken = [c for c in same if c.get("tier") != "hot"]
-    best = max(spoken, key=lambda c: (moment(c), c.get("created_at", 0)), default=None)
-    meta = (best.get("metadata") or {}) if best else {}
-    return dict(cand, created_at=best.get("created_at", 0) if best else 0,
-                metadata={k: meta[k] for k in ("date", "time") if k in meta})
-
-
-def judged(cand: Candidate) -> bool:
-    """Memories whose value a newer statement replaces: facts and experiences, not opinions, beliefs (those
-    move by confidence) or summaries."""
-    return kinds.kind_of(cand.get("metadata")) in (kinds.FACT, kinds.EXPERIENCE)
-
-
 def finish(results: list[Candidate], limit: int) -> list[Candidate]:
-    """Ranked results → what is returned: restatements folded, the current before the superseded, each
-    with its kind (and confidence, superseded_by when it has them)."""
-    current = [r for r in results if not superseded_by(r)]
-    past = [r for r in results if superseded_by(r)]
-    things = of_memories(results, said)
-
-    def same(a: Candidate, b: Candidate) -> bool | str:  # the same words, or the same value of one thing
-        held, other = things.statements.get(a["id"]), things.statements.get(b["id"])
-        if restates(said(a), said(b)) or things.restated(a["id"], b["id"]) or echoes(a, b) or echoes(b, a) or \
-                (held is not None and other is not None and said_twice(held, other, said(a), said(b))):
-            return True
-        if held is not None and other is None and mentions(held, said(b)):
-            return MENTION
-        return MENTIONED if other is not None and held is None and mentions(other, said(a)) else False
-    out = fold(current, limit, same) + fold(past, limit, same)
+    """Ranked results → what is returned: restatements folded into the higher one, each with its kind (and
+    confidence, superseded_by when it has them)."""
+    def same(a: Candidate, b: Candidate) -> bool:  # the same words, or an assistant echoing the person's
+        return restates(said(a), said(b)) or echoes(a, b) or echoes(b, a)
+    out = fold(results, limit, same)
     for r in out:
         r.pop("said", None)
         meta = r.get("metadata")

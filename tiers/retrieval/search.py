@@ -19,6 +19,8 @@ from memoryd.tiers.retrieval.view import RetrievalView
 if TYPE_CHECKING:
     from memoryd.tiers.memory.types import AgentState, HotState
 
+import os
+_PRIORS = os.environ.get("XPRIORS") == "1"
 COLD_FACTOR = 4   # local-index hits fetched per result asked for (then re-ranked with every tier)
 COLD_MIN = 40
 MAX_QUERY_CHARS = 2000   # a query is read up to here (its first MAX_QUERY_TERMS distinct terms count for BM25;
@@ -59,12 +61,12 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
 
             results = rank(terms, cands, corpus, path_scores, asked_thing.pool(limit), in_range, dense[0],
                            Fusion.from_section(view.settings), dense[1])
-        elif knows:  # keyword mode: the hot-entity prior (tiers/knowledge/hot_prior.py) re-orders the best
+        elif knows and _PRIORS:  # keyword mode: the hot-entity prior (tiers/knowledge/hot_prior.py) re-orders the best
             results = ranking.rank(terms, cands, corpus, path_scores, hot_prior.pool(asked_thing.pool(limit)), in_range)
             results = hot_prior.reorder(view, results, asked_thing.pool(limit))
         else:
             results = ranking.rank(terms, cands, corpus, path_scores, limit, in_range)
-        if knows:
+        if knows and _PRIORS:
             results = asked_thing.reorder(query, results, limit)  # tiers/knowledge/asked_thing.py
     else:
         cands.sort(key=lambda c: (-c["score"], c["id"]))
@@ -74,7 +76,7 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         _reinforce(view, results[:asked])
         return results[:asked]
     if not filters.history:
-        results = current.successors(results, lambda ids: _fetch(view, ids, filters))
+        results = current.successors(results, lambda ids: _fetch(view, ids, filters), query)
     results = current.finish(results, asked)
     results = behind_summaries(results, view.archive, view.agent_id, asked, lambda e: cold_candidate(e, now))
     _reinforce(view, results)

@@ -114,7 +114,7 @@ def test_a_v2_index_is_migrated_and_every_memory_queued(config, archive) -> None
     from memoryd.tiers.cold.source import open_index
 
     with open_index(config) as index:
-        assert index.read("PRAGMA user_version")[0][0] == 3
+        assert index.read("PRAGMA user_version")[0][0] == 4
         entities.refresh(index, "a", [])
         assert "Erin" in names(index, "a", 1_700_000_000)
 
