@@ -22,6 +22,8 @@ ROWS = (  # measure, goal, what it is
     ("supersede_precision", "≥ 0.95", "supersessions held at the end that are a real change of that fact"),
     ("supersede", "", "supersessions held at the end"),
     ("true_fact_hidden", "0", "superseded memories whose fact is still current"),
+    ("update_precision", "≥ 0.95", "memories updated in part (one of their facts replaced, the rest current)"),
+    ("update", "", "memories updated in part"),
     ("merge_precision", "≥ 0.95", "memories absorbed into another that said the same"),
     ("merge", "", "memories absorbed"),
     ("swap_in_precision", "≥ 0.95", "results placed by the knowledge layer for an earlier value the words found"),

@@ -72,19 +72,29 @@ def answers(qs: list[Question], ranked: dict[str, list[dict[str, Any]]], match: 
             "changing_questions": len(changing), "stable_questions": len(stable)}
 
 
-def supersessions(memories: list[dict[str, Any]], match: Matcher, truth: Truth) -> dict[str, Any]:
+def _pairs(memories: list[dict[str, Any]], key: str, match: Matcher, truth: Truth) -> tuple[int, int, int]:
+    """(pairs, right, true facts hidden) of the memories whose metadata `key` names a newer memory."""
     by_id = {m["id"]: m for m in memories}
-    right = hidden = 0
-    pairs = [(m, by_id.get(str((m.get("metadata") or {}).get("superseded_by"))))
-             for m in memories if (m.get("metadata") or {}).get("superseded_by")]
-    for old, new in pairs:
+    pairs = right = hidden = 0
+    for old in memories:
+        newer = (old.get("metadata") or {}).get(key)
+        if not newer:
+            continue
+        pairs += 1
+        new = by_id.get(str(newer))
         a, b = match.turn(old), (match.turn(new) if new else None)
         fa, fb = _facts(a), _facts(b)
-        ok = bool(a and b) and b.line > a.line and any(k in fb and fb[k] != v for k, v in fa.items())  # type: ignore
-        right += ok
-        hidden += any(truth.current(k) == v for k, v in fa.items()) and not ok
-    return {"supersede": len(pairs), "supersede_right": right, "supersede_precision": _share(right, len(pairs)),
-            "true_fact_hidden": hidden}
+        right += bool(a and b) and b.line > a.line and any(k in fb and fb[k] != v for k, v in fa.items())  # type: ignore
+        hidden += any(truth.current(k) == v and fb.get(k) != v for k, v in fa.items())  # a fact still true, hidden
+    return pairs, right, hidden
+
+
+def supersessions(memories: list[dict[str, Any]], match: Matcher, truth: Truth) -> dict[str, Any]:
+    n, right, hidden = _pairs(memories, "superseded_by", match, truth)
+    parts, parts_right, _ = _pairs(memories, "updated_by", match, truth)  # the old one stays current
+    return {"supersede": n, "supersede_right": right, "supersede_precision": _share(right, n),
+            "true_fact_hidden": hidden, "update": parts, "update_right": parts_right,
+            "update_precision": _share(parts_right, parts)}
 
 
 def merges(memories: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
@@ -96,7 +106,8 @@ def merges(memories: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
                 continue
             total += 1
             a, b = match.turn(m), match.turn_of_source(str(s.get("source")))
-            same_words = b is not None and normal(b.text) == normal(str(m.get("text", "")))
+            said, kept = (normal(b.text) if b else ""), normal(str(m.get("text", "")))
+            same_words = bool(said and kept) and (said == kept or said in kept or kept in said)  # a lead-in cut
             right += same_words or (a is not None and b is not None and _facts(a) == _facts(b) and bool(_facts(a)))
     return {"merge": total, "merge_right": right, "merge_precision": _share(right, total)}
 
@@ -191,7 +202,7 @@ def total(rows: list[dict[str, Any]]) -> dict[str, Any]:
         vals = [(r.get(k), r.get(w) if w else r["changing_questions"] + r["stable_questions"]) for r in rows]
         n = sum(c for v, c in vals if v is not None)
         out[k] = round(sum(v * c for v, c in vals if v is not None) / n, 3) if n else None
-    for act in ("supersede", "merge", "swap_in"):
+    for act in ("supersede", "update", "merge", "swap_in"):
         if act in out:
             out[f"{act}_precision"] = _share(int(out[f"{act}_right"]), int(out[act]))
     for k, n in (("hot_lesson_precision", "hot_lessons"), ("owner_profile_precision", "owner_profile")):

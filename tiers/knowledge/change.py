@@ -27,6 +27,8 @@ _LABEL = re.compile(r"^[WBOS](?:\([^)]*\))?\s+(?:@[\w.\-]+[:：]?\s*)*")
 _CLAUSE = re.compile(r"(?<=[.!?;。！？；])\s*|\s+(?:but|and then|so now)\s+|\n")
 _DISTINCT = re.compile(r"[A-Z0-9\u3400-\u9fff._\-/@#:]")
 _QUESTION = re.compile(r"[?？]\s*$")
+_PARTS = re.compile(r"[.;!?。；！？]\s*|,\s+(?:and\s+)?|，|、|\s+and\s+")
+_VALUE = re.compile(r"\d|\b[A-Z][\w\-]+\b(?<!^I)|[\u3400-\u9fff]{2,}")
 
 
 @dataclass(frozen=True)
@@ -124,30 +126,41 @@ def _has(text: str, value: str) -> bool:
     return re.search(left + re.escape(v) + right, text.casefold()) is not None
 
 
-def states(memory_text: str, cue: Cue) -> bool:
+WHOLE, PART = "whole", "part"
+
+
+def states(memory_text: str, cue: Cue) -> str | None:
     """Whether a memory states the value `cue` replaces, about the same thing: it names the old value, not the
-    new one, shares a word of the cue's clause besides the values, and asks nothing."""
+    new one, shares a word of the cue's clause besides the values, and asks nothing. PART when it also states
+    something else in another clause (a name, a number, a code): that other fact stays current, so the memory is
+    updated in part, not superseded; WHOLE otherwise; None when it does not state the old value."""
     said = spoken(memory_text)
     if _QUESTION.search(said) or not _has(said, cue.old) or (cue.new and _has(said, cue.new)):
-        return False
-    return bool(cue.anchors & set(analyzer.terms(said)))
+        return None
+    if not cue.anchors & set(analyzer.terms(said)):
+        return None
+    others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, cue.old)]
+    return PART if any(_VALUE.search(c) for c in others) else WHOLE
 
 
 Memory = Mapping[str, Any]
 
 
-def replaced(new: Memory, held: Iterable[Memory], earlier: Any) -> list[tuple[Memory, Cue]]:
-    """The held memories `new` replaces, with the cue that says so. `earlier(a, b)`: a was said before b."""
+def replaced(new: Memory, held: Iterable[Memory], earlier: Any) -> list[tuple[Memory, Cue, str]]:
+    """The held memories `new` replaces (WHOLE) or updates in part (PART), with the cue that says so.
+    `earlier(a, b)`: a was said before b."""
     found = cues(str(new.get("text", "")))
     if not found:
         return []
     out = []
     for m in held:
-        if m.get("id") == new.get("id"):
+        if m.get("id") == new.get("id") or not earlier(m, new):
             continue
-        cue = next((c for c in found if states(str(m.get("text", "")), c)), None)
-        if cue is not None and earlier(m, new):
-            out.append((m, cue))
+        for c in found:
+            how = states(str(m.get("text", "")), c)
+            if how is not None:
+                out.append((m, c, how))
+                break
     return out
 
 

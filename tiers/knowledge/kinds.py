@@ -24,6 +24,7 @@ EVIDENCE_KEY = "evidence"          # opinion: [{"id", "delta", "at", "why"}], ne
 SUMMARISES_KEY = "summarises"      # summary: the ids it stands for
 LEVEL_KEY = "level"                # summary: 1 (from memories) or 2 (from summaries)
 SUPERSEDED_BY_KEY = "superseded_by"  # the id of the memory that holds the current value
+UPDATED_BY_KEY = "updated_by"      # a newer memory replaces one of the facts this one states (the rest stays true)
 SUPERSEDED_HOW_KEY = "superseded_how"  # who decided it: "rule" (absent), "agent" (store --supersedes), "review"
 SUPERSEDES_KEY = "supersedes"      # the ids this memory replaced
 SOURCES_KEY = "sources"            # restatements merged into this memory: [{"source", "id", "at"}]

@@ -7,7 +7,7 @@ from typing import Any
 from memoryd.tiers.memory.model import preview
 
 # what a row's `kind` may say (`tier` is always "knowledge")
-OPS = ("merge", "supersede", "current", "confirm", "reinforce", "contradict", "seal", "unseal", "digest",
+OPS = ("merge", "supersede", "update", "current", "confirm", "reinforce", "contradict", "seal", "unseal", "digest",
        "restructure", "entity")
 
 

@@ -35,48 +35,52 @@ def _by_term(memories: list[Memory]) -> dict[str, list[Memory]]:
     return out
 
 
-def _rule_targets(memories: list[Memory]) -> tuple[dict[str, str], dict[str, str]]:
-    """{old id: id of the newest memory whose words replace it}, {old id: the clause that says so}."""
+def _rule_targets(memories: list[Memory]) -> dict[str, tuple[Memory, str, str]]:
+    """{old id: (the newest memory whose words replace it, WHOLE or PART, the clause that says so)}."""
     judged_ones = [m for m in memories if judged(m)]
     index = _by_term(judged_ones)
-    target: dict[str, Memory] = {}
-    why: dict[str, str] = {}
+    out: dict[str, tuple[Memory, str, str]] = {}
     for new in judged_ones:
         terms = change.lookup_terms(new["text"])
         if not terms:
             continue
         near = {m["id"]: m for t in terms for m in index.get(t, ())}
-        for old, cue in change.replaced(new, near.values(), lambda a, b: newer(b, a)):
-            held = target.get(old["id"])
-            if held is None or newer(new, held):
-                target[old["id"]] = new
-                why[old["id"]] = f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}"
-    return {k: v["id"] for k, v in target.items()}, why
+        for old, cue, how in change.replaced(new, near.values(), lambda a, b: newer(b, a)):
+            held = out.get(old["id"])
+            if held is None or newer(new, held[0]):
+                out[old["id"]] = (new, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}")
+    return out
 
 
 def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """{id: {metadata key: new value (None: remove)}} that make `memories` hold the rule's one current truth, and
     the knowledge-log rows saying why. Pure."""
-    targets, why = _rule_targets(memories)
+    rule = _rule_targets(memories)
     held = {m["id"] for m in memories if kinds.kind_of(m.get("metadata")) != kinds.SUMMARY}  # none supersedes
     hand = {m["id"]: (m.get("metadata") or {}).get(kinds.SUPERSEDED_BY_KEY) for m in memories
             if (m.get("metadata") or {}).get(kinds.SUPERSEDED_HOW_KEY) in BY_HAND}  # old id → the id a person chose
     supersedes: dict[str, list[str]] = {}
-    for old, new in targets.items():
-        supersedes.setdefault(new, []).append(old)
+    for old, (new, how, _) in rule.items():
+        if how == change.WHOLE:
+            supersedes.setdefault(new["id"], []).append(old)
     wanted: dict[str, dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
     for m in memories:
         meta = m.get("metadata") or {}
         want: dict[str, Any] = {}
+        new, how, why = rule.get(m["id"], (None, "", ""))
         have = meta.get(kinds.SUPERSEDED_BY_KEY)
-        by_hand = meta.get(kinds.SUPERSEDED_HOW_KEY) in BY_HAND and have in held
-        target = have if by_hand else targets.get(m["id"])
+        target = have if m["id"] in hand and have in held else (new["id"] if new and how == change.WHOLE else None)
         if have != target:
             want[kinds.SUPERSEDED_BY_KEY] = target
-            rows.append(log.row("supersede", m["id"], why[m["id"]], m["text"], by=target, maintain=True) if target
+            rows.append(log.row("supersede", m["id"], why, m["text"], by=target, maintain=True) if target
                         else log.row("current", m["id"], "no rule says a later memory replaces it", m["text"],
                                      was=have, maintain=True))
+        part = new["id"] if new and how == change.PART else None
+        if meta.get(kinds.UPDATED_BY_KEY) != part:
+            want[kinds.UPDATED_BY_KEY] = part
+            if part:
+                rows.append(log.row("update", m["id"], why, m["text"], by=part, maintain=True))
         mine = sorted(set(supersedes.get(m["id"], [])) | {i for i in meta.get(kinds.SUPERSEDES_KEY) or []
                                                           if i in hand and hand[i] == m["id"]})
         if sorted(meta.get(kinds.SUPERSEDES_KEY) or []) != mine:
@@ -136,7 +140,7 @@ def maintain(mem: AgentMemory, budget: int = 500, llm: LLM | None = None) -> dic
         done = {r["id"] for r in cold_rows} | set(warm_done)
         for mid in done:
             want = wanted[mid]
-            counts["superseded"] += bool(want.get(kinds.SUPERSEDED_BY_KEY))
+            counts["superseded"] += bool(want.get(kinds.SUPERSEDED_BY_KEY) or want.get(kinds.UPDATED_BY_KEY))
             counts["cleared"] += kinds.SUPERSEDED_BY_KEY in want and not want[kinds.SUPERSEDED_BY_KEY]
             counts["confirmed"] += want.get(kinds.KIND_KEY) == kinds.FACT
         counts["written"] = len(done)

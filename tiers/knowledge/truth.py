@@ -90,9 +90,9 @@ def step_confidence(held: Memory, evidence: Memory, sign: int, at: float, why: s
     return after - before
 
 
-def supersede(old: Memory, new: Memory) -> None:
-    """`new` holds the current value of what `old` said."""
-    old.setdefault("metadata", {})[kinds.SUPERSEDED_BY_KEY] = new["id"]
+def supersede(old: Memory, new: Memory, part: bool = False) -> None:
+    """`new` holds the current value of what `old` said (`part`: of one of the facts `old` states)."""
+    old.setdefault("metadata", {})[kinds.UPDATED_BY_KEY if part else kinds.SUPERSEDED_BY_KEY] = new["id"]
     ids = new.setdefault("metadata", {}).setdefault(kinds.SUPERSEDES_KEY, [])
     if old["id"] not in ids:
         ids.append(old["id"])
@@ -251,10 +251,10 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
             delta = step_confidence(m, new, -1, book.now, "contradicted")
             book.note("contradict", m, f"contradicted: confidence {delta:+.2f}", by=new["id"], delta=delta)
             book.changed(m)
-    for m, cue in change.replaced(new, [m for m in book.named(new) if judged(m)], lambda a, b: newer(b, a)):
-        supersede(m, new)
-        book.note("supersede", m, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
-                  by=new["id"])
+    for m, cue, how in change.replaced(new, [m for m in book.named(new) if judged(m)], lambda a, b: newer(b, a)):
+        supersede(m, new, part=how == change.PART)
+        book.note("supersede" if how == change.WHOLE else "update", m,
+                  f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}", by=new["id"])
         book.changed(m)
     entry, created = add(new)
     book.add_warm(entry)

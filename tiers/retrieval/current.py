@@ -31,6 +31,11 @@ def superseded_by(cand: Candidate) -> str | None:
     return (cand.get("metadata") or {}).get(kinds.SUPERSEDED_BY_KEY) or cand.get("superseded_by")
 
 
+def followed_by(cand: Candidate) -> str | None:
+    """The memory holding a newer value of what `cand` says: all of it (superseded) or one of its facts."""
+    return superseded_by(cand) or (cand.get("metadata") or {}).get(kinds.UPDATED_BY_KEY)
+
+
 def admit(cands: list[Candidate]) -> list[Candidate]:
     """The candidates a retrieve ranks: a conversation's turns that say nothing (tiers/knowledge/lowvalue.py)
     left out."""
@@ -52,11 +57,11 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
     """Ranked results with the memory holding each superseded one's current value placed directly above it (or
     directly below, when the query names an exact value only the superseded one holds: that is what was asked).
     Nothing found is dropped. `fetch(ids)` gives candidates for memories not among the results."""
-    if not any(superseded_by(r) for r in results):
+    if not any(followed_by(r) for r in results):
         return results
     by_id = {r["id"]: r for r in results}
     for _ in range(HOPS):
-        wanted = sorted({str(superseded_by(r)) for r in by_id.values() if superseded_by(r)} - set(by_id))
+        wanted = sorted({str(followed_by(r)) for r in by_id.values() if followed_by(r)} - set(by_id))
         if not wanted:
             break
         for c in fetch(wanted):
@@ -68,13 +73,13 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
     for r in results:
         head = r
         for _ in range(HOPS):
-            nxt = superseded_by(head)
+            nxt = followed_by(head)
             if not nxt or nxt not in by_id:
                 break
             head = by_id[nxt]
         if r["id"] in placed:
             continue
-        if head is r or superseded_by(head) or head["id"] in placed:
+        if head is r or followed_by(head) or head["id"] in placed:
             out.append(r)
             placed.add(r["id"])
             continue
