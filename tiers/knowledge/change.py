@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from memoryd.tiers.retrieval import analyzer
 
 LANGUAGES = ("en", "zh")
+THING_WORDS = 4
 _SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s+(?=\S)")
 _LABEL = re.compile(r"^[WBOS](?:\([^)]*\))?\s+(?:@[\w.\-]+[:：]?\s*)*")
 _CLAUSE = re.compile(r"(?<=[.!?;。！？；])\s*|\s+(?:but|and then|so now)\s+|\n")
@@ -39,6 +40,18 @@ class Cue:
     new: str
     anchors: frozenset[str]
     clause: str
+    thing: frozenset[str] = frozenset()   # the words naming what changed, just before the cue ("the garage code")
+
+    def olds(self) -> list[tuple[str, frozenset[str]]]:
+        """The old value as said, then its shorter tails that are still precise ("garage door's Somfy hub" →
+        "Somfy hub"), each with the anchors it leaves (the words cut off say which thing it is about)."""
+        out = [(self.old, self.anchors)]
+        words = self.old.split()
+        for i in range(1, len(words)):
+            tail = " ".join(words[i:])
+            if distinctive(tail):
+                out.append((tail, self.anchors | frozenset(analyzer.terms(" ".join(words[:i])))))
+        return out
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,10 @@ class _Lang:
     alone: tuple[re.Pattern[str], ...]       # enough by themselves
     change_words: frozenset[str]
     filler: frozenset[str]
+    trigger: re.Pattern[str]                 # one of these in a clause before any pattern is tried
+    vague: frozenset[str]                    # words that name no value ("one thing", "another")
+    cue_chars: str                           # Chinese cue characters: a term holding one is no anchor
+    trailing: re.Pattern[str]                # words after a value that say when, not what ("… last week")
 
 
 @functools.lru_cache(maxsize=None)
@@ -55,9 +72,13 @@ def _lang(code: str) -> _Lang:
     value = data["value"]
 
     def compile_all(key: str) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(p.replace("{V}", value), re.IGNORECASE) for p in data[key])
+        return tuple(re.compile(p.replace("{V}", value).replace("{N}", data["tail"]), re.IGNORECASE)
+                     for p in data[key])
+    trigger = re.compile("|".join(re.escape(t) for t in data["triggers"]), re.IGNORECASE)
     return _Lang(compile_all("patterns"), compile_all("patterns_alone"), frozenset(data["change_words"]),
-                 frozenset(w.casefold() for w in data["filler_words"]))
+                 frozenset(w.casefold() for w in data["filler_words"]), trigger,
+                 frozenset(data.get("vague", ())), data.get("cue_chars", ""),
+                 re.compile(data.get("trailing", "(?!)"), re.IGNORECASE))
 
 
 def spoken(text: str) -> str:
@@ -77,16 +98,33 @@ def _trim(phrase: str, filler: frozenset[str]) -> str:
     return out.strip()
 
 
-def distinctive(value: str) -> bool:
-    """A value precise enough to find the memory it replaces: a name, a code, a number, Chinese words, or two
-    words and more ("Postgres 16", "Fly.io", "江汉路", "Tuesday evening")."""
-    if not value or len(value) > 60:
+def distinctive(value: str, vague: frozenset[str] = frozenset()) -> bool:
+    """A value precise enough to find the memory it replaces: a name, a code, a number, Chinese words, or words
+    none of which is vague ("Postgres 16", "Fly.io", "江汉路", "oat milk"; not "one thing", not "another")."""
+    if not value or len(value) > 60 or value.casefold() in vague:
         return False
-    return len(value.split()) >= 2 or bool(_DISTINCT.search(value)) or len(value) >= 6
+    if _DISTINCT.search(value):
+        return not any(v in value for v in vague if not v.isascii())
+    words = value.casefold().split()
+    return not any(w in vague for w in words) and (len(words) >= 2 or len(value) >= 6)
 
 
-def cues(text: str) -> list[Cue]:
+def _head_new(new: str, old: str) -> str:
+    """A new value said before its cue keeps as many words as the old one ("… is on Thursday, not Tuesday")."""
+    words = new.split()
+    return " ".join(words[-max(1, len(old.split())):]) if new.isascii() else new
+
+
+@functools.lru_cache(maxsize=1)
+def _any_trigger() -> re.Pattern[str]:
+    return re.compile("|".join(_lang(code).trigger.pattern for code in LANGUAGES), re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=16384)
+def cues(text: str) -> tuple[Cue, ...]:
     """Every clause of `text` that names a value it replaces."""
+    if not _any_trigger().search(text):
+        return ()
     out: list[Cue] = []
     for clause in (c.strip() for c in _CLAUSE.split(spoken(text)) if c and c.strip()):
         if _QUESTION.search(clause):
@@ -94,20 +132,46 @@ def cues(text: str) -> list[Cue]:
         words = {w.casefold() for w in re.findall(r"[A-Za-z']+", clause)}
         for code in LANGUAGES:
             lang = _lang(code)
+            if not lang.trigger.search(clause):
+                continue
             found = [m for p in lang.alone for m in p.finditer(clause)]
             if words & lang.change_words:
                 found += [m for p in lang.patterns for m in p.finditer(clause)]
             for m in found:
-                old = _trim(m.group("old"), lang.filler)
-                new = _trim(m.groupdict().get("new") or "", lang.filler)
-                if not distinctive(old) or old.casefold() == new.casefold():
+                old = _trim(lang.trailing.sub("", m.group("old")), lang.filler)
+                new = _trim(lang.trailing.sub("", m.groupdict().get("new") or ""), lang.filler)
+                if new and m.start("new") < m.start("old"):
+                    new = _head_new(new, old)
+                if not distinctive(old, lang.vague) or old.casefold() == new.casefold():
                     continue
                 rest = clause[:m.start("old")] + " " + clause[m.end("old"):]
                 if new:
-                    rest = rest.replace(m.group("new"), " ")
-                anchors = frozenset(analyzer.terms(rest)) - _cue_terms(code) - set(analyzer.terms(old + " " + new))
-                out.append(Cue(old, new, anchors, clause))
-    return out
+                    rest = rest.replace(new, " ")
+                anchors = {t for t in analyzer.terms(rest) if not _cue_term(t, lang)}
+                values = set(analyzer.terms(old + " " + new))
+                thing = frozenset(t for t in analyzer.terms(_thing_before(clause[:m.start()], lang))
+                                  if not _cue_term(t, lang)) - _cue_terms(code) - values
+                out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing))
+    return tuple(out)
+
+
+def _thing_before(head: str, lang: _Lang) -> str:
+    """The words between the last change word (or a comma) and the cue: what the clause says changed ("we moved
+    the office from …" → "the office"; "Selim no longer …" → "Selim"); at most THING_WORDS words."""
+    head = re.split(r"[,，、:：]", head)[-1]
+    words = head.split()
+    for i in range(len(words) - 1, -1, -1):
+        if words[i].casefold().strip("'\"") in lang.change_words:
+            words = words[i + 1:]
+            break
+    return " ".join(words[-THING_WORDS:])
+
+
+def _cue_term(term: str, lang: _Lang) -> bool:
+    """A Chinese term too short or made of the cue's own characters to say what the clause is about."""
+    if term.isascii():
+        return False
+    return len(term) < 2 or any(ch in lang.cue_chars for ch in term)
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,17 +193,22 @@ def _has(text: str, value: str) -> bool:
 WHOLE, PART = "whole", "part"
 
 
+@functools.lru_cache(maxsize=65536)
 def states(memory_text: str, cue: Cue) -> str | None:
     """Whether a memory states the value `cue` replaces, about the same thing: it names the old value, not the
     new one, shares a word of the cue's clause besides the values, and asks nothing. PART when it also states
     something else in another clause (a name, a number, a code): that other fact stays current, so the memory is
     updated in part, not superseded; WHOLE otherwise; None when it does not state the old value."""
     said = spoken(memory_text)
-    if _QUESTION.search(said) or not _has(said, cue.old) or (cue.new and _has(said, cue.new)):
+    if _QUESTION.search(said) or (cue.new and _has(said, cue.new)):
         return None
-    if not cue.anchors & set(analyzer.terms(said)):
+    terms = set(analyzer.terms(said))
+    if not cue.thing <= terms:
+        return None  # "the garage code" changed: "the bike lock code is 4417" is another thing
+    old = next((o for o, anchors in cue.olds() if _has(said, o) and anchors & (terms - set(analyzer.terms(o)))), None)
+    if old is None:
         return None
-    others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, cue.old)]
+    others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) else WHOLE
 
 
@@ -154,16 +223,24 @@ def replaced(new: Memory, held: Iterable[Memory], earlier: Any) -> list[tuple[Me
         return []
     out = []
     for m in held:
-        if m.get("id") == new.get("id") or not earlier(m, new):
+        if m.get("id") == new.get("id"):
             continue
         for c in found:
             how = states(str(m.get("text", "")), c)
             if how is not None:
-                out.append((m, c, how))
+                if earlier(m, new):
+                    out.append((m, c, how))
                 break
     return out
 
 
 def lookup_terms(text: str) -> Sequence[str]:
     """Terms to find the memories a text may replace (its cues' old values), or none when it has no cue."""
-    return list(dict.fromkeys(t for c in cues(text) for t in analyzer.terms(c.old)))
+    return list(dict.fromkeys(t for c in cues(text) for old, _ in c.olds()[-1:] for t in analyzer.terms(old)))
+
+
+def lookups(text: str) -> list[tuple[list[str], frozenset[str]]]:
+    """Per cue: the terms of the value it replaces (a memory stating it holds all of them) and the clause's other
+    terms (it holds one of those too)."""
+    return [(t, anchors) for c in cues(text) for old, anchors in c.olds()
+            if (t := list(dict.fromkeys(analyzer.terms(old)))) and anchors]

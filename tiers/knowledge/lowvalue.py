@@ -3,8 +3,8 @@ repeating that.", "哈哈", "好的") — are not kept as memories: not as raw t
 
 Conservative on purpose: a turn is filler only when it is short (≤ MAX_WORDS words, ≤ MAX_CJK characters)
 and every word of it is a filler word (a number, a name or any other word keeps it), so an answer that
-says anything at all stays. Beyond that, two narrow shapes that state nothing (no value, no number, no link,
-no claim — tiers/knowledge/claims.py):
+says anything at all stays. Beyond that, two narrow shapes that state nothing (no number, no link, no command;
+a thing they name is what the talk is about, not a value of it):
   - from anyone: thanks for something done, a talk put off ("let's go over it tomorrow"), "nothing to
     report" / "no news on …", a reminder asked about vague "stuff";
   - from the assistant: a pleasantry or acknowledgement followed by an offer or a deferral that commits to
@@ -71,9 +71,7 @@ def is_low_value(text: str, role: str | None = None) -> bool:
         return True
     if not _EMPTY_ANY.search(folded) and not (role == "assistant" and _PLEASANTRY.search(folded) and _OFFER.search(folded)):
         return False
-    from memoryd.tiers.knowledge.claims import statement_of  # the grammar loads with the first doubtful turn
-
-    return statement_of(text) is None
+    return True
 
 
 def _bare_filler(text: str) -> bool:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import change, kinds, log
-from memoryd.tiers.knowledge.truth import judged, newer
+from memoryd.tiers.knowledge.truth import judged, moment
 from memoryd.tiers.retrieval import analyzer
 
 if TYPE_CHECKING:
@@ -24,30 +24,39 @@ if TYPE_CHECKING:
     from memoryd.tiers.memory.types import AgentState
 
 Memory = dict[str, Any]
-BY_HAND = ("agent", "review")  # superseded_how values the rules never undo
+BY_HAND = ("agent", "review")
+COMMON_VALUE = 100  # memories a replaced value may be found in before the cue is read as too vague to act on  # superseded_how values the rules never undo
 
 
-def _by_term(memories: list[Memory]) -> dict[str, list[Memory]]:
-    out: dict[str, list[Memory]] = {}
+def _by_term(memories: list[Memory]) -> tuple[dict[str, list[Memory]], dict[str, set[str]]]:
+    """term → memories holding it, and id → its terms (what a memory says, without its speaker's label)."""
+    index: dict[str, list[Memory]] = {}
+    terms: dict[str, set[str]] = {}
     for m in memories:
-        for t in set(analyzer.terms(change.spoken(m["text"]))):
-            out.setdefault(t, []).append(m)
-    return out
+        terms[m["id"]] = set(analyzer.terms(change.spoken(m["text"])))
+        for t in terms[m["id"]]:
+            index.setdefault(t, []).append(m)
+    return index, terms
 
 
 def _rule_targets(memories: list[Memory]) -> dict[str, tuple[Memory, str, str]]:
     """{old id: (the newest memory whose words replace it, WHOLE or PART, the clause that says so)}."""
     judged_ones = [m for m in memories if judged(m)]
-    index = _by_term(judged_ones)
+    index, said = _by_term(judged_ones)
+    order = {m["id"]: (moment(m), m.get("created_at", 0), m["id"]) for m in judged_ones}  # truth.newer's key
     out: dict[str, tuple[Memory, str, str]] = {}
     for new in judged_ones:
-        terms = change.lookup_terms(new["text"])
-        if not terms:
-            continue
-        near = {m["id"]: m for t in terms for m in index.get(t, ())}
-        for old, cue, how in change.replaced(new, near.values(), lambda a, b: newer(b, a)):
+        near: dict[str, Memory] = {}
+        for terms, anchors in change.lookups(new["text"]):
+            rarest = min((index.get(t, []) for t in terms), key=len)
+            if len(rarest) > COMMON_VALUE * 10:
+                continue
+            found = [m for m in rarest if said[m["id"]].issuperset(terms) and said[m["id"]] & anchors]
+            if len(found) <= COMMON_VALUE:  # a "value" hundreds of memories state is no value of one thing
+                near.update((m["id"], m) for m in found)
+        for old, cue, how in change.replaced(new, near.values(), lambda a, b: order[a["id"]] < order[b["id"]]):
             held = out.get(old["id"])
-            if held is None or newer(new, held[0]):
+            if held is None or order[new["id"]] > order[held[0]["id"]]:
                 out[old["id"]] = (new, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}")
     return out
 

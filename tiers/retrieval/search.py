@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from memoryd.tiers.knowledge import asked_thing, hot_prior
 from memoryd.tiers.retrieval import analyzer, current, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
@@ -19,8 +18,6 @@ from memoryd.tiers.retrieval.view import RetrievalView
 if TYPE_CHECKING:
     from memoryd.tiers.memory.types import AgentState, HotState
 
-import os
-_PRIORS = os.environ.get("XPRIORS") == "1"
 COLD_FACTOR = 4   # local-index hits fetched per result asked for (then re-ranked with every tier)
 COLD_MIN = 40
 MAX_QUERY_CHARS = 2000   # a query is read up to here (its first MAX_QUERY_TERMS distinct terms count for BM25;
@@ -59,15 +56,10 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         if dense is not None:  # [retrieval] mode = "hybrid" (tiers/retrieval/hybrid.py)
             from memoryd.tiers.retrieval.hybrid import Fusion, rank
 
-            results = rank(terms, cands, corpus, path_scores, asked_thing.pool(limit), in_range, dense[0],
+            results = rank(terms, cands, corpus, path_scores, limit, in_range, dense[0],
                            Fusion.from_section(view.settings), dense[1])
-        elif knows and _PRIORS:  # keyword mode: the hot-entity prior (tiers/knowledge/hot_prior.py) re-orders the best
-            results = ranking.rank(terms, cands, corpus, path_scores, hot_prior.pool(asked_thing.pool(limit)), in_range)
-            results = hot_prior.reorder(view, results, asked_thing.pool(limit))
         else:
             results = ranking.rank(terms, cands, corpus, path_scores, limit, in_range)
-        if knows and _PRIORS:
-            results = asked_thing.reorder(query, results, limit)  # tiers/knowledge/asked_thing.py
     else:
         cands.sort(key=lambda c: (-c["score"], c["id"]))
         results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")

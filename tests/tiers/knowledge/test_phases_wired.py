@@ -17,7 +17,7 @@ def row(mid: str, text: str, at: float) -> dict:
 def test_daily_consolidation_supersedes_and_reads_entities(config, archive) -> None:
     mem = AgentMemory(config, "main", archive=archive, clock=lambda: T0)
     archive.put("main", [row("00a0000000000001", "The garage code is 4417", T0 - 2 * DAY),
-                         row("00a0000000000002", "The garage code changed to 9931, Alice Chen said", T0 - DAY)])
+                         row("00a0000000000002", "The garage code changed from 4417 to 9931, Alice Chen said", T0 - DAY)])
     quick = consolidate(mem, "quick")
     assert "merged" not in quick["counts"]  # quick stays quick: no maintain phases
     out = consolidate(mem, "daily")
