@@ -69,6 +69,10 @@ def report(res: dict[str, Any]) -> str:
         vals = [t[s].get(key) for s in ("memoryd", "knowledge_off", "bm25")]
         cells = ["-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in vals]
         lines.append(f"{key:26} {cells[0]:>9} {cells[1]:>9} {cells[2]:>7}  {goal:8} {what}")
+    rules = t["memoryd"].get("by_rule") or {}
+    if rules:
+        lines.append("change rules (pairs right/held): " + ", ".join(f"{k} {v['right']}/{v['pairs']}"
+                                                                    for k, v in rules.items()))
     return "\n".join(lines)
 
 

@@ -89,6 +89,24 @@ def _pairs(memories: list[dict[str, Any]], key: str, match: Matcher, truth: Trut
     return pairs, right, hidden
 
 
+def by_rule(memories: list[dict[str, Any]], match: Matcher) -> dict[str, list[int]]:
+    """Per change rule: [pairs, right] over superseded and updated memories (which patterns earn their keep)."""
+    by_id = {m["id"]: m for m in memories}
+    out: dict[str, list[int]] = {}
+    for old in memories:
+        meta = old.get("metadata") or {}
+        newer, rule = meta.get("superseded_by") or meta.get("updated_by"), meta.get("change_rule")
+        if not newer or not rule:
+            continue
+        a, b = match.turn(old), match.turn(by_id.get(str(newer), {"text": ""}))
+        fa, fb = _facts(a), _facts(b)
+        ok = bool(a and b) and b.line > a.line and any(k in fb and fb[k] != v for k, v in fa.items())  # type: ignore
+        cell = out.setdefault(str(rule), [0, 0])
+        cell[0] += 1
+        cell[1] += ok
+    return out
+
+
 def supersessions(memories: list[dict[str, Any]], match: Matcher, truth: Truth) -> dict[str, Any]:
     n, right, hidden = _pairs(memories, "superseded_by", match, truth)
     parts, parts_right, _ = _pairs(memories, "updated_by", match, truth)  # the old one stays current
@@ -184,6 +202,7 @@ def score(conv: Conversation, run: Any, actions: bool = True) -> dict[str, Any]:
     out = answers(qs, run.ranked, match)
     if actions:
         out |= supersessions(run.memories, match, truth) | merges(run.memories, match)
+        out["by_rule"] = by_rule(run.memories, match)
         out |= swaps(qs, run.ranked, run.memories, match, truth) | hot(run.hot, conv, truth)
         out |= entities(run.entities, conv)
     return out
@@ -194,10 +213,17 @@ def total(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = defaultdict(float)
     weights = {"current_at_1": "changing_questions", "stale_above": "changing_questions",
                "stable_recall5": "stable_questions", "duplicate_top5": None}
+    rules: dict[str, list[int]] = {}
     for r in rows:
         for k, v in r.items():
             if isinstance(v, (int, float)) and not k.endswith(("precision", "recall")) and k not in weights:
                 out[k] += v
+        for rule, (n, ok) in (r.get("by_rule") or {}).items():
+            cell = rules.setdefault(rule, [0, 0])
+            cell[0] += n
+            cell[1] += ok
+    if rules:
+        out["by_rule"] = {k: {"pairs": n, "right": ok} for k, (n, ok) in sorted(rules.items())}
     for k, w in weights.items():
         vals = [(r.get(k), r.get(w) if w else r["changing_questions"] + r["stable_questions"]) for r in rows]
         n = sum(c for v, c in vals if v is not None)

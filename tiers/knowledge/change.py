@@ -41,6 +41,7 @@ class Cue:
     anchors: frozenset[str]
     clause: str
     thing: frozenset[str] = frozenset()   # the words naming what changed, just before the cue ("the garage code")
+    rule: str = ""                         # which pattern read it: "<lang>:<alone|with-verb>:<n>"
 
     def olds(self) -> list[tuple[str, frozenset[str]]]:
         """The old value as said, then its shorter tails that are still precise ("garage door's Somfy hub" →
@@ -134,10 +135,10 @@ def cues(text: str) -> tuple[Cue, ...]:
             lang = _lang(code)
             if not lang.trigger.search(clause):
                 continue
-            found = [m for p in lang.alone for m in p.finditer(clause)]
+            found = [(f"{code}:alone:{i}", m) for i, p in enumerate(lang.alone) for m in p.finditer(clause)]
             if words & lang.change_words:
-                found += [m for p in lang.patterns for m in p.finditer(clause)]
-            for m in found:
+                found += [(f"{code}:with-verb:{i}", m) for i, p in enumerate(lang.patterns) for m in p.finditer(clause)]
+            for rule, m in found:
                 old = _trim(lang.trailing.sub("", m.group("old")), lang.filler)
                 new = _trim(lang.trailing.sub("", m.groupdict().get("new") or ""), lang.filler)
                 if new and m.start("new") < m.start("old"):
@@ -151,7 +152,7 @@ def cues(text: str) -> tuple[Cue, ...]:
                 values = set(analyzer.terms(old + " " + new))
                 thing = frozenset(t for t in analyzer.terms(_thing_before(clause[:m.start()], lang))
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
-                out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing))
+                out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule))
     return tuple(out)
 
 

@@ -25,6 +25,7 @@ SUMMARISES_KEY = "summarises"      # summary: the ids it stands for
 LEVEL_KEY = "level"                # summary: 1 (from memories) or 2 (from summaries)
 SUPERSEDED_BY_KEY = "superseded_by"  # the id of the memory that holds the current value
 UPDATED_BY_KEY = "updated_by"      # a newer memory replaces one of the facts this one states (the rest stays true)
+CHANGE_RULE_KEY = "change_rule"    # which cue pattern said a newer memory replaces (part of) this one
 SUPERSEDED_HOW_KEY = "superseded_how"  # who decided it: "rule" (absent), "agent" (store --supersedes), "review"
 SUPERSEDES_KEY = "supersedes"      # the ids this memory replaced
 SOURCES_KEY = "sources"            # restatements merged into this memory: [{"source", "id", "at"}]

@@ -39,12 +39,12 @@ def _by_term(memories: list[Memory]) -> tuple[dict[str, list[Memory]], dict[str,
     return index, terms
 
 
-def _rule_targets(memories: list[Memory]) -> dict[str, tuple[Memory, str, str]]:
-    """{old id: (the newest memory whose words replace it, WHOLE or PART, the clause that says so)}."""
+def _rule_targets(memories: list[Memory]) -> dict[str, tuple[Memory, str, str, str]]:
+    """{old id: (the newest memory whose words replace it, WHOLE or PART, the clause that says so, the rule)}."""
     judged_ones = [m for m in memories if judged(m)]
     index, said = _by_term(judged_ones)
     order = {m["id"]: (moment(m), m.get("created_at", 0), m["id"]) for m in judged_ones}  # truth.newer's key
-    out: dict[str, tuple[Memory, str, str]] = {}
+    out: dict[str, tuple[Memory, str, str, str]] = {}
     for new in judged_ones:
         near: dict[str, Memory] = {}
         for terms, anchors in change.lookups(new["text"]):
@@ -57,7 +57,8 @@ def _rule_targets(memories: list[Memory]) -> dict[str, tuple[Memory, str, str]]:
         for old, cue, how in change.replaced(new, near.values(), lambda a, b: order[a["id"]] < order[b["id"]]):
             held = out.get(old["id"])
             if held is None or order[new["id"]] > order[held[0]["id"]]:
-                out[old["id"]] = (new, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}")
+                out[old["id"]] = (new, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
+                                  cue.rule)
     return out
 
 
@@ -69,7 +70,7 @@ def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, di
     hand = {m["id"]: (m.get("metadata") or {}).get(kinds.SUPERSEDED_BY_KEY) for m in memories
             if (m.get("metadata") or {}).get(kinds.SUPERSEDED_HOW_KEY) in BY_HAND}  # old id → the id a person chose
     supersedes: dict[str, list[str]] = {}
-    for old, (new, how, _) in rule.items():
+    for old, (new, how, _, _) in rule.items():
         if how == change.WHOLE:
             supersedes.setdefault(new["id"], []).append(old)
     wanted: dict[str, dict[str, Any]] = {}
@@ -77,7 +78,7 @@ def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, di
     for m in memories:
         meta = m.get("metadata") or {}
         want: dict[str, Any] = {}
-        new, how, why = rule.get(m["id"], (None, "", ""))
+        new, how, why, which = rule.get(m["id"], (None, "", "", ""))
         have = meta.get(kinds.SUPERSEDED_BY_KEY)
         target = have if m["id"] in hand and have in held else (new["id"] if new and how == change.WHOLE else None)
         if have != target:
@@ -94,6 +95,8 @@ def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, di
                                                           if i in hand and hand[i] == m["id"]})
         if sorted(meta.get(kinds.SUPERSEDES_KEY) or []) != mine:
             want[kinds.SUPERSEDES_KEY] = mine or None
+        if (new is not None or m["id"] not in hand) and meta.get(kinds.CHANGE_RULE_KEY) != (which or None):
+            want[kinds.CHANGE_RULE_KEY] = which or None
         if want:
             wanted[m["id"]] = want
     return wanted, rows

@@ -253,6 +253,7 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
             book.changed(m)
     for m, cue, how in change.replaced(new, [m for m in book.named(new) if judged(m)], lambda a, b: newer(b, a)):
         supersede(m, new, part=how == change.PART)
+        m["metadata"][kinds.CHANGE_RULE_KEY] = cue.rule
         book.note("supersede" if how == change.WHOLE else "update", m,
                   f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}", by=new["id"])
         book.changed(m)
