@@ -51,7 +51,8 @@ def _known(engine: Engine, params: Params) -> str:
 def review_list(engine: Engine, params: Params) -> dict[str, Any]:
     """The open questions, oldest first, with their members' previews."""
     with engine.memory(_known(engine, params), clock(engine.config)) as mem:
-        return {"agent_id": mem.agent_id, "questions": review.open_questions(mem), "warnings": mem.warnings}
+        return {"agent_id": mem.agent_id, "questions": review.open_questions(mem),
+                "answered": review.answered_here(mem), "warnings": mem.warnings}
 
 
 def review_resolve(engine: Engine, params: Params) -> dict[str, Any]:

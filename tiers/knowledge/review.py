@@ -150,7 +150,7 @@ def _load(mem: AgentMemory) -> dict[str, Any]:
 
 
 def _save(mem: AgentMemory, data: dict[str, Any]) -> None:
-    data["open"] = sorted(data["open"], key=lambda q: (q.get("created_at") or 0, q["id"]))[-MAX_OPEN:]
+    data["open"] = sorted(data["open"], key=lambda q: q.get("created_at") or 0)[-MAX_OPEN:]  # stable: queue order
     answered = data.get("answered") or {}
     data["answered"] = dict(list(answered.items())[-MAX_ANSWERED:])
     atomic_write_json(mem.dir / FILE, data)
@@ -206,6 +206,13 @@ def open_questions(mem: AgentMemory) -> list[dict[str, Any]]:
         if all(i in held for i in q["members"]) and not any(_answered(held[i], q["id"]) for i in q["members"]):
             out.append(dict(q, members=[_member(held[i]) for i in q["members"]]))
     return out
+
+
+def answered_here(mem: AgentMemory, limit: int = 10) -> list[str]:
+    """The questions this device answered last, newest first (what the web view offers to undo)."""
+    with mem.exclusive():
+        answered = list((_load(mem).get("answered") or {}))
+    return answered[::-1][:limit]
 
 
 def _member(m: Memory) -> dict[str, Any]:
