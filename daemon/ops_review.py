@@ -25,6 +25,8 @@ def store_superseding(engine: Engine, params: Params) -> dict[str, Any]:
     """`store TEXT --supersedes ID…`: every id checked first (an unknown one: UsageError, nothing stored), then
     the store and the supersession in one hold of the agent's lock."""
     ids = _ids(params.get("supersedes"))
+    if not engine.config.agent_dir(agent_of(params)).is_dir():  # no memory to replace; and create no agent
+        raise UsageError(f"--supersedes: no memory with id {ids[0]!r} (memoryd retrieve --history shows ids)")
     metadata = given_kind(params.get("metadata"), params.get("kind"), params.get("confidence"), params.get("basis"))
     with engine.memory(agent_of(params), clock(engine.config)) as mem, mem.exclusive():
         ids = review.check_held(mem, ids)

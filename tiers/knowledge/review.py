@@ -18,6 +18,7 @@ The maintain pass keeps a review's superseded_by (maintain.BY_HAND). Every step 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -72,8 +73,13 @@ def _has_cue(text: str) -> bool:
     return bool(words & CUE_WORDS) or any(c in said.casefold() for c in CUE_PHRASES)
 
 
+@functools.lru_cache(maxsize=1)
+def _cue_terms() -> frozenset[str]:
+    return frozenset(t for w in (*CUE_WORDS, *CUE_PHRASES) for t in analyzer.terms(w))
+
+
 def _content(text: str) -> set[str]:
-    cue_terms = {t for w in (*CUE_WORDS, *CUE_PHRASES) for t in analyzer.terms(w)}
+    cue_terms = _cue_terms()
     return {t for t in analyzer.terms(change.spoken(text))
             if t not in cue_terms and (t.isascii() or len(t) >= 2)}  # a lone Chinese character says little
 
@@ -93,6 +99,7 @@ def questions_from(memories: Iterable[Mapping[str, Any]], limit: int = MAX_OPEN)
     for m in held:
         for t in terms[m["id"]]:
             index.setdefault(t, []).append(m)
+    byid = {m["id"]: m for m in held}
     asking = sorted((m for m in held if _has_cue(m["text"]) and not change.cues(m["text"])),
                     key=lambda m: (moment(m), m["id"]), reverse=True)
     out: list[dict[str, Any]] = []
@@ -103,7 +110,6 @@ def questions_from(memories: Iterable[Mapping[str, Any]], limit: int = MAX_OPEN)
             if len(posting) <= COMMON:
                 for m in posting:
                     shared[m["id"]] = shared.get(m["id"], 0) + 1
-        byid = {m["id"]: m for m in held}
         near = sorted((i for i, n in shared.items() if n >= MIN_SHARED and i != new["id"]),
                       key=lambda i: (shared[i], moment(byid[i]), i), reverse=True)
         raised = 0
