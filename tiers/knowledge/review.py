@@ -190,8 +190,7 @@ def add_questions(mem: AgentMemory, questions: Iterable[Mapping[str, Any]]) -> l
         known = {q["id"] for q in data["open"]}
         held = _held(mem, {i for q in asked for i in q["members"]})
         for q in asked:
-            if q["id"] in known or not all(i in held for i in q["members"]) or any(
-                    _answered(held[i], q["id"]) for i in q["members"]):
+            if q["id"] in known or not _still_asks(q, held):
                 continue
             data["open"].append(dict(q, created_at=now))
             known.add(q["id"])
@@ -199,6 +198,15 @@ def add_questions(mem: AgentMemory, questions: Iterable[Mapping[str, Any]]) -> l
         if added:
             _save(mem, data)
     return added
+
+
+def _still_asks(q: Mapping[str, Any], held: Mapping[str, Memory]) -> bool:
+    """Every member still held, none carrying an answer to it, and for same_thing none replaced meanwhile (a rule,
+    the agent or another answer decided it)."""
+    members = [held.get(i) for i in q["members"]]
+    if any(m is None or _answered(m, q["id"]) for m in members):
+        return False
+    return q["kind"] != "same_thing" or all(kinds.is_current(m.get("metadata")) for m in members if m is not None)
 
 
 def open_questions(mem: AgentMemory) -> list[dict[str, Any]]:
@@ -209,7 +217,7 @@ def open_questions(mem: AgentMemory) -> list[dict[str, Any]]:
         held = _held(mem, {i for q in data["open"] for i in q["members"]})
     out = []
     for q in data["open"]:
-        if all(i in held for i in q["members"]) and not any(_answered(held[i], q["id"]) for i in q["members"]):
+        if _still_asks(q, held):
             out.append(dict(q, members=[_member(held[i]) for i in q["members"]]))
     return out
 
@@ -285,10 +293,10 @@ def resolve(mem: AgentMemory, qid: str, action: str) -> dict[str, Any]:
         if q is None:
             raise UsageError(f"no open review question {qid!r} (memoryd review lists them)")
         held = _held(mem, q["members"])
-        if len(held) < len(q["members"]) or any(_answered(m, qid) for m in held.values()):
+        if not _still_asks(q, held):
             data["open"] = [o for o in data["open"] if o["id"] != qid]
             _save(mem, data)
-            raise UsageError(f"review question {qid} was answered or its memories forgotten meanwhile")
+            raise UsageError(f"review question {qid} was answered, decided or its memories forgotten meanwhile")
         now = mem.clock()
         members = [held[i] for i in q["members"]]
         want = _wanted(action, members, now)

@@ -133,3 +133,16 @@ def test_the_agent_supersedes_by_hand_and_maintain_keeps_it(config) -> None:
     assert (by_id[old]["superseded_by"], by_id[old]["superseded_how"], by_id[new]["supersedes"]) == (new, "agent", [old])
     row = next(r for r in mem.knowledge_rows() if r["kind"] == "supersede")
     assert (row["id"], row["by"], row["how"]) == (old, new, "agent")
+
+
+def test_a_question_decided_meanwhile_is_no_longer_asked(config) -> None:
+    old = store(config, "The bell ringers practise in the north tower", T0)
+    new = store(config, "The bell ringers now practise in the vestry", T0 + DAY)
+    mem = mem_at(config, T0 + 2 * DAY)
+    maintain(mem)
+    (q,) = review.open_questions(mem)
+    review.supersede_by_agent(mem, new, [old])  # the agent decided it at a later store
+    assert review.open_questions(mem) == []
+    with pytest.raises(UsageError, match="meanwhile"):
+        review.resolve(mem, q["id"], "both")
+    assert json.loads((mem.dir / review.FILE).read_text())["open"] == []
