@@ -73,8 +73,9 @@ TOOLS = [
                       "(each after the current ones, with superseded_by)."}},
          hints={"readOnlyHint": True}),
     Tool("memory_store", "Save one durable fact (a decision, preference, personal fact or commitment with its date) "
-         "to long-term memory; secrets in it are redacted; returns the stored entry and its id, and the closest memories "
-         "already held (id, text, date, kind) so you can say which it replaces (supersedes) in a later store.",
+         "to long-term memory; secrets in it are redacted; returns the stored entry and its id, and the closest "
+         "memories already held (id, text, date, kind) so you can say which it replaces (supersedes) in a later "
+         "store.",
          {"text": _text("The fact, one or two self-contained sentences.", TEXT_MAX),
           "category": {"type": "string", "pattern": r"^[\w.-]+(/[\w.-]+){0,3}$", "maxLength": 131,
                        "default": "notes", "description": "Category path such as projects/billing or people/alice "

@@ -23,9 +23,10 @@ def review(view: View) -> tuple[str, str]:
     else:
         body = "".join(_question(view, q) for q in questions)
     if view.edits and shown.get("answered"):
-        undo = "".join(f"<li><code>{esc(qid)}</code> {post_button(view, '/review/answer', 'Undo', {'id': qid, 'action': 'undo'})}"
-                       "</li>" for qid in shown["answered"])
-        body += f'<section aria-labelledby="done-h"><h2 id="done-h">Answered on this device</h2><ul>{undo}</ul></section>'
+        undo = "".join(f"<li><code>{esc(qid)}</code> " + post_button(view, "/review/answer", "Undo", {
+            "id": qid, "action": "undo"}) + "</li>" for qid in shown["answered"])
+        body += ('<section aria-labelledby="done-h"><h2 id="done-h">Answered on this device</h2>'
+                 f"<ul>{undo}</ul></section>")
     elif not view.edits:
         body += '<p class="note">Read-only: set [web] allow_edits = true in config.toml to answer questions here.</p>'
     return "Review", body
@@ -36,9 +37,8 @@ def _question(view: View, q: dict) -> str:
                       f'<span class="kind">{esc(m["kind"])}</span> {esc(m["text"])}</li>' for m in q["members"])
     buttons = ""
     if view.edits:
-        buttons = '<p class="actions">' + "".join(
-            post_button(view, "/review/answer", label, {"id": q["id"], "action": action}) for action, label, _ in ACTIONS
-        ) + "</p>"
+        buttons = '<p class="actions">' + "".join(post_button(view, "/review/answer", label, {
+            "id": q["id"], "action": action}) for action, label, _ in ACTIONS) + "</p>"
     return (f'<section class="question" id="q-{esc(q["id"])}" aria-labelledby="h-{esc(q["id"])}">'
             f'<h2 id="h-{esc(q["id"])}">{esc(ASKS.get(q["kind"], q["kind"]))} <code>{esc(q["id"])}</code></h2>'
             f'<ol class="members">{members}</ol><p class="why">{esc(q.get("why") or "")}</p>{buttons}</section>')

@@ -32,8 +32,10 @@ def test_store_answers_with_the_closest_and_supersedes_what_the_agent_names(env:
         closest = {c["id"]: c for c in second["closest"]}
         assert first["entry"]["id"] in closest and second["entry"]["id"] not in closest
         assert set(closest[first["entry"]["id"]]) >= {"id", "text", "date", "kind"}
-        third = await call(client, "memory_store", text="Mrs Peel hands the allotment key over on Saturdays",
+        # the agent read the closest memories and says what the new one replaces: the same text again, merged
+        third = await call(client, "memory_store", text="The allotment key is now with Mrs Peel at number 9",
                            category="garden", supersedes=[first["entry"]["id"]])
+        assert third["entry"]["id"] == second["entry"]["id"]
         bad = await error(client, "memory_store", text="Something new", category="garden", supersedes=["nope00"])
         wrong = await error(client, "memory_store", text="Something new", supersedes="abc")
         found = await call(client, "memory_search", query="allotment key blue tin", history=True)

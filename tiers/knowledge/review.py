@@ -130,8 +130,9 @@ def _pair(old: Memory, new: Memory, n: int) -> dict[str, Any] | None:
         return None
     if old["id"] in ((new.get("metadata") or {}).get(kinds.SUPERSEDES_KEY) or []) or restates(old["text"], new["text"]):
         return None
-    q = question("same_thing", [old["id"], new["id"]], f"the newer says a value changed (\"{preview(new['text'], 40)}\") "
-                 f"and shares {n} words with the older, but names no value it replaces", 0)
+    said = preview(new["text"], 40)
+    q = question("same_thing", [old["id"], new["id"]], f"the newer says a value changed (\"{said}\") and shares "
+                 f"{n} words with the older, but names no value it replaces", 0)
     if _answered(old, q["id"]) or _answered(new, q["id"]):
         return None
     q["created_at"] = None  # set when queued
