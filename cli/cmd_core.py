@@ -36,14 +36,16 @@ def init(agent_id: str, as_json: bool) -> None:
               help="fact, experience, belief, opinion or summary; inferred when omitted (a hedge makes a belief).")
 @click.option("--confidence", type=float, default=None, help="0..1, for a belief or an opinion.")
 @click.option("--basis", default=None, help="Why a belief is held.")
+@click.option("--supersedes", "supersedes", multiple=True, metavar="ID",
+              help="A memory this one replaces (repeatable); an unknown id stores nothing (exit 2).")
 @agent_option
 @json_option
 @handles_errors
 def store(text: str, category: str, importance: float | None, kind: str | None, confidence: float | None,
-          basis: str | None, agent_id: str, as_json: bool) -> None:
+          basis: str | None, supersedes: tuple[str, ...], agent_id: str, as_json: bool) -> None:
     """Distil TEXT and store it in warm memory; prints its id (a restatement prints the id it merged into)."""
     entry = get_api().store(agent_id=agent_id, text=text, category=category, importance=importance, kind=kind,
-                            confidence=confidence, basis=basis)
+                            confidence=confidence, basis=basis, supersedes=list(supersedes) or None)
     if entry.get("note"):
         click.echo(f"memoryd: note: {entry['note']}", err=True)
     emit(entry, as_json, lambda e: e["id"])

@@ -18,8 +18,8 @@ from typing import Any, Iterable, NotRequired, TypedDict
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import (ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw, ops_seal, ops_shred,
-                            ops_status, ops_sync)
+from memoryd.daemon import (ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw, ops_review, ops_seal,
+                            ops_shred, ops_status, ops_sync)
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -104,6 +104,10 @@ DIGEST = Operation("digest", ops_knowledge.digest, served=False)
 KNOWLEDGE_JOB = Operation("knowledge_job", ops_knowledge.knowledge_job, served=False)  # the daemon's daily job
 UNSEAL = Operation("unseal", ops_seal.unseal, served=False)  # runs in the caller, as tree_add does
 TREE_RESTRUCTURE = Operation("tree_restructure", ops_seal.tree_restructure, served=False)
+# the review queue (tiers/knowledge/review.py): in the calling process under the agent's lock, like knowledge
+REVIEW_LIST = Operation("review_list", ops_review.review_list, served=False)
+REVIEW_RESOLVE = Operation("review_resolve", ops_review.review_resolve, served=False)
+REVIEW_UNDO = Operation("review_undo", ops_review.review_undo, served=False)
 
 # wire name → operation: the only table there is (the daemon adds `daemon` and `mcp_attach`, which are about itself)
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
@@ -113,7 +117,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
     OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED, FORGET_VERIFY,
     ENTITY_LIST, ENTITY_SHOW, ENTITY_REFRESH, REFLECT, DIGEST, KNOWLEDGE_JOB,
-    UNSEAL, TREE_RESTRUCTURE,
+    UNSEAL, TREE_RESTRUCTURE, REVIEW_LIST, REVIEW_RESOLVE, REVIEW_UNDO,
 )}
 
 
@@ -156,12 +160,14 @@ class MemoryApi:
 
     def store(self, *, agent_id: str, text: str, category: str, importance: float | None = None,
               metadata: dict[str, Any] | None = None, kind: str | None = None, confidence: float | None = None,
-              basis: str | None = None) -> Result:
+              basis: str | None = None, supersedes: list[str] | None = None) -> Result:
         """Distil and store one memory in warm (of `kind`, with a belief's or opinion's `confidence`); the stored
-        entry, or the held memory that absorbed it (`merged`)."""
+        entry, or the held memory that absorbed it (`merged`). `supersedes`: ids of memories it replaces (the
+        agent's own judgement: superseded_how "agent"); an unknown id stores nothing (UsageError)."""
         return self.transport.call(STORE, _params(agent_id=agent_id, text=text, category=category,
                                                   importance=importance, metadata=metadata, kind=kind,
-                                                  confidence=confidence, basis=basis))
+                                                  confidence=confidence, basis=basis,
+                                                  supersedes=list(supersedes) if supersedes else None))
 
     def retrieve(self, *, agent_id: str, query: str = "", limit: int = 10, url: str | None = None,
                  entity: str | None = None, since: str | None = None, until: str | None = None,
@@ -313,6 +319,19 @@ class MemoryApi:
     def digest(self, *, agent_id: str, date: str | None = None) -> Result:
         """Build and store the day's digest (a summary memory; a re-run replaces it)."""
         return self.transport.call(DIGEST, _params(agent_id=agent_id, date=date))
+
+    # -- the review queue: questions the knowledge rules cannot decide --------------------------
+    def review_list(self, *, agent_id: str) -> Result:
+        """{"questions": open ones, oldest first (id, kind, why, created_at, members: id, text, date, kind)}."""
+        return self.transport.call(REVIEW_LIST, _params(agent_id=agent_id))
+
+    def review_resolve(self, *, agent_id: str, question_id: str, action: str) -> Result:
+        """Answer one question: current, both, merge or dismiss (logged, synced with the memories, undoable)."""
+        return self.transport.call(REVIEW_RESOLVE, _params(agent_id=agent_id, id=question_id, action=action))
+
+    def review_undo(self, *, agent_id: str, question_id: str) -> Result:
+        """Take an answer back: the members' metadata as before, the question open again."""
+        return self.transport.call(REVIEW_UNDO, _params(agent_id=agent_id, id=question_id))
 
     # -- OpenClaw --------------------------------------------------------------------------------
     def openclaw_sync(self, *, openclaw_agent: str | None = None, agent_id: str | None = None,

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from memoryd.tiers.base.errors import UsageError
+from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.model import LONE_SURROGATE
 
 from memoryd.daemon.api import MemoryApi
@@ -26,6 +26,8 @@ KIND = {"type": "string", "enum": list(KINDS), "description": "fact, experience 
 TEXT_MAX = 4096  # tiers/memory/model.py MAX_TEXT_BYTES: one fact
 FIELD_MAX = 200  # tiers/memory/model.py MAX_FIELD_CHARS: a hot field (event, task)
 LESSON_MAX = 300  # tiers/memory/model.py MAX_LESSON_CHARS
+REVIEW_ACTIONS = ("current", "both", "merge", "dismiss")  # tiers/knowledge/review.py ACTIONS
+CLOSEST = 5  # memories a store answers with
 
 
 class ArgumentError(UsageError):
@@ -71,7 +73,9 @@ TOOLS = [
                       "(each after the current ones, with superseded_by)."}},
          hints={"readOnlyHint": True}),
     Tool("memory_store", "Save one durable fact (a decision, preference, personal fact or commitment with its date) "
-         "to long-term memory; secrets in it are redacted; returns the stored entry and its id.",
+         "to long-term memory; secrets in it are redacted; returns the stored entry and its id, and the closest "
+         "memories already held (id, text, date, kind) so you can say which it replaces (supersedes) in a later "
+         "store.",
          {"text": _text("The fact, one or two self-contained sentences.", TEXT_MAX),
           "category": {"type": "string", "pattern": r"^[\w.-]+(/[\w.-]+){0,3}$", "maxLength": 131,
                        "default": "notes", "description": "Category path such as projects/billing or people/alice "
@@ -81,8 +85,19 @@ TOOLS = [
           "kind": dict(KIND, description="What it is (inferred when omitted: a hedged statement is a belief): "
                        + KIND["description"]),
           "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "0..1, for a belief or an "
-                         "opinion."}},
+                         "opinion."},
+          "supersedes": {"type": "array", "maxItems": 20, "items": _text("A memory id.", 100),
+                         "description": "Ids of memories this one replaces (an older value of the same thing, e.g. "
+                         "from the closest memories a previous store answered with); an unknown id stores nothing."}},
          required=("text",)),
+    Tool("memory_review", "List the open knowledge questions memoryd's rules could not decide (two memories that "
+         "may be two values of one thing; a belief a fact may confirm; an opinion and its evidence), or answer one: "
+         "current (the newer replaces the older), both (both stay true), merge (the newer restates the older), "
+         "dismiss, or undo an answer.",
+         {"action": {"type": "string", "enum": ["list", *REVIEW_ACTIONS, "undo"], "default": "list",
+                     "description": "list (the default), an answer (current, both, merge, dismiss) or undo."},
+          "id": _text("The question id (from list), for an answer or undo.", 100)},
+         hints={"idempotentHint": True}),
     Tool("memory_forget", "Delete one memory by its id (from memory_search) from every tier, the cloud copy "
          "included; says what was removed.",
          {"id": _text("The memory id, e.g. 9566f8bf38f07ba7.", 100)}, required=("id",),
@@ -150,6 +165,12 @@ def _check_value(name: str, value: Any, schema: dict[str, Any]) -> Any:
     kind = schema["type"]
     if kind in ("integer", "number"):
         return _check_number(name, value, schema)
+    if kind == "array":
+        if not isinstance(value, list):
+            raise _bad(name, f"must be a list, got {_show(value)}")
+        if len(value) > schema.get("maxItems", len(value)):
+            raise _bad(name, f"has {len(value)} items; the maximum is {schema['maxItems']}")
+        return [_check_value(f"{name}[{i}]", v, schema["items"]) for i, v in enumerate(value)]
     if kind == "boolean":
         if not isinstance(value, bool):
             raise _bad(name, f"must be true or false, got {_show(value)}")
@@ -222,7 +243,7 @@ class Tools:
             "memory_event": lambda a: self._hot("event", a),
             "memory_status": lambda a: {"daemon": None, **self.api.status(agent_id=self.agent_id)},
             "memory_sync": lambda a: self.api.sync(agent_id=self.agent_id, force=a["force"]),
-            "memory_flush": self._flush,
+            "memory_flush": self._flush, "memory_review": self._review,
         }
 
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
@@ -257,10 +278,35 @@ class Tools:
 
     def _store(self, a: dict[str, Any]) -> dict[str, Any]:
         entry = self.api.store(agent_id=self.agent_id, text=a["text"], category=a["category"],
-                               importance=a.get("importance"), kind=a.get("kind"), confidence=a.get("confidence"))
+                               importance=a.get("importance"), kind=a.get("kind"), confidence=a.get("confidence"),
+                               supersedes=a.get("supersedes"))
         if entry.get("merged"):
-            return {"summary": f"restates {entry['id']} in {entry['category']}: merged into it", "entry": entry}
-        return {"summary": f"stored {entry['id']} in {entry['category']}", "entry": entry}
+            summary = f"restates {entry['id']} in {entry['category']}: merged into it"
+        else:
+            summary = f"stored {entry['id']} in {entry['category']}"
+        if entry.get("superseded"):
+            summary += f"; it replaces {', '.join(entry['superseded'])}"
+        return {"summary": summary, "entry": entry, "closest": self._closest(a["text"], entry["id"])}
+
+    def _closest(self, text: str, stored: str) -> list[dict[str, Any]]:
+        """The memories nearest to what was stored (the retrieve the CLI uses), so the agent can decide what the
+        new one replaces."""
+        try:
+            found = self.api.retrieve(agent_id=self.agent_id, query=text[:1000], limit=CLOSEST + 1)["results"]
+        except MemorydError:  # the store is done: a failed lookup must not make it look failed
+            return []
+        return [{"id": r["id"], "text": r["text"], "date": _date(r), "kind": r.get("kind", "fact"),
+                 **({"superseded_by": r["superseded_by"]} if r.get("superseded_by") else {})}
+                for r in found if r["id"] != stored and r.get("tier") != "hot"][:CLOSEST]
+
+    def _review(self, a: dict[str, Any]) -> dict[str, Any]:
+        if a["action"] == "list":
+            return self.api.review_list(agent_id=self.agent_id)
+        if not a.get("id"):
+            raise _bad("id", f"give the id of the question to {a['action']}")
+        if a["action"] == "undo":
+            return self.api.review_undo(agent_id=self.agent_id, question_id=a["id"].strip())
+        return self.api.review_resolve(agent_id=self.agent_id, question_id=a["id"].strip(), action=a["action"])
 
     def _forget(self, a: dict[str, Any]) -> dict[str, Any]:
         result = self.api.forget(agent_id=self.agent_id, memory_id=a["id"].strip())

@@ -36,6 +36,10 @@ def init(engine: Engine, params: Params) -> dict[str, Any]:
 def store(engine: Engine, params: Params) -> dict[str, Any]:
     from memoryd.tiers.knowledge.given import given_kind
 
+    if params.get("supersedes"):  # the agent names what the new memory replaces (daemon/ops_review.py)
+        from memoryd.daemon.ops_review import store_superseding
+
+        return store_superseding(engine, params)
     metadata = given_kind(params.get("metadata"), params.get("kind"), params.get("confidence"), params.get("basis"))
     with engine.memory(agent_of(params)) as mem:
         entry = mem.store(params.get("text", ""), params.get("category", ""), params.get("importance"), metadata)

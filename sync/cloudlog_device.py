@@ -2,7 +2,7 @@
 cursor of each database, and the pages pulled from other devices, applied through the index's public methods."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.cold.index import LocalIndex, set_meta_in
@@ -90,16 +90,21 @@ class DeviceLog:
     def forgotten_at(self, ids: Sequence[str]) -> dict[str, int]:
         return self.index.forgotten_at(self.agent_id, ids)
 
-    def apply_page(self, items: Sequence[Item], seq: int) -> tuple[int, int]:
+    def apply_page(self, items: Sequence[Item], seq: int, echoes: Collection[str] = ()) -> tuple[int, int]:
         """Apply a page pulled from the cloud log and move the cursor to `seq`, in one transaction: a crash
-        re-applies the whole page, which changes nothing. Returns (added, forgotten)."""
+        re-applies the whole page, which changes nothing. Returns (added, forgotten).
+        `echoes`: ids whose put on this page this device uploaded itself; one it changed since (a put still
+        owed in the outbox) keeps the change, which goes up next and replaces that put everywhere."""
         puts: list[ColdEntry] = [check_entry(e, n) for n, (kind, e) in enumerate(items) if kind == "put"]
         index, agent = self.index, self.agent_id
         with index.tx() as conn:
+            owed = _owed(conn, agent, list(echoes)) if echoes else set()
             added = forgotten = 0
             for kind, item in items:  # in log order: a forget after a put wins, a re-store after it too
                 if kind == "put":
-                    added += index.put_in(conn, agent, [puts.pop(0)], queue=False)
+                    put = puts.pop(0)
+                    if put["id"] not in owed:
+                        added += index.put_in(conn, agent, [put], queue=False)
                 else:
                     forgotten += len(index.forget_in(conn, agent, [item["id"]], int(item["at"]), queue=False))
             set_meta_in(conn, self.cursor_key, str(int(seq)))
@@ -110,3 +115,12 @@ class DeviceLog:
     def drop(self) -> None:
         """Remove every trace of the agent from the index, its cursors included (a refused restore)."""
         self.index.drop_agent(self.agent_id, meta_prefixes=[f"cursor:{self.agent_id}:"])
+
+
+def _owed(conn: Any, agent_id: str, ids: list[str]) -> set[str]:
+    """The ids among `ids` with a put still owed to the cloud log (changed here since their last upload)."""
+    out: set[str] = set()
+    for chunk in chunks(ids, IDS_PER_STMT):
+        out |= {r[0] for r in conn.execute(f"SELECT id FROM outbox WHERE agent_id = ? AND op = 'put' AND id IN "
+                                           f"({marks(len(chunk))})", [agent_id, *chunk])}
+    return out

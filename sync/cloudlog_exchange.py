@@ -29,7 +29,7 @@ def exchange(s: Session, *, pull: bool = True, force: bool = False, progress: Pr
     if queued:
         out["queued"] = queued
     if pull:
-        out["pulled"] = cloudlog_transfer.pull(s, dev, s.local_ring(), progress)
+        out["pulled"] = cloudlog_transfer.pull(s, dev, s.local_ring(), progress, s.files.device_id())
     out["uploaded"] = cloudlog_transfer.push(s, dev, s.files.device_id(), int(time.time()), progress)
     cloudlog_legacy.finish(s)
     return out

@@ -27,7 +27,7 @@ _INSERT = ("INSERT OR IGNORE INTO memory_log (agent_id, ref, kind, version, dige
 # one (?, …) per row; the unique (agent, ref, kind, digest) drops repeats; the guard refuses a stale epoch
 _ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
 ROWS_PER_INSERT = 100  # 9 parameters each: under SQLite's classic 999-variable limit
-_PAGE = ("SELECT seq, ref, kind, version, data, epoch FROM memory_log WHERE agent_id = ? AND seq > ? "
+_PAGE = ("SELECT seq, ref, kind, version, data, epoch, device_id FROM memory_log WHERE agent_id = ? AND seq > ? "
          "ORDER BY seq LIMIT ?")
 _TOP = ("SELECT (SELECT COALESCE(MAX(seq), 0) FROM memory_log WHERE agent_id = ?), "
         "(SELECT COUNT(*) FROM memory_log WHERE agent_id = ? AND seq > ?)")
@@ -97,9 +97,12 @@ def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str
     return stmts
 
 
-def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | None = None) -> dict[str, int]:
+def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | None = None,
+         device_id: str | None = None) -> dict[str, int]:
     """Apply every log row past this device's cursor; returns counts (rows, added, forgotten) and the cursor.
-    `ring` may be unchecked: the first statement carries the key check, which brings it up to date."""
+    `ring` may be unchecked: the first statement carries the key check, which brings it up to date.
+    `device_id`: this device's own earlier uploads of a memory it changed since (still owed) are not applied
+    over the change (a review's answer on an archived memory would be undone by its own echo)."""
     agent_id = dev.agent_id
     cursor = dev.cursor() or 0
     top, count = remote.execute(_TOP, [agent_id, agent_id, cursor]).rows[0]
@@ -116,7 +119,9 @@ def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | Non
             break
         items = [open_row(ring.key, agent_id, tuple(r)) for r in rows]  # all verified before any is applied
         _drop_stale(remote, dev, rows, items)
-        a, f = dev.apply_page(items, int(rows[-1][0]))
+        echoes = {item["id"] for r, (kind, item) in zip(rows, items)
+                  if kind == "put" and device_id is not None and len(r) > 6 and r[6] == device_id}
+        a, f = dev.apply_page(items, int(rows[-1][0]), echoes)
         cursor = int(rows[-1][0])
         seen, added, forgotten = seen + len(rows), added + a, forgotten + f
         advance(len(rows))

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from memoryd.daemon.web.render import View
+from memoryd.daemon.web.review_page import answer as review_answer
 from memoryd.daemon.web.tier_pages import HOT_FORMS
 from memoryd.tiers.base.errors import UsageError
 
@@ -52,4 +53,5 @@ def tree_remove(view: View, form: Form) -> str:
 
 EDITS: dict[str, Callable[[View, Form], str]] = {
     "/forget": forget, "/pin": pin, "/hot/add": hot_add, "/tree/add": tree_add, "/tree/remove": tree_remove,
+    "/review/answer": review_answer,
 }

@@ -6,7 +6,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from memoryd.daemon.web import find_pages, overview, tier_pages
+from memoryd.daemon.web import find_pages, overview, review_page, tier_pages
 from memoryd.daemon.web.edits import EDITS
 from memoryd.daemon.web.render import HERE, View, esc, page, refused
 from memoryd.tiers.base.config import validate_agent_id
@@ -16,7 +16,7 @@ log = logging.getLogger("memoryd.web")
 MAX_BODY = 64 * 1024
 PAGES: dict[str, Callable[[View], tuple[str, str]]] = {
     "/": overview.overview, "/hot": tier_pages.hot, "/warm": tier_pages.warm, "/search": find_pages.search,
-    "/tree": tier_pages.tree, "/evictions": find_pages.evictions,
+    "/tree": tier_pages.tree, "/evictions": find_pages.evictions, "/review": review_page.review,
 }
 STATIC = {"/static/app.css": "text/css; charset=utf-8", "/static/app.js": "text/javascript; charset=utf-8"}
 SECURITY_HEADERS = {

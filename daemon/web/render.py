@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 HERE = Path(__file__).parent
 PAGES = (("/", "Overview"), ("/hot", "Hot"), ("/warm", "Warm"), ("/search", "Search"), ("/tree", "Tree"),
-         ("/evictions", "Evictions"))
+         ("/evictions", "Evictions"), ("/review", "Review"))
 
 
 @dataclass

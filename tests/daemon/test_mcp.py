@@ -26,7 +26,7 @@ from test_daemon_process import DaemonProc
 
 MEMORYD = str(Path(sys.executable).parent / "memoryd")
 TOOLS = {"memory_search", "memory_store", "memory_forget", "memory_forget_recent", "memory_hot", "memory_lesson",
-         "memory_task", "memory_event", "memory_status", "memory_sync", "memory_flush"}
+         "memory_task", "memory_event", "memory_status", "memory_sync", "memory_flush", "memory_review"}
 TOKEN = "ghp_" + "a1B2c3D4e5" * 4  # a GitHub token: must never be stored
 
 

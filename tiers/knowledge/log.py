@@ -8,7 +8,7 @@ from memoryd.tiers.memory.model import preview
 
 # what a row's `kind` may say (`tier` is always "knowledge")
 OPS = ("merge", "supersede", "update", "current", "confirm", "reinforce", "contradict", "seal", "unseal", "digest",
-       "restructure", "entity")
+       "restructure", "entity", "review")  # review: an answer to a review question (tiers/knowledge/review.py)
 
 
 def row(op: str, memory_id: str, why: str, text: str = "", **extra: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.base.errors import MemorydError
-from memoryd.tiers.knowledge import change, kinds, log
+from memoryd.tiers.knowledge import change, kinds, log, review
 from memoryd.tiers.knowledge.truth import judged, moment
 from memoryd.tiers.retrieval import analyzer
 
@@ -130,6 +130,7 @@ def maintain(mem: AgentMemory, budget: int = 500, llm: LLM | None = None) -> dic
     everything = list(warm.values()) + list(cold.values())
     counts["examined"] = len(everything)
     wanted, rows = derive(everything, llm)
+    review.add_questions(mem, review.questions_from(everything))  # review queue: pairs no rule decides (review.py)
     todo = sorted(wanted)[:max(0, budget)]
     counts["left"] = len(wanted) - len(todo)
     said = {m["id"]: m["text"] for m in everything}
