@@ -41,7 +41,8 @@ class Cue:
     anchors: frozenset[str]
     clause: str
     thing: frozenset[str] = frozenset()   # the words naming what changed, just before the cue ("the garage code")
-    rule: str = ""                         # which pattern read it: "<lang>:<alone|with-verb>:<n>"
+    rule: str = ""                         # which pattern read it: "<lang>:<id>" (tiers/knowledge/lang/*.json)
+    act: bool = True                       # the rule supersedes by itself; else the pair becomes a review question
 
     def olds(self) -> list[tuple[str, frozenset[str]]]:
         """The old value as said, then its shorter tails that are still precise ("garage door's Somfy hub" →
@@ -56,9 +57,16 @@ class Cue:
 
 
 @dataclass(frozen=True)
+class _Rule:
+    id: str
+    act: bool                                # supersedes by itself; else it only asks (a review question)
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True)
 class _Lang:
-    patterns: tuple[re.Pattern[str], ...]    # need a change word in the clause
-    alone: tuple[re.Pattern[str], ...]       # enough by themselves
+    patterns: tuple[_Rule, ...]              # need a change word in the clause
+    alone: tuple[_Rule, ...]                 # enough by themselves
     change_words: frozenset[str]
     filler: frozenset[str]
     trigger: re.Pattern[str]                 # one of these in a clause before any pattern is tried
@@ -72,8 +80,9 @@ def _lang(code: str) -> _Lang:
     data = json.loads(resources.files("memoryd.tiers.knowledge").joinpath(f"lang/{code}.json").read_text("utf-8"))
     value = data["value"]
 
-    def compile_all(key: str) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(p.replace("{V}", value).replace("{N}", data["tail"]), re.IGNORECASE)
+    def compile_all(key: str) -> tuple[_Rule, ...]:
+        return tuple(_Rule(f"{code}:{p['id']}", bool(p["act"]),
+                           re.compile(p["re"].replace("{V}", value).replace("{N}", data["tail"]), re.IGNORECASE))
                      for p in data[key])
     trigger = re.compile("|".join(re.escape(t) for t in data["triggers"]), re.IGNORECASE)
     return _Lang(compile_all("patterns"), compile_all("patterns_alone"), frozenset(data["change_words"]),
@@ -135,9 +144,9 @@ def cues(text: str) -> tuple[Cue, ...]:
             lang = _lang(code)
             if not lang.trigger.search(clause):
                 continue
-            found = [(f"{code}:alone:{i}", m) for i, p in enumerate(lang.alone) for m in p.finditer(clause)]
+            found = [(r, m) for r in lang.alone for m in r.pattern.finditer(clause)]
             if words & lang.change_words:
-                found += [(f"{code}:with-verb:{i}", m) for i, p in enumerate(lang.patterns) for m in p.finditer(clause)]
+                found += [(r, m) for r in lang.patterns for m in r.pattern.finditer(clause)]
             for rule, m in found:
                 old = _trim(lang.trailing.sub("", m.group("old")), lang.filler)
                 new = _trim(lang.trailing.sub("", m.groupdict().get("new") or ""), lang.filler)
@@ -152,7 +161,8 @@ def cues(text: str) -> tuple[Cue, ...]:
                 values = set(analyzer.terms(old + " " + new))
                 thing = frozenset(t for t in analyzer.terms(_thing_before(clause[:m.start()], lang))
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
-                out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule))
+                out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule.id,
+                               rule.act))
     return tuple(out)
 
 
@@ -214,6 +224,22 @@ def states(memory_text: str, cue: Cue) -> str | None:
 
 
 Memory = Mapping[str, Any]
+
+
+def ask_words() -> tuple[frozenset[str], tuple[str, ...]]:
+    """(words, phrases) saying a value changed without naming it, every language: review questions' cue."""
+    words: set[str] = set()
+    phrases: list[str] = []
+    for code in LANGUAGES:
+        for w in _ask(code):
+            (words.add(w) if w.isascii() and " " not in w else phrases.append(w))
+    return frozenset(words), tuple(phrases)
+
+
+@functools.lru_cache(maxsize=None)
+def _ask(code: str) -> tuple[str, ...]:
+    data = json.loads(resources.files("memoryd.tiers.knowledge").joinpath(f"lang/{code}.json").read_text("utf-8"))
+    return tuple(w.casefold() for w in data.get("ask_words", ()))
 
 
 def replaced(new: Memory, held: Iterable[Memory], earlier: Any) -> list[tuple[Memory, Cue, str]]:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from memoryd.tiers.memory.types import AgentState
 
 Memory = dict[str, Any]
-BY_HAND = ("agent", "review")
+BY_HAND = ("agent", "review", "llm")
 COMMON_VALUE = 100  # memories a replaced value may be found in before the cue is read as too vague to act on  # superseded_how values the rules never undo
 
 
@@ -39,8 +39,9 @@ def _by_term(memories: list[Memory]) -> tuple[dict[str, list[Memory]], dict[str,
     return index, terms
 
 
-def _rule_targets(memories: list[Memory]) -> dict[str, tuple[Memory, str, str, str]]:
-    """{old id: (the newest memory whose words replace it, WHOLE or PART, the clause that says so, the rule)}."""
+def _rule_targets(memories: list[Memory], acting: bool = True) -> dict[str, tuple[Memory, str, str, str]]:
+    """{old id: (the newest memory whose words replace it, WHOLE or PART, the clause that says so, the rule)} by
+    the rules that act (`acting`), or by those that only ask."""
     judged_ones = [m for m in memories if judged(m)]
     index, said = _by_term(judged_ones)
     order = {m["id"]: (moment(m), m.get("created_at", 0), m["id"]) for m in judged_ones}  # truth.newer's key
@@ -55,10 +56,23 @@ def _rule_targets(memories: list[Memory]) -> dict[str, tuple[Memory, str, str, s
             if len(found) <= COMMON_VALUE:  # a "value" hundreds of memories state is no value of one thing
                 near.update((m["id"], m) for m in found)
         for old, cue, how in change.replaced(new, near.values(), lambda a, b: order[a["id"]] < order[b["id"]]):
+            if cue.act is not acting:
+                continue
             held = out.get(old["id"])
             if held is None or order[new["id"]] > order[held[0]["id"]]:
                 out[old["id"]] = (new, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
                                   cue.rule)
+    return out
+
+
+def asked(memories: list[Memory]) -> list[dict[str, Any]]:
+    """Review questions for the pairs a rule that only asks found ("instead of X", "no longer X", "不再X": cues
+    whose precision on the corpus's test half is below what acting needs): the person or the agent decides."""
+    out = []
+    for old_id, (new, _how, why, rule) in sorted(_rule_targets(memories, acting=False).items()):
+        q = review.question("same_thing", [old_id, new["id"]], f"{why} ({rule}: a rule that asks, not acts)", 0)
+        q["created_at"] = None
+        out.append(q)
     return out
 
 
@@ -119,7 +133,8 @@ def maintain(mem: AgentMemory, budget: int = 500, llm: LLM | None = None) -> dic
 
     The derivation reads every memory and runs outside the agent's lock (a store or retrieve never waits for
     it); the writes take the lock and apply only to memories whose text is still the one derived from."""
-    counts = {"examined": 0, "superseded": 0, "cleared": 0, "confirmed": 0, "written": 0, "left": 0}
+    counts = {"examined": 0, "superseded": 0, "cleared": 0, "confirmed": 0, "written": 0, "left": 0,
+              "llm_asked": 0, "llm_decided": 0}
     warm = {e["id"]: e for e in mem.snapshot()["warm"]["entries"]}
     cold: dict[str, Memory] = {}
     if mem.archive is not None:
@@ -130,7 +145,11 @@ def maintain(mem: AgentMemory, budget: int = 500, llm: LLM | None = None) -> dic
     everything = list(warm.values()) + list(cold.values())
     counts["examined"] = len(everything)
     wanted, rows = derive(everything, llm)
-    review.add_questions(mem, review.questions_from(everything))  # review queue: pairs no rule decides (review.py)
+    review.add_questions(mem, asked(everything) + review.questions_from(everything))  # pairs no rule decides
+    if llm is not None:
+        from memoryd.tiers.knowledge.llm_review import decide
+
+        counts |= decide(mem, llm)  # the LLM answers what it can of them, in bounded batches
     todo = sorted(wanted)[:max(0, budget)]
     counts["left"] = len(wanted) - len(todo)
     said = {m["id"]: m["text"] for m in everything}

@@ -45,9 +45,6 @@ PER_MEMORY = 2              # same_thing questions one new memory may raise
 COMMON = 200                # a term held by more memories than this says nothing about sameness
 MIN_SHARED = 2
 # Words saying a value changed without naming the one it replaces (change.py decides those that name it).
-CUE_WORDS = frozenset("now nowadays anymore moved switched changed migrated replaced".split())
-CUE_PHRASES = ("no longer", "these days", "from now on", "现在", "改成", "改为", "换成", "换到", "搬到", "不再",
-               "如今")
 _LATIN = re.compile(r"[A-Za-z']+")
 
 
@@ -68,14 +65,16 @@ def question(kind: str, ids: Iterable[str], why: str, at: float) -> dict[str, An
 
 # -- the producer: pairs no rule decides ----------------------------------------------------------------
 def _has_cue(text: str) -> bool:
+    """Words saying a value changed (tiers/knowledge/lang/*.json ask_words)."""
     said = change.spoken(text)
-    words = {w.casefold() for w in _LATIN.findall(said)}
-    return bool(words & CUE_WORDS) or any(c in said.casefold() for c in CUE_PHRASES)
+    words, phrases = change.ask_words()
+    return bool({w.casefold() for w in _LATIN.findall(said)} & words) or any(c in said.casefold() for c in phrases)
 
 
 @functools.lru_cache(maxsize=1)
 def _cue_terms() -> frozenset[str]:
-    return frozenset(t for w in (*CUE_WORDS, *CUE_PHRASES) for t in analyzer.terms(w))
+    words, phrases = change.ask_words()
+    return frozenset(t for w in (*words, *phrases) for t in analyzer.terms(w))
 
 
 def _content(text: str) -> set[str]:
@@ -100,7 +99,7 @@ def questions_from(memories: Iterable[Mapping[str, Any]], limit: int = MAX_OPEN)
         for t in terms[m["id"]]:
             index.setdefault(t, []).append(m)
     byid = {m["id"]: m for m in held}
-    asking = sorted((m for m in held if _has_cue(m["text"]) and not change.cues(m["text"])),
+    asking = sorted((m for m in held if _has_cue(m["text"]) and not any(c.act for c in change.cues(m["text"]))),
                     key=lambda m: (moment(m), m["id"]), reverse=True)
     out: list[dict[str, Any]] = []
     for new in asking:
@@ -238,7 +237,7 @@ def _member(m: Memory) -> dict[str, Any]:
 
 
 # -- answers ----------------------------------------------------------------------------------------------
-def _wanted(action: str, members: list[Memory], at: float) -> dict[str, dict[str, Any]]:
+def _wanted(action: str, members: list[Memory], at: float, by: str = "review") -> dict[str, dict[str, Any]]:
     """{id: {metadata key: new value (None: remove)}} that an action asks for. Pure."""
     if action in ("both", "dismiss"):
         return {}
@@ -249,7 +248,7 @@ def _wanted(action: str, members: list[Memory], at: float) -> dict[str, dict[str
     meta = newest.get("metadata") or {}
     older = [m for m in members if m["id"] != newest["id"]]
     out: dict[str, dict[str, Any]] = {m["id"]: {kinds.SUPERSEDED_BY_KEY: newest["id"],
-                                                kinds.SUPERSEDED_HOW_KEY: "review"} for m in older}
+                                                kinds.SUPERSEDED_HOW_KEY: by} for m in older}
     mine: dict[str, Any] = {kinds.SUPERSEDES_KEY: sorted(set(meta.get(kinds.SUPERSEDES_KEY) or [])
                                                          | {m["id"] for m in older})}
     if action == "merge":
@@ -284,8 +283,9 @@ def _set(meta: dict[str, Any], want: Mapping[str, Any]) -> None:
             meta[key] = value
 
 
-def resolve(mem: AgentMemory, qid: str, action: str) -> dict[str, Any]:
-    """Answer an open question with one action (see the module docstring); logged, reversible by undo()."""
+def resolve(mem: AgentMemory, qid: str, action: str, by: str = "review") -> dict[str, Any]:
+    """Answer an open question with one action (see the module docstring); logged, reversible by undo().
+    `by`: who answered ("review": a person or the agent; "llm": the configured LLM), kept in superseded_how."""
     if action not in ACTIONS:
         raise UsageError(f"unknown review action {action!r}: use one of {', '.join(ACTIONS)}")
     with mem.exclusive():
@@ -300,7 +300,7 @@ def resolve(mem: AgentMemory, qid: str, action: str) -> dict[str, Any]:
             raise UsageError(f"review question {qid} was answered, decided or its memories forgotten meanwhile")
         now = mem.clock()
         members = [held[i] for i in q["members"]]
-        want = _wanted(action, members, now)
+        want = _wanted(action, members, now, by)
         metas: dict[str, dict[str, Any]] = {}
         for m in members:
             meta = dict(m.get("metadata") or {})
@@ -314,18 +314,20 @@ def resolve(mem: AgentMemory, qid: str, action: str) -> dict[str, Any]:
         data["open"] = [o for o in data["open"] if o["id"] != qid]
         data.setdefault("answered", {})[qid] = q["members"]  # undo finds them without a scan
         _save(mem, data)
-        mem.record_knowledge(_rows(q, action, members, want), now)
+        mem.record_knowledge(_rows(q, action, members, want, by), now)
     return {"id": qid, "action": action, "changed": sorted(want), "members": q["members"]}
 
 
-def _rows(q: dict[str, Any], action: str, members: list[Memory], want: dict[str, dict[str, Any]]) -> list[Any]:
-    why = f"review {q['id']} ({q['kind']}): answered {action}"
+def _rows(q: dict[str, Any], action: str, members: list[Memory], want: dict[str, dict[str, Any]],
+          by: str = "review") -> list[Any]:
+    why = f"review {q['id']} ({q['kind']}): answered {action}" + (" by the LLM" if by == "llm" else "")
     rows = []
+    who = by
     for m in members:
         by = (want.get(m["id"]) or {}).get(kinds.SUPERSEDED_BY_KEY)
         if by:
             op = "merge" if action == "merge" else "supersede"
-            rows.append(log.row(op, m["id"], why, m["text"], by=by, how="review", question=q["id"]))
+            rows.append(log.row(op, m["id"], why, m["text"], by=by, how=who, question=q["id"]))
         else:
             rows.append(log.row("review", m["id"], why, m["text"], action=action, question=q["id"]))
     return rows

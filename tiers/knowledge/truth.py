@@ -252,6 +252,8 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
             book.note("contradict", m, f"contradicted: confidence {delta:+.2f}", by=new["id"], delta=delta)
             book.changed(m)
     for m, cue, how in change.replaced(new, [m for m in book.named(new) if judged(m)], lambda a, b: newer(b, a)):
+        if not cue.act:
+            continue  # a rule that only asks: maintain queues the pair as a review question
         supersede(m, new, part=how == change.PART)
         m["metadata"][kinds.CHANGE_RULE_KEY] = cue.rule
         book.note("supersede" if how == change.WHOLE else "update", m,

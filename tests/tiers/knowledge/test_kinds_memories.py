@@ -3,6 +3,7 @@ filler is not kept; the maintain pass re-derives one current truth (with the LLM
 from __future__ import annotations
 
 import json
+import re
 from http.server import BaseHTTPRequestHandler
 
 import pytest
@@ -12,6 +13,7 @@ from llm_server import serving
 from memoryd.tiers.ingest.conversation import distill_segment
 from memoryd.tiers.ingest.openclaw.events import Turn
 from memoryd.tiers.knowledge.lowvalue import is_low_value
+from memoryd.tiers.knowledge import review
 from memoryd.tiers.knowledge.maintain import derive, maintain
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.retrieval.filters import Filters
@@ -107,7 +109,8 @@ def test_maintain_converges_whatever_the_order_and_is_idempotent(mem, archive) -
     wanted = [derive(order)[0] for order in ([old, mid, new, wrong], [new, wrong, old, mid], [wrong, mid, new, old])]
     assert wanted[0] == wanted[1] == wanted[2]
     assert wanted[0]["0001000000000001"]["superseded_by"] == "0002000000000002"
-    assert wanted[0]["0002000000000002"] == {"superseded_by": "0003000000000003", "supersedes": ["0001000000000001"]}
+    assert wanted[0]["0002000000000002"] == {"superseded_by": "0003000000000003", "supersedes": ["0001000000000001"],
+                                             "change_rule": "en:from-to"}
     assert wanted[0]["0003000000000003"]["supersedes"] == ["0002000000000002"]
     assert wanted[0]["0004000000000004"] == {"superseded_by": None}
     archive.put("main", [old, mid, new, wrong])
@@ -134,7 +137,9 @@ class _FakeLLM(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         prompt = body["messages"][0]["content"]
         _FakeLLM.prompts.append(prompt)
-        data = json.dumps({"choices": [{"message": {"content": "Yes." if "garage" in prompt else "no"}}]}).encode()
+        pairs = re.findall(r"^(\d+)\. A \([^)]*\): (.*)$", prompt, re.M)  # the fake model: only wifi pairs change
+        answers = [n + (": UPDATE" if "wifi" in text else ": NONE") for n, text in pairs]
+        data = json.dumps({"choices": [{"message": {"content": "\n".join(answers)}}]}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -154,3 +159,23 @@ def llm():
         yield HttpLLM(f"{url}/v1")
 
 
+def test_the_llm_answers_only_the_pairs_no_rule_decides(mem, archive, llm) -> None:
+    archive.put("main", [row("0001000000000001", "The cabin wifi password is larch-21", T0 - 2 * DAY),
+                         row("0002000000000002", "The cabin wifi password is spruce-77 now", T0 - DAY),
+                         row("0003000000000003", "The cabin gate code is 2290", T0 - 2 * DAY),
+                         row("0004000000000004", "The cabin gate code is 4471 now for the neighbours", T0 - DAY),
+                         row("0005000000000005", "We switched the sauna heater from Harvia to Tylo", T0)])
+    counts = maintain(mem)  # the rules alone: no value named for the wifi or the gate: two questions, no change
+    assert counts["superseded"] == 0 and counts["llm_asked"] == 0 and len(review.open_questions(mem)) == 2
+    counts = maintain(mem, llm=llm)
+    assert (counts["llm_asked"], counts["llm_decided"]) == (2, 2) and len(_FakeLLM.prompts) == 1  # one batch
+    stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
+    assert stored["0001000000000001"]["superseded_by"] == "0002000000000002"
+    assert stored["0001000000000001"]["superseded_how"] == "llm"
+    assert "superseded_by" not in stored["0003000000000003"]  # NONE: both stay true
+    assert review.open_questions(mem) == [] and maintain(mem, llm=llm)["llm_asked"] == 0  # answered for good
+    rows = [r for r in mem.knowledge_rows() if r.get("how") == "llm"]
+    assert [r["kind"] for r in rows] == ["supersede"] and "by the LLM" in rows[0]["why"]
+    maintain(mem)  # a later pass without the LLM keeps its answer
+    assert {e["id"]: e["metadata"] for e in archive.iter_entries("main")}["0001000000000001"]["superseded_by"] \
+        == "0002000000000002"
