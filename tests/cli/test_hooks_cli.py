@@ -1,0 +1,103 @@
+"""`memoryd hooks install|uninstall|run`: the user's settings byte for byte, idempotence, a hook that never fails."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memoryd.cli.main import cli
+
+MEMORYD = str(Path(sys.executable).parent / "memoryd")
+# a user's own settings, formatted their way (tabs, key order, a unicode string, no final newline)
+USER_SETTINGS = ('{\n\t"model": "opus",\n\t"hooks": {\n\t\t"Stop": [{"matcher": "", "hooks": [{"type": "command", '
+                 '"command": "notify-send done"}]}],\n\t\t"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": '
+                 '"command", "command": "audit.sh"}]}]\n\t},\n\t"theme": "dünkel"\n}').encode()
+
+
+@pytest.fixture
+def claude_dir(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "dot-claude"
+    d.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(d))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "dot-codex"))
+    return d
+
+
+def _run(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_install_merges_around_the_users_hooks_and_uninstall_restores_bytes(claude_dir: Path) -> None:
+    settings = claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    _run("hooks", "install", "claude", "--agent-id", "work")
+    obj = json.loads(settings.read_bytes())
+    assert obj["theme"] == "dünkel" and obj["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "audit.sh"
+    stop = obj["hooks"]["Stop"]
+    assert stop[0]["hooks"][0]["command"] == "notify-send done"  # the user's own first, untouched
+    ours = stop[1]["hooks"][0]["command"]
+    assert ours == f"{MEMORYD} hooks run claude --agent-id work" and Path(ours.split()[0]).is_absolute()
+    assert set(obj["hooks"]) >= {"SessionStart", "PreCompact", "Stop", "SessionEnd"}
+    installed = settings.read_bytes()
+    assert "already installed" in _run("hooks", "install", "claude", "--agent-id", "work")  # idempotent
+    assert settings.read_bytes() == installed
+    _run("hooks", "uninstall", "claude")
+    assert settings.read_bytes() == USER_SETTINGS
+    assert "nothing of memoryd's" in _run("hooks", "uninstall", "claude")
+    assert settings.read_bytes() == USER_SETTINGS
+
+
+def test_uninstall_after_the_user_edited_keeps_their_edit(claude_dir: Path) -> None:
+    settings = claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    _run("hooks", "install", "claude")
+    obj = json.loads(settings.read_bytes())
+    obj["hooks"]["Notification"] = [{"matcher": "", "hooks": [{"type": "command", "command": "beep"}]}]
+    settings.write_text(json.dumps(obj, indent=2))
+    _run("hooks", "uninstall", "claude")
+    left = json.loads(settings.read_bytes())
+    assert left["hooks"]["Notification"][0]["hooks"][0]["command"] == "beep"
+    assert "memoryd" not in settings.read_text() and left["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done"
+
+
+def test_project_scope_and_codex_files_that_did_not_exist_are_gone_again(claude_dir: Path, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    _run("hooks", "install", "claude", "--scope", "project")
+    assert (project / ".claude" / "settings.json").is_file()
+    _run("hooks", "uninstall", "claude", "--scope", "project")
+    assert not (project / ".claude").exists()
+    _run("hooks", "install", "codex")
+    hooks = json.loads((tmp_path / "dot-codex" / "hooks.json").read_text())["hooks"]
+    assert hooks["SessionStart"][0]["hooks"][0]["command"] == f"{MEMORYD} hooks run codex"
+    _run("hooks", "uninstall", "codex")
+    assert not (tmp_path / "dot-codex" / "hooks.json").exists()
+
+
+def test_settings_that_are_not_json_are_refused_and_left_alone(claude_dir: Path) -> None:
+    settings = claude_dir / "settings.json"
+    settings.write_bytes(b'{"hooks": ')
+    result = CliRunner().invoke(cli, ["hooks", "install", "claude"])
+    assert result.exit_code == 2 and "not valid JSON" in result.output
+    assert settings.read_bytes() == b'{"hooks": '
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b'{"hook_event_name": "SessionStart"}',
+                                   b'{"hook_event_name": "Stop", "transcript_path": "/nowhere.jsonl"}'])
+def test_the_hook_never_fails_the_session(home: Path, claude_dir: Path, stdin: bytes) -> None:
+    import os
+
+    done = subprocess.run([MEMORYD, "hooks", "run", "claude"], input=stdin, capture_output=True, timeout=60,
+                          env=dict(os.environ))
+    assert done.returncode == 0 and done.stdout == b""
+    if stdin and stdin != b'{"hook_event_name": "Stop", "transcript_path": "/nowhere.jsonl"}':
+        log = (home / "logs" / "hooks.log").read_text()
+        assert len(log.splitlines()) == 1 and "claude hook failed" in log
