@@ -149,25 +149,50 @@ def _ping(op: Any) -> bool:
 
 
 def _written(root: Path, words: str) -> bool:
-    return any(words in p.read_text(errors="replace") for p in root.rglob("*.jsonl"))
+    return root.is_dir() and any(words in p.read_text(errors="replace") for p in root.rglob("*.jsonl"))
+
+
+# Six prompts, twelve turns (each answered): a preference, a decision, a tool call, a fact, the fact changed, small talk
+TURNS = [("I prefer tabs over spaces in every Python file I write.", "tabs spaces Python"),
+         ("Decision: the project uses postgres 16, not MySQL.", "postgres MySQL decision"),
+         ("List the files in this project, please.", None),
+         ("Remember that the staging database listens on port 5433.", "staging database port"),
+         ("We moved the meeting to Thursdays.", "meeting Thursdays"),
+         ("Good morning!", None)]
+
+
+def _say(world: dict[str, Any], bins: tuple[Path, Path], harness: str, words: str, first: bool) -> subprocess.Popen:
+    if harness == "claude":
+        return claude(world, bins, words, *([] if first else ["--continue"]), "--allowedTools", "Bash")
+    argv = [str(bins[1]), "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check",
+            *([] if first else ["resume", "--last"]), words]
+    return subprocess.Popen(argv, cwd=world["project"], env=world["env"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 @pytest.mark.parametrize("harness", ["claude", "codex"])
-def test_a_turn_is_retrievable_within_5_s_with_the_daemon(world, bins, daemon, harness: str) -> None:
+def test_twelve_turns_become_memories_within_5_s_each_with_the_daemon(world, bins, daemon, harness: str) -> None:
     root = world["home"] / (".claude/projects" if harness == "claude" else ".codex/sessions")
-    words = "We decided the widgets release ships on Fridays."
-    proc = (claude if harness == "claude" else codex)(world, bins, words)  # no hooks: the watcher alone
-    wait_for(lambda: root.is_dir() and _written(root, words), timeout=60, step=0.02)
-    t0 = time.monotonic()
+    (world["project"] / "zebra_listing_marker.txt").write_text("x")  # what the tool call's output names
 
-    def found() -> bool:
-        hits = daemon("retrieve", {"agent_id": harness, "query": "widgets release Fridays"})["results"]
-        return any(words in h["text"] for h in hits)
-    wait_for(found, timeout=10, step=0.05)
-    assert time.monotonic() - t0 <= 5.0
-    finish(proc)
+    def hits(query: str) -> list[dict]:
+        return daemon("retrieve", {"agent_id": harness, "query": query, "limit": 20})["results"]
+    waits = []
+    for i, (words, query) in enumerate(TURNS):
+        proc = _say(world, bins, harness, words, i == 0)  # no hooks installed: the watcher alone
+        wait_for(lambda: _written(root, words), timeout=60, step=0.02)
+        t0 = time.monotonic()
+        if query:
+            wait_for(lambda: any(words in h["text"] for h in hits(query)), timeout=10, step=0.05)
+            waits.append(time.monotonic() - t0)
+        finish(proc)
+    assert max(waits) <= 5.0, waits
+    warm = [h["text"] for q in ("tabs spaces", "postgres", "5433", "Thursdays") for h in hits(q) if h["tier"] != "cold"]
+    assert any("tabs" in t for t in warm) and any("5433" in t for t in warm)
+    assert not [h for h in hits("zebra_listing_marker") if "zebra" in h["text"]]  # tool output is not memory
+    assert not [h for h in hits("Good morning") if "morning" in h["text"]]  # small talk is not either
     status = daemon("harness_status", {})["harnesses"]
     mine = next(h for h in status if h["harness"] == harness)["agents"][0]
-    assert mine["agent_id"] == harness and mine["cursors"] and mine["turns"] >= 2
+    assert mine["agent_id"] == harness and mine["cursors"] and mine["turns"] >= 11
     again = daemon("harness_sync", {"harness": harness})
     assert again["turns"] == 0 and again["warm"] == 0  # the watcher took it all: a second sync adds nothing
