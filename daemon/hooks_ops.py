@@ -75,6 +75,8 @@ def harness_take(engine: Engine, params: Params) -> dict[str, Any]:
     path = Path(raw).expanduser()
     if not path.is_absolute() or not path.is_file():
         raise UsageError(f"no session file at {path}")
+    if path.suffix not in (".jsonl", ".md"):  # a transcript, a rollout or a memory file: nothing else is read
+        raise UsageError(f"{path.name} is not a session file (.jsonl) or a memory file (.md)")
     found = route.dirs(engine.config)
     kind = (route.classify(path, found) or (harness, "note" if path.suffix == ".md" else "session"))[1]
     cwd = params.get("cwd") or (route.note_project(path, found) if kind == "note" else route.session_cwd(harness, path))
