@@ -1,8 +1,9 @@
 """Claude Code / Codex hooks: hook latency with and without the daemon, context bytes, turn-to-retrievable time.
 
 Run: .venv/bin/python bench/bench_hooks.py [--rounds 20]
-Over a copy of tests/fixtures/harnesses (what the real CLIs wrote), in a temp HOME. The baseline printed
-beside each hook figure is `memoryd --version` (the console script's own start, doing nothing).
+Over a copy of tests/fixtures/harnesses (what the real CLIs wrote), in a temp HOME. Baselines printed
+beside the hook figures: `memoryd-hook` with no argument (its start and config load, no work), `memoryd --version`
+(the click CLI's start) and the same hook through the click CLI (`memoryd hooks run`).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMORYD = str(Path(sys.executable).parent / "memoryd")
+HOOK = str(Path(sys.executable).parent / "memoryd-hook")
 FIXTURES = ROOT / "tests" / "fixtures" / "harnesses"
 sys.path.insert(0, str(ROOT / "tests"))
 from memoryd.daemon.client import try_daemon  # noqa: E402
@@ -46,10 +48,14 @@ def hooks(env: dict[str, str], session: Path, rounds: int, label: str) -> None:
     stop = json.dumps({"hook_event_name": "Stop", "cwd": "/home/dev/widgets", "session_id": session.stem,
                        "transcript_path": str(session)}).encode()
     base, _ = timed([MEMORYD, "--version"], env, b"", rounds)
-    ss, out = timed([MEMORYD, "hooks", "run", "claude"], env, start, rounds)
-    st, _ = timed([MEMORYD, "hooks", "run", "claude"], env, stop, rounds)
+    start_only, _ = timed([HOOK], env, b"", rounds)  # a usage line: the script's start and config, no work
+    ss, out = timed([HOOK, "claude"], env, start, rounds)
+    st, _ = timed([HOOK, "claude"], env, stop, rounds)
+    clicked, _ = timed([MEMORYD, "hooks", "run", "claude"], env, start, rounds)
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
-    print(f"{label}: SessionStart {pct(ss)} | Stop {pct(st)} | baseline memoryd --version {pct(base)}")
+    print(f"{label}: memoryd-hook SessionStart {pct(ss)} | Stop {pct(st)}")
+    print(f"{label}: baselines: memoryd-hook start {pct(start_only)} | memoryd --version {pct(base)} | "
+          f"the click form (memoryd hooks run) SessionStart {pct(clicked)}")
     print(f"{label}: context injected {len(context.encode())} bytes ({len(context)} characters)")
 
 

@@ -5,7 +5,7 @@ their order and content), remembers the file's exact bytes before (`<home>/hooks
 and writes atomically. Uninstall puts those bytes back when the file is still as memoryd left it
 (byte-identical, or gone again when there was none); when the user edited it since, only memoryd's
 entries are taken out and their edits stay. Both are idempotent. An entry is memoryd's when its
-command is the absolute console script followed by `hooks run <harness>`.
+command is the absolute `memoryd-hook` console script followed by the harness.
 """
 from __future__ import annotations
 
@@ -30,13 +30,13 @@ EVENTS = {"claude": {"SessionStart": 10, "PreCompact": 30, "Stop": 30, "Subagent
 
 
 def console_script() -> str:
-    """The absolute path of the `memoryd` script of this install (beside this Python, else on PATH)."""
-    here = Path(sys.executable).parent / "memoryd"
+    """The absolute path of this install's `memoryd-hook` script (beside this Python, else on PATH)."""
+    here = Path(sys.executable).parent / "memoryd-hook"
     if here.is_file():
         return str(here)
-    found = shutil.which("memoryd")
+    found = shutil.which("memoryd-hook")
     if found is None:
-        raise UsageError("cannot find the memoryd console script to point the hooks at")
+        raise UsageError("cannot find the memoryd-hook console script to point the hooks at (reinstall memoryd)")
     return str(Path(found).absolute())
 
 
@@ -49,13 +49,20 @@ def settings_path(config: Config, harness: str, scope: str, project: Path) -> Pa
 
 
 def command(script: str, harness: str, agent: str | None) -> str:
-    return f"{script} hooks run {harness}" + (f" --agent-id {agent}" if agent else "")
+    return f"{script} {harness}" + (f" --agent-id {agent}" if agent else "")
 
 
 def is_ours(entry: Any, harness: str) -> bool:
+    """memoryd's entry: `…/memoryd-hook <harness>` (or the click form `…/memoryd hooks run <harness>`)."""
     hooks = entry.get("hooks") if isinstance(entry, dict) else None
-    return isinstance(hooks, list) and any(isinstance(h, dict) and f" hooks run {harness}" in str(h.get("command", ""))
-                                           and "memoryd" in str(h.get("command", "")) for h in hooks)
+    if not isinstance(hooks, list):
+        return False
+    for h in hooks:
+        words = str(h.get("command", "")).split() if isinstance(h, dict) else []
+        if len(words) >= 2 and ((words[0].endswith("/memoryd-hook") and words[1] == harness) or
+                                (words[0].endswith("/memoryd") and words[1:4] == ["hooks", "run", harness])):
+            return True
+    return False
 
 
 def _load(raw: bytes | None, path: Path) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""What `memoryd hooks run claude|codex` does with one hook input (JSON on stdin), never failing the session.
+"""What `memoryd-hook claude|codex` (and `memoryd hooks run`) does with one hook input (JSON on stdin), never failing the session.
 
 SessionStart: the context for this project (the `harness_context` operation) printed as
 `{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": …}}`, nothing when

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from memoryd.cli.main import cli
 
 MEMORYD = str(Path(sys.executable).parent / "memoryd")
+HOOK = str(Path(sys.executable).parent / "memoryd-hook")
 # a user's own settings, formatted their way (tabs, key order, a unicode string, no final newline)
 USER_SETTINGS = ('{\n\t"model": "opus",\n\t"hooks": {\n\t\t"Stop": [{"matcher": "", "hooks": [{"type": "command", '
                  '"command": "notify-send done"}]}],\n\t\t"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": '
@@ -42,7 +43,7 @@ def test_install_merges_around_the_users_hooks_and_uninstall_restores_bytes(clau
     stop = obj["hooks"]["Stop"]
     assert stop[0]["hooks"][0]["command"] == "notify-send done"  # the user's own first, untouched
     ours = stop[1]["hooks"][0]["command"]
-    assert ours == f"{MEMORYD} hooks run claude --agent-id work" and Path(ours.split()[0]).is_absolute()
+    assert ours == f"{HOOK} claude --agent-id work" and Path(ours.split()[0]).is_absolute()
     assert set(obj["hooks"]) >= {"SessionStart", "PreCompact", "Stop", "SessionEnd"}
     installed = settings.read_bytes()
     assert "already installed" in _run("hooks", "install", "claude", "--agent-id", "work")  # idempotent
@@ -77,7 +78,7 @@ def test_project_scope_and_codex_files_that_did_not_exist_are_gone_again(claude_
     assert not (project / ".claude").exists()
     _run("hooks", "install", "codex")
     hooks = json.loads((tmp_path / "dot-codex" / "hooks.json").read_text())["hooks"]
-    assert hooks["SessionStart"][0]["hooks"][0]["command"] == f"{MEMORYD} hooks run codex"
+    assert hooks["SessionStart"][0]["hooks"][0]["command"] == f"{HOOK} codex"
     _run("hooks", "uninstall", "codex")
     assert not (tmp_path / "dot-codex" / "hooks.json").exists()
 
@@ -90,14 +91,19 @@ def test_settings_that_are_not_json_are_refused_and_left_alone(claude_dir: Path)
     assert settings.read_bytes() == b'{"hooks": '
 
 
+@pytest.mark.parametrize("argv", [[HOOK, "claude"], [MEMORYD, "hooks", "run", "claude"]])
 @pytest.mark.parametrize("stdin", [b"", b"not json", b'{"hook_event_name": "SessionStart"}',
                                    b'{"hook_event_name": "Stop", "transcript_path": "/nowhere.jsonl"}'])
-def test_the_hook_never_fails_the_session(home: Path, claude_dir: Path, stdin: bytes) -> None:
+def test_the_hook_never_fails_the_session(home: Path, claude_dir: Path, stdin: bytes, argv: list[str]) -> None:
     import os
 
-    done = subprocess.run([MEMORYD, "hooks", "run", "claude"], input=stdin, capture_output=True, timeout=60,
-                          env=dict(os.environ))
+    done = subprocess.run(argv, input=stdin, capture_output=True, timeout=60, env=dict(os.environ))
     assert done.returncode == 0 and done.stdout == b""
     if stdin and stdin != b'{"hook_event_name": "Stop", "transcript_path": "/nowhere.jsonl"}':
         log = (home / "logs" / "hooks.log").read_text()
         assert len(log.splitlines()) == 1 and "claude hook failed" in log
+
+
+def test_a_bad_hook_command_line_is_one_line_on_stderr_and_exit_0(home: Path) -> None:
+    done = subprocess.run([HOOK, "vim"], input=b"{}", capture_output=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == b"" and done.stderr.decode().startswith("memoryd-hook: usage")
