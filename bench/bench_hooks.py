@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -28,18 +29,27 @@ from memoryd.daemon.client import try_daemon  # noqa: E402
 from memoryd.tiers.base.config import load_config  # noqa: E402
 
 
+CPU: dict[int, float] = {}  # id of a timing list → median CPU ms of the child (user + sys): what load on the machine does not inflate
+
+
 def timed(argv: list[str], env: dict[str, str], stdin: bytes, rounds: int) -> tuple[list[float], bytes]:
-    times, out = [], b""
+    times, cpu, out = [], [], b""
     for _ in range(rounds):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         out = subprocess.run(argv, env=env, input=stdin, capture_output=True, timeout=60).stdout
         times.append((time.perf_counter() - t0) * 1000)
-    return sorted(times), out
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
+    times.sort()
+    CPU[id(times)] = statistics.median(cpu)
+    return times, out
 
 
 def pct(times: list[float]) -> str:
     p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-    return f"p50 {statistics.median(times):6.0f} ms  p95 {p95:6.0f} ms"
+    cpu = f" (cpu {CPU[id(times)]:3.0f} ms)" if id(times) in CPU else ""
+    return f"p50 {statistics.median(times):4.0f} ms  p95 {p95:4.0f} ms{cpu}"
 
 
 def hooks(env: dict[str, str], session: Path, rounds: int, label: str) -> None:
