@@ -107,3 +107,41 @@ def test_the_hook_never_fails_the_session(home: Path, claude_dir: Path, stdin: b
 def test_a_bad_hook_command_line_is_one_line_on_stderr_and_exit_0(home: Path) -> None:
     done = subprocess.run([HOOK, "vim"], input=b"{}", capture_output=True, timeout=60)
     assert done.returncode == 0 and done.stdout == b"" and done.stderr.decode().startswith("memoryd-hook: usage")
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harnesses"
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex"])
+def test_the_captured_hook_inputs_replayed_take_every_turn_and_answer_session_start(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: str) -> None:
+    """Every hook input the real CLI sent (tests/fixtures/harnesses/*/hooks), in order, through the hook's code."""
+    import os
+    import shutil
+
+    root = tmp_path / "dev"
+    if harness == "claude":
+        shutil.copytree(FIXTURES / "claude" / "projects", root / "claude-home" / ".claude" / "projects")
+    else:
+        shutil.copytree(FIXTURES / "codex" / "sessions", root / "codex-home" / ".codex" / "sessions")
+    from memoryd.daemon.hooks_run import caller, run_hook
+    from memoryd.tiers.base.config import load_config
+
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root / "claude-home" / ".claude"))
+    monkeypatch.setenv("CODEX_HOME", str(root / "codex-home" / ".codex"))
+    config = load_config(dict(os.environ))
+    call = caller(config)  # in this process (no daemon): what memoryd-hook runs, without a process per input
+    answers = {}
+    for path in sorted((FIXTURES / harness / "hooks").glob("*.json")):
+        raw = path.read_bytes().replace(b"/home/dev/c", f"{root}/c".encode())  # the homes move; cwd stays
+        answers[path.name] = run_hook(config, call, harness, raw).encode()
+    starts = [out for name, out in answers.items() if name.endswith("SessionStart.json")]
+    assert starts[0] == b""  # the very first session: nothing remembered yet
+    context = json.loads(starts[-1])["hookSpecificOutput"]
+    assert context["hookEventName"] == "SessionStart" and "5433" in context["additionalContext"]
+    assert all(out == b"" for name, out in answers.items() if not name.endswith("SessionStart.json"))
+    assert not (home / "logs" / "hooks.log").exists()
+    state = json.loads((home / "agents" / harness / "harness-state.json").read_text())
+    for file, cursor in state["files"].items():
+        assert cursor["offset"] == Path(file).stat().st_size  # every turn taken by the hooks alone
