@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from memoryd.cli.main import cli
+from memoryd.daemon.hooks_run import caller, run_hook
+from memoryd.tiers.base.config import load_config
 
 MEMORYD = str(Path(sys.executable).parent / "memoryd")
 HOOK = str(Path(sys.executable).parent / "memoryd-hook")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harnesses"
 # a user's own settings, formatted their way (tabs, key order, a unicode string, no final newline)
 USER_SETTINGS = ('{\n\t"model": "opus",\n\t"hooks": {\n\t\t"Stop": [{"matcher": "", "hooks": [{"type": "command", '
                  '"command": "notify-send done"}]}],\n\t\t"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": '
@@ -95,8 +100,6 @@ def test_settings_that_are_not_json_are_refused_and_left_alone(claude_dir: Path)
 @pytest.mark.parametrize("stdin", [b"", b"not json", b'{"hook_event_name": "SessionStart"}',
                                    b'{"hook_event_name": "Stop", "transcript_path": "/nowhere.jsonl"}'])
 def test_the_hook_never_fails_the_session(home: Path, claude_dir: Path, stdin: bytes, argv: list[str]) -> None:
-    import os
-
     done = subprocess.run(argv, input=stdin, capture_output=True, timeout=60, env=dict(os.environ))
     assert done.returncode == 0 and done.stdout == b""
     if stdin and stdin != b'{"hook_event_name": "Stop", "transcript_path": "/nowhere.jsonl"}':
@@ -109,24 +112,16 @@ def test_a_bad_hook_command_line_is_one_line_on_stderr_and_exit_0(home: Path) ->
     assert done.returncode == 0 and done.stdout == b"" and done.stderr.decode().startswith("memoryd-hook: usage")
 
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harnesses"
-
 
 @pytest.mark.parametrize("harness", ["claude", "codex"])
 def test_the_captured_hook_inputs_replayed_take_every_turn_and_answer_session_start(
         home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: str) -> None:
     """Every hook input the real CLI sent (tests/fixtures/harnesses/*/hooks), in order, through the hook's code."""
-    import os
-    import shutil
-
     root = tmp_path / "dev"
     if harness == "claude":
         shutil.copytree(FIXTURES / "claude" / "projects", root / "claude-home" / ".claude" / "projects")
     else:
         shutil.copytree(FIXTURES / "codex" / "sessions", root / "codex-home" / ".codex" / "sessions")
-    from memoryd.daemon.hooks_run import caller, run_hook
-    from memoryd.tiers.base.config import load_config
-
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root / "claude-home" / ".claude"))
     monkeypatch.setenv("CODEX_HOME", str(root / "codex-home" / ".codex"))
