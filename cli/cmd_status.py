@@ -116,6 +116,12 @@ def _human(data: dict[str, Any]) -> str:
                          f"{pending} event(s) not yet taken, last ingest {_ago(o.get('last_ingest'))}, "
                          f"{sum(skipped.values())} skipped" + (f" ({skipped_words(skipped)})" if skipped else "")
                          + (f"  ERROR {o['error']}" if o.get("error") else ""))
+        for hs in a.get("harnesses") or []:
+            pending = sum(c.get("pending_bytes") or 0 for c in hs.get("cursors") or [])
+            took = (hs.get("took") or [""])[-1]
+            lines.append(f"  {hs['harness']}  {len(hs.get('cursors') or [])} file(s), {hs.get('turns', 0)} turn(s), "
+                         f"{pending} byte(s) not yet read, last took {_ago(hs.get('last_at'))}"
+                         + (f": {took}" if took else ""))
     return "\n".join(lines)
 
 

@@ -33,6 +33,7 @@ COMMANDS = {
     "device": "cmd_device",
     "entity": "cmd_knowledge", "reflect": "cmd_knowledge", "digest": "cmd_knowledge",
     "unseal": "cmd_seal", "review": "cmd_review",
+    "hooks": "cmd_hooks", "codex": "cmd_hooks", "claude": "cmd_hooks",
 }
 
 

@@ -18,8 +18,8 @@ from typing import Any, Iterable, NotRequired, TypedDict
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import (ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw, ops_review, ops_seal,
-                            ops_shred, ops_status, ops_sync)
+from memoryd.daemon import (hooks_context, hooks_ops, ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw,
+                            ops_review, ops_seal, ops_shred, ops_status, ops_sync)
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -95,6 +95,11 @@ OPENCLAW_SYNC = Operation("openclaw_sync", ops_openclaw.openclaw_sync)
 OPENCLAW_STATUS = Operation("openclaw_status", ops_openclaw.openclaw_status)
 FLUSH = Operation("flush", ops_openclaw.flush)
 EMBED = Operation("embed", ops_embed.embed)
+# Claude Code and Codex (daemon/hooks_*.py): a session file taken, all of a harness, where each stands, context
+HARNESS_TAKE = Operation("harness_take", hooks_ops.harness_take)
+HARNESS_SYNC = Operation("harness_sync", hooks_ops.harness_sync)
+HARNESS_STATUS = Operation("harness_status", hooks_ops.harness_status)
+HARNESS_CONTEXT = Operation("harness_context", hooks_context.harness_context)
 # knowledge: run in the calling process under the agent's lock (the socket's wire is unchanged)
 ENTITY_LIST = Operation("entity_list", ops_knowledge.entity_list, served=False)
 ENTITY_SHOW = Operation("entity_show", ops_knowledge.entity_show, served=False)
@@ -118,6 +123,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED, FORGET_VERIFY,
     ENTITY_LIST, ENTITY_SHOW, ENTITY_REFRESH, REFLECT, DIGEST, KNOWLEDGE_JOB,
     UNSEAL, TREE_RESTRUCTURE, REVIEW_LIST, REVIEW_RESOLVE, REVIEW_UNDO,
+    HARNESS_TAKE, HARNESS_SYNC, HARNESS_STATUS, HARNESS_CONTEXT,
 )}
 
 
@@ -346,6 +352,24 @@ class MemoryApi:
     def flush(self, *, session: str, agent_id: str | None = None) -> Result:
         """Ingest one conversation (a transcript or a session store) up to now."""
         return self.transport.call(FLUSH, _params(session=session, agent_id=agent_id))
+
+
+    # -- Claude Code and Codex -----------------------------------------------------------------------
+    def harness_take(self, *, harness: str, path: str, cwd: str | None = None, hook_agent: str | None = None) -> Result:
+        """What is new in one session file (a hook's transcript_path), into the agent its project feeds."""
+        return self.transport.call(HARNESS_TAKE, _params(harness=harness, path=path, cwd=cwd, hook_agent=hook_agent))
+
+    def harness_sync(self, *, harness: str, hook_agent: str | None = None) -> Result:
+        return self.transport.call(HARNESS_SYNC, _params(harness=harness, hook_agent=hook_agent))
+
+    def harness_status(self, *, agent_id: str | None = None) -> Result:
+        return self.transport.call(HARNESS_STATUS, _params(agent_id=agent_id))
+
+    def harness_context(self, *, harness: str, cwd: str, hook_agent: str | None = None,
+                        source: str | None = None) -> Result:
+        """{"agent_id", "context": text ≤ [harness] context_chars, "parts"}: SessionStart's additionalContext."""
+        return self.transport.call(HARNESS_CONTEXT, _params(harness=harness, cwd=cwd, hook_agent=hook_agent,
+                                                            source=source))
 
 
 def in_process(config: Config, *, shared: bool = False) -> MemoryApi:

@@ -29,6 +29,7 @@ def status(engine: Engine, params: Params) -> dict[str, Any]:
             info["cold"].update(_migration_status(config, mem))
         info["sync"] = _sync_status(config, agent_id, bool(params.get("remote")))
         info["openclaw"] = _openclaw_status(engine, agent_id)
+        info["harnesses"] = _harness_status(engine, agent_id)
         out.append(info)
     return {"home": str(config.home), "agents": out}
 
@@ -50,6 +51,16 @@ def _openclaw_status(engine: Engine, agent_id: str) -> list[dict[str, Any]]:
         return openclaw_status(engine, {"agent_id": agent_id})["agents"]
     except MemorydError as exc:
         return [{"error": exc.message}]
+
+
+def _harness_status(engine: Engine, agent_id: str) -> list[dict[str, Any]]:
+    """Claude Code and Codex feeding this agent: cursors, what was taken last and when (daemon/hooks_ops.py)."""
+    from memoryd.daemon.hooks_ops import harness_status
+
+    rows = []
+    for h in harness_status(engine, {"agent_id": agent_id})["harnesses"]:
+        rows += [{"harness": h["harness"], "dir": h["dir"], **a} for a in h["agents"]]
+    return rows
 
 
 def _sync_status(config: Config, agent_id: str, remote: bool) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from memoryd.daemon.render_targets import RenderSettings, install as install_ren
 from memoryd.daemon.scheduler import Clock, Scheduler, ScheduleSettings
 from memoryd.daemon.mcp_host import STATE_KEY, MCPHost
 from memoryd.daemon.server import SocketServer
+from memoryd.daemon.hooks_watch import HarnessWatcher
 from memoryd.daemon.watcher import Watcher, WatchSettings
 
 log = logging.getLogger("memoryd.daemon")
@@ -75,6 +76,7 @@ class Daemon:
                                    self.run_mode, self.last_ok, self.run_sync, clock=clock,
                                    on_heartbeat=lambda: release_idle_model(self.config.retrieval.model_idle))
         self.watcher = Watcher(WatchSettings.from_config(config), self.openclaw_pass)
+        self.harness_watcher = HarnessWatcher(config, self.harness_pass, self.harness_catch_up)  # hooks_watch.py
         self.gate = RequestGate()  # the back-fill embeds only while no request is being served
         self.backfill = Backfill(lambda: self.config, self.agents, self.gate)
         # the MCP sessions hosted here run their operations as socket requests: same checks, same locks
@@ -139,6 +141,7 @@ class Daemon:
                 "uptime": round(time.monotonic() - self.started_mono, 3),
                 "socket": str(self.config.socket_path), "now": self.clock(),
                 "jobs": self.scheduler.info(), "watcher": self.watcher.info(),
+                "harness_watcher": self.harness_watcher.info(),
                 "agents": self.agents(), "mcp": self.mcp.info(), "backfill": self.backfill.info(),
                 "last_error": self.last_error}
 
@@ -227,6 +230,20 @@ class Daemon:
         if any(_pending_count(r) for r in reports):
             self.scheduler.kick_sync()
 
+    def harness_pass(self, harness: str, path: Path) -> None:
+        """A Claude Code or Codex file changed: take what is new in it (daemon/hooks_ops.py)."""
+        report = self.call("harness_take", {"harness": harness, "path": str(path)})
+        if report.get("turns") or report.get("notes"):
+            log.info("%s: %d turn(s), %d note(s) from %s into agent %s", harness, report["turns"], report["notes"],
+                     path.name, report["agent_id"])
+            self.scheduler.kick_sync()
+
+    def harness_catch_up(self, harness: str) -> None:
+        report = self.call("harness_sync", {"harness": harness})
+        if report.get("turns") or report.get("notes"):
+            log.info("%s catch-up: %d turn(s), %d note(s)", harness, report["turns"], report["notes"])
+            self.scheduler.kick_sync()
+
     def catch_up_files(self) -> None:
         """Stores, transcripts and notes changed since the previous start (ingestion is idempotent)."""
         mark = float(self.state.get("watch_mark") or 0.0)
@@ -253,6 +270,7 @@ class Daemon:
     def start(self) -> None:
         self.backfill.start()  # first: every put from now on leaves its embedding to it
         self.watcher.start()
+        self.harness_watcher.start()
         threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
         self.scheduler.start()
         if self.config.web.enabled:
@@ -281,6 +299,7 @@ class Daemon:
         self.api = in_process(config, shared=True)
         self.scheduler.reload(schedule)
         self.watcher.reload(watch)
+        self.harness_watcher.config = config
         logging.getLogger().setLevel(level)
         log.info("configuration reloaded")
 
@@ -294,6 +313,7 @@ class Daemon:
             stop_for_daemon(self.config, self.web)
         self.mcp.stop()  # their bridges go on serving in-process
         self.watcher.stop(timeout=0.1)
+        self.harness_watcher.stop(timeout=0.1)
         self.scheduler.stop(timeout=max(0.1, deadline - time.monotonic() - 0.5))
         for lock in list(self._locks.values()):  # let a write in progress land (atomic anyway)
             if lock.acquire(timeout=max(0.0, deadline - time.monotonic())):

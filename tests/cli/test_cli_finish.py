@@ -189,7 +189,7 @@ def test_core_code_reports_to_the_current_reporter(config, tmp_path: Path) -> No
 # -- shell completion ---------------------------------------------------------------------------------
 def test_bash_completion_as_the_readme_says(tmp_path: Path) -> None:
     script = ('eval "$(_MEMORYD_COMPLETE=bash_source memoryd)"; '
-              'COMP_WORDS=(memoryd ho); COMP_CWORD=1; _memoryd_completion memoryd; echo "${COMPREPLY[@]}"; '
+              'COMP_WORDS=(memoryd hot); COMP_CWORD=1; _memoryd_completion memoryd; echo "${COMPREPLY[@]}"; '
               'COMPREPLY=(); COMP_WORDS=(memoryd hot le); COMP_CWORD=2; _memoryd_completion memoryd; echo "${COMPREPLY[@]}"')
     env = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}", "MEMORYD_HOME": str(tmp_path / "h")}
     r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=60)

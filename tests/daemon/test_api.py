@@ -39,7 +39,8 @@ def test_the_table_names_every_operation_once() -> None:
     served = {name for name, op in api.OPERATIONS.items() if op.served}
     assert served == {"ping", "init", "store", "retrieve", "consolidate", "forget", "status", "sync", "ingest_daily",
                       "ingest_transcript", "openclaw_sync", "openclaw_status", "flush", "hot_change", "hot_show",
-                      "tree_show", "embed"}  # the wire as it was: no op name added or dropped
+                      "tree_show", "embed",
+                      "harness_take", "harness_sync", "harness_status", "harness_context"}  # issue 31: the hooks' ops
 
 
 def test_the_client_reraises_an_unknown_operation_by_its_class(sock_path, home) -> None:

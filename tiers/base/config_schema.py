@@ -72,6 +72,13 @@ def _render_target(value: str) -> str | None:
     return "openclaw, claude, agents or file:/absolute/path"
 
 
+def _project_agent(value: str) -> str | None:
+    directory, _, agent = value.rpartition("=")
+    if directory and Path(directory).expanduser().is_absolute() and AGENT_ID_RE.fullmatch(agent):
+        return None
+    return '"/absolute/project/dir=agent-id"'
+
+
 def _timezone(value: str) -> str | None:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -173,6 +180,20 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "state_dir": Key(PATH, None, env="OPENCLAW_STATE_DIR", doc="OpenClaw's state dir (default ~/.openclaw)"),
         "distill": Key(str, "rule", check=_pattern(re.compile(r"rule|llm"), '"rule" or "llm"'),
                        doc="how finished conversations are distilled"),
+    },
+    "harness": {  # Claude Code and Codex (daemon/hooks_route.py); docs/HARNESSES.md
+        "agent": Key(str, None, check=_pattern(AGENT_ID_RE, "an agent id (1-64 of A-Z a-z 0-9 _ -)"),
+                     doc="the one agent both harnesses feed (default: claude_agent / codex_agent)"),
+        "claude_agent": Key(str, "claude", check=_pattern(AGENT_ID_RE, "an agent id (1-64 of A-Z a-z 0-9 _ -)"),
+                            doc="the agent Claude Code's sessions feed"),
+        "codex_agent": Key(str, "codex", check=_pattern(AGENT_ID_RE, "an agent id (1-64 of A-Z a-z 0-9 _ -)"),
+                           doc="the agent Codex's sessions feed"),
+        "projects": Key(STRINGS, [], check=_project_agent,
+                        doc='"/abs/project/dir=agent": sessions in that dir (or below) feed that agent'),
+        "claude_dir": Key(PATH, None, env="CLAUDE_CONFIG_DIR", doc="Claude Code's dir (default ~/.claude)"),
+        "codex_dir": Key(PATH, None, env="CODEX_HOME", doc="Codex's dir (default ~/.codex)"),
+        "context_chars": Key(int, 10_000, ge=0, le=10_000, doc="SessionStart context budget (characters)"),
+        "watch": Key(bool, True, doc="the daemon watches both harnesses' session files"),
     },
     "mcp": {
         "agent": Key(str, "default", doc="the agent `memoryd mcp` serves (checked when it starts)"),

@@ -83,6 +83,17 @@ class OpenClawSection(Section):
     distill: str  # rule | llm
 
 
+class HarnessSection(Section):
+    agent: str | None
+    claude_agent: str
+    codex_agent: str
+    projects: tuple[str, ...]  # "/abs/dir=agent"
+    claude_dir: str | None
+    codex_dir: str | None
+    context_chars: int
+    watch: bool
+
+
 class McpSection(Section):
     agent: str
     preload: str  # auto | always | never
@@ -139,7 +150,7 @@ SECTIONS: dict[str, type] = {
     "retention": RetentionSection, "db": DbSection, "openclaw": OpenClawSection, "mcp": McpSection,
     "render": RenderSection, "retrieval": RetrievalSection, "llm": LlmSection, "web": WebSection,
     "sync": SyncSection,
-    "knowledge": KnowledgeSection,
+    "knowledge": KnowledgeSection, "harness": HarnessSection,
 }
 
 

@@ -1,0 +1,1 @@
+"""Codex: its session rollouts, read as conversations."""
