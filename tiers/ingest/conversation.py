@@ -157,5 +157,6 @@ def distill_segments(mem: AgentMemory, segments: Sequence[Sequence[Turn]], sourc
         if facts:
             stored = mem.store_many(items)
             report["warm"] = sum(1 for e in stored if e.get("created"))
-            report["hot"] = mem.change(hot_changes([f for _, f in facts]), "conversation")
+            report["hot"] = mem.change(hot_changes([f for _, f in facts], owners=[t.role == "user" for t, _ in facts],
+                                                   sources=[e["id"] for e in stored]), "conversation")
     return report

@@ -32,31 +32,49 @@ def similar(a: str, b: str, threshold: float = 0.8) -> bool:
     return small >= 4 and len(wa & wb) / small >= threshold
 
 
-def hot_changes(facts: Sequence[Fact]) -> Callable[[AgentState, float], list[str]]:
-    """A mem.change() step applying the explicit facts to hot; returns what it changed."""
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b|我(?!们)")
+_SPEAKER = re.compile(r"^\s*[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s")
+
+
+def owner_says(text: str) -> bool:
+    """The owner's own statement about themself: first person, no speaker label ("Marco: I prefer …" in a
+    note is Marco speaking, not the owner; "Marco prefers …" is about Marco)."""
+    return _FIRST_PERSON.search(text) is not None and _SPEAKER.match(text) is None
+
+
+def hot_changes(facts: Sequence[Fact], owners: Sequence[bool] | None = None,
+                sources: Sequence[str | None] | None = None) -> Callable[[AgentState, float], list[str]]:
+    """A mem.change() step applying the explicit facts to hot; returns what it changed. `owners[i]`: fact i was
+    said by the owner (a user turn or the owner's note; default: yes); only the owner's first-person
+    statements go to the owner profile. `sources[i]`: the memory id fact i is stored as (kept on the item)."""
+    owners = list(owners) if owners is not None else [True] * len(facts)
+    sources = list(sources) if sources is not None else [None] * len(facts)
     from memoryd.tiers.memory import hot as hot_tier
 
     def step(state: AgentState, now: float) -> list[str]:
         hot = state["hot"]
         done: list[str] = []
-        for fact in facts:
+        for fact, by_owner, source in zip(facts, owners, sources):
             try:
                 if fact.kind == "lesson":
-                    if any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
+                    if not by_owner or any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
                         continue
-                    hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now)
+                    item: dict = hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now)
                 elif fact.kind in ("task", "event"):
                     items = hot["active_context"]["tasks" if fact.kind == "task" else "events"]
                     if any(similar(x["text"], fact.hot_text) for x in items):
                         continue  # the same task or event, told again (in chat and in a note)
                     if fact.kind == "task":
-                        hot_tier.upsert_task(hot, fact.hot_text, None, now)
+                        item = hot_tier.upsert_task(hot, fact.hot_text, None, now)
                     else:
-                        hot_tier.add_event(hot, fact.hot_text, now)
-                elif fact.profile_key:
+                        item = hot_tier.add_event(hot, fact.hot_text, now)
+                elif fact.profile_key and by_owner and owner_says(fact.text):
                     hot_tier.set_profile(hot, fact.profile_key, fact.text[:200])
+                    item = {}
                 else:
                     continue
+                if source and item is not None and "id" in item:
+                    item["source_id"] = source
             except UsageError as exc:  # a field hot refuses: the fact stays in warm
                 log.info("not put in hot: %s", exc.message)
                 continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.base.errors import MemorydError
-from memoryd.tiers.knowledge import change, kinds, log, review
+from memoryd.tiers.knowledge import change, hot_truth, kinds, log, review
 from memoryd.tiers.knowledge.truth import judged, moment
 from memoryd.tiers.retrieval import analyzer
 
@@ -177,4 +177,11 @@ def maintain(mem: AgentMemory, budget: int = 500, llm: LLM | None = None) -> dic
             counts["confirmed"] += want.get(kinds.KIND_KEY) == kinds.FACT
         counts["written"] = len(done)
         mem.record_knowledge([r for r in rows if r["id"] in done], now)
+        replaced = [apply(m, wanted[m["id"]]) for m in everything if m["id"] in done]
+        if any((m["metadata"] or {}).get(kinds.SUPERSEDED_BY_KEY) for m in replaced):
+            def out_of_hot(st: AgentState, at: float) -> list[Any]:
+                return hot_truth.sweep(st["hot"], replaced)
+            swept = mem.change(out_of_hot, "maintain")  # hot never holds a replaced value
+            if swept:
+                mem.record_evictions([dict(e, reason="maintain") for e in swept], now)
     return counts

@@ -22,6 +22,7 @@ from memoryd.tiers.retrieval import analyzer
 JACCARD = 0.75          # same words, a few more or less
 CONTAINED = 1.0         # every content term of the shorter one is in the longer one
 JACCARD_CONTAINED = 0.5  # ... and the shorter one is at least half of the longer one
+CJK_SHARE = 0.8         # Chinese: one text inside the other, and at least this much of its length
 LEAD_IN = re.compile(r"^\s*(?:(?:please\s+)?(?:remember|note|fyi|don'?t forget|keep in mind|for the record|"
                      r"just so you know|got it|noted|ok(?:ay)?|sure|i think|i believe|i guess|i suppose|i suspect|probably|maybe|"
                      r"perhaps|i'?m not sure(?: but)?|it seems(?: like)?)\b(?:\s+that\b)?[\s,:;.!—–-]*|"
@@ -34,6 +35,11 @@ NUMBER = re.compile(r"\d+(?:[.:]\d+)*")
 # are about different things however alike their other words ("a-note-5: the job on h0 finished")
 IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*[A-Za-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]+")
 _TRAILING = re.compile(r"[\s.!?。！？,，;；:：]+$")
+# a name (a capitalised word after the first) or a day or month: two texts naming different ones tell different
+# values however alike their other words ("the review is on Thursday" / "… on Friday")
+NAME = re.compile(r"(?<![\w'\-])[A-Z][\w'\-]*")
+_DAYS = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:january|february|march|april|june|july|"
+                   r"august|september|october|november|december)\b")
 
 
 def core_text(text: str) -> str:
@@ -47,8 +53,18 @@ def signature(text: str) -> tuple[str, frozenset[str], frozenset[str], int]:
     """(normalised core text, content terms, numbers and identifiers, polarity) of a text: what restates() compares."""
     core = core_text(text)
     codes = NUMBER.findall(core) + [i.lower() for i in IDENTIFIER.findall(core)]
+    codes += [w.lower() for w in NAME.findall(core) if w.lower() not in _NOT_NAMES()] + \
+        [w.lower() for w in _DAYS.findall(core)]
     return (normalize_text(core), frozenset(analyzer.terms(core)), frozenset(codes),
             len(NEGATION.findall(core)) % 2)
+
+
+@functools.lru_cache(maxsize=1)
+def _NOT_NAMES() -> frozenset[str]:
+    """Capitalised words that name nothing: stop words and pleasantries starting a sentence ("The", "Thanks")."""
+    from memoryd.tiers.knowledge.lowvalue import FILLER_EN
+
+    return analyzer.STOPWORDS | FILLER_EN | {"please", "remember", "note", "also", "so", "and", "but"}
 
 
 def restate_key(text: str) -> str:
@@ -65,8 +81,11 @@ def restates(a: str, b: str) -> bool:
     nb, tb, db, pb = signature(b)
     if na == nb:
         return True
-    if not ta or not tb or da != db or pa != pb:
+    if not ta or not tb or set(da) != set(db) or pa != pb:
         return False
+    if analyzer.has_cjk(na) or analyzer.has_cjk(nb):
+        short, long_ = sorted((na, nb), key=len)  # one changed character is another value (周四 / 周五):
+        return short in long_ and len(short) >= CJK_SHARE * len(long_)  # the words agree, a few added at most
     common = len(ta & tb)
     union = len(ta | tb)
     if common / union >= JACCARD:

@@ -109,6 +109,7 @@ class Book:
         self.knowledge = knowledge  # [knowledge] layer off: every memory is added as said
         self.cold_changes: dict[str, Memory] = {}
         self.rows: list[dict[str, Any]] = []
+        self.replaced: list[Memory] = []  # superseded in this batch: hot_truth.sweep takes their items out of hot
         self.lookups = 0
         self._by_word: dict[str, list[Memory]] | None = None  # warm's entries by content term
         self._by_key: dict[str, list[Memory]] = {}             # ... and by restatement key
@@ -239,8 +240,9 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
         return entry, created, False
     new.setdefault("metadata", {})[kinds.RESTATE_KEY] = restate_key(new["text"])
     turn_sourced: list[Memory] = []
-    for m in book.same(new):
-        if mergeable(m, new) and restates(m["text"], new["text"]):
+    key = new["metadata"][kinds.RESTATE_KEY]
+    for m in book.same(new):  # absorbed only when it says the very same words (a fuzzy likeness only folds results)
+        if mergeable(m, new) and restate_key(m["text"]) == key:
             if raw_turn(m) and not raw_turn(new):  # the fact distilled from a turn is the memory; the turn its source
                 add_source(new, m, float(m.get("created_at") or book.now))
                 turn_sourced.append(m)
@@ -256,6 +258,7 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
             continue  # a rule that only asks: maintain queues the pair as a review question
         supersede(m, new, part=how == change.PART)
         m["metadata"][kinds.CHANGE_RULE_KEY] = cue.rule
+        book.replaced.append(m)
         book.note("supersede" if how == change.WHOLE else "update", m,
                   f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}", by=new["id"])
         book.changed(m)

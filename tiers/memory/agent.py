@@ -266,6 +266,7 @@ class AgentMemory:
         `then`: (fn, reason): change(fn, reason) after the stores, in the same write (a daily note's
         facts, then their hot changes: one load and one write of the state, not two)."""
         from memoryd.tiers.distillation.prepare import prepare_many  # loaded on the first store, not with every CLI command
+        from memoryd.tiers.knowledge import hot_truth
         from memoryd.tiers.knowledge.truth import Book, place
 
         ahead = prepared if prepared is not None else [None] * len(items)
@@ -307,6 +308,10 @@ class AgentMemory:
                     counts["redactions"] = counts.get("redactions", 0) + n
                     counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n
             hot_reason = _apply_hot_change(state, now, then, counts) if then is not None else None
+            swept = hot_truth.sweep(state["hot"], book.replaced)  # hot never holds a replaced value
+            if swept:
+                self.record_evictions([dict(e, reason="store") for e in swept], now)
+                hot_reason = hot_reason or "store"
             book.flush()  # index rows a store merged into or superseded, before warm points at them
             rows = self.write_state(state, "store", hot_reason)
             self.record_knowledge(book.rows, now)

@@ -9,6 +9,7 @@ from memoryd.tiers.memory import warm as warm_tier
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.model import DAY
+from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.phase_journal import halt
 
 if TYPE_CHECKING:
@@ -118,6 +119,13 @@ def _filter(mem: AgentMemory) -> dict[str, int]:
     return mem.change(step, "consolidate")
 
 
+def _lesson(entry: dict[str, Any]) -> bool:
+    """A warm entry that is a lesson: filed under lessons (a lesson cue, `hot lesson`, the agent's category) or
+    pinned."""
+    meta = entry.get("metadata") or {}
+    return str(entry.get("category", "")).split("/")[0] == "lessons" or bool(meta.get("pinned"))
+
+
 def _promote(mem: AgentMemory) -> int:
     """Hot-scored warm facts become hot lessons (once: the entry is marked promoted); no write if none."""
     def step(state: AgentState, now: float) -> int:
@@ -125,8 +133,9 @@ def _promote(mem: AgentMemory) -> int:
         for entry in state["warm"]["entries"]:
             warm_tier.rescore(entry, now)
         for entry in warm_tier.due_for_hot(state["warm"]):
-            if entry.get("metadata", {}).get("promoted"):
-                continue
+            meta = entry.get("metadata", {})
+            if meta.get("promoted") or not _lesson(entry) or not kinds.is_current(meta):
+                continue  # critical lessons come from lesson cues, pins or the agent, not from any high score
             lesson = hot_tier.add_lesson(state["hot"], entry["text"], entry["category"], entry["importance"], now)
             lesson["source_id"] = entry["id"]
             entry.setdefault("metadata", {})["promoted"] = True

@@ -79,7 +79,7 @@ def test_maintain_marks_the_replaced_wording_for_good(mem, archive) -> None:
     archive.put("main", [note("d1", "Office wifi name: Harbor-5G", 1),
                          turn("d2", "We renamed the office wifi from Harbor-5G to Quay-Guest.", 8),
                          note("d3", "Orion prod region: eu-central-1", 2),
-                         turn("d4", "The Orion prod region is us-east-2 now, no longer eu-central-1.", 9)])
+                         turn("d4", "We moved the Orion prod region from eu-central-1 to us-east-2.", 9)])
     counts = maintain(mem)
     assert counts["superseded"] == 2
     stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
