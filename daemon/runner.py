@@ -213,7 +213,7 @@ class Daemon:
         from memoryd.daemon.watcher import NOTES, QUIET
 
         layout = self.watcher.layout or self.watcher.current_layout()
-        agent = layout.memoryd.get(openclaw_agent, openclaw_agent)
+        agent = layout.memoryd.get(openclaw_agent, openclaw_agent)  # the lock taken; the op reads the route
         parts = ["notes"] if kind == NOTES else ["store", "jsonl", "notes"] if kind == QUIET else ["store", "notes"]
         result = self.call("openclaw_sync", {"agent_id": agent, "openclaw_agent": openclaw_agent,
                                              "close_open": kind == QUIET, "parts": parts})
@@ -251,6 +251,10 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
+        try:  # a home older than the routing table: recorded, a split one repaired, before anything is read
+            self.api.route_show()
+        except Exception as exc:
+            self._failed("routing table upgrade", exc)
         self.backfill.start()  # first: every put from now on leaves its embedding to it
         self.watcher.start()
         threading.Thread(target=self.catch_up_files, name="memoryd-catchup", daemon=True).start()
