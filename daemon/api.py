@@ -94,8 +94,8 @@ RENDER = Operation("render", ops_hot.render, served=False)  # files named relati
 OPENCLAW_SYNC = Operation("openclaw_sync", ops_openclaw.openclaw_sync)
 OPENCLAW_STATUS = Operation("openclaw_status", ops_openclaw.openclaw_status)
 FLUSH = Operation("flush", ops_openclaw.flush)
-ROUTE_SHOW = Operation("route_show", ops_route.route_show)
-ROUTE_SET = Operation("route_set", ops_route.route_set)
+ROUTE_SHOW = Operation("route_show", ops_route.route_show, served=False)  # its own file lock
+ROUTE_SET = Operation("route_set", ops_route.route_set, served=False)
 EMBED = Operation("embed", ops_embed.embed)
 # knowledge: run in the calling process under the agent's lock (the socket's wire is unchanged)
 ENTITY_LIST = Operation("entity_list", ops_knowledge.entity_list, served=False)
