@@ -14,11 +14,12 @@ from typing import Any
 
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, StoreError, UsageError
+from memoryd.tiers.memory.model import preview
 
 from memoryd.sync import cloudlog_exchange
 from memoryd.sync.epoch_store import CURRENT, GUARD, guard_args
 from memoryd.sync.merge.hlc import stamp_seconds
-from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, join, materialize, max_stamp, normal,
+from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, join, materialize, max_stamp, normal, orphans,
                                         replica_hash, restamp, unmerged)
 from memoryd.sync.outbox import record_failure
 from memoryd.sync.session import Session
@@ -96,16 +97,38 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, remo
     """Write a merge to the tier files, then base.json. The merge journal goes first: a process killed
     in between is finished by the next one (resume_merge) instead of its half-written files being
     taken for local edits, whose fresh stamps would beat other devices' later edits."""
-    view = drop_orphans(materialize(merged), merged)
+    view = materialize(merged)
+    promoted = view["hot"]["critical_lessons"]  # drop_orphans replaces this list, never changes it
+    view = drop_orphans(view, merged, _archived(s, merged))
     if view != materialize(local):
         s.files.save_merging(version, remote_hash, merged)
         top = max_stamp(merged)
-        write_local(s, view, stamp_seconds(top) if top else time.time(), "sync-merge")
+        now = stamp_seconds(top) if top else time.time()
+        _log_orphans(s, local, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
+        write_local(s, view, now, "sync-merge")
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
     final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
     s.files.save_base(version, final, remote_hash, hlc)
     s.files.clear_merging()
     return final
+
+
+def _archived(s: Session, merged: Replica) -> frozenset[str]:
+    """Sources of orphaned lessons that are in the local index: archived to cold, not forgotten (a forget
+    deletes the index row too, here or, pulled from the cloud log, from another device)."""
+    ids = sorted({les["source_id"] for les in orphans(materialize(merged), merged)})
+    if not ids or s.mem.archive is None:
+        return frozenset()
+    return frozenset(e["id"] for e in s.mem.archive.get(s.agent_id, ids))
+
+
+def _log_orphans(s: Session, local: Replica, dropped: list[dict], now: float) -> None:
+    """A lesson this device held that the merge drops (its source was forgotten elsewhere) is logged like
+    any eviction, before the files change: no hot item leaves without a row saying which and why."""
+    held = {les.get("id") for les in materialize(local)["hot"]["critical_lessons"] if isinstance(les, dict)}
+    s.mem.record_evictions([{"tier": "hot", "kind": "lesson", "id": les["id"], "what": preview(str(les.get("text", ""))),
+                             "why": "its source memory was forgotten on another device", "reason": "sync-merge"}
+                            for les in dropped if les.get("id") in held], now)
 
 
 def resume_merge(s: Session) -> None:
@@ -117,7 +140,8 @@ def resume_merge(s: Session) -> None:
     hlc = s.files.hlc()
     hlc.observe(max(max_stamp(base["replica"]), max_stamp(journal["merged"])))
     files = s.mem.read_state()  # edits made since the crash are stamped as this device's own
-    local = unmerged(restamp(base["replica"], files, hlc.now()), base["replica"], files, journal["merged"])
+    local = unmerged(restamp(base["replica"], files, hlc.now()), base["replica"], files, journal["merged"],
+                     _archived(s, journal["merged"]))
     log.warning("agent %s: finishing a merge interrupted by a crash", s.agent_id)
     _apply_merge(s, join(local, journal["merged"]), local, journal["version"], journal["remote_hash"], hlc)
 

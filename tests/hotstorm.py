@@ -11,6 +11,7 @@ import json
 import random
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,10 @@ class Storm:
     url: str
     seed: int = 1
     kill_ms: float = 300.0
+    pad: int = 0  # characters added to each hot text: long ones bring hot to its 5 KB limit sooner
     rng: random.Random = field(init=False)
     acked: dict[str, tuple[str, str]] = field(default_factory=dict)  # hot id → (kind, text)
+    lock: threading.Lock = field(default_factory=threading.Lock)
     kills: int = 0
     commands: int = 0
 
@@ -40,16 +43,26 @@ class Storm:
         self.zygote = Zygote(self.root / "scratch", self.env)
         self.export = self.root / "seed-export.jsonl"
 
-    def run(self, argv: list[str], kill: bool = True) -> Any:
-        after = self.rng.uniform(0, self.kill_ms / 1000) if kill else None
-        r = self.zygote.run(argv, self.env, after)
-        self.commands += 1
-        self.kills += r.killed
+    typical: dict[str, float] = field(default_factory=dict)  # seconds a command of each kind takes here
+
+    def kill_after(self, rng: random.Random, kind: str) -> float:
+        """0–300 ms, within the time the command usually takes: most kills land mid-way, not after the end."""
+        return rng.uniform(0, min(self.kill_ms / 1000, 1.2 * self.typical.get(kind, self.kill_ms / 1000)))
+
+    def run(self, argv: list[str], kill: bool = True, zygote: Zygote | None = None,
+            rng: random.Random | None = None) -> Any:
+        after = self.kill_after(rng or self.rng, argv[0]) if kill else None
+        r = (zygote or self.zygote).run(argv, self.env, after)
+        with self.lock:
+            self.commands += 1
+            self.kills += r.killed
+            if r.code == 0:
+                self.typical[argv[0]] = 0.7 * self.typical.get(argv[0], r.seconds) + 0.3 * r.seconds
         return r
 
     def hot(self, n: int) -> None:
         kind = self.rng.choice(["lesson", "task", "event"])
-        text = f"storm {kind} {n} keep the backups verified"
+        text = f"storm {kind} {n} keep the backups verified" + " and the restores tested" * (self.pad // 24)
         argv = ["hot", kind, text, "--json"] + (["--importance", "0.9"] if kind == "lesson" else [])
         r = self.run(argv)
         if r.code == 0:
@@ -93,11 +106,33 @@ class Storm:
                 "missing": missing, "kills": self.kills, "commands": self.commands, "final_sync": sync.code}
 
 
-def storm(root: Path, url: str, rounds: int, seed: int = 1) -> dict[str, Any]:
-    s = Storm(root, url, seed)
+def _puller(s: Storm, stop: threading.Event, seed: int) -> None:
+    """Syncs and quick consolidations in a second process stream, killed like the rest, while hot is written."""
+    rng = random.Random(seed + 1000)
+    zygote = Zygote(s.root / "scratch-pull", s.env)
+    try:
+        while not stop.is_set():
+            argv = ["sync"] if rng.random() < 0.7 else ["consolidate", "--mode", "quick"]
+            s.run(argv, rng.random() < 0.7, zygote, rng)
+    finally:
+        zygote.close()
+
+
+def storm(root: Path, url: str, rounds: int, seed: int = 1, concurrent: bool = False,
+          pad: int = 0) -> dict[str, Any]:
+    s = Storm(root, url, seed, pad=pad)
     s.run(["init"], kill=False)
-    for n in range(rounds):
-        s.step(n)
+    stop = threading.Event()
+    puller = threading.Thread(target=_puller, args=(s, stop, seed), daemon=True) if concurrent else None
+    if puller is not None:
+        puller.start()
+    try:
+        for n in range(rounds):
+            s.step(n)
+    finally:
+        stop.set()
+        if puller is not None:
+            puller.join(60)
     return s.finish()
 
 
@@ -111,13 +146,15 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--pad", type=int, default=0, help="characters added to each hot text")
+    ap.add_argument("--concurrent", action="store_true", help="syncs and consolidations in a second stream")
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="memoryd-hotstorm-"))
     server = SqldServer(sqld_binary(), root / "sqld")
     (root / "sqld").mkdir()
     server.start()
     try:
-        fig = storm(root / "dev", server.http_url, args.rounds, args.seed)
+        fig = storm(root / "dev", server.http_url, args.rounds, args.seed, args.concurrent, args.pad)
     finally:
         server.stop()
         if not args.keep:
