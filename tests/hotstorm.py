@@ -28,6 +28,8 @@ class Storm:
     seed: int = 1
     kill_ms: float = 300.0
     pad: int = 0  # characters added to each hot text: long ones bring hot to its 5 KB limit sooner
+    hot_share: float = 0.40  # of the main stream's steps
+    pull_kills: float = 0.7  # share of the second stream's commands killed
     rng: random.Random = field(init=False)
     acked: dict[str, tuple[str, str]] = field(default_factory=dict)  # hot id → (kind, text)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -45,13 +47,17 @@ class Storm:
 
     typical: dict[str, float] = field(default_factory=dict)  # seconds a command of each kind takes here
 
-    def kill_after(self, rng: random.Random, kind: str) -> float:
-        """0–300 ms, within the time the command usually takes: most kills land mid-way, not after the end."""
+    kill_share: float = 1.0  # of the main stream's commands sent a SIGKILL
+
+    def kill_after(self, rng: random.Random, kind: str, share: float) -> float | None:
+        """0–300 ms, within the time the command usually takes (most kills land mid-way, not after the end)."""
+        if rng.random() >= share:
+            return None
         return rng.uniform(0, min(self.kill_ms / 1000, 1.2 * self.typical.get(kind, self.kill_ms / 1000)))
 
     def run(self, argv: list[str], kill: bool = True, zygote: Zygote | None = None,
-            rng: random.Random | None = None) -> Any:
-        after = self.kill_after(rng or self.rng, argv[0]) if kill else None
+            rng: random.Random | None = None, share: float | None = None) -> Any:
+        after = self.kill_after(rng or self.rng, argv[0], self.kill_share if share is None else share) if kill else None
         r = (zygote or self.zygote).run(argv, self.env, after)
         with self.lock:
             self.commands += 1
@@ -70,9 +76,17 @@ class Storm:
 
     def step(self, n: int) -> None:
         roll = self.rng.random()
-        if roll < 0.40:
+        if roll < self.hot_share:
             self.hot(n)
-        elif roll < 0.55:
+        else:
+            self.other(n, 0.40 + 0.60 * (roll - self.hot_share) / (1 - self.hot_share))  # the held-out's mix
+        if n % 10 == 9:  # a clean one every 10 rounds
+            self.run(["sync"] if self.rng.random() < 0.5 else ["consolidate", "--mode", "quick"], kill=False)
+        if n == 5:
+            self.run(["export", str(self.export)], kill=False)
+
+    def other(self, n: int, roll: float) -> None:
+        if roll < 0.55:
             self.run(["store", f"storm fact {n}: the deploy of build {n} went fine", "--category", "notes"])
         elif roll < 0.62:
             self.run(["tree", "add", f"storm/k{n % 3}", f"d{n}"])
@@ -82,10 +96,6 @@ class Storm:
             self.run(["sync"])
         elif self.export.exists():
             self.run(["import", str(self.export)])
-        if n % 10 == 9:  # a clean one every 10 rounds
-            self.run(["sync"] if self.rng.random() < 0.5 else ["consolidate", "--mode", "quick"], kill=False)
-        if n == 5:
-            self.run(["export", str(self.export)], kill=False)
 
     def finish(self) -> dict[str, Any]:
         """A clean sync and export; what of the acknowledged hot items is neither there nor explained."""
@@ -112,15 +122,15 @@ def _puller(s: Storm, stop: threading.Event, seed: int) -> None:
     zygote = Zygote(s.root / "scratch-pull", s.env)
     try:
         while not stop.is_set():
-            argv = ["sync"] if rng.random() < 0.7 else ["consolidate", "--mode", "quick"]
-            s.run(argv, rng.random() < 0.7, zygote, rng)
+            argv = ["sync"] if rng.random() < 0.6 else ["consolidate", "--mode", "quick"]
+            s.run(argv, True, zygote, rng, s.pull_kills)
     finally:
         zygote.close()
 
 
 def storm(root: Path, url: str, rounds: int, seed: int = 1, concurrent: bool = False,
-          pad: int = 0) -> dict[str, Any]:
-    s = Storm(root, url, seed, pad=pad)
+          pad: int = 0, **mix: float) -> dict[str, Any]:
+    s = Storm(root, url, seed, pad=pad, **mix)
     s.run(["init"], kill=False)
     stop = threading.Event()
     puller = threading.Thread(target=_puller, args=(s, stop, seed), daemon=True) if concurrent else None

@@ -11,8 +11,11 @@ from hotstorm import storm
 
 def test_acknowledged_hot_items_survive_kills_and_a_concurrent_pull_or_are_explained(tmp_path: Path, sqld) -> None:
     sqld.wipe()
-    fig = storm(tmp_path / "dev", sqld.http_url, rounds=30, seed=11, concurrent=True, pad=250)
+    fig = storm(tmp_path / "dev", sqld.http_url, rounds=40, seed=11, concurrent=True, pad=140, hot_share=0.95,
+                pull_kills=0.3, kill_share=0.4)
     assert fig["final_sync"] == 0
     assert fig["kills"] >= 5 and fig["acked"] >= 5, fig  # the storm did storm
-    assert fig["missing"] == {}, fig  # acknowledged, not in the export, and no eviction row saying why
+    # acknowledged, not in the export, and no eviction row saying why (a consolidation made to write back a
+    # state it read before a concurrent hot write is caught here: one task missing at this seed)
+    assert fig["missing"] == {}, fig
     assert all(fig["evicted"].values())  # every eviction says why
