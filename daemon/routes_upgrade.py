@@ -27,13 +27,14 @@ OPENCLAW_STATE = "openclaw-state.json"  # tiers/ingest/openclaw/agent_sync.STATE
 
 
 def ensure_routes(engine: Engine) -> None:
-    """Write the routing table once, from what the home holds (repairing a split); then a stat per call."""
-    home = engine.config.home
-    if routing.exists(home):
-        return
-    merges: list[tuple[str, str, str]] = []
-    routing.update(home, lambda table: merges.extend(_first_table(engine.config, table)))
-    for later, first, workspace in merges:  # after the table is written: a crash repeats the merge (idempotent)
+    """Write the routing table once, from what the home holds, then finish any merge a split needs (a
+    merge cut short by a crash is done again at the next call: importing twice changes nothing more)."""
+    config = engine.config
+    if not routing.exists(config.home):
+        routing.update(config.home, lambda table: None if routing.exists(config.home) else _first_table(config, table))
+    pending = [(later, m["into"], m.get("workspace", "")) for later, m in routing.load(config.home)["merged"].items()
+               if not m.get("done")]
+    for later, first, workspace in pending:
         _merge(engine, later, first, workspace)
 
 
@@ -65,24 +66,21 @@ def _readers(config: Config) -> tuple[dict[str, list[str]], dict[str, tuple[str,
     return readers, fed
 
 
-def _first_table(config: Config, table: routing.Table) -> list[tuple[str, str, str]]:
-    """Fill an empty table from the home; returns the merges a split needs: (later, first, workspace)."""
+def _first_table(config: Config, table: routing.Table) -> None:
+    """Fill an empty table from the home, with the merges a split needs (`merged`, not yet `done`)."""
     now = time.time()
     readers, fed = _readers(config)
-    merges: list[tuple[str, str, str]] = []
     for ws, agents in readers.items():
         unique = list(dict.fromkeys(agents))
         first = min(unique, key=lambda a: (_first_use(config, a), unique.index(a)))
         table["workspaces"][ws] = routing.record(first, "repair" if len(unique) > 1 else "upgrade", "upgrade", now)
         for later in unique:
             if later != first:
-                merges.append((later, first, ws))
-                table["merged"][later] = {"into": first, "at": now, "workspace": ws}
+                table["merged"][later] = {"into": first, "at": now, "workspace": ws, "done": False}
     for oc_id, (memoryd_id, ws) in fed.items():
         target = table["workspaces"].get(ws, {}).get("agent_id", memoryd_id)
         table["openclaw"][oc_id] = routing.record(target, "repair" if target != memoryd_id else "upgrade",
                                                   "upgrade", now, workspace=ws)
-    return merges
 
 
 def _merge(engine: Engine, later: str, first: str, workspace: str) -> dict[str, Any]:
@@ -99,7 +97,7 @@ def _merge(engine: Engine, later: str, first: str, workspace: str) -> dict[str, 
             counts = import_from(dst, io.StringIO(text))
             _carry_files(config.agent_dir(later), config.agent_dir(first))
     stamp_edits(config, first)
-    routing.update(config.home, lambda t: t["merged"].setdefault(later, {}).update(counts))
+    routing.update(config.home, lambda t: t["merged"].setdefault(later, {}).update(counts, done=True))
     log.warning("split home repaired: agent %s also held workspace %s, which agent %s read first; merged into "
                 "%s (%d warm, %d cold, %d hot item(s) new there); %s is kept unchanged (its OpenClaw agent now "
                 "feeds %s)", later, workspace, first, first, counts["warm"], counts["cold"], counts["hot"],

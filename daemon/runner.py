@@ -220,7 +220,8 @@ class Daemon:
         reports = result.get("agents", []) if isinstance(result, dict) else []
         for report in reports:
             if report.get("segments") or report.get("notes"):
-                log.info("OpenClaw %s pass for agent %s: %d conversation(s), %d note(s)", kind, agent,
+                log.info("OpenClaw %s pass for agent %s: %d conversation(s), %d note(s)", kind,
+                         report.get("agent_id", agent),
                          report.get("segments", 0), report.get("notes", 0))
             if report.get("errors"):
                 self.last_error = f"openclaw {openclaw_agent}: {report['errors'][0]}"

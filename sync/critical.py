@@ -14,7 +14,6 @@ from typing import Any
 
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, StoreError, UsageError
-from memoryd.tiers.memory.model import preview
 
 from memoryd.sync import cloudlog_exchange
 from memoryd.sync.epoch_store import CURRENT, GUARD, guard_args
@@ -104,7 +103,7 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, remo
         s.files.save_merging(version, remote_hash, merged)
         top = max_stamp(merged)
         now = stamp_seconds(top) if top else time.time()
-        _log_orphans(s, local, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
+        _log_removed(s, local, view, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
         write_local(s, view, now, "sync-merge")
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
     final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
@@ -122,13 +121,25 @@ def _archived(s: Session, merged: Replica) -> frozenset[str]:
     return frozenset(e["id"] for e in s.mem.archive.get(s.agent_id, ids))
 
 
-def _log_orphans(s: Session, local: Replica, dropped: list[dict], now: float) -> None:
-    """A lesson this device held that the merge drops (its source was forgotten elsewhere) is logged like
-    any eviction, before the files change: no hot item leaves without a row saying which and why."""
-    held = {les.get("id") for les in materialize(local)["hot"]["critical_lessons"] if isinstance(les, dict)}
-    s.mem.record_evictions([{"tier": "hot", "kind": "lesson", "id": les["id"], "what": preview(str(les.get("text", ""))),
-                             "why": "its source memory was forgotten on another device", "reason": "sync-merge"}
-                            for les in dropped if les.get("id") in held], now)
+def _hot_items(state: dict) -> dict[str, str]:
+    """Hot list items by id → kind (lessons, events, tasks, projects)."""
+    ctx = state["hot"]["active_context"]
+    groups = (("lesson", state["hot"]["critical_lessons"]), ("event", ctx["events"]), ("task", ctx["tasks"]),
+              ("project", ctx["projects"]))
+    return {i["id"]: kind for kind, items in groups for i in items if isinstance(i, dict) and "id" in i}
+
+
+def _log_removed(s: Session, local: Replica, view: dict, orphaned: list[dict], now: float) -> None:
+    """Hot items this device held that the merge removes are logged like any eviction, before the files
+    change: no hot item leaves without a row saying which and why. Ids only, no text: the cause may be a
+    forget (on another device, whose own log says which); hot's limits log their rows in write_state."""
+    dropped = {les.get("id") for les in orphaned}
+    kept = _hot_items(view)
+    rows = [{"tier": "hot", "kind": kind, "id": item_id, "what": "", "reason": "sync-merge",
+             "why": "its source memory was forgotten on another device" if item_id in dropped
+             else "removed on another device (evicted or forgotten there)"}
+            for item_id, kind in sorted(_hot_items(materialize(local)).items()) if item_id not in kept]
+    s.mem.record_evictions(rows, now)
 
 
 def resume_merge(s: Session) -> None:

@@ -10,7 +10,7 @@ routing.json (0600, written atomically under `routing.lock`):
     {"version": 1,
      "workspaces": {"/abs/ws": {"agent_id", "how", "by", "since"}},
      "openclaw": {"main": {"agent_id", "how", "by", "since", "workspace": "/abs/ws"}},
-     "merged": {"main": {"into": "default", "at", "workspace", "warm", "cold", "hot"}}}
+     "merged": {"main": {"into": "default", "at", "workspace", "done", "warm", "cold", "hot"}}}
 `how`: "route" (the user's command), "first use", "new agent" (the path created the agent: announced),
 "upgrade" (found in a home older than this file), "repair" (a split home merged).
 """
