@@ -50,20 +50,25 @@ def openclaw_agent(engine: Engine, install: Any, openclaw_id: str, by: str) -> s
     return agent
 
 
+def _how(entry: dict[str, Any] | None, configured: str | None) -> str:
+    return "configured" if configured else (entry or {}).get("how") or "not read yet"
+
+
 def route_show(engine: Engine, params: Params) -> dict[str, Any]:
-    """The table, and per OpenClaw agent of the install where it goes now (read or not yet)."""
+    """The table, and where the configured workspace and each OpenClaw agent of the install go now."""
     ensure_routes(engine)
     table = routing.load(engine.config.home)
     install = _install(engine)
     seen = [{"openclaw_agent": a.openclaw_id, "agent_id": a.memoryd_id, "workspace": str(a.workspace),
-             "how": (table["openclaw"].get(a.openclaw_id) or {}).get("how") or
-             ("configured" if install.configured(a.openclaw_id) else "not read yet")} for a in install.agents()]
-    ws = routing.workspace_key(engine.config.workspace)
-    daily = table["workspaces"].get(ws) or {"agent_id": routing.workspace_agent(
-        table, ws, install.configured_for_workspace(engine.config.workspace)) or routing.DEFAULT_AGENT,
-        "how": "not read yet"}
-    return {"home": str(engine.config.home), "workspace": {"path": ws, **daily}, "openclaw": seen,
-            "table": table}
+             "how": _how(table["openclaw"].get(a.openclaw_id), install.configured(a.openclaw_id))}
+            for a in install.agents()]
+    workspace = engine.config.workspace
+    configured = install.configured_for_workspace(workspace)
+    entry = table["workspaces"].get(routing.workspace_key(workspace))
+    daily = {"path": routing.workspace_key(workspace), "how": _how(entry, configured),
+             "agent_id": routing.workspace_agent(table, workspace, configured) or routing.DEFAULT_AGENT,
+             "since": (entry or {}).get("since")}
+    return {"home": str(engine.config.home), "workspace": daily, "openclaw": seen, "table": table}
 
 
 def route_set(engine: Engine, params: Params) -> dict[str, Any]:
