@@ -183,3 +183,13 @@ def test_a_split_home_is_merged_into_the_agent_used_first_on_upgrade(env, daemon
     assert not found(env, "Priya invoice service", "Priya", "--agent-id", "main")  # main is fed no more
     human = md(env, "status", "--agent-id", "default").stdout
     assert "merged in: agent main (split home repaired" in human
+
+
+def test_a_merge_cut_short_is_done_at_the_next_command(env, home) -> None:
+    _split_home(env, home)
+    table = {"version": 1, "workspaces": {}, "openclaw": {},  # what a process killed mid-merge left
+             "merged": {"main": {"into": "default", "at": 1.0, "workspace": env["MEMORYD_WORKSPACE"], "done": False}}}
+    (home / "routing.json").write_text(json.dumps(table))
+    assert md(env, "route").returncode == 0
+    assert found(env, "release train Thursday", "release train")
+    assert json.loads((home / "routing.json").read_text())["merged"]["main"]["done"] is True
