@@ -102,8 +102,12 @@ def ingest_daily(date: str | None, all_: bool, agent_id: str, as_json: bool) -> 
         raise UsageError("give either --date or --all, not both")
     if date:
         check_date(date)
+    ctx = click.get_current_context()
+    named = ctx.get_parameter_source("agent_id") != click.core.ParameterSource.DEFAULT \
+        or (ctx.find_root().obj or {}).get("agent_id")
     with progress_for(as_json):  # drawn when the work runs here; a running daemon does it out of sight
-        report = get_api().ingest_daily(agent_id=agent_id, date=date, all_days=all_)
+        # no --agent-id: the agent the workspace feeds (memoryd route), `default` the first time
+        report = get_api().ingest_daily(agent_id=agent_id if named else None, date=date, all_days=all_)
     _warn(report.get("warnings"))
     emit(report, as_json, _human_ingest)
 

@@ -67,6 +67,18 @@ def _now_words(s: dict[str, Any]) -> str:
     return f"in step at v{s.get('version')}"
 
 
+def _routing_lines(r: dict[str, Any]) -> list[str]:
+    """What feeds the agent (the routing table); a new OpenClaw agent with the command that moves it."""
+    lines = [f"  fed by workspace {w['path']} ({w.get('how')}, via {w.get('by')})" for w in r.get("workspaces", [])]
+    for o in r.get("openclaw", []):
+        hint = (f"; new: to send it elsewhere, memoryd route openclaw {o['openclaw_agent']} --agent-id ID"
+                if o.get("how") == "new agent" else "")
+        lines.append(f"  fed by OpenClaw agent {o['openclaw_agent']} ({o.get('how')}{hint})")
+    lines += [f"  merged in: agent {m['agent_id']} (split home repaired, {_ago(m.get('at'))})"
+              for m in r.get("merged_in", [])]
+    return lines
+
+
 def _human(data: dict[str, Any]) -> str:
     d = data.get("daemon")
     lines = [f"home: {data['home']}",
@@ -103,6 +115,7 @@ def _human(data: dict[str, Any]) -> str:
                 lines.append(f"    v{v['version']}  {_ago(v['updated_at'])}  device {v['device_id']}  {v['bytes']} B")
             if s.get("remote_error"):
                 lines.append(f"    cloud: {s['remote_error']}")
+        lines += _routing_lines(a.get("routing") or {})
         for o in a.get("openclaw") or []:
             if "openclaw_agent" not in o:
                 lines.append(f"  openclaw  {o.get('error')}")

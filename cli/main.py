@@ -32,7 +32,7 @@ COMMANDS = {
     "embed": "cmd_embed", "web": "cmd_web",
     "device": "cmd_device",
     "entity": "cmd_knowledge", "reflect": "cmd_knowledge", "digest": "cmd_knowledge",
-    "unseal": "cmd_seal", "review": "cmd_review",
+    "unseal": "cmd_seal", "review": "cmd_review", "route": "cmd_route",
     "hooks": "cmd_hooks", "codex": "cmd_hooks", "claude": "cmd_hooks",
 }
 

@@ -19,7 +19,7 @@ from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
 from memoryd.daemon import (hooks_context, hooks_ops, ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw,
-                            ops_review, ops_seal, ops_shred, ops_status, ops_sync)
+                            ops_review, ops_route, ops_seal, ops_shred, ops_status, ops_sync)
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -94,6 +94,8 @@ RENDER = Operation("render", ops_hot.render, served=False)  # files named relati
 OPENCLAW_SYNC = Operation("openclaw_sync", ops_openclaw.openclaw_sync)
 OPENCLAW_STATUS = Operation("openclaw_status", ops_openclaw.openclaw_status)
 FLUSH = Operation("flush", ops_openclaw.flush)
+ROUTE_SHOW = Operation("route_show", ops_route.route_show, served=False)  # its own file lock
+ROUTE_SET = Operation("route_set", ops_route.route_set, served=False)
 EMBED = Operation("embed", ops_embed.embed)
 # Claude Code and Codex (daemon/hooks_*.py): a session file taken, all of a harness, where each stands, context
 HARNESS_TAKE = Operation("harness_take", hooks_ops.harness_take)
@@ -120,7 +122,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     STATUS, SYNC, RESTORE, RESTORE_VERSIONS, KEY_SHOW, KEY_EXPORT, KEY_IMPORT,
     DEVICE_LIST, DEVICE_ADD, DEVICE_REVOKE, KEY_ROTATE, KEY_RECOVERY,
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
-    OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED, FORGET_VERIFY,
+    OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, ROUTE_SHOW, ROUTE_SET, EMBED, FORGET_VERIFY,
     ENTITY_LIST, ENTITY_SHOW, ENTITY_REFRESH, REFLECT, DIGEST, KNOWLEDGE_JOB,
     UNSEAL, TREE_RESTRUCTURE, REVIEW_LIST, REVIEW_RESOLVE, REVIEW_UNDO,
     HARNESS_TAKE, HARNESS_SYNC, HARNESS_STATUS, HARNESS_CONTEXT,
@@ -202,8 +204,17 @@ class MemoryApi:
     def urls(self, *, agent_id: str) -> Urls:
         return self.transport.call(URLS, _params(agent_id=agent_id))
 
-    def ingest_daily(self, *, agent_id: str, date: str | None = None, all_days: bool = False) -> Result:
+    def ingest_daily(self, *, agent_id: str | None = None, date: str | None = None, all_days: bool = False) -> Result:
+        """`agent_id` None: the agent the workspace feeds (its route), `default` the first time."""
         return self.transport.call(INGEST_DAILY, _params(agent_id=agent_id, date=date, all=all_days))
+
+    def route_show(self) -> Result:
+        """Which workspace and which OpenClaw agents feed which agent (tiers/ingest/routing.py)."""
+        return self.transport.call(ROUTE_SHOW, {})
+
+    def route_set(self, *, kind: str, agent_id: str, name: str | None = None) -> Result:
+        """Send a workspace (`name`: its path, default the configured one) or an OpenClaw agent to `agent_id`."""
+        return self.transport.call(ROUTE_SET, _params(kind=kind, name=name, agent_id=agent_id))
 
     def ingest_transcript(self, *, agent_id: str, path: str) -> Result:
         return self.transport.call(INGEST_TRANSCRIPT, _params(agent_id=agent_id, path=path))

@@ -112,11 +112,17 @@ def urls(engine: Engine, params: Params) -> dict[str, Any]:
 
 
 def ingest_daily(engine: Engine, params: Params) -> dict[str, Any]:
+    """The workspace's daily notes into the agent it feeds (daemon/ops_route.py: `agent_id` when given must
+    be that agent; none given: that agent, or `default` for a workspace read for the first time)."""
     from memoryd.tiers.ingest.dailynotes import ingest
 
-    with engine.memory(agent_of(params)) as mem:
+    from memoryd.daemon.ops_route import workspace_agent
+
+    agent_id = workspace_agent(engine, params.get("agent_id"), "ingest-daily")
+    with engine.memory(agent_id) as mem:
         report = ingest(mem, engine.config.workspace, date=params.get("date"), all_=bool(params.get("all")))
     stamp_edits(engine.config, mem.agent_id)
+    report["agent_id"] = agent_id
     return report
 
 

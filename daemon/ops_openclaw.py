@@ -1,13 +1,14 @@
 """Operations for OpenClaw: `openclaw_sync`, `openclaw_status` and `flush`.
 
-One memoryd agent per OpenClaw agent id (tiers/ingest/openclaw/install.py). An agent first seen through its
-transcripts is initialised like `memoryd init` (dirs and key). After new memories arrived, the
-critical state is pushed once; a failed push waits in the outbox like every other.
+One memoryd agent per OpenClaw agent, the one its workspace feeds (the routing table, daemon/ops_route.py);
+a memoryd agent first made for an OpenClaw agent is announced in the log and initialised like `memoryd init`.
+After new memories arrived, the critical state is pushed once; a failed push waits in the outbox like every other.
 """
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from memoryd.tiers.base.errors import MemorydError, UsageError
 
 from memoryd.daemon.engine import Engine, Params
 from memoryd.daemon.ops_core import init
+from memoryd.daemon.ops_route import openclaw_agent
+from memoryd.daemon.routes_upgrade import ensure_routes
 from memoryd.daemon.ops_sync import stamp_edits, sync
 
 log = logging.getLogger("memoryd.daemon")
@@ -41,12 +44,13 @@ def _llm(config: Config) -> Any:
 
 
 def ensure_agent(engine: Engine, agent_id: str) -> bool:
-    """Initialise an agent seen for the first time (dirs, key, schema) as `init` does; True if it was new."""
+    """Initialise an agent seen for the first time (dirs, key, schema) as `init` does; True if it was new.
+    Where an OpenClaw agent goes was decided (and a new agent announced) by ops_route.openclaw_agent."""
     config = engine.config
     if config.agent_dir(agent_id).is_dir() and config.key_path(agent_id).exists():
         return False
     init(engine, {"agent_id": agent_id})
-    log.info("agent %s first seen through OpenClaw: initialised", agent_id)
+    log.info("agent %s initialised for OpenClaw", agent_id)
     return True
 
 
@@ -60,7 +64,8 @@ def _push(engine: Engine, agent_id: str, report: dict[str, Any]) -> None:
         report["sync"] = {"queued": True, "error": exc.message}
 
 
-def _sync_one(engine: Engine, oc_agent: Any, close_open: bool, parts: tuple[str, ...]) -> dict[str, Any]:
+def _sync_one(engine: Engine, install: Any, oc_agent: Any, close_open: bool,
+              parts: tuple[str, ...]) -> dict[str, Any]:
     from memoryd.tiers.ingest.openclaw.agent_sync import AgentSync
 
     config = engine.config
@@ -68,6 +73,9 @@ def _sync_one(engine: Engine, oc_agent: Any, close_open: bool, parts: tuple[str,
         return {"agent_id": oc_agent.memoryd_id, "openclaw_agent": oc_agent.openclaw_id, "segments": 0, "turns": 0,
                 "cold": 0, "warm": 0, "hot": [], "skipped": {}, "notes": 0, "errors": [],
                 "warnings": ["nothing to read yet"]}
+    routed = openclaw_agent(engine, install, oc_agent.openclaw_id, "openclaw")
+    if routed != oc_agent.memoryd_id:  # the table changed since `install` was read (another process)
+        oc_agent = replace(oc_agent, memoryd_id=routed)
     ensure_agent(engine, oc_agent.memoryd_id)
     llm = _llm(config)
     with engine.memory(oc_agent.memoryd_id) as mem:
@@ -78,6 +86,7 @@ def _sync_one(engine: Engine, oc_agent: Any, close_open: bool, parts: tuple[str,
 
 def openclaw_sync(engine: Engine, params: Params) -> dict[str, Any]:
     """Ingest what is new in the OpenClaw install (one agent with `openclaw_agent`, else all); idempotent."""
+    ensure_routes(engine)  # a home older than the routing table: recorded (and a split repaired) first
     install = _install(engine.config)
     wanted = params.get("openclaw_agent")
     parts = tuple(params.get("parts") or ("store", "jsonl", "notes"))
@@ -89,9 +98,9 @@ def openclaw_sync(engine: Engine, params: Params) -> dict[str, Any]:
         if wanted not in ids:
             raise UsageError(f"no OpenClaw agent {wanted!r} under {install.state_dir}")
         ids = [wanted]
-    if params.get("agent_id") is not None:  # the daemon's per-agent call: only what maps to this agent
+    elif params.get("agent_id") is not None:  # only what maps to this agent
         ids = [a for a in ids if install.agent(a).memoryd_id == params["agent_id"]]
-    out = [_sync_one(engine, install.agent(a), bool(params.get("close_open", True)), parts) for a in ids]
+    out = [_sync_one(engine, install, install.agent(a), bool(params.get("close_open", True)), parts) for a in ids]
     return {"state_dir": str(install.state_dir), "agents": out, "state_dir_missing": install.missing,
             "warnings": [install.warning] if install.warning else []}
 

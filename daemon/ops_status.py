@@ -22,6 +22,9 @@ def status(engine: Engine, params: Params) -> dict[str, Any]:
     for agent_id in ids:
         if not config.agent_dir(agent_id).is_dir():
             raise UsageError(f"no agent {agent_id!r} on this device (memoryd init, or memoryd restore)")
+    from memoryd.tiers.ingest import routing
+
+    table = routing.load(config.home)
     out = []
     for agent_id in ids:
         with engine.memory(agent_id) as mem:
@@ -30,6 +33,7 @@ def status(engine: Engine, params: Params) -> dict[str, Any]:
         info["sync"] = _sync_status(config, agent_id, bool(params.get("remote")))
         info["openclaw"] = _openclaw_status(engine, agent_id)
         info["harnesses"] = _harness_status(engine, agent_id)
+        info["routing"] = routing.feeds(table, agent_id)  # which workspace and OpenClaw agents feed it
         out.append(info)
     return {"home": str(config.home), "agents": out}
 

@@ -216,14 +216,15 @@ class Daemon:
         from memoryd.daemon.watcher import NOTES, QUIET
 
         layout = self.watcher.layout or self.watcher.current_layout()
-        agent = layout.memoryd.get(openclaw_agent, openclaw_agent)
+        agent = layout.memoryd.get(openclaw_agent, openclaw_agent)  # the lock taken; the op reads the route
         parts = ["notes"] if kind == NOTES else ["store", "jsonl", "notes"] if kind == QUIET else ["store", "notes"]
         result = self.call("openclaw_sync", {"agent_id": agent, "openclaw_agent": openclaw_agent,
                                              "close_open": kind == QUIET, "parts": parts})
         reports = result.get("agents", []) if isinstance(result, dict) else []
         for report in reports:
             if report.get("segments") or report.get("notes"):
-                log.info("OpenClaw %s pass for agent %s: %d conversation(s), %d note(s)", kind, agent,
+                log.info("OpenClaw %s pass for agent %s: %d conversation(s), %d note(s)", kind,
+                         report.get("agent_id", agent),
                          report.get("segments", 0), report.get("notes", 0))
             if report.get("errors"):
                 self.last_error = f"openclaw {openclaw_agent}: {report['errors'][0]}"
@@ -268,6 +269,10 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
+        try:  # a home older than the routing table: recorded, a split one repaired, before anything is read
+            self.api.route_show()
+        except Exception as exc:
+            self._failed("routing table upgrade", exc)
         self.backfill.start()  # first: every put from now on leaves its embedding to it
         self.watcher.start()
         self.harness_watcher.start()

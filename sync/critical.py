@@ -18,7 +18,7 @@ from memoryd.tiers.base.errors import MemorydError, RemoteError, StoreError, Usa
 from memoryd.sync import cloudlog_exchange
 from memoryd.sync.epoch_store import CURRENT, GUARD, guard_args
 from memoryd.sync.merge.hlc import stamp_seconds
-from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, join, materialize, max_stamp, normal,
+from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, join, materialize, max_stamp, normal, orphans,
                                         replica_hash, restamp, unmerged)
 from memoryd.sync.outbox import record_failure
 from memoryd.sync.session import Session
@@ -96,16 +96,50 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, remo
     """Write a merge to the tier files, then base.json. The merge journal goes first: a process killed
     in between is finished by the next one (resume_merge) instead of its half-written files being
     taken for local edits, whose fresh stamps would beat other devices' later edits."""
-    view = drop_orphans(materialize(merged), merged)
+    view = materialize(merged)
+    promoted = view["hot"]["critical_lessons"]  # drop_orphans replaces this list, never changes it
+    view = drop_orphans(view, merged, _archived(s, merged))
     if view != materialize(local):
         s.files.save_merging(version, remote_hash, merged)
         top = max_stamp(merged)
-        write_local(s, view, stamp_seconds(top) if top else time.time(), "sync-merge")
+        now = stamp_seconds(top) if top else time.time()
+        _log_removed(s, local, view, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
+        write_local(s, view, now, "sync-merge")
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
     final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
     s.files.save_base(version, final, remote_hash, hlc)
     s.files.clear_merging()
     return final
+
+
+def _archived(s: Session, merged: Replica) -> frozenset[str]:
+    """Sources of orphaned lessons that are in the local index: archived to cold, not forgotten (a forget
+    deletes the index row too, here or, pulled from the cloud log, from another device)."""
+    ids = sorted({les["source_id"] for les in orphans(materialize(merged), merged)})
+    if not ids or s.mem.archive is None:
+        return frozenset()
+    return frozenset(e["id"] for e in s.mem.archive.get(s.agent_id, ids))
+
+
+def _hot_items(state: dict) -> dict[str, str]:
+    """Hot list items by id → kind (lessons, events, tasks, projects)."""
+    ctx = state["hot"]["active_context"]
+    groups = (("lesson", state["hot"]["critical_lessons"]), ("event", ctx["events"]), ("task", ctx["tasks"]),
+              ("project", ctx["projects"]))
+    return {i["id"]: kind for kind, items in groups for i in items if isinstance(i, dict) and "id" in i}
+
+
+def _log_removed(s: Session, local: Replica, view: dict, orphaned: list[dict], now: float) -> None:
+    """Hot items this device held that the merge removes are logged like any eviction, before the files
+    change: no hot item leaves without a row saying which and why. Ids only, no text: the cause may be a
+    forget (on another device, whose own log says which); hot's limits log their rows in write_state."""
+    dropped = {les.get("id") for les in orphaned}
+    kept = _hot_items(view)
+    rows = [{"tier": "hot", "kind": kind, "id": item_id, "what": "", "reason": "sync-merge",
+             "why": "its source memory was forgotten on another device" if item_id in dropped
+             else "removed on another device (evicted or forgotten there)"}
+            for item_id, kind in sorted(_hot_items(materialize(local)).items()) if item_id not in kept]
+    s.mem.record_evictions(rows, now)
 
 
 def resume_merge(s: Session) -> None:
@@ -117,7 +151,8 @@ def resume_merge(s: Session) -> None:
     hlc = s.files.hlc()
     hlc.observe(max(max_stamp(base["replica"]), max_stamp(journal["merged"])))
     files = s.mem.read_state()  # edits made since the crash are stamped as this device's own
-    local = unmerged(restamp(base["replica"], files, hlc.now()), base["replica"], files, journal["merged"])
+    local = unmerged(restamp(base["replica"], files, hlc.now()), base["replica"], files, journal["merged"],
+                     _archived(s, journal["merged"]))
     log.warning("agent %s: finishing a merge interrupted by a crash", s.agent_id)
     _apply_merge(s, join(local, journal["merged"]), local, journal["version"], journal["remote_hash"], hlc)
 

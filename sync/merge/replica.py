@@ -142,22 +142,31 @@ def materialize(rep: Replica) -> dict:
     return {"hot": hot, "warm": warm, "tree": tree}
 
 
-def drop_orphans(view: dict, rep: Replica) -> dict:
-    """Drop hot lessons promoted from a warm entry that `rep` holds as forgotten (tombstoned, not
-    re-created): a device that promoted it while offline must not bring a forgotten fact back."""
+def orphans(view: dict, rep: Replica) -> list[dict]:
+    """Hot lessons promoted from a warm entry that `rep` holds as gone from warm (tombstoned, not
+    re-created): forgotten, or merely moved to cold; the caller tells the two apart (drop_orphans)."""
+    return [les for les in view["hot"]["critical_lessons"] if isinstance(les, dict)
+            and isinstance(les.get("source_id"), str) and f"wm:{les['source_id']}" in rep["tombs"]
+            and CREATED not in rep["stamps"].get(f"wm:{les['source_id']}", {})]
+
+
+def drop_orphans(view: dict, rep: Replica, archived: frozenset[str] = frozenset()) -> dict:
+    """Drop hot lessons promoted from a forgotten warm entry: a device that promoted it while offline
+    must not bring a forgotten fact back. `archived`: source ids still in the local index (they left
+    warm for cold, which tombstones them in warm too): their lessons stay."""
     lessons = view["hot"]["critical_lessons"]
-    dead = [les for les in lessons if isinstance(les, dict) and isinstance(les.get("source_id"), str)
-            and f"wm:{les['source_id']}" in rep["tombs"] and CREATED not in rep["stamps"].get(f"wm:{les['source_id']}", {})]
+    dead = [les for les in orphans(view, rep) if les["source_id"] not in archived]
     if dead:
         view["hot"] = dict(view["hot"], critical_lessons=[les for les in lessons if les not in dead])
     return view
 
 
-def unmerged(local: Replica, base: Replica, files: dict, merged: Replica) -> Replica:
+def unmerged(local: Replica, base: Replica, files: dict, merged: Replica,
+             archived: frozenset[str] = frozenset()) -> Replica:
     """`local` (= restamp(base, files)) with every key whose file content is what materialize(merged)
     wrote put back to base's registers: such a change came from an interrupted merge, not from an edit
     on this device, and must not get this device's newer stamp."""
-    wrote = {k: v[0] for k, v in explode(drop_orphans(materialize(merged), merged)).items()}
+    wrote = {k: v[0] for k, v in explode(drop_orphans(materialize(merged), merged, archived)).items()}
     had = {k: v[0] for k, v in explode(materialize(base)).items()}
     now = {k: v[0] for k, v in explode(files).items()}
     keys = [k for k in set(wrote) | set(now) if now.get(k) == wrote.get(k) and had.get(k) != now.get(k)]

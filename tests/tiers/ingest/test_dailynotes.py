@@ -146,7 +146,11 @@ def test_cli_ingest_daily(config) -> None:
     res = CliRunner().invoke(cli, ["ingest-daily", "--all"])
     assert res.exit_code == 0 and "4 stored, 8 already known" in res.stdout
     res = CliRunner().invoke(cli, ["ingest-daily", "--all", "--agent-id", "other", "--json"])
-    assert json.loads(res.stdout)["stored"] == 12
+    assert res.exit_code == 2 and not config.agent_dir("other").exists()  # one workspace, one agent
+    res = CliRunner().invoke(cli, ["route", "workspace", "--agent-id", "other"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(cli, ["ingest-daily", "--all", "--json"])  # the route, from now on
+    assert json.loads(res.stdout)["stored"] == 12 and json.loads(res.stdout)["agent_id"] == "other"
     for args in (["ingest-daily", "--date", "2026-02-30"], ["ingest-daily", "--date", "2026-02-18", "--all"],
                  ["ingest-daily", "--date", "2020-01-01"], ["ingest-daily", "--all", "--agent-id", "../x"]):
         res = CliRunner().invoke(cli, args)

@@ -138,7 +138,7 @@ def test_status_shows_cursor_last_ingest_and_skipped(oc: Path, home: Path) -> No
     assert "main → agent main" in text and "0 event(s) not yet taken" in text
     assert f"cursor {sid}: seq {row['cursor'][sid]}" in text  # where reading goes on, per session
     assert f"internal turn {row['skipped']['internal turn']}" in text.split("skipped: ")[1]  # what was left out
-    line = next(ln for ln in CliRunner().invoke(cli, ["status"]).output.splitlines() if "openclaw main" in ln)
+    line = next(ln for ln in CliRunner().invoke(cli, ["status"]).output.splitlines() if "  openclaw main:" in ln)
     assert f"cursor {sid[:8]}…#{row['cursor'][sid]}" in line and "internal turn" in line
 
 

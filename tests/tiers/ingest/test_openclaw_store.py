@@ -141,6 +141,6 @@ def test_console_script_says_a_broken_store_once(oc: Path, home: Path, tmp_path:
     assert cursors(home) == before
     status = subprocess.run([memoryd, "status", "--agent-id", "main"], env=env, capture_output=True, text=True,
                             timeout=120)
-    [line] = [ln for ln in status.stdout.splitlines() if "openclaw main" in ln]
+    [line] = [ln for ln in status.stdout.splitlines() if "  openclaw main:" in ln]
     assert "? event(s) not yet taken" in line and f"#{max(c['seq'] for c in before.values())}" in line
     assert "unreadable: file is not a database" in line

@@ -7,7 +7,8 @@ Follows OpenClaw's own rules: `OPENCLAW_STATE_DIR` (default `~/.openclaw`); agen
 older setups keep their overrides: `MEMORYD_SESSIONS_DIR` (or `[watch] sessions_dir`) is where the
 `<agent>/sessions/*.jsonl` transcripts live, and an explicit `MEMORYD_WORKSPACE` (or `workspace` in
 config.toml) is the default agent's workspace; `[watch] notes_agent`, when set, is the memoryd agent
-the default OpenClaw agent (notes and conversations) goes to.
+the default OpenClaw agent (notes and conversations) goes to. Every other agent goes where the home's
+routing table says (tiers/ingest/routing.py): its workspace's agent, else its own record, else its own name.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from memoryd.tiers.base import jsontext
 from memoryd.tiers.base.config import AGENT_ID_RE, Config
+from memoryd.tiers.ingest import routing
 from memoryd.tiers.ingest.openclaw.store import store_path
 
 DEFAULT_AGENT = "main"
@@ -88,6 +90,7 @@ class Install:
         explicit = config.sources.get("workspace", "default") != "default"  # set by the user, not the default
         self.workspace_override = config.workspace.expanduser() if explicit else None
         self.notes_agent = config.watch.notes_agent
+        self.routes = routing.load(config.home)  # read once per Install: a snapshot of where each agent goes
 
     def _agents_list(self) -> list[dict[str, Any]]:
         """The agent roster: `agents.entries` ({id: {...}}, OpenClaw 2026.9) or `agents.list` ([{id, ...}])."""
@@ -138,12 +141,21 @@ class Install:
             found.add(self.default_agent())
         return sorted(a for a in found if AGENT_ID_RE.fullmatch(a))
 
+    def configured(self, openclaw_id: str) -> str | None:
+        """The memoryd agent config.toml names for this OpenClaw agent (`[watch] notes_agent`: the default one)."""
+        return self.notes_agent if self.notes_agent and openclaw_id == self.default_agent() else None
+
+    def configured_for_workspace(self, workspace: Path) -> str | None:
+        """`[watch] notes_agent` when `workspace` is the default OpenClaw agent's (it reads those notes)."""
+        default = self.default_agent()
+        same = routing.workspace_key(workspace) == routing.workspace_key(self.workspace(default))
+        return self.configured(default) if same else None
+
     def agent(self, openclaw_id: str) -> OpenClawAgent:
-        memoryd_id = openclaw_id
-        if openclaw_id == self.default_agent() and self.notes_agent:
-            memoryd_id = self.notes_agent  # an older setup that chose where its notes (and now all) go
+        workspace = self.workspace(openclaw_id)
+        memoryd_id = routing.openclaw_agent(self.routes, openclaw_id, workspace, self.configured(openclaw_id))
         return OpenClawAgent(openclaw_id, memoryd_id, store_path(self.state_dir, openclaw_id),
-                             self.sessions_root / openclaw_id / "sessions", self.workspace(openclaw_id))
+                             self.sessions_root / openclaw_id / "sessions", workspace)
 
     def agents(self) -> list[OpenClawAgent]:
         return [self.agent(a) for a in self.agent_ids()]
