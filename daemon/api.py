@@ -81,6 +81,7 @@ KEY_IMPORT = Operation("key_import", ops_sync.key_import, served=False)
 DEVICE_LIST = Operation("device_list", ops_devices.device_list, served=False)
 DEVICE_ADD = Operation("device_add", ops_devices.device_add, served=False)
 DEVICE_REVOKE = Operation("device_revoke", ops_devices.device_revoke, served=False)
+DEVICE_RENAME = Operation("device_rename", ops_devices.device_rename, served=False)
 KEY_ROTATE = Operation("key_rotate", ops_devices.key_rotate, served=False)
 KEY_RECOVERY = Operation("key_recovery", ops_devices.key_recovery, served=False)
 HOT_CHANGE = Operation("hot_change", ops_hot.hot_change)
@@ -109,7 +110,7 @@ TREE_RESTRUCTURE = Operation("tree_restructure", ops_seal.tree_restructure, serv
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     PING, INIT, STORE, RETRIEVE, CONSOLIDATE, FORGET, URLS, INGEST_DAILY, INGEST_TRANSCRIPT, EXPORT, IMPORT,
     STATUS, SYNC, RESTORE, RESTORE_VERSIONS, KEY_SHOW, KEY_EXPORT, KEY_IMPORT,
-    DEVICE_LIST, DEVICE_ADD, DEVICE_REVOKE, KEY_ROTATE, KEY_RECOVERY,
+    DEVICE_LIST, DEVICE_ADD, DEVICE_REVOKE, DEVICE_RENAME, KEY_ROTATE, KEY_RECOVERY,
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
     OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, EMBED, FORGET_VERIFY,
     ENTITY_LIST, ENTITY_SHOW, ENTITY_REFRESH, REFLECT, DIGEST, KNOWLEDGE_JOB,
@@ -293,6 +294,9 @@ class MemoryApi:
 
     def device_revoke(self, *, agent_id: str, device: str) -> Result:
         return self.transport.call(DEVICE_REVOKE, _params(agent_id=agent_id, device=device))
+
+    def device_rename(self, *, agent_id: str, device: str, name: str) -> Result:
+        return self.transport.call(DEVICE_RENAME, _params(agent_id=agent_id, device=device, name=name))
 
     # -- knowledge: entities, reflect, the daily digest ------------------------------------------
     def entity_list(self, *, agent_id: str, limit: int | None = None) -> Result:

@@ -41,6 +41,7 @@ class Remote(Protocol):
     def batch(self, stmts: list[Stmt]) -> list[Result]: ...
 
     bytes_sent: int
+    log_bytes: int
 
     def local_ring(self) -> KeyRing: ...  # the keys as this device holds them (sync/session.py)
 
@@ -67,6 +68,7 @@ def push(remote: Remote, dev: DeviceLog, device_id: str, now: int, progress: Pro
             ref, digest, data = seal_row(key, agent_id, op, item, epoch)
             rows.append([agent_id, ref, op, LOG_VERSION, digest, data, device_id, now, epoch])
             remote.bytes_sent += len(data)
+            remote.log_bytes += len(data)
             # older puts of it go (a forget: every put), under whichever epoch they were sealed
             refs = {ref_of(k, agent_id, mid) for k in ring.epochs.values()} | {ref}
             stale += [(r, digest if op == "put" and r == ref else "") for r in sorted(refs)]

@@ -44,7 +44,7 @@ def hot_changes(facts: Sequence[Fact]) -> Callable[[AgentState, float], list[str
                 if fact.kind == "lesson":
                     if any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
                         continue
-                    hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now)
+                    hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now, keep_head=True)
                 elif fact.kind in ("task", "event"):
                     items = hot["active_context"]["tasks" if fact.kind == "task" else "events"]
                     if any(similar(x["text"], fact.hot_text) for x in items):

@@ -125,7 +125,8 @@ def _promote(mem: AgentMemory) -> int:
         for entry in warm_tier.due_for_hot(state["warm"]):
             if entry.get("metadata", {}).get("promoted"):
                 continue
-            lesson = hot_tier.add_lesson(state["hot"], entry["text"], entry["category"], entry["importance"], now)
+            lesson = hot_tier.add_lesson(state["hot"], entry["text"], entry["category"], entry["importance"], now,
+                                          keep_head=True)
             lesson["source_id"] = entry["id"]
             entry.setdefault("metadata", {})["promoted"] = True
             promoted += 1
