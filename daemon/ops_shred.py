@@ -45,10 +45,11 @@ def forget_shredding(engine: Engine, params: Params) -> dict[str, Any]:
                     shred.clear(config, agent_id)
                     raise
                 result = {"id": mid, "removed": {"warm": 0, "hot": 0, "cold": 0}, "already_forgotten": True}
-    from memoryd.daemon.ops_knowledge import after_forget
+    from memoryd.daemon.forget_derived import refresh_derived
 
-    # the memory's entity mentions and the bank pages quoting it go before the keys do, as in a plain forget
-    result["pages"] = after_forget(engine, agent_id, set(result.get("ids") or [mid]) - {""})
+    # what was derived from it (digests, summaries, bank pages, the snapshot) goes before the keys do, as in a
+    # plain forget; the shred scrubs the index itself
+    result.update(refresh_derived(engine, agent_id, set(result.get("ids") or [mid]) - {""}, scrub=False))
     result["shred"] = shred.run(config, agent_id, doc, new_recovery=bool(params.get("new_recovery")))
     return result
 

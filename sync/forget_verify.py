@@ -12,6 +12,7 @@ from typing import Any
 
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, UsageError
+from memoryd.tiers.memory.forget_derived_traces import derived_places
 from memoryd.tiers.memory.forget_traces import REMAINS, UNKNOWN, Place, forgotten_at, hot_items, index_place, tier_places
 
 from memoryd.sync.cloudlog import ref_of
@@ -122,6 +123,7 @@ def verify(config: Config, agent_id: str, memory_id: str) -> dict[str, Any]:
         forgotten = forgotten_at(s.index, agent_id, memory_id)
         if forgotten is None and not any(p.found for p in places[:3]) and not alive:
             raise UsageError(f"no memory {memory_id!r} on this device, and no record of its forget")
+        places += derived_places(s.mem, memory_id, forgotten)
         places.append(device_critical(s, memory_id))
         synced = not s.is_file or bool(s.files.state().get("version"))
         began, recovery = epoch_times(s) if synced else ({}, None)
