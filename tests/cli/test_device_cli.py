@@ -155,7 +155,11 @@ def test_devices_are_named_after_the_host_renamed_and_known_by_one_id(tmp_path, 
     assert sorted(names.values()) == [host, f"{host}-2"]  # two homes on one host stay apart
     a_id = next(d["id"] for d in a.json("device", "list")["devices"] if d["this_device"])
     b.run("store", "The lighthouse keeper moved the logbook", "--category", "people/ada")
-    b.run("sync")
+    said = b.run("sync").stdout  # the bytes say what they count: the sealed state, apart from log rows
+    assert "bytes of sealed hot, tree and warm" in said and "log" not in said.split("bytes of sealed hot")[0], said
+    b.run("store", "The lighthouse keeper painted the lamp room", "--category", "people/ada")
+    pushed = b.json("sync")
+    assert pushed["bytes_sent"] == pushed["critical_bytes"] + pushed["log_bytes"] and pushed["critical_bytes"] > 0
     a.run("sync")
     pushers = {v["device_id"] for v in a.json("status", "--remote")["agents"][0]["sync"]["versions"]}
     assert pushers and pushers <= set(names), (pushers, names)  # one id per device, in status and device list
