@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from memoryd.tiers.memory.agent import AgentMemory
 
 SUMMARISES_KEY = "summarises"  # tiers/knowledge/kinds.py: the ids a summary (a digest too) stands for
-SNAPSHOT = "snapshot.md"  # tiers/knowledge/snapshot.py's file
+SNAPSHOT = "snapshot.md"  # tiers/knowledge/snapshot.py's FILE
 
 
 def summary_place(mem: AgentMemory, memory_id: str) -> Place:
@@ -47,14 +47,20 @@ def bank_place(mem: AgentMemory, memory_id: str, workspaces: Sequence[Path] = ()
 
 
 def snapshot_place(mem: AgentMemory, forgotten: float | None) -> Place:
-    """The working snapshot: written before the forget, it may still quote the memory."""
+    """The working snapshot: written before the forget and not what the state gives now, it may still quote
+    the memory (what the state gives now holds nothing of it: the state does not)."""
+    from memoryd.tiers.knowledge.snapshot import render
+
     place = Place("working snapshot")
     path = mem.dir / SNAPSHOT
     try:
-        written = path.stat().st_mtime
+        written, text = path.stat().st_mtime, path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return place
-    if forgotten is not None and int(written) < int(forgotten):
+    except OSError as exc:
+        place.unknown = f"cannot read {path.name}: {exc.strerror}"
+        return place
+    if forgotten is not None and int(written) < int(forgotten) and text != render(mem.read_state()):
         place.found.append(f"{path.name} was written before the forget and not since")
     return place
 
