@@ -13,6 +13,7 @@ from typing import Any
 
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.memory.agent import AgentMemory
+from memoryd.tiers.memory.forget_derived_traces import SUMMARISES_KEY, stands_for
 
 from memoryd.daemon.engine import Engine
 from memoryd.daemon.ops_knowledge import after_forget, clock
@@ -20,15 +21,11 @@ from memoryd.daemon.ops_knowledge import after_forget, clock
 
 def summaries_quoting(mem: AgentMemory, ids: set[str]) -> list[dict[str, Any]]:
     """Warm and cold summaries (digests, sealed summaries) that stand for any of `ids`."""
-    from memoryd.tiers.knowledge import kinds
-
-    found = [e for e in mem.read_state()["warm"]["entries"]
-             if ids & set(map(str, (e.get("metadata") or {}).get(kinds.SUMMARISES_KEY) or []))]
+    found = [e for e in mem.read_state()["warm"]["entries"] if stands_for(e.get("metadata"), ids)]
     if mem.archive is not None:
         rows = mem.archive.read("SELECT id, metadata FROM memories WHERE agent_id = ? AND metadata LIKE ?",
-                                [mem.agent_id, f'%"{kinds.SUMMARISES_KEY}"%'])
-        hits = [mid for mid, meta in rows
-                if ids & set(map(str, (json.loads(meta or "{}") or {}).get(kinds.SUMMARISES_KEY) or []))]
+                                [mem.agent_id, f'%"{SUMMARISES_KEY}"%'])
+        hits = [mid for mid, meta in rows if stands_for(json.loads(meta or "{}"), ids)]
         known = {e["id"] for e in found}
         found += [e for e in mem.archive.get(mem.agent_id, hits) if e["id"] not in known]
     return found

@@ -95,3 +95,10 @@ def test_a_forget_leaves_no_byte_of_the_memory_in_any_file_derived_from_it(tmp_p
         assert {name: places[name]["status"] for name in DERIVED} == dict.fromkeys(DERIVED, "clean"), report
     assert "Ada Lovelace prefers green tea" in (home / "rendered.md").read_text()  # the rest is still there
     assert ok(env, "retrieve", "green tea")["results"]
+
+
+def test_verify_reads_the_names_the_knowledge_layer_writes() -> None:
+    from memoryd.tiers.knowledge import kinds, snapshot
+    from memoryd.tiers.memory import forget_derived_traces as traces
+
+    assert (traces.SUMMARISES_KEY, traces.SNAPSHOT) == (kinds.SUMMARISES_KEY, snapshot.FILE)

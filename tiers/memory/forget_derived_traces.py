@@ -20,16 +20,21 @@ SUMMARISES_KEY = "summarises"  # tiers/knowledge/kinds.py: the ids a summary (a 
 SNAPSHOT = "snapshot.md"  # tiers/knowledge/snapshot.py's FILE
 
 
+def stands_for(metadata: Any, ids: set[str]) -> bool:
+    """Whether a summary's metadata names any of `ids` among the memories it stands for."""
+    return bool(ids & set(map(str, (metadata or {}).get(SUMMARISES_KEY) or [])))
+
+
 def summary_place(mem: AgentMemory, memory_id: str) -> Place:
     """Digests and sealed summaries, in warm or in the local index, that stand for the memory."""
     place = Place("summaries and digests")
-    stands_for = lambda meta: memory_id in map(str, (meta or {}).get(SUMMARISES_KEY) or [])  # noqa: E731
     place.found += [f"summary {e['id']} in warm" for e in mem.read_state()["warm"]["entries"]
-                    if stands_for(e.get("metadata"))]
+                    if stands_for(e.get("metadata"), {memory_id})]
     if mem.archive is not None:
         rows = mem.archive.read("SELECT id, metadata FROM memories WHERE agent_id = ? AND metadata LIKE ?",
                                 [mem.agent_id, f'%"{memory_id}"%'])
-        place.found += [f"summary {mid} in the local index" for mid, meta in rows if stands_for(json.loads(meta or "{}"))]
+        place.found += [f"summary {mid} in the local index" for mid, meta in rows
+                       if stands_for(json.loads(meta or "{}"), {memory_id})]
     return place
 
 
