@@ -18,8 +18,8 @@ from typing import Any, Iterable, NotRequired, TypedDict
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import (ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw, ops_seal, ops_shred,
-                            ops_status, ops_sync)
+from memoryd.daemon import (forget_derived, ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw, ops_seal,
+                            ops_shred, ops_status, ops_sync)
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -71,7 +71,7 @@ INGEST_TRANSCRIPT = Operation("ingest_transcript", core.ingest_transcript)
 EXPORT = Operation("export", core.export_to, served=False)  # paths are the caller's: its working directory
 IMPORT = Operation("import", core.import_from, served=False)
 STATUS = Operation("status", ops_status.status)
-SYNC = Operation("sync", ops_sync.sync)
+SYNC = Operation("sync", forget_derived.sync_and_refresh)  # ops_sync.sync, then a pulled forget's derived files
 RESTORE = Operation("restore", ops_sync.restore, served=False)  # the key comes from this process (file, env)
 RESTORE_VERSIONS = Operation("restore_versions", ops_sync.restore_versions, served=False)
 KEY_SHOW = Operation("key_show", ops_sync.key_show, served=False)

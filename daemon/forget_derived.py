@@ -15,8 +15,9 @@ from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.memory.forget_derived_traces import SUMMARISES_KEY, stands_for
 
-from memoryd.daemon.engine import Engine
+from memoryd.daemon.engine import Engine, Params, agent_of
 from memoryd.daemon.ops_knowledge import after_forget, clock
+from memoryd.daemon.ops_sync import sync
 
 
 def summaries_quoting(mem: AgentMemory, ids: set[str]) -> list[dict[str, Any]]:
@@ -93,3 +94,16 @@ def refresh_derived(engine: Engine, agent_id: str, ids: set[str], *, scrub: bool
     if scrub:
         out["scrub"] = scrub_index(engine, agent_id)
     return out
+
+
+def sync_and_refresh(engine: Engine, params: Params) -> dict[str, Any]:
+    """The `sync` operation: a two-way sync (daemon/ops_sync.py); a forget another device made arrives with it,
+    and what this device derived from the memory is made again here (the pull scrubbed the index already)."""
+    result = sync(engine, params)
+    pulled = (result.get("cold") or {}).get("pulled") or {}
+    gone = set(pulled.pop("forgotten_ids", None) or [])
+    if gone:
+        refreshed = refresh_derived(engine, agent_of(params), gone, scrub=False)
+        if refreshed["warnings"]:
+            result.setdefault("warnings", []).extend(refreshed["warnings"])
+    return result

@@ -111,6 +111,7 @@ def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | Non
                           "the server lost rows (restored from an older backup?); run 'memoryd sync --force' "
                           "to upload this device's memories again", transient=False)
     seen = added = forgotten = 0
+    gone: list[str] = []  # the ids whose forget arrived: what was derived from them is made again (daemon)
     advance = reporter(progress, "cloud log", count)
     while cursor < top:
         rows = remote.execute(_PAGE, [agent_id, cursor, PULL_PAGE]).rows
@@ -119,10 +120,12 @@ def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | Non
         items = [open_row(ring.key, agent_id, tuple(r)) for r in rows]  # all verified before any is applied
         _drop_stale(remote, dev, rows, items)
         a, f = dev.apply_page(items, int(rows[-1][0]))
+        gone += [str(item["id"]) for kind, item in items if kind == "forget"]
         cursor = int(rows[-1][0])
         seen, added, forgotten = seen + len(rows), added + a, forgotten + f
         advance(len(rows))
-    return {"rows": seen, "added": added, "forgotten": forgotten, "cursor": cursor}
+    out = {"rows": seen, "added": added, "forgotten": forgotten, "cursor": cursor}
+    return dict(out, forgotten_ids=sorted(set(gone))) if gone else out
 
 
 def _drop_stale(remote: Remote, dev: DeviceLog, rows: list[Any], items: list[Item]) -> None:

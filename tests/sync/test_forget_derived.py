@@ -102,3 +102,22 @@ def test_verify_reads_the_names_the_knowledge_layer_writes() -> None:
     from memoryd.tiers.memory import forget_derived_traces as traces
 
     assert (traces.SUMMARISES_KEY, traces.SNAPSHOT) == (kinds.SUMMARISES_KEY, snapshot.FILE)
+
+
+def test_a_forget_made_on_another_device_reaches_the_files_this_one_derived(tmp_path: Path, private_sqld) -> None:
+    from synchelp import AGENT as SYNCED, device, env_for, first_device
+
+    a, key = first_device(tmp_path, private_sqld.http_url)
+    b = device(tmp_path, "b", private_sqld.http_url, key)
+    env_a, env_b = env_for(a), env_for(b)
+    mid = ok(env_a, "--agent-id", SYNCED, "store", f"The {WARM_CANARY} boat is moored at the north pier",
+             "--category", "boats", "--importance", "0.9")["id"]
+    ok(env_a, "--agent-id", SYNCED, "store", "The spare oars are in the shed", "--category", "boats")
+    ok(env_a, "--agent-id", SYNCED, "sync")
+    ok(env_b, "--agent-id", SYNCED, "sync")
+    ok(env_b, "--agent-id", SYNCED, "consolidate", "--mode", "daily")  # b's own snapshot: what b derived itself
+    assert holders(b.home, WARM_CANARY.encode())
+    ok(env_a, "--agent-id", SYNCED, "forget", mid)
+    ok(env_b, "--agent-id", SYNCED, "sync")
+    assert holders(b.home, WARM_CANARY.encode()) == []
+    assert "spare oars" in (b.home / "agents" / SYNCED / "snapshot.md").read_text()
