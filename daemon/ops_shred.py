@@ -56,6 +56,8 @@ def forget_shredding(engine: Engine, params: Params) -> dict[str, Any]:
 
 def forget_verify(engine: Engine, params: Params) -> dict[str, Any]:
     """{agent_id, id}: per place, whether anything that could recover the memory's text is left."""
+    from memoryd.daemon.ops_knowledge import workspaces
     from memoryd.sync.forget_verify import verify
 
-    return verify(engine.config, agent_of(params), str(params.get("id") or ""))
+    agent_id = agent_of(params)
+    return verify(engine.config, agent_id, str(params.get("id") or ""), workspaces(engine.config, agent_id))

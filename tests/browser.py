@@ -64,7 +64,8 @@ def system_browser(how: Provision) -> str | None:
 
 def playwright_chromium(how: Provision) -> str | None:
     """Where Playwright keeps (or would keep) its own Chromium build for the installed version."""
-    code = "from playwright.sync_api import sync_playwright\nwith sync_playwright() as p: print(p.chromium.executable_path)"
+    code = ("from playwright.sync_api import sync_playwright\n"
+            "with sync_playwright() as p: print(p.chromium.executable_path)")
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=how.env)
     except (OSError, subprocess.TimeoutExpired):

@@ -79,8 +79,9 @@ def log_place(mem: AgentMemory, memory_id: str) -> Place:
     place = Place("eviction and knowledge logs")
     for log in (mem.evictions, mem.knowledge):
         for row in log.rows():
-            if row.get("id") == memory_id and _texts(dict(row)):
-                place.found.append(f"a {row.get('kind', '?')} row in {log.path.name} keeps {', '.join(_texts(dict(row)))}")
+            kept = _texts(dict(row)) if row.get("id") == memory_id else []
+            if kept:
+                place.found.append(f"a {row.get('kind', '?')} row in {log.path.name} keeps {', '.join(kept)}")
     return place
 
 
