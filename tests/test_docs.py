@@ -110,3 +110,23 @@ def test_every_module_is_in_the_architecture_module_map():
                for p in (ROOT / d).rglob("*.py") if p.name != "__init__.py"}
     assert sorted(modules - listed) == []
     assert sorted(listed - modules) == []
+
+
+def test_the_quick_starts_local_lines_work_as_written(tmp_path):
+    """store and retrieve exactly as the quick start writes them, with memoryd on PATH as the venv puts it."""
+    import os
+    import subprocess
+    import sys
+
+    block = README.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("```bash\n", 1)[1]
+    lines = [line for line in block.split("```", 1)[0].splitlines() if line.startswith(("memoryd store",
+                                                                                          "memoryd retrieve"))]
+    assert len(lines) == 2
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
+    env.update(MEMORYD_HOME=str(tmp_path / "home"), MEMORYD_RETRIEVAL_MODE="keyword",
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
+    out = subprocess.run(["bash", "-c", "set -e\n" + "\n".join(lines)], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    stored_id = out.stdout.splitlines()[0]
+    assert f"[warm] {stored_id}" in out.stdout and "Decided raw JSON-RPC for the BSC client" in out.stdout
