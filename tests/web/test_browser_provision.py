@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import time
 from pathlib import Path
 
 import pytest
@@ -39,11 +38,9 @@ def test_no_browser_anywhere_fails_with_one_line_and_tries_the_install_once(tmp_
     assert "apt-get install -y chromium" in message and "playwright install chromium" in message
     assert "(tried: install chromium: Error: connect ECONNREFUSED" in message, message  # the installer's words
     memo = json.loads(how.memo().read_text())
-    started = time.monotonic()
     with pytest.raises(NoBrowser) as second:  # remembered: the installer is not run again within the hour
         chromium(how)
-    assert str(second.value) == message and json.loads(how.memo().read_text()) == memo
-    assert time.monotonic() - started < 2
+    assert str(second.value) == message and json.loads(how.memo().read_text()) == memo  # same failure, same time
 
 
 def test_a_browser_on_path_or_named_is_used_as_it_is(tmp_path: Path) -> None:
