@@ -81,3 +81,15 @@ def device_revoke(device_id: str, agent_id: str, as_json: bool) -> None:
     """Revoke a device: a new key epoch it cannot open; its next sync fails."""
     emit(get_api().device_revoke(agent_id=agent_id, device=device_id), as_json,
          lambda d: f"revoked device {d['revoked']} ({d['name']}); new writes use key epoch {d['epoch']}")
+
+
+@device.command("rename")
+@click.argument("device_id")
+@click.argument("name")
+@agent_option
+@json_option
+@handles_errors
+def device_rename(device_id: str, name: str, agent_id: str, as_json: bool) -> None:
+    """Give a device the NAME 'device list' shows (a device is first named after its host)."""
+    emit(get_api().device_rename(agent_id=agent_id, device=device_id, name=name), as_json,
+         lambda d: f"device {d['device_id']} is now {d['name']!r} (was {d['was']!r})")

@@ -5,7 +5,7 @@ from typing import Any
 
 import click
 
-from memoryd.cli.common import emit, get_api, handles_errors, json_option
+from memoryd.cli.common import check_optional_agent, emit, get_api, handles_errors, json_option
 from memoryd.cli.main import cli
 
 
@@ -24,13 +24,12 @@ def _human(data: dict[str, Any]) -> str:
                    "project dir), file:PATH = any file. Repeatable. [default: config.toml [render] targets]")
 @click.option("--project-dir", type=click.Path(file_okay=False), default=None,
               help="Where CLAUDE.md / AGENTS.md live. [default: [render] project_dir, else the current directory]")
-@click.option("--agent-id", "agent_id", default=None,
+@click.option("--agent-id", "agent_id", default=None, callback=check_optional_agent,
               help="Agent whose memory to render. [default: [render] agent, else default]")
 @json_option
 @handles_errors
 def render(targets: tuple[str, ...], project_dir: str | None, agent_id: str | None, as_json: bool) -> None:
     """Write hot memory and the tree summary between memoryd's markers in each target file."""
-    agent_id = agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
     results = get_api().render(agent_id=agent_id, targets=targets, project_dir=project_dir)["targets"]
     for r in results:
         for warning in r["warnings"]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from memoryd.cli.common import emit, get_api, handles_errors, json_option
+from memoryd.cli.common import check_optional_agent, emit, get_api, handles_errors, json_option
 from memoryd.cli.main import cli
 
 
@@ -139,15 +139,13 @@ def _human(data: dict[str, Any]) -> str:
 
 
 @cli.command()
-@click.option("--agent-id", "agent_id", default=None, help="Only this agent (default: every agent).")
+@click.option("--agent-id", "agent_id", default=None, callback=check_optional_agent,
+              help="Only this agent (default: every agent).")
 @click.option("--remote", is_flag=True, help="Also list the latest encrypted versions in the cloud (one round trip).")
 @json_option
 @handles_errors
 def status(agent_id: str | None, remote: bool, as_json: bool) -> None:
     """Per agent: tier sizes, tree, cold, consolidation runs, sync, evictions; and the daemon."""
-    from memoryd.tiers.base.config import validate_agent_id
-
-    agent_id = agent_id or (click.get_current_context().find_root().obj or {}).get("agent_id")
-    data = get_api().status(agent_id=validate_agent_id(agent_id) if agent_id else None, remote=remote)
+    data = get_api().status(agent_id=agent_id, remote=remote)
     data.setdefault("daemon", None)
     emit(data, as_json, _human)

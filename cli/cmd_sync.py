@@ -13,11 +13,12 @@ from memoryd.cli.main import cli
 
 def _human_sync(r: dict[str, Any]) -> str:
     trips = f"{r.get('round_trips', 0)} round trip{'s' if r.get('round_trips') != 1 else ''}"
-    cold = _human_cold(r.get("cold") or {})
+    cold = _human_cold(r.get("cold") or {}, r.get("log_bytes", 0))
     if r["status"] == "pushed":
         extra = f", merged {r['conflicts']} concurrent change(s)" if r.get("conflicts") else ""
         pulled = f"pulled v{r['pulled_version']}, " if r.get("pulled_version") else ""
-        return f"{pulled}pushed critical state v{r['version']} ({r.get('bytes_sent', 0)} bytes, {trips}{extra}){cold}"
+        state = f"{r.get('critical_bytes', 0)} bytes of sealed hot, tree and warm"
+        return f"{pulled}pushed critical state v{r['version']} ({state}, {trips}{extra}){cold}"
     if r["status"] in ("unchanged", "current"):
         return f"in sync: v{r['version']} is current on this device and the server ({trips}){cold}"
     if r["status"] == "pulled":
@@ -25,9 +26,10 @@ def _human_sync(r: dict[str, Any]) -> str:
     return f"{r['status']}: now at v{r['version']} ({trips}){cold}"
 
 
-def _human_cold(c: dict[str, Any]) -> str:
+def _human_cold(c: dict[str, Any], log_bytes: int = 0) -> str:
     pulled = (c.get("pulled") or {}).get("rows", 0)
-    parts = [f"{c['uploaded']} archived memories uploaded" if c.get("uploaded") else "",
+    sealed = f" ({log_bytes} bytes of sealed memory-log rows)" if log_bytes else ""
+    parts = [f"{c['uploaded']} archived memories uploaded{sealed}" if c.get("uploaded") else "",
              f"{pulled} log rows pulled" if pulled else "",
              f"{c['migrated']} plaintext rows migrated" if c.get("migrated") else ""]
     return "; " + ", ".join(p for p in parts if p) if any(parts) else ""
@@ -153,7 +155,7 @@ def _human_rotate(d: dict[str, Any]) -> str:
     if d["action"] == "rotate":
         return f"new key epoch {d['epoch']}: new writes are sealed under it (older rows keep theirs; --reseal moves them)"
     return (f"{'resumed: ' if d.get('resumed') else ''}resealed agent {d['agent_id']} under key epoch {d['epoch']}: "
-            f"{d.get('uploaded', 0)} memories, {d.get('versions', 0)} stored versions, {d.get('bytes_sent', 0)} bytes; "
+            f"{d.get('uploaded', 0)} memories, {d.get('versions', 0)} stored versions, {d.get('bytes_sent', 0)} sealed bytes in all; "
             f"dropped epochs {', '.join(map(str, d.get('dropped_epochs') or [])) or 'none'}")
 
 

@@ -6,26 +6,15 @@ from typing import Any
 
 import click
 
-from memoryd.cli.common import get_config, handles_errors
+from memoryd.cli.common import check_optional_agent, get_config, handles_errors
 from memoryd.cli.main import cli
-
-
-def _agent(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from memoryd.tiers.base.config import validate_agent_id
-    from memoryd.tiers.base.errors import UsageError
-
-    value = value or (ctx.find_root().obj or {}).get("agent_id")
-    try:
-        return None if value is None else validate_agent_id(value)
-    except UsageError as exc:
-        raise click.BadParameter(exc.message) from None
 
 
 @cli.command()
 @click.option("--port", type=click.IntRange(0, 65535), default=None,
               help="Loopback port (default: [web] port, 8377; 0 picks a free one).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the view in the browser.")
-@click.option("--agent-id", "agent_id", default=None, callback=_agent,
+@click.option("--agent-id", "agent_id", default=None, callback=check_optional_agent,
               help="Agent shown first [default: default, else the first one].")
 @handles_errors
 def web(port: int | None, open_browser: bool, agent_id: str | None) -> None:

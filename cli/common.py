@@ -30,6 +30,17 @@ def _check_agent(ctx: click.Context, param: click.Parameter, value: str | None) 
         raise click.BadParameter(exc.message) from None
 
 
+def check_optional_agent(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An --agent-id that may be left out (None: every agent, or the configured one); "" is refused like any
+    other bad id, never taken for "not given"."""
+    if value is None:
+        value = (ctx.find_root().obj or {}).get("agent_id")
+    try:
+        return None if value is None else validate_agent_id(value)
+    except MemorydError as exc:
+        raise click.BadParameter(exc.message) from None
+
+
 agent_option = click.option(
     "--agent-id", "agent_id", default=None, callback=_check_agent,
     help="Agent whose memory to use [default: default].",

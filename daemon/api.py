@@ -18,8 +18,8 @@ from typing import Any, Iterable, NotRequired, TypedDict
 from memoryd.tiers.base.config import Config
 
 from memoryd.daemon import ops_core as core
-from memoryd.daemon import (hooks_context, hooks_ops, ops_devices, ops_embed, ops_hot, ops_knowledge, ops_openclaw,
-                            ops_review, ops_route, ops_seal, ops_shred, ops_status, ops_sync)
+from memoryd.daemon import (forget_derived, hooks_context, hooks_ops, ops_devices, ops_embed, ops_hot, ops_knowledge,
+                            ops_openclaw, ops_review, ops_route, ops_seal, ops_shred, ops_status, ops_sync)
 from memoryd.daemon.errors import UnknownOperationError
 from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
 
@@ -71,7 +71,7 @@ INGEST_TRANSCRIPT = Operation("ingest_transcript", core.ingest_transcript)
 EXPORT = Operation("export", core.export_to, served=False)  # paths are the caller's: its working directory
 IMPORT = Operation("import", core.import_from, served=False)
 STATUS = Operation("status", ops_status.status)
-SYNC = Operation("sync", ops_sync.sync)
+SYNC = Operation("sync", forget_derived.sync_and_refresh)  # ops_sync.sync, then a pulled forget's derived files
 RESTORE = Operation("restore", ops_sync.restore, served=False)  # the key comes from this process (file, env)
 RESTORE_VERSIONS = Operation("restore_versions", ops_sync.restore_versions, served=False)
 KEY_SHOW = Operation("key_show", ops_sync.key_show, served=False)
@@ -81,6 +81,7 @@ KEY_IMPORT = Operation("key_import", ops_sync.key_import, served=False)
 DEVICE_LIST = Operation("device_list", ops_devices.device_list, served=False)
 DEVICE_ADD = Operation("device_add", ops_devices.device_add, served=False)
 DEVICE_REVOKE = Operation("device_revoke", ops_devices.device_revoke, served=False)
+DEVICE_RENAME = Operation("device_rename", ops_devices.device_rename, served=False)
 KEY_ROTATE = Operation("key_rotate", ops_devices.key_rotate, served=False)
 KEY_RECOVERY = Operation("key_recovery", ops_devices.key_recovery, served=False)
 HOT_CHANGE = Operation("hot_change", ops_hot.hot_change)
@@ -120,7 +121,7 @@ REVIEW_UNDO = Operation("review_undo", ops_review.review_undo, served=False)
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     PING, INIT, STORE, RETRIEVE, CONSOLIDATE, FORGET, URLS, INGEST_DAILY, INGEST_TRANSCRIPT, EXPORT, IMPORT,
     STATUS, SYNC, RESTORE, RESTORE_VERSIONS, KEY_SHOW, KEY_EXPORT, KEY_IMPORT,
-    DEVICE_LIST, DEVICE_ADD, DEVICE_REVOKE, KEY_ROTATE, KEY_RECOVERY,
+    DEVICE_LIST, DEVICE_ADD, DEVICE_REVOKE, DEVICE_RENAME, KEY_ROTATE, KEY_RECOVERY,
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
     OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, ROUTE_SHOW, ROUTE_SET, EMBED, FORGET_VERIFY,
     ENTITY_LIST, ENTITY_SHOW, ENTITY_REFRESH, REFLECT, DIGEST, KNOWLEDGE_JOB,
@@ -316,6 +317,9 @@ class MemoryApi:
 
     def device_revoke(self, *, agent_id: str, device: str) -> Result:
         return self.transport.call(DEVICE_REVOKE, _params(agent_id=agent_id, device=device))
+
+    def device_rename(self, *, agent_id: str, device: str, name: str) -> Result:
+        return self.transport.call(DEVICE_RENAME, _params(agent_id=agent_id, device=device, name=name))
 
     # -- knowledge: entities, reflect, the daily digest ------------------------------------------
     def entity_list(self, *, agent_id: str, limit: int | None = None) -> Result:

@@ -97,10 +97,14 @@ def forget(engine: Engine, params: Params) -> dict[str, Any]:
 
             release_summary(mem, str(params.get("id", "")).strip(), mem.clock())  # a summary: members back first
             result = forget_id(mem, str(params.get("id", "")))
-    from memoryd.daemon.ops_knowledge import after_forget
+    from memoryd.daemon.forget_derived import refresh_derived, scrub_index
 
-    result["pages"] = after_forget(engine, agent_id, set(result.get("ids") or [result.get("id")]) - {None})
+    # digests, summaries, bank pages, the snapshot and rendered files made again without it; then the
+    # index file rewritten so that its free pages and WAL keep none of its bytes
+    result.update(refresh_derived(engine, agent_id, set(result.get("ids") or [result.get("id")]) - {None},
+                                  scrub=False))
     result["sync"] = push_forgotten(engine.config, mem.agent_id)
+    result["scrub"] = scrub_index(engine, agent_id)
     return result
 
 

@@ -40,6 +40,16 @@ def device_revoke(engine: Engine, params: Params) -> dict[str, Any]:
     return revoke(engine.config, agent_of(params), device)
 
 
+def device_rename(engine: Engine, params: Params) -> dict[str, Any]:
+    """{agent_id, device, name}: the name `device list` shows."""
+    from memoryd.sync.devices import rename
+
+    device = str(params.get("device") or "").strip()
+    if not device:
+        raise UsageError("which device? give its id (see 'memoryd device list')")
+    return rename(engine.config, agent_of(params), device, str(params.get("name") or ""))
+
+
 def key_rotate(engine: Engine, params: Params) -> dict[str, Any]:
     """{agent_id, reseal?, resume?}: a new epoch; with reseal, every live row moved to it (resumable)."""
     from memoryd.sync import devices, reseal

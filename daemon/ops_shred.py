@@ -45,16 +45,19 @@ def forget_shredding(engine: Engine, params: Params) -> dict[str, Any]:
                     shred.clear(config, agent_id)
                     raise
                 result = {"id": mid, "removed": {"warm": 0, "hot": 0, "cold": 0}, "already_forgotten": True}
-    from memoryd.daemon.ops_knowledge import after_forget
+    from memoryd.daemon.forget_derived import refresh_derived
 
-    # the memory's entity mentions and the bank pages quoting it go before the keys do, as in a plain forget
-    result["pages"] = after_forget(engine, agent_id, set(result.get("ids") or [mid]) - {""})
+    # what was derived from it (digests, summaries, bank pages, the snapshot) goes before the keys do, as in a
+    # plain forget; the shred scrubs the index itself
+    result.update(refresh_derived(engine, agent_id, set(result.get("ids") or [mid]) - {""}, scrub=False))
     result["shred"] = shred.run(config, agent_id, doc, new_recovery=bool(params.get("new_recovery")))
     return result
 
 
 def forget_verify(engine: Engine, params: Params) -> dict[str, Any]:
     """{agent_id, id}: per place, whether anything that could recover the memory's text is left."""
+    from memoryd.daemon.ops_knowledge import workspaces
     from memoryd.sync.forget_verify import verify
 
-    return verify(engine.config, agent_of(params), str(params.get("id") or ""))
+    agent_id = agent_of(params)
+    return verify(engine.config, agent_id, str(params.get("id") or ""), workspaces(engine.config, agent_id))

@@ -30,6 +30,10 @@ def exchange(s: Session, *, pull: bool = True, force: bool = False, progress: Pr
         out["queued"] = queued
     if pull:
         out["pulled"] = cloudlog_transfer.pull(s, dev, s.local_ring(), progress, s.files.device_id())
+        if out["pulled"].get("forgotten"):  # another device's forget: the rows' bytes leave this file too
+            from memoryd.tiers.cold.scrub import scrub
+
+            out["scrubbed"] = scrub(s.index, s.agent_id)
     out["uploaded"] = cloudlog_transfer.push(s, dev, s.files.device_id(), int(time.time()), progress)
     cloudlog_legacy.finish(s)
     return out

@@ -41,6 +41,7 @@ class Remote(Protocol):
     def batch(self, stmts: list[Stmt]) -> list[Result]: ...
 
     bytes_sent: int
+    log_bytes: int
 
     def local_ring(self) -> KeyRing: ...  # the keys as this device holds them (sync/session.py)
 
@@ -67,6 +68,7 @@ def push(remote: Remote, dev: DeviceLog, device_id: str, now: int, progress: Pro
             ref, digest, data = seal_row(key, agent_id, op, item, epoch)
             rows.append([agent_id, ref, op, LOG_VERSION, digest, data, device_id, now, epoch])
             remote.bytes_sent += len(data)
+            remote.log_bytes += len(data)
             # older puts of it go (a forget: every put), under whichever epoch they were sealed
             refs = {ref_of(k, agent_id, mid) for k in ring.epochs.values()} | {ref}
             stale += [(r, digest if op == "put" and r == ref else "") for r in sorted(refs)]
@@ -112,6 +114,7 @@ def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | Non
                           "the server lost rows (restored from an older backup?); run 'memoryd sync --force' "
                           "to upload this device's memories again", transient=False)
     seen = added = forgotten = 0
+    gone: list[str] = []  # the ids whose forget arrived: what was derived from them is made again (daemon)
     advance = reporter(progress, "cloud log", count)
     while cursor < top:
         rows = remote.execute(_PAGE, [agent_id, cursor, PULL_PAGE]).rows
@@ -122,10 +125,12 @@ def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | Non
         echoes = {item["id"] for r, (kind, item) in zip(rows, items)
                   if kind == "put" and device_id is not None and len(r) > 6 and r[6] == device_id}
         a, f = dev.apply_page(items, int(rows[-1][0]), echoes)
+        gone += [str(item["id"]) for kind, item in items if kind == "forget"]
         cursor = int(rows[-1][0])
         seen, added, forgotten = seen + len(rows), added + a, forgotten + f
         advance(len(rows))
-    return {"rows": seen, "added": added, "forgotten": forgotten, "cursor": cursor}
+    out = {"rows": seen, "added": added, "forgotten": forgotten, "cursor": cursor}
+    return dict(out, forgotten_ids=sorted(set(gone))) if gone else out
 
 
 def _drop_stale(remote: Remote, dev: DeviceLog, rows: list[Any], items: list[Item]) -> None:

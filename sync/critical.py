@@ -166,6 +166,7 @@ def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None,
         epoch, data = s.seal(rep, new)
         marker = data[:MARKER_CHARS]
         s.bytes_sent += len(data)
+        s.critical_bytes += len(data)
         results = s.batch([
             (_UPSERT, [s.agent_id, data, new, s.files.device_id(), int(time.time()), epoch,
                        *guard_args(s.agent_id, epoch), expected]),
@@ -191,7 +192,8 @@ def upload_archived(s: Session) -> int:
 
 def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
     return {"agent_id": s.agent_id, "status": status, "version": version, "round_trips": s.round_trips,
-            "bytes_sent": s.bytes_sent, "conflicts": s.conflicts, "pending": int(status == "queued"), **extra}
+            "bytes_sent": s.bytes_sent, "critical_bytes": s.critical_bytes, "log_bytes": s.log_bytes,
+            "conflicts": s.conflicts, "pending": int(status == "queued"), **extra}
 
 
 def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | None = None) -> dict[str, Any]:

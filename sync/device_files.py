@@ -10,6 +10,7 @@ from typing import Any
 from memoryd.tiers.base.atomic import FileLock, atomic_write_json, ensure_private_dir, read_json
 from memoryd.tiers.base.config import Config, validate_agent_id
 
+from memoryd.sync.crypto.device_keys import ring_device_id
 from memoryd.sync.merge.hlc import HLC
 from memoryd.sync.merge.replica import Replica, empty_replica, valid_replica
 
@@ -32,6 +33,7 @@ class SyncFiles:
 
     def __init__(self, config: Config, agent_id: str) -> None:
         self.agent_id = validate_agent_id(agent_id)
+        self.config = config
         self.dir = config.agent_dir(agent_id) / "sync"
         self.lock = FileLock(self.dir / ".lock")  # serialises push/pull/restore of this agent
         self._state: dict[str, Any] | None = None
@@ -55,7 +57,12 @@ class SyncFiles:
         return state
 
     def device_id(self) -> str:
+        """One id per device everywhere: the key store's (what `device list` shows) once it exists."""
         device = self.state().get("device_id")
+        enrolled = ring_device_id(self.config, self.agent_id)
+        if enrolled and device != enrolled:
+            device = enrolled
+            self.update_state(device_id=device)
         if not isinstance(device, str) or not device or "." in device:
             device = os.urandom(4).hex()
             self.update_state(device_id=device)

@@ -168,6 +168,26 @@ def revoke(config: Config, agent_id: str, device_id: str) -> dict[str, Any]:
     return {"agent_id": agent_id, "revoked": device_id, "name": known[device_id]["name"], "epoch": epoch}
 
 
+def rename(config: Config, agent_id: str, device_id: str, name: str) -> dict[str, Any]:
+    """`device rename ID NAME`: the name `device list` shows (this device's key store follows)."""
+    name = " ".join(str(name).split())
+    if not name or len(name) > 64 or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise UsageError("a device name is 1-64 printable characters")
+    s = _session(config, agent_id)
+    try:
+        ring = s.refresh_keys()
+        known = {d["id"]: d for d in store.devices(s, agent_id) if d["kind"] == "device"}
+        if device_id not in known:
+            raise UsageError(f"agent {agent_id} has no device {device_id!r} (see 'memoryd device list')")
+        s.execute("UPDATE devices SET name = ? WHERE agent_id = ? AND device_id = ?", [name, agent_id, device_id])
+    finally:
+        s.close()
+    if device_id == ring.device_id:
+        ring.name = name
+        save_ring(config, ring)
+    return {"agent_id": agent_id, "device_id": device_id, "name": name, "was": known[device_id]["name"]}
+
+
 def rotate(config: Config, agent_id: str) -> dict[str, Any]:
     s = _session(config, agent_id)
     try:

@@ -89,9 +89,17 @@ def wrap_stmts(agent_id: str, epoch: int, key: bytes, targets: list[tuple[str, b
 
 def device_stmt(agent_id: str, device_id: str, name: str, kind: str, public: bytes) -> Stmt:
     return ("INSERT INTO devices (agent_id, device_id, name, kind, public_key, enrolled_at, last_seen) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id, device_id) DO UPDATE SET name = excluded.name, "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id, device_id) DO UPDATE SET "  # a rename stays
             "public_key = excluded.public_key, last_seen = excluded.last_seen WHERE devices.revoked_at IS NULL",
             [agent_id, device_id, name, kind, public.hex(), _now(), _now() if kind == "device" else None])
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """The host name, or host-2, host-3…: two devices on hosts of one name (every VM called `vm`) stay apart."""
+    base, n = name[:60] or "device", 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    return name
 
 
 def register(remote: Remote, ring: KeyRing) -> None:
@@ -100,6 +108,8 @@ def register(remote: Remote, ring: KeyRing) -> None:
     key_epochs row here when the agent had none (an agent from before devices upgrades itself)."""
     agent = ring.agent_id
     me = [(ring.device_id, public_of(ring.private))]
+    ring.name = unique_name(ring.name, {d["name"] for d in devices(remote, agent)
+                                        if d["kind"] == "device" and d["id"] != ring.device_id and d["revoked"] is None})
     stmts: list[Stmt] = [device_stmt(agent, ring.device_id, ring.name, "device", me[0][1])]
     if 0 in ring.epochs:
         stmts.append(("INSERT OR IGNORE INTO key_epochs (agent_id, epoch, created_at, created_by, reason) "

@@ -8,10 +8,12 @@ whatever the tables say now), unless that key's epoch was shredded.
 """
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Sequence
 
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, UsageError
+from memoryd.tiers.memory.forget_derived_traces import derived_places
 from memoryd.tiers.memory.forget_traces import REMAINS, UNKNOWN, Place, forgotten_at, hot_items, index_place, tier_places
 
 from memoryd.sync.cloudlog import ref_of
@@ -107,8 +109,9 @@ def key_place(s: Session, keys: list[HeldKey], forgotten: float | None, alive: b
     return place
 
 
-def verify(config: Config, agent_id: str, memory_id: str) -> dict[str, Any]:
-    """The report: {"agent_id", "id", "clean", "forgotten_at", "places": [{place, status, found[, note]}]}."""
+def verify(config: Config, agent_id: str, memory_id: str, workspaces: Sequence[Path] = ()) -> dict[str, Any]:
+    """The report: {"agent_id", "id", "clean", "forgotten_at", "places": [{place, status, found[, note]}]};
+    `workspaces`: the OpenClaw workspaces whose bank/ this agent writes too."""
     memory_id = (memory_id or "").strip()
     if not memory_id:
         raise UsageError("memory id is empty")
@@ -122,6 +125,7 @@ def verify(config: Config, agent_id: str, memory_id: str) -> dict[str, Any]:
         forgotten = forgotten_at(s.index, agent_id, memory_id)
         if forgotten is None and not any(p.found for p in places[:3]) and not alive:
             raise UsageError(f"no memory {memory_id!r} on this device, and no record of its forget")
+        places += derived_places(s.mem, memory_id, forgotten, workspaces)
         places.append(device_critical(s, memory_id))
         synced = not s.is_file or bool(s.files.state().get("version"))
         began, recovery = epoch_times(s) if synced else ({}, None)

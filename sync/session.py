@@ -47,7 +47,9 @@ class Session:
         self._db = db
         self._own_db = db is None
         self.round_trips = 0
-        self.bytes_sent = 0
+        self.bytes_sent = 0  # every sealed byte sent: critical_bytes + log_bytes
+        self.critical_bytes = 0  # sealed critical-state envelopes (hot, tree, warm)
+        self.log_bytes = 0  # sealed memory-log rows (archived memories, forgets)
         self.conflicts = 0
         self.purge_history = False  # after a forget: older versions (which still hold it) go too
         self.check: dict[str, Any] = {}  # what the last look at the server found (for `status`)

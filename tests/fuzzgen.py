@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 AGENT = "default"
 # File arguments only ever name files inside the sandbox's working directory.
 SAFE_FILES = ["in.jsonl", "out.jsonl", "note.md", "missing.md", "sub", "sub/out.jsonl", "", "-", ".", "key.txt",
-              "prompt.txt", "sub/nested/x.md"]
+              "prompt.txt", "sub/nested/x.md", "nodir/out.jsonl"]
 PATH_PARAMS = {"file", "key_file", "llm_prompt_file"}
 SPECIAL = ["", " ", "-", "--", "--json", "../x", "a/b/c/d/e", "x" * 5000, "日本語のテキストです", "\udcff\udcfe",
            "nan", "inf", "-inf", "-1", "1e309", "0", "0.5", "1.5", "2", "10000000000", "2026-02-30", "2026-01-05",
@@ -56,10 +56,11 @@ def value_for(param: click.Parameter, ids: list[str]) -> st.SearchStrategy[str]:
 
 
 @st.composite
-def command_line(draw: Any, paths: list[tuple[tuple[str, ...], click.Command]], ids: list[str]) -> list[str]:
+def command_line(draw: Any, paths: list[tuple[tuple[str, ...], click.Command]], ids: list[str],
+                 root: bool = True) -> list[str]:
     path, cmd = draw(st.sampled_from(paths))
     argv: list[str] = []
-    if draw(st.integers(0, 9)) == 0:  # root options before the command
+    if root and draw(st.integers(0, 9)) == 0:  # root options before the command
         argv += draw(st.sampled_from([["--agent-id", draw(texts(ids))], ["--log-level", draw(texts(ids))],
                                       ["--version"], ["-h"]]))
     argv += list(path)
@@ -76,6 +77,33 @@ def command_line(draw: Any, paths: list[tuple[tuple[str, ...], click.Command]], 
     if path in (("daemon",), ("web",)) or (argv[-1:] in (["daemon"], ["web"])):
         argv += NOT_DAEMON
     return argv
+
+
+# -- the same rules everywhere (issue 30): each case is a command line and the exit code it must give ----
+LESSON_CHARS = 300  # tiers/memory/model.py MAX_LESSON_CHARS: a longer lesson is refused like a long event
+EAGER = {"--help", "-h", "--version"}  # click answers these before any other option is looked at
+
+
+@st.composite
+def rule_case(draw: Any, paths: list[tuple[tuple[str, ...], click.Command]], ids: list[str]) -> tuple[list[str], int]:
+    """(argv, expected exit): an empty agent id on any command (root or own option), a hot lesson around
+    its limit, an export into a directory that does not exist."""
+    kind = draw(st.sampled_from(["empty_agent", "lesson", "export"]))
+    if kind == "lesson":
+        words = draw(st.lists(st.text("abcdefghij", min_size=1, max_size=12), min_size=20, max_size=160))
+        text = " ".join(words)
+        return ["hot", "lesson", text], 0 if len(text) <= LESSON_CHARS else 2
+    if kind == "export":
+        folder = draw(st.text("abcdefghij", min_size=1, max_size=8))
+        return ["export", f"missing-{folder}/{draw(st.sampled_from(['out.jsonl', 'x', 'sub/y.jsonl']))}",
+                *draw(st.sampled_from([[], ["--json"]]))], 2
+    path, cmd = draw(st.sampled_from(paths))
+    # the command's own options and arguments (no other agent id, nothing click answers before the check)
+    rest = [a for a in draw(command_line([(path, cmd)], ids, root=False))[len(path):] if a not in EAGER | {"--agent-id"}]
+    own = any("--agent-id" in getattr(p, "opts", []) for p in cmd.params)
+    if own and draw(st.booleans()):
+        return [*path, "--agent-id", "", *rest], 2
+    return ["--agent-id", "", *path, *rest], 2
 
 
 # -- files: import exports, daily notes, transcripts -------------------------------------------------

@@ -158,6 +158,15 @@ def probe_cli(box: Sandbox, tally: Tally, argv: list[str]) -> list[str]:
     return tally.record("cli " + " ".join(argv)[:300], code, tb, moved)
 
 
+def probe_rule(box: Sandbox, tally: Tally, argv: list[str], expected: int) -> list[str]:
+    """One command line whose exit code a rule fixes (the one-line message is the console script's: cli/main.py)."""
+    code, tb, moved, output = run_cli(box, argv)
+    found = tally.record("rule " + " ".join(argv)[:300], code, tb, moved)
+    if code != expected:
+        found.append(f"exit {code}, not {expected}: {argv!r}: {output[-400:]}")
+    return found
+
+
 def probe_import(box: Sandbox, tally: Tally, content: bytes, as_json: bool) -> list[str]:
     (box.cwd / "in.jsonl").write_bytes(content)
     code, tb, moved, _ = run_cli(box, ["import", "in.jsonl", *(["--json"] if as_json else [])])

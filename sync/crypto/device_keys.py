@@ -72,11 +72,26 @@ class KeyRing:
         return gone
 
 
-def new_ring(agent_id: str, epochs: dict[int, bytes], *, name: str | None = None) -> KeyRing:
+def synced_device_id(config: Config, agent_id: str) -> str | None:
+    """The id this device already signs its pushes with (agents/<id>/sync/state.json), if any."""
+    state = read_json(config.agent_dir(agent_id) / "sync" / "state.json", lambda: None)
+    device = state.get("device_id") if isinstance(state, dict) else None
+    return device if isinstance(device, str) and device and "." not in device else None
+
+
+def ring_device_id(config: Config, agent_id: str) -> str | None:
+    """The device id in the key store (what `device list` shows), without opening any key."""
+    doc = read_json(store_path(config, agent_id), lambda: None)
+    device = doc.get("device_id") if isinstance(doc, dict) else None
+    return device if isinstance(device, str) and device else None
+
+
+def new_ring(agent_id: str, epochs: dict[int, bytes], *, name: str | None = None,
+             device_id: str | None = None) -> KeyRing:
     """A fresh device identity (not yet registered) holding `epochs`."""
     from memoryd.sync.crypto.wrap import new_private
 
-    ring = KeyRing(agent_id, os.urandom(4).hex(), new_private(), name=(name or default_name())[:64])
+    ring = KeyRing(agent_id, device_id or os.urandom(4).hex(), new_private(), name=(name or default_name())[:64])
     for epoch, key in epochs.items():
         ring.add(epoch, key)
     return ring
@@ -89,7 +104,8 @@ def load_ring(config: Config, agent_id: str, legacy: bytes | None = None) -> Key
     if not isinstance(doc, dict):
         if zero is None:
             return None
-        return new_ring(agent_id, {0: zero})  # first use: an identity for this device, saved when registered
+        # first use: an identity for this device, saved when registered; it keeps the id its pushes carry
+        return new_ring(agent_id, {0: zero}, device_id=synced_device_id(config, agent_id))
     try:
         ring = KeyRing(agent_id, str(doc["device_id"]), bytes.fromhex(doc["private"]), name=str(doc.get("name") or ""),
                        recovery_public=bytes.fromhex(doc["recovery_public"]) if doc.get("recovery_public") else None,

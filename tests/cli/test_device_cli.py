@@ -139,3 +139,33 @@ def test_restore_from_the_recovery_key_after_two_rotations(tmp_path, sqld):
     assert recovery not in json.dumps(out) and not any(
         recovery.replace("-", "") in p.read_text(errors="ignore").replace("-", "")
         for p in d.home.rglob("*") if p.is_file())
+
+
+def test_devices_are_named_after_the_host_renamed_and_known_by_one_id(tmp_path, sqld):
+    import socket
+
+    sqld.wipe()
+    a, b = Device(tmp_path, "a", sqld.http_url), Device(tmp_path, "b", sqld.http_url)
+    a.run("init")
+    a.run("store", "The lighthouse keeper Ada logs the tide at dawn", "--category", "people/ada")
+    a.run("sync")
+    b.json("restore", "--code", a.json("device", "add")["code"])
+    host = socket.gethostname()
+    names = {d["id"]: d["name"] for d in a.json("device", "list")["devices"]}
+    assert sorted(names.values()) == [host, f"{host}-2"]  # two homes on one host stay apart
+    a_id = next(d["id"] for d in a.json("device", "list")["devices"] if d["this_device"])
+    b.run("store", "The lighthouse keeper moved the logbook", "--category", "people/ada")
+    said = b.run("sync").stdout  # the bytes say what they count: the sealed state, apart from log rows
+    assert "bytes of sealed hot, tree and warm" in said and "log" not in said.split("bytes of sealed hot")[0], said
+    b.run("store", "The lighthouse keeper painted the lamp room", "--category", "people/ada")
+    pushed = b.json("sync")
+    assert pushed["bytes_sent"] == pushed["critical_bytes"] + pushed["log_bytes"] and pushed["critical_bytes"] > 0
+    a.run("sync")
+    pushers = {v["device_id"] for v in a.json("status", "--remote")["agents"][0]["sync"]["versions"]}
+    assert pushers and pushers <= set(names), (pushers, names)  # one id per device, in status and device list
+    renamed = b.json("device", "rename", a_id, "laptop")
+    assert renamed == {"schema": 1, "agent_id": AGENT, "device_id": a_id, "name": "laptop", "was": names[a_id]}
+    a.run("sync")
+    assert {d["name"] for d in a.json("device", "list")["devices"]} == {"laptop", names[next(i for i in names if i != a_id)]}
+    _one_line_error(a.run("device", "rename", "nope", "x", ok=False), 2, "no device 'nope'")
+    _one_line_error(a.run("device", "rename", a_id, " ", ok=False), 2, "1-64 printable")

@@ -20,7 +20,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from mcp_inspector import inspector_bin
+from mcp_inspector import NoInspector, inspector_bin
 from clihelp import snapshot
 from test_daemon_process import DaemonProc
 
@@ -224,7 +224,12 @@ def test_configured_agent_scopes_the_server(env: dict[str, str], home: Path) -> 
 
 def inspect(env: dict[str, str], *args: str) -> tuple[int, Any]:
     """One `mcp-inspector --cli` run against `memoryd mcp`: (exit code, its JSON output)."""
-    script, node_dir = inspector_bin()
+    try:
+        (script, node_dir), missing = inspector_bin(), ""
+    except NoInspector as exc:
+        missing = str(exc)
+    if missing:  # one line saying what to install, not a traceback
+        pytest.fail(missing, pytrace=False)
     server_env = [f"-e{k}={env[k]}" for k in ("MEMORYD_HOME", "MEMORYD_WORKSPACE", "MEMORYD_SOCKET")]
     run_env = dict(env, PATH=f"{node_dir}{os.pathsep}{env['PATH']}", HOME=str(Path(env["MEMORYD_HOME"]).parent))
     r = subprocess.run([str(script), "--cli", *server_env, MEMORYD, "mcp", *args], env=run_env,

@@ -72,8 +72,7 @@ def test_each_place_holding_a_memory_is_reported_until_it_is_forgotten(tmp_path:
         assert run(a, "forget", mid).returncode == 0
         code, places = verify(a, mid)
         left = found(places)
-        assert code == 1 and set(left) == {"local index", "key store"}, left  # what a plain forget leaves
-        assert "not scrubbed" in left["local index"][0]
+        assert code == 1 and set(left) == {"key store"}, left  # what a plain forget leaves (the index is scrubbed)
         assert "history" in left["key store"][0]
 
 
@@ -95,9 +94,7 @@ def test_a_forget_not_yet_uploaded_is_a_copy_still_on_the_server(tmp_path: Path,
     assert places["memory_log (server)"]["found"]  # the server still holds its sealed copy
     assert run(a, "sync").returncode == 0
     code, places = verify(a, mid)
-    assert places["memory_log (server)"]["status"] == "clean" and places["local index"]["found"] == [
-        "free pages, WAL and unmerged terms segments of the index file not scrubbed since the forget "
-        "(they may still hold its text and words)"]
+    assert places["memory_log (server)"]["status"] == "clean" and places["local index"]["status"] == "clean"
 
 
 def test_another_device_sees_the_forget_it_pulled(tmp_path: Path, server: SqldServer) -> None:
@@ -111,7 +108,7 @@ def test_another_device_sees_the_forget_it_pulled(tmp_path: Path, server: SqldSe
     assert run(a, "forget", mid).returncode == 0
     assert run(b, "sync").returncode == 0
     code, places = verify(b, mid)
-    assert code == 1 and set(found(places)) == {"local index", "key store"}
+    assert code == 1 and set(found(places)) == {"key store"}  # the pulled forget scrubbed b's index too
 
 
 def test_an_unknown_id_is_a_usage_error_and_the_human_report_names_places(tmp_path: Path) -> None:

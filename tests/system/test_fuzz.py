@@ -13,8 +13,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from faultcheck import mcp_note
-from fuzzgen import DEEP, NUL_ENTRY, command_line, command_paths, export_file, note_file, socket_line, transcript_file
-from fuzzlib import DaemonClient, Sandbox, Tally, probe_cli, probe_import, probe_note, probe_socket, probe_transcript
+from fuzzgen import (DEEP, NUL_ENTRY, command_line, command_paths, export_file, note_file, rule_case, socket_line,
+                     transcript_file)
+from fuzzlib import (DaemonClient, Sandbox, Tally, probe_cli, probe_import, probe_note, probe_rule, probe_socket,
+                     probe_transcript)
 
 SCALE = int(os.environ.get("MEMORYD_FUZZ_EXAMPLES", "0"))  # 0: the CI budget
 
@@ -74,6 +76,29 @@ def test_command_arguments(box: Sandbox) -> None:
 
     run(one)
     check(tally, "command arguments")
+
+
+def test_the_same_rules_on_every_command(box: Sandbox) -> None:
+    """Issue 30: an empty agent id is refused by every command (root option or its own), a hot lesson over its
+    limit like an over-long event, an export into a missing directory as bad input: exit 2, one line, nothing
+    changed."""
+    tally, paths = Tally(), command_paths()
+
+    @fuzz(80)
+    @given(case=rule_case(paths, box.ids))
+    @example(case=(["status", "--agent-id", ""], 2))  # found: exit 0 (every agent shown)
+    @example(case=(["render", "--agent-id", "", "--target", "file:out.md"], 2))  # found: "" taken for not given
+    @example(case=(["hot", "lesson", "x" * 1200], 2))  # found: exit 0, 299 characters kept
+    @example(case=(["hot", "lesson", "x" * 300], 0))
+    @example(case=(["export", "missing/out.jsonl"], 2))  # found: exit 1
+    def one(case: tuple[list[str], int]) -> None:
+        problems = probe_rule(box, tally, *case)
+        assert not problems, problems
+
+    run(one)
+    print(f"\nsame rules: {tally.figures()} exits {dict(sorted(tally.codes.items()))}")
+    assert tally.tracebacks == tally.odd_exit == tally.changed_on_refusal == 0, tally.problems
+    assert tally.codes["rule:2"] >= 40 and tally.codes["rule:0"] >= 1, tally.codes
 
 
 def test_import_files(box: Sandbox) -> None:

@@ -1,4 +1,5 @@
-"""The web view in a real browser: Debian's chromium, headless, driven by Playwright, over a home with real data."""
+"""The web view in a real browser: chromium (tests/browser.py finds or installs it), headless, driven by
+Playwright, over a home with real data."""
 from __future__ import annotations
 
 import base64
@@ -10,9 +11,9 @@ import pytest
 
 from memoryd.daemon.web.server import WebServer
 from memoryd.tiers.base.config import load_config
+from browser import NoBrowser, chromium
 from webhelp import seed
 
-CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--no-first-run", "--disable-sync",
         "--host-resolver-rules=MAP evil.test 127.0.0.1"]  # a foreign site name that resolves to this machine
@@ -33,10 +34,14 @@ DISTINCT = """async (data) => {
 def browser() -> Iterator[Any]:
     from playwright import sync_api  # the test extra installs it
 
-    if not os.path.exists(CHROMIUM):  # a failure, not a skip: the web view is tested in a real browser or not at all
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)")
+    try:
+        executable, missing = chromium(), ""
+    except NoBrowser as exc:
+        executable, missing = "", str(exc)
+    if missing:  # a failure, not a skip: the web view is tested in a real browser or not at all
+        pytest.fail(missing, pytrace=False)
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=executable, args=ARGS)
         yield b
         b.close()
 

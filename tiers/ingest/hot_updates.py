@@ -59,7 +59,7 @@ def hot_changes(facts: Sequence[Fact], owners: Sequence[bool] | None = None,
                 if fact.kind == "lesson":
                     if not by_owner or any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
                         continue
-                    item: dict = hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now)
+                    item: dict = hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now, keep_head=True)
                 elif fact.kind in ("task", "event"):
                     items = hot["active_context"]["tasks" if fact.kind == "task" else "events"]
                     if any(similar(x["text"], fact.hot_text) for x in items):

@@ -136,7 +136,8 @@ def _promote(mem: AgentMemory) -> int:
             meta = entry.get("metadata", {})
             if meta.get("promoted") or not _lesson(entry) or not kinds.is_current(meta):
                 continue  # critical lessons come from lesson cues, pins or the agent, not from any high score
-            lesson = hot_tier.add_lesson(state["hot"], entry["text"], entry["category"], entry["importance"], now)
+            lesson = hot_tier.add_lesson(state["hot"], entry["text"], entry["category"], entry["importance"], now,
+                                          keep_head=True)
             lesson["source_id"] = entry["id"]
             entry.setdefault("metadata", {})["promoted"] = True
             promoted += 1

@@ -13,6 +13,8 @@ from memoryd.tiers.base.errors import StoreError
 if TYPE_CHECKING:
     from memoryd.tiers.memory.types import Eviction
 
+# the fields of a row that never hold a memory's text; after a forget its rows keep only these
+ID_FIELDS = frozenset({"id", "kind", "tier", "ts", "action", "run", "why", "members", "ids", "category"})
 MAX_LOG_BYTES = 1 << 20  # rotated to evictions.jsonl.1 past 1 MiB
 # json.dumps(row, ensure_ascii=False, sort_keys=True) without a new encoder per row (a year's ingest logs thousands)
 _ROW = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
@@ -48,7 +50,8 @@ class EvictionLog:
             pass
 
     def scrub(self, ids: set[str]) -> int:
-        """Blank the text previews of rows about these ids (after a forget); returns rows changed."""
+        """Blank every text field (previews, descriptions) of rows about these ids (after a forget): they keep
+        ids, kinds and times only; returns rows changed."""
         changed = 0
         for path in (self.path.with_name(self.path.name + ".1"), self.path):
             try:
@@ -61,8 +64,9 @@ class EvictionLog:
                     row = json.loads(line)
                 except ValueError:
                     continue  # a torn line from a crash: dropped on rewrite
-                if row.get("id") in ids and row.get("what"):
-                    row["what"] = ""
+                texts = [k for k, v in row.items() if k not in ID_FIELDS and isinstance(v, str) and v]
+                if row.get("id") in ids and texts:
+                    row.update(dict.fromkeys(texts, ""))
                     changed += 1
                 out.append(json.dumps(row, ensure_ascii=False, sort_keys=True))
             atomic_write_text(path, "".join(line + "\n" for line in out))

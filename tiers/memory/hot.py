@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from memoryd.tiers.base.atomic import dumps
+from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.memory.model import (HOT_MAX_BYTES, MAX_EVENTS, MAX_LESSON_CHARS, MAX_LESSONS, MAX_PENDING_TASKS, check_category, check_field, check_importance, check_key, check_text, content_id, preview)
 
 if TYPE_CHECKING:
@@ -112,11 +113,16 @@ def upsert_task(hot: Hot, text: str, status: str | None, now: float) -> Task:
     return item
 
 
-def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now: float) -> Lesson:
+def add_lesson(hot: Hot, text: str, category: str, importance: float | None, now: float,
+               keep_head: bool = False) -> Lesson:
+    """A lesson over MAX_LESSON_CHARS is refused like an over-long event, unless `keep_head`: a fact promoted
+    by consolidation or distillation (already stored whole in warm) keeps its head in hot."""
     from memoryd.tiers.distillation.redact import redact
 
     text = " ".join(redact(check_text(text, "lesson"))[0].split())
-    if len(text) > MAX_LESSON_CHARS:  # promoted facts can be long; hot keeps their head
+    if len(text) > MAX_LESSON_CHARS:
+        if not keep_head:
+            raise UsageError(f"lesson is {len(text)} characters; the maximum is {MAX_LESSON_CHARS}")
         text = text[: MAX_LESSON_CHARS - 1] + "…"
     category = check_category(category)
     imp = check_importance(importance)

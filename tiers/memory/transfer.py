@@ -82,6 +82,8 @@ def export_to(mem: AgentMemory, path: Path, progress: Progress | None = None) ->
     """Write the export to `path` via a temp file + rename; returns the number of lines."""
     if not path.name or path.is_dir():
         raise UsageError(f"export needs a file name, not the directory {str(path) or '.'!r}")
+    if not path.parent.is_dir():  # the caller's mistake (a typo), not a failure of the disk
+        raise UsageError(f"cannot export to {path}: the directory {str(path.parent)!r} does not exist")
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     n = 0
     advance = (progress or current_progress()).start(f"export {path.name}", _line_count(mem))

@@ -114,10 +114,13 @@ def test_bad_hot_input_refused(fn) -> None:
     assert hot == H.empty_hot()
 
 
-def test_long_lesson_is_truncated_not_refused() -> None:
+def test_long_promoted_lesson_keeps_its_head_but_a_long_given_one_is_refused() -> None:
     hot = H.empty_hot()
-    item = H.add_lesson(hot, "word " * 100, "lessons", 0.8, T0)  # 500 chars, within MAX_TEXT_BYTES
+    item = H.add_lesson(hot, "word " * 100, "lessons", 0.8, T0, keep_head=True)  # 500 chars: a promoted fact
     assert 0 < len(item["text"]) <= 300
+    with pytest.raises(UsageError, match="lesson is 1200 characters; the maximum is 300"):
+        H.add_lesson(hot, "x" * 1200, "lessons", 0.8, T0)
+    assert len(hot["critical_lessons"]) == 1
 
 
 def test_agent_change_logs_evictions_and_renders_markdown(config) -> None:
