@@ -67,6 +67,7 @@ def _NOT_NAMES() -> frozenset[str]:
     return analyzer.STOPWORDS | FILLER_EN | {"please", "remember", "note", "also", "so", "and", "but"}
 
 
+@functools.lru_cache(maxsize=8192)
 def restate_key(text: str) -> str:
     """A short key two texts share when they say the same words (normalised, lead-in and speaker label cut):
     what a store looks up in the local index instead of searching it."""

@@ -111,35 +111,43 @@ class Book:
         self.rows: list[dict[str, Any]] = []
         self.replaced: list[Memory] = []  # superseded in this batch: hot_truth.sweep takes their items out of hot
         self.lookups = 0
-        self._by_word: dict[str, list[Memory]] | None = None  # warm's entries by content term
-        self._by_key: dict[str, list[Memory]] = {}             # ... and by restatement key
+        self._by_key: dict[str, list[Memory]] | None = None  # warm's entries by restatement key (built once)
+        self._by_word: dict[str, list[Memory]] | None = None  # ... by content term (built when a cue needs it)
+        self._opinions: dict[str, list[Memory]] = {}           # warm's opinions by content term (contradictions)
 
     def _words(self, text: str) -> set[str]:
         return set(signature(text)[1])
 
     def add_warm(self, m: Memory) -> None:
         """A warm entry added in this batch: later stores of the batch compare against it too."""
+        if self._by_key is not None:
+            self._by_key.setdefault(restate_key(m["text"]), []).append(m)
+            if kinds.kind_of(m.get("metadata")) == kinds.OPINION:
+                for w in self._words(m["text"]):
+                    self._opinions.setdefault(w, []).append(m)
         if self._by_word is not None:
             for w in self._words(m["text"]):
                 self._by_word.setdefault(w, []).append(m)
-            self._by_key.setdefault(restate_key(m["text"]), []).append(m)
 
     def _index_warm(self) -> None:
-        if self._by_word is None:
-            self._by_word, self._by_key = {}, {}
+        if self._by_key is None:
+            self._by_key = {}
             for m in self.warm:
                 self.add_warm(m)
 
-    def _warm_near(self, text: str, need: int) -> list[Memory]:
-        """Warm entries sharing at least `need` of the text's content terms (restates() needs half of them)."""
+    def _warm_near(self, text: str) -> list[Memory]:
+        """Warm entries sharing a content term with the text."""
         self._index_warm()
-        hits: dict[int, int] = {}
+        if self._by_word is None:
+            self._by_word = {}
+            for m in self.warm:
+                for w in self._words(m["text"]):
+                    self._by_word.setdefault(w, []).append(m)
         found: dict[int, Memory] = {}
         for w in self._words(text):
-            for m in self._by_word.get(w, ()):  # type: ignore[union-attr]
+            for m in self._by_word.get(w, ()):
                 found.setdefault(id(m), m)
-                hits[id(m)] = hits.get(id(m), 0) + 1
-        return [m for k, m in found.items() if hits[k] >= need]
+        return list(found.values())
 
     def _cold_same(self, key: str) -> list[Memory]:
         """Index rows with the same restatement key: one indexed lookup, not a search."""
@@ -173,11 +181,12 @@ class Book:
         return out
 
     def same(self, new: Memory) -> list[Memory]:
-        """Current memories `new` may restate: warm entries sharing half its terms, index rows with its key."""
+        """Current memories `new` may restate (warm entries and index rows with its restatement key: two key
+        lookups) or contradict (warm opinions sharing its words)."""
         self._index_warm()
         key = restate_key(new["text"])
-        need = max(1, (len(self._words(new["text"])) + 1) // 2)
-        return self._current(self._by_key.get(key, []) + self._warm_near(new["text"], need)  # type: ignore[union-attr]
+        opinions = {id(m): m for w in self._words(new["text"]) for m in self._opinions.get(w, ())}
+        return self._current(self._by_key.get(key, []) + list(opinions.values())  # type: ignore[union-attr]
                              + self._cold_same(key), new)
 
     def named(self, new: Memory) -> list[Memory]:
@@ -185,7 +194,7 @@ class Book:
         terms = list(change.lookup_terms(new["text"]))
         if not terms:
             return []
-        return self._current(self._warm_near(" ".join(terms), 1) + self._cold_named(terms), new)
+        return self._current(self._warm_near(" ".join(terms)) + self._cold_named(terms), new)
 
     def changed(self, m: Memory) -> None:
         if m.get("_index"):
