@@ -1,0 +1,160 @@
+"""Projects, organisations and places named in a memory (English and Chinese), each by how people write them.
+
+Projects: CamelCase (`DockYard`), a `kebab-case` repo name used as a name (`ship-log has`, `in ship-log.`, `the
+ship-log repo`; not `a follow-up` or `long-term plan`), `Project X` / `X project` / `X项目`. The world's
+well-known products and code identifiers (`PostgreSQL`, `ValueError`) are not the person's projects.
+Organisations: capitalised words ending in a company word (`Kestrel Cleaning`, `Acme Systems`), a venue word
+before a name (`Café Nord`), work at a name (`works at Acme`), a name's office or budget (`Acme's office`),
+`XX公司`. Places: a capitalised name after `in`, `near`, `moved to` …, `at the X`; a Chinese city, `XX区`.
+Vocabularies are data (tiers/knowledge/lang/entities_*.json).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Callable
+
+from memoryd.tiers.distillation.lexicon import NOT_NAMES
+from memoryd.tiers.knowledge.entity_people import UP, WORD, is_person_name
+from memoryd.tiers.knowledge.entity_vocab import chinese, english
+
+Add = Callable[[str, str], None]
+_HAN = "\u4e00-\u9fff"
+_CAMEL = re.compile(r"(?<![\w@/.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])")
+_KEBAB = re.compile(r"(?<![\w@/.:-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z0-9])")
+_NEXT_WORD = re.compile(r"\s*('s\b|[A-Za-z]+|[^\sA-Za-z]|$)")
+_PREV_WORD = re.compile(r"([A-Za-z]+)\s*$")
+_CAPS = rf"{WORD}(?:\s{WORD}){{0,2}}"
+_ACRONYM = rf"[{UP}]{{2,5}}"
+
+
+@lru_cache(maxsize=1)
+def _en() -> dict[str, re.Pattern[str]]:
+    v = english()
+    business = "|".join(sorted(v.business_words, key=len, reverse=True))
+    prefix = "|".join(sorted(v.org_prefix_words, key=len, reverse=True))
+    return {
+        "project_before": re.compile(r"\b(?:[Pp]roject|codename|code-named|codenamed)\s+(?:[\"'“]([A-Za-z][\w.-]{1,40})|"
+                                     r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))"),
+        "project_after": re.compile(r"\b([A-Z][\w.-]{1,40}|[a-z][a-z0-9]*[\d_-][\w.-]*)\s+(?:project|repo)\b"),
+        "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b"),
+        "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
+        "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})'s\s+([a-zA-Z]+)"),
+        "work": re.compile(rf"\b([A-Za-z]+)\s+(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
+        "place": re.compile(rf"\b(?:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
+        "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
+        "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b(?!\s{WORD})"),
+    }
+
+
+def _plain(name: str) -> bool:
+    """A name that is not a common capitalised word, a product or an acronym everyone uses."""
+    v = english()
+    first = name.split()[0]
+    return is_person_name(name) and name not in v.acronyms and first not in v.business_words and \
+        name.casefold() not in v.products
+
+
+def _camel(text: str, add: Add) -> None:
+    v = english()
+    for m in _CAMEL.finditer(text):
+        name = m.group(1)
+        if name not in NOT_NAMES and name.casefold() not in v.products and not name.endswith(v.code_suffixes):
+            add("project", name)
+
+
+def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
+    """A hyphenated lowercase word used as a name: not a common compound, not after `a`/`the` unless a project
+    word follows (`the ship-log repo`), and followed by what follows a name (a verb, a preposition, an end)."""
+    v = english()
+    word = m.group(1)
+    parts = word.split("-")
+    if word in v.hyphen_compounds or all(p.isdigit() for p in parts[1:]) or len(word) < 5 \
+            or parts[0] in v.hyphen_prefixes or parts[-1] in v.hyphen_suffixes:
+        return False
+    after = _NEXT_WORD.match(text, m.end())
+    nxt = (after.group(1) if after else "").lower()
+    if nxt in v.project_followers:
+        return True
+    if nxt == "=" or (parts[-1].endswith("s") and len(parts[-1]) > 3):
+        return False  # `max-age = 3`: a setting; `no-shows`: a plural noun
+    before = _PREV_WORD.search(text[:m.start()])
+    if before and before.group(1).lower() in v.determiners:
+        return False
+    return nxt in v.after_name_words or nxt == "'s" or nxt in ("", ".", ",", ";", ":", "!", "?", ")", "'", '"', "`")
+
+
+def projects(text: str, add: Add) -> None:
+    v = english()
+    rx = _en()
+    _camel(text, add)
+    for m in _KEBAB.finditer(text):
+        if _kebab_is_name(text, m):
+            add("project", m.group(1))
+    for key in ("project_before", "project_after"):
+        for m in rx[key].finditer(text):
+            name = (m.group(1) or m.group(2) if key == "project_before" else m.group(1)).rstrip(".")
+            if name.casefold() not in v.project_stop and not name.isdigit() and name.casefold() not in v.products \
+                    and name not in v.not_people:
+                add("project", name)
+
+
+_QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」")
+_HOUSE_NUMBER = re.compile(r"\s\d{1,4}[a-zA-Z]?\b")
+
+
+def orgs_and_places(text: str, add: Add) -> None:
+    """Organisations and places; a quoted title (`"Dust in the Wind"`) names neither, and a street with its
+    house number (`Elm Street 12`) is an address, not a place one comes back to."""
+    v = english()
+    rx = _en()
+    text = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
+    for m in rx["business"].finditer(text):
+        words = m.group(1).split()
+        while words and (words[0] in v.not_people or words[0] in NOT_NAMES):
+            words.pop(0)  # "The", "Thanks": not part of the company's name
+        if len(words) >= 2:
+            add("org", " ".join(words))
+    for m in rx["venue"].finditer(text):
+        add("place", m.group(1))
+    for m in rx["possessive"].finditer(text):
+        if m.group(2) in v.possessive_org_nouns and _plain(m.group(1)):
+            add("org", m.group(1))
+    for m in rx["work"].finditer(text):
+        if m.group(1).lower() in v.work_cues and (_plain(m.group(2)) or m.group(2).isupper()) \
+                and m.group(2) not in v.acronyms:
+            add("org", m.group(2))
+    for key in ("place", "at", "the"):
+        for m in rx[key].finditer(text):
+            name = m.group(1)
+            if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
+                    v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-":
+                add("place", name)
+
+
+@lru_cache(maxsize=1)
+def _zh() -> dict[str, re.Pattern[str]]:
+    v = chinese()
+    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于]))"
+    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说])[{_HAN}])"
+    return {
+        "project": re.compile(rf"([A-Za-z][\w-]{{1,30}}|[{_HAN}]{{2,8}}?)\s?项目"),
+        "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))"),
+        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?![{_HAN}]*\\d)(?!\\d)"),
+        "city": re.compile("(" + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])"),
+    }
+
+
+_ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "一个"))
+
+
+def chinese_things(text: str, add: Add) -> None:
+    v = english()
+    rx = _zh()
+    for m in rx["project"].finditer(text):
+        name = m.group(1)
+        if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT:
+            add("project", name[-4:] if not name.isascii() and len(name) > 4 else name)
+    for key in ("org", "place", "city"):
+        for m in rx[key].finditer(text):
+            add("org" if key == "org" else "place", m.group(1))
