@@ -26,7 +26,7 @@ _HAN = "\u4e00-\u9fff"
 def _en() -> dict[str, re.Pattern[str]]:
     v = english()
     return {
-        "before": re.compile(r"\b(?:told|asked|met|meeting|called|emailed|thanked|cc|pinged|messaged|texted|"
+        "before": re.compile(r"\b(?i:told|asked|met|meeting|called|emailed|thanked|cc|pinged|messaged|texted|"
                              r"invited|visited|hugged|hired|paid|(?:talked|spoke|wrote|replied|said|sent it|handed it|"
                              r"reports?|reporting|listened|waved) to|spoke with|call with|lunch with|dinner with|"
                              r"met with|meeting with|coffee with|chat with|drinks with|lesson with|session with)\s+"
@@ -57,7 +57,7 @@ def is_person_name(name: str) -> bool:
     v = english()
     words = name.split()
     return bool(words) and all(w not in NOT_NAMES and w not in v.not_people and w.capitalize() not in v.not_people
-                               and w.casefold() not in v.products for w in words)
+                               and w.casefold() not in v.products and w not in v.known_places for w in words)
 
 
 def _verb_like(word: str) -> bool:
@@ -109,7 +109,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
     return {
         "before": re.compile(f"(?:{v.before_person})" + name + f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),
-        "familiar": re.compile(f"(?<![{_HAN}])([老小][{v.surnames}])(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
+        "familiar": re.compile(f"([老小][{v.surnames}])(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
         "title": re.compile(f"(?<![{_HAN}])([{v.surnames}](?:{v.titles}))(?![{_HAN}])"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),

@@ -131,7 +131,7 @@ def _place_tag(tag: str, text: str, found: dict[str, Entity], aliases: dict[str,
         if len(words) == 1 and e.type == "person":
             continue  # "Kestrel asked" beside @kestrel: the tag's own look decides, the same in every memory
         if (norm(e.name) == wanted or (e.type == "repo" and norm(e.name.split("/")[-1]) == wanted)
-                or (e.type in ("person", "project") and wanted.split() == words[:len(wanted.split())])):
+                or (e.type in ("person", "project", "org") and wanted.split() == words[:len(wanted.split())])):
             aliases.setdefault(e.key, set()).add(light(tag))
             return e
     spelled = _spelled_in(tag, text)

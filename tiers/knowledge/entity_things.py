@@ -36,12 +36,12 @@ def _en() -> dict[str, re.Pattern[str]]:
     return {
         "project_before": re.compile(r"\b(?:[Pp]roject|codename|code-named|codenamed)\s+(?:[\"'“]([A-Za-z][\w.-]{1,40})|"
                                      r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))"),
-        "project_after": re.compile(r"\b([A-Z][\w.-]{1,40}|[a-z][a-z0-9]*[\d_-][\w.-]*)\s+(?:project|repo)\b"),
+        "project_after": re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b"),
         "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
-        "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})'s\s+([a-zA-Z]+)"),
+        "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
         "work": re.compile(rf"\b([A-Za-z]+)\s+(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
-        "place": re.compile(rf"\b(?:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
+        "place": re.compile(rf"\b(?i:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
         "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
         "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b(?!\s{WORD})"),
     }
@@ -51,6 +51,8 @@ def _plain(name: str) -> bool:
     """A name that is not a common capitalised word, a product or an acronym everyone uses."""
     v = english()
     first = name.split()[0]
+    if name in v.known_places:
+        return True
     return is_person_name(name) and name not in v.acronyms and first not in v.business_words and \
         name.casefold() not in v.products
 
@@ -118,7 +120,8 @@ def orgs_and_places(text: str, add: Add) -> None:
     for m in rx["venue"].finditer(text):
         add("place", m.group(1))
     for m in rx["possessive"].finditer(text):
-        if m.group(2) in v.possessive_org_nouns and _plain(m.group(1)):
+        nouns = v.possessive_org_nouns if m.group(2) else v.org_nouns_after
+        if m.group(3) in nouns and _plain(m.group(1)):
             add("org", m.group(1))
     for m in rx["work"].finditer(text):
         if m.group(1).lower() in v.work_cues and (_plain(m.group(2)) or m.group(2).isupper()) \
@@ -140,7 +143,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
     return {
         "project": re.compile(rf"([A-Za-z][\w-]{{1,30}}|[{_HAN}]{{2,8}}?)\s?项目"),
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))"),
-        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?![{_HAN}]*\\d)(?!\\d)"),
+        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d)"),
         "city": re.compile("(" + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])"),
     }
 

@@ -39,7 +39,9 @@ class English:
     place_cues: str
     work_cues: frozenset[str]
     possessive_org_nouns: frozenset[str]
+    org_nouns_after: frozenset[str]
     speaker_labels: frozenset[str]
+    known_places: frozenset[str]  # never a person's name, fine as a place
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,9 @@ def english() -> English:
         tuple(d["code_suffixes"]), frozenset(d["project_stop"]),
         frozenset(d["determiners"]), frozenset(d["after_name_words"]), frozenset(d["project_followers"]),
         _alternation(d["person_verbs_after"]), _alternation(d["relations"]), _alternation(d["place_cues"]),
-        frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["speaker_labels"]))
+        frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
+        frozenset(d["speaker_labels"]),
+        frozenset(d["known_places"]))
 
 
 @lru_cache(maxsize=1)
