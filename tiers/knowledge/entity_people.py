@@ -1,8 +1,7 @@
 """People named in a memory (English and Chinese): a name needs a cue around it, never a capital letter alone.
 
 English: a verb of speaking or meeting before or after it (`told Alice`, `Alice said`), `with Alice.`, a
-possessive (`Alice's`), `Alice and Bob`, a title (`Dr. Okafor`), a relation (`my sister Ylva`), a speaker's label
-(`Alice: …`), a handle (`@alice`). Chinese: a surname from the 百家姓 with a cue before or after (`和张伟开会`,
+possessive (`Alice's`), `Alice and Bob`, a title (`Dr. Okafor`), a relation (`my sister Ylva`), a handle (`@alice`). Chinese: a surname from the 百家姓 with a cue before or after (`和张伟开会`,
 `张伟说`), a familiar form (`老王`, `小李`), a title (`王总`), or a name written alone inside Latin text. The
 vocabularies are data (tiers/knowledge/lang/entities_*.json).
 """
@@ -35,14 +34,16 @@ def _en() -> dict[str, re.Pattern[str]]:
         # company's ("the contract with Hetzner for the servers")
         "with": re.compile(r"\bwith\s+" + _NAME + r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|about|to|on|at|of|from|over|"
                            r"regarding|today|tomorrow|yesterday|tonight|this|next|last)\b)"),
-        "after": re.compile(r"\b" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
+        "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
         "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+({WORD})\b"),
         "relation": re.compile(r"\bmy\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:" + v.relations
                                + r")\s+" + _NAME + r"\b"),
         "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?my\s+(?:(?:little|big|older|younger|best)\s+)?(?:"
                                      + v.relations + r")\b"),
-        "speaker": re.compile(r"(?m)^\s*(?:[-*]\s+)?" + _NAME + r":\s"),
+        "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
+        # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
+        "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+(?:is|was|has|had|will|would|joined|left|leaves|starts|started)\b"),
     }
 
 
@@ -91,13 +92,16 @@ def english_people(text: str) -> Iterable[str]:
             if key == "after" and (is_business(m.group(1)) or (m.group(2) or "") in v.possessive_org_nouns):
                 continue  # "Kestrel Cleaning said", "Acme's office": a company
             yield m.group(1)
+    for m in rx["and_i"].finditer(text):
+        yield m.group(1) or m.group(2)
+    for m in rx["full"].finditer(text):
+        words = m.group(1).split()
+        if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
+            yield m.group(1)
     for m in rx["and"].finditer(text):
         if is_person_name(m.group(1)) and is_person_name(m.group(2)):
             yield m.group(1)
             yield m.group(2)
-    for m in rx["speaker"].finditer(text):
-        if not any(w in v.speaker_labels for w in m.group(1).split()):
-            yield m.group(1)
     for m in _HANDLE.finditer(text):
         yield m.group(1)
 
@@ -105,7 +109,7 @@ def english_people(text: str) -> Iterable[str]:
 @lru_cache(maxsize=1)
 def _zh() -> dict[str, re.Pattern[str]]:
     v = chinese()
-    name = "((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
+    name = f"(?<![{v.measure_before}])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
     return {
         "before": re.compile(f"(?:{v.before_person})" + name + f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),

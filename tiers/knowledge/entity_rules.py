@@ -190,13 +190,17 @@ def _longer_forms(text: str, e: Entity) -> set[str]:
 def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
     """One name, one kind: a project or repo is not also an organisation, person or place (`with OpenClaw`), an
     organisation not also a person or place (`Acme said`), a person not also a place (`flew to Lisbon with
-    Maria` is fine; `talked to Maria` after `with Maria` keeps the person)."""
+    Maria` is fine; `talked to Maria` after `with Maria` keeps the person), and a word of a longer name in the
+    same memory is that name (`Veldman & Zonen says`: not a person `Zonen`)."""
     order = {"repo": 0, "project": 0, "org": 1, "person": 2, "place": 3}
     best: dict[str, int] = {}
     for e in ents:
         name = e.name.casefold()
         best[name] = min(best.get(name, 9), order.get(e.type, 9))
-    return [e for e in ents if order.get(e.type, 9) <= best[e.name.casefold()]]
+    parts = {w for e in ents if e.type in ("person", "org", "place") for w in e.name.casefold().replace("&", " ").split()
+             if len(e.name.split()) > 1}
+    return [e for e in ents if order.get(e.type, 9) <= best[e.name.casefold()] and not (
+        e.type in ("person", "org", "place") and " " not in e.name and e.name.casefold() in parts)]
 
 
 _RETAIN_HEAD = re.compile(r"\s*@(\S+(?:\s" + WORD + r"){0,3}):\s")

@@ -38,10 +38,13 @@ def _en() -> dict[str, re.Pattern[str]]:
                                      r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))"),
         "project_after": re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b"),
         "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b"),
+        "firm": re.compile(rf"\b({WORD}\s(?:&|and)\s{WORD})\s+(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
+                           rf"\b({WORD}\s&\s{WORD})\b"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
         "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
         "work": re.compile(rf"\b([A-Za-z]+)\s+(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
         "place": re.compile(rf"\b(?i:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
+        "known_place": re.compile(rf"\b(?:in|from|to)\s+({WORD})\b"),
         "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
         "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b(?!\s{WORD})"),
     }
@@ -117,6 +120,10 @@ def orgs_and_places(text: str, add: Add) -> None:
             words.pop(0)  # "The", "Thanks": not part of the company's name
         if len(words) >= 2:
             add("org", " ".join(words))
+    for m in rx["firm"].finditer(text):
+        name = m.group(1) or m.group(2)
+        if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
+            add("org", name)
     for m in rx["venue"].finditer(text):
         add("place", m.group(1))
     for m in rx["possessive"].finditer(text):
@@ -127,6 +134,9 @@ def orgs_and_places(text: str, add: Add) -> None:
         if m.group(1).lower() in v.work_cues and (_plain(m.group(2)) or m.group(2).isupper()) \
                 and m.group(2) not in v.acronyms:
             add("org", m.group(2))
+    for m in rx["known_place"].finditer(text):
+        if m.group(1) in v.known_places:
+            add("place", m.group(1))
     for key in ("place", "at", "the"):
         for m in rx[key].finditer(text):
             name = m.group(1)
@@ -141,7 +151,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
     edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于]))"
     body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说])[{_HAN}])"
     return {
-        "project": re.compile(rf"([A-Za-z][\w-]{{1,30}}|[{_HAN}]{{2,8}}?)\s?项目"),
+        "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))"),
         "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d)"),
         "city": re.compile("(" + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])"),
@@ -153,11 +163,17 @@ _ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "
 
 def chinese_things(text: str, add: Add) -> None:
     v = english()
+    zh = chinese()
     rx = _zh()
     for m in rx["project"].finditer(text):
-        name = m.group(1)
-        if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT:
-            add("project", name[-4:] if not name.isascii() and len(name) > 4 else name)
-    for key in ("org", "place", "city"):
+        name = m.group(1) or m.group(2)
+        if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies:
+            add("project", name)
+    for key in ("org", "place"):
         for m in rx[key].finditer(text):
-            add("org" if key == "org" else "place", m.group(1))
+            suffix = re.search(f"(?:{zh.org_suffixes if key == 'org' else zh.place_suffixes})$", m.group(1))
+            body = m.group(1)[:suffix.start()] if suffix else m.group(1)
+            if body not in zh.not_bodies and not body.endswith("家") and not any(w in body for w in zh.not_bodies):
+                add(key, m.group(1))
+    for m in rx["city"].finditer(text):
+        add("place", m.group(1))

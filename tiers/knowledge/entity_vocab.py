@@ -58,6 +58,8 @@ class Chinese:
     cities: frozenset[str]
     place_before: str
     clause_breaks: str
+    not_bodies: frozenset[str]  # words before 公司/区/项目 that say which kind, not which one (`上家公司`, `可用区`)
+    measure_before: str  # `这张表`, `一条路`: a surname character used as a measure word
 
 
 @lru_cache(maxsize=1)
@@ -82,4 +84,5 @@ def chinese() -> Chinese:
         d["surnames"], tuple(d["compound_surnames"]), frozenset(d["not_names"]), _alternation(d["before_person"]),
         _alternation(d["after_person"]), _alternation(d["after_person_soft"]), _alternation(d["titles"]),
         _alternation(d["org_suffixes"]), _alternation(d["place_suffixes"]), frozenset(d["cities"]),
-        _alternation(d["place_before"]), d["clause_breaks"])
+        _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
+        d["measure_before"])
