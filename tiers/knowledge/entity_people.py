@@ -114,7 +114,8 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "before": re.compile(f"(?:{v.before_person})" + name + f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),
         "familiar": re.compile(f"([老小][{v.surnames}])(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
-        "title": re.compile(f"(?<![{_HAN}])([{v.surnames}](?:{v.titles}))(?![{_HAN}])"),
+        # `王总`, `李老师`: followed by a particle, a break or another script (`王总监` is a title alone, not 王总)
+        "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$)"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
     }

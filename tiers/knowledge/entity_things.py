@@ -64,7 +64,8 @@ def _camel(text: str, add: Add) -> None:
     v = english()
     for m in _CAMEL.finditer(text):
         name = m.group(1)
-        if name not in NOT_NAMES and name.casefold() not in v.products and not name.endswith(v.code_suffixes):
+        if name not in NOT_NAMES and name.casefold() not in v.products and not name.endswith(v.code_suffixes) \
+                and not name.endswith(v.product_suffixes):
             add("project", name)
 
 
@@ -86,6 +87,8 @@ def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
     before = _PREV_WORD.search(text[:m.start()])
     if before and before.group(1).lower() in v.determiners:
         return False
+    if "\u4e00" <= nxt[:1] <= "\u9fff" or re.search(r"[\u4e00-\u9fff]\s*$", text[:m.start()]):
+        return True  # inside Chinese text a hyphenated Latin word is a name, not an English compound
     return nxt in v.after_name_words or nxt == "'s" or nxt in ("", ".", ",", ";", ":", "!", "?", ")", "'", '"', "`")
 
 

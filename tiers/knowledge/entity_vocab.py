@@ -30,6 +30,7 @@ class English:
     hyphen_prefixes: frozenset[str]  # `pre-`, `mid-`: an English compound, not a repo
     hyphen_suffixes: frozenset[str]  # `-ish`, `-off`
     code_suffixes: tuple[str, ...]
+    product_suffixes: tuple[str, ...]  # `…DB`, `…MQ`, `…JS`: how the world's tools are named
     project_stop: frozenset[str]
     determiners: frozenset[str]
     after_name_words: frozenset[str]
@@ -69,7 +70,8 @@ def english() -> English:
         frozenset(d["not_people"]), frozenset(d["business_words"]), frozenset(d["org_prefix_words"]),
         frozenset(w.casefold() for w in d["products"]), frozenset(d["acronyms"]),
         frozenset(d["hyphen_compounds"]), frozenset(d["hyphen_prefixes"]), frozenset(d["hyphen_suffixes"]),
-        tuple(d["code_suffixes"]), frozenset(d["project_stop"]),
+        tuple(d["code_suffixes"]), tuple(d["product_suffixes"]),
+        frozenset(d["project_stop"]),
         frozenset(d["determiners"]), frozenset(d["after_name_words"]), frozenset(d["project_followers"]),
         _alternation(d["person_verbs_after"]), _alternation(d["relations"]), _alternation(d["place_cues"]),
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
