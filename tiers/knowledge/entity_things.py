@@ -87,8 +87,6 @@ def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
     before = _PREV_WORD.search(text[:m.start()])
     if before and before.group(1).lower() in v.determiners:
         return False
-    if "\u4e00" <= nxt[:1] <= "\u9fff" or re.search(r"[\u4e00-\u9fff]\s*$", text[:m.start()]):
-        return True  # inside Chinese text a hyphenated Latin word is a name, not an English compound
     return nxt in v.after_name_words or nxt == "'s" or nxt in ("", ".", ",", ";", ":", "!", "?", ")", "'", '"', "`")
 
 
