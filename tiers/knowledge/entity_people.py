@@ -1,7 +1,8 @@
 """People named in a memory (English and Chinese): a name needs a cue around it, never a capital letter alone.
 
 English: a verb of speaking or meeting before or after it (`told Alice`, `Alice said`), `with Alice.`, a
-possessive (`Alice's`), `Alice and Bob`, a title (`Dr. Okafor`), a relation (`my sister Ylva`), a handle (`@alice`). Chinese: a surname from the 百家姓 with a cue before or after (`和张伟开会`,
+possessive (`Alice's`), `Alice and Bob`, a title (`Dr. Okafor`), a relation (`my sister Ylva`), a handle
+(`@alice`). Chinese: a surname from the 百家姓 with a cue before or after (`和张伟开会`,
 `张伟说`), a familiar form (`老王`, `小李`), a title (`王总`), or a name written alone inside Latin text. The
 vocabularies are data (tiers/knowledge/lang/entities_*.json).
 """
@@ -25,11 +26,7 @@ _HAN = "\u4e00-\u9fff"
 def _en() -> dict[str, re.Pattern[str]]:
     v = english()
     return {
-        "before": re.compile(r"\b(?i:told|asked|met|meeting|called|emailed|thanked|cc|pinged|messaged|texted|"
-                             r"invited|visited|hugged|hired|paid|(?:talked|spoke|wrote|replied|said|sent it|handed it|"
-                             r"reports?|reporting|listened|waved) to|spoke with|call with|lunch with|dinner with|"
-                             r"met with|meeting with|coffee with|chat with|drinks with|lesson with|session with)\s+"
-                             + _NAME + r"\b"),
+        "before": re.compile(r"\b(?:" + v.person_cues_before + r")\s+" + _NAME + r"\b"),
         # bare "with X" names a person only where a person's name ends ("with Bob.", "with Bob about"), not a
         # company's ("the contract with Hetzner for the servers")
         "with": re.compile(r"\bwith\s+" + _NAME + r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|about|to|on|at|of|from|over|"
@@ -43,7 +40,8 @@ def _en() -> dict[str, re.Pattern[str]]:
                                      + v.relations + r")\b"),
         "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
         # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
-        "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+(?:is|was|has|had|will|would|joined|left|leaves|starts|started)\b"),
+        "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"
+                           r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started)\b"),
     }
 
 
@@ -109,13 +107,15 @@ def english_people(text: str) -> Iterable[str]:
 @lru_cache(maxsize=1)
 def _zh() -> dict[str, re.Pattern[str]]:
     v = chinese()
-    name = f"(?<![{v.measure_before}])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
+    compound = "|".join(v.compound_surnames)
+    name = f"(?<![{v.measure_before}])((?:{compound})[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
     return {
         "before": re.compile(f"(?:{v.before_person})" + name + f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),
         "familiar": re.compile(f"([老小][{v.surnames}])(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
-        # `王总`, `李老师`: followed by a particle, a break or another script (`王总监` is a title alone, not 王总)
+        # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
         "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$)"),
+        "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
     }
@@ -124,7 +124,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
 def _zh_name_ok(name: str) -> bool:
     v = chinese()
     return name not in v.not_names and name[:2] not in v.not_names and name not in v.cities and \
-        not re.search(f"(?:{v.org_suffixes}|{v.place_suffixes})$", name) and name[-1] not in _NOT_NAME_ENDS
+        not _zh()["kind_end"].search(name) and name[-1] not in _NOT_NAME_ENDS
 
 
 _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")
@@ -134,6 +134,8 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
     """Chinese names; `latin_around`: the text is mostly Latin, so a Han name written alone is a name."""
     rx = _zh()
     for key in ("before", "after", "familiar", "title"):
+        if key == "familiar" and "老" not in text and "小" not in text:
+            continue
         for m in rx[key].finditer(text):
             if _zh_name_ok(m.group(1)):
                 yield m.group(1)

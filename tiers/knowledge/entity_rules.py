@@ -102,7 +102,7 @@ def _from_text(text: str) -> dict[str, Entity]:
     for m in _REPO_SAID.finditer(text):
         if not any(a <= m.start(1) < b for a, b in repo_spans) and "." not in m.group(1).split("/")[0]:
             add("repo", _strip_repo(m.group(1)))
-    plain = _URLS.sub(" ", text)  # a host or a path names no project, person or place
+    plain = _URLS.sub(" ", text) if "." in text else text  # a host or a path names no project, person or place
     projects(plain, add)
     orgs_and_places(plain, add)
     plain = _OTHER_SCRIPT.sub("", plain)  # "张伟 (Zhang Wei) 说", "Zhang Wei (张伟) said": the name beside its cue
@@ -197,8 +197,8 @@ def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
     for e in ents:
         name = e.name.casefold()
         best[name] = min(best.get(name, 9), order.get(e.type, 9))
-    parts = {w for e in ents if e.type in ("person", "org", "place") for w in e.name.casefold().replace("&", " ").split()
-             if len(e.name.split()) > 1}
+    parts = {w for e in ents if e.type in ("person", "org", "place") and len(e.name.split()) > 1
+             for w in e.name.casefold().replace("&", " ").split()}
     return [e for e in ents if order.get(e.type, 9) <= best[e.name.casefold()] and not (
         e.type in ("person", "org", "place") and " " not in e.name and e.name.casefold() in parts)]
 

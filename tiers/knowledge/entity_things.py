@@ -38,12 +38,13 @@ def _en() -> dict[str, re.Pattern[str]]:
                                      r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))"),
         "project_after": re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b"),
         "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b"),
-        "firm": re.compile(rf"\b({WORD}\s(?:&|and)\s{WORD})\s+(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
+        "firm": re.compile(rf"\b({WORD}\s(?:&|and)\s{WORD})\s+"
+                           r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
                            rf"\b({WORD}\s&\s{WORD})\b"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
         "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
         "work": re.compile(rf"\b([A-Za-z]+)\s+(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
-        "place": re.compile(rf"\b(?i:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
+        "place": re.compile(rf"\b(?:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
         "known_place": re.compile(rf"\b(?:in|from|to)\s+({WORD})\b"),
         "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
         "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b(?!\s{WORD})"),
@@ -155,8 +156,21 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))"),
         "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d)"),
+        "org_end": re.compile(f"(?:{v.org_suffixes})$"),
+        "place_end": re.compile(f"(?:{v.place_suffixes})$"),
         "city": re.compile("(" + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])"),
     }
+
+
+@lru_cache(maxsize=1)
+def _suffix_chars() -> dict[str, frozenset[str]]:
+    d = chinese()
+    return {"org": frozenset(w[-1] for w in d.org_suffixes.split("|")),
+            "place": frozenset(w[-1] for w in d.place_suffixes.split("|"))}
+
+
+def _has_suffix(text: str, key: str) -> bool:
+    return not _suffix_chars()[key].isdisjoint(text)
 
 
 _ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "一个"))
@@ -166,13 +180,15 @@ def chinese_things(text: str, add: Add) -> None:
     v = english()
     zh = chinese()
     rx = _zh()
-    for m in rx["project"].finditer(text):
+    for m in rx["project"].finditer(text) if "项目" in text else ():
         name = m.group(1) or m.group(2)
         if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies:
             add("project", name)
     for key in ("org", "place"):
+        if not _has_suffix(text, key):
+            continue  # no kind word, no name: the cheap test first (ingest reads every memory)
         for m in rx[key].finditer(text):
-            suffix = re.search(f"(?:{zh.org_suffixes if key == 'org' else zh.place_suffixes})$", m.group(1))
+            suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[:suffix.start()] if suffix else m.group(1)
             if body not in zh.not_bodies and not body.endswith("家") and not any(w in body for w in zh.not_bodies):
                 add(key, m.group(1))

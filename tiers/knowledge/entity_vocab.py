@@ -19,6 +19,11 @@ def _alternation(words: list[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
 
 
+def _both_cases(words: list[str]) -> list[str]:
+    """Each word as written and capitalised (a sentence may start with it): cheaper than (?i:) in a pattern."""
+    return [w for word in words for w in (word, word[:1].upper() + word[1:])]
+
+
 @dataclass(frozen=True)
 class English:
     not_people: frozenset[str]
@@ -36,6 +41,7 @@ class English:
     after_name_words: frozenset[str]
     project_followers: frozenset[str]
     person_verbs_after: str         # alternations, ready for a pattern
+    person_cues_before: str         # … in both cases of their first letter (`Told`, `told`)
     relations: str
     place_cues: str
     work_cues: frozenset[str]
@@ -59,7 +65,7 @@ class Chinese:
     cities: frozenset[str]
     place_before: str
     clause_breaks: str
-    not_bodies: frozenset[str]  # words before 公司/区/项目 that say which kind, not which one (`上家公司`, `可用区`)
+    not_bodies: frozenset[str]  # words before 公司/区/项目 saying which kind, not which one (`上家公司`, `可用区`)
     measure_before: str  # `这张表`, `一条路`: a surname character used as a measure word
 
 
@@ -73,7 +79,7 @@ def english() -> English:
         tuple(d["code_suffixes"]), tuple(d["product_suffixes"]),
         frozenset(d["project_stop"]),
         frozenset(d["determiners"]), frozenset(d["after_name_words"]), frozenset(d["project_followers"]),
-        _alternation(d["person_verbs_after"]), _alternation(d["relations"]), _alternation(d["place_cues"]),
+        _alternation(d["person_verbs_after"]), _alternation(_both_cases(d["person_cues_before"])), _alternation(d["relations"]), _alternation(_both_cases(d["place_cues"])),
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
         frozenset(d["known_places"]))
