@@ -138,7 +138,7 @@ MAX_PAGES = 20
 
 
 def listed(e: store.EntityRow) -> bool:
-    """Whether `entity list` shows it: places only once two memories name them (the weakest cue)."""
+    """Whether `entity list` shows it: a place (the weakest cue) only once two memories name it."""
     return e.type != "place" or e.mentions >= PLACE_MENTIONS
 
 

@@ -14,6 +14,8 @@ from collections import defaultdict
 from typing import Iterable, Sequence
 
 _ORDER = {"repo": 0, "project": 0, "org": 1, "person": 2, "place": 3}
+_WEAK = ("place",)
+HIDDEN = ""  # the head of a weak reading that could be any of several full names: listed nowhere
 
 
 def _name(key: str) -> str:
@@ -29,7 +31,7 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
         by_name[_name(r[0])].append(r)
     head_of: dict[str, str] = {}
     for same in by_name.values():  # a name read as a place (the weakest cue) and as something else: the other
-        if len(same) > 1 and any(r[2] == "place" for r in same):
+        if len(same) > 1 and any(r[2] in _WEAK for r in same):
             best = min(same, key=lambda r: (_ORDER.get(r[2], 9), -r[3], r[0]))
             for r in same:
                 head_of[r[0]] = best[0]
@@ -45,7 +47,11 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
             fulls = full_by_word.get(words[0], set())
             if len(fulls) == 1:
                 head_of[key] = next(iter(fulls))
+            elif len(fulls) > 1 and kind in _WEAK:
+                head_of[key] = HIDDEN  # `Halvarsen` beside two Halvarsens: a family name, no entity of its own
     for key in list(head_of):  # a head that joined another group follows it
+        if head_of[key] == HIDDEN:
+            continue
         seen = {key}
         while head_of.get(head_of[key], head_of[key]) != head_of[key] and head_of[key] not in seen:
             seen.add(head_of[key])

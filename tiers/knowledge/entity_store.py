@@ -123,7 +123,7 @@ def all_entities(conn: sqlite3.Connection, agent_id: str, today: int) -> list[En
     folds = _folds(conn, agent_id)
     away = folded_away(folds)
     rows = [_row(r, today) for r in conn.execute(_SELECT, [agent_id]) if r[0] not in away]
-    rows = [_merged(conn, agent_id, e, folds[e.key], today) if e.key in folds else e for e in rows]
+    rows = [_merged(conn, agent_id, e, folds[e.key], today) if e.key in folds else e for e in rows if e.key]
     rows.sort(key=lambda e: (-round(e.hotness, 9), -e.mentions, e.name.casefold(), e.key))
     return rows
 

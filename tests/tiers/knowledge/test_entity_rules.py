@@ -163,6 +163,8 @@ def test_first_name_joins_the_one_full_name_and_a_shared_one_stays_apart() -> No
 def test_a_place_reading_joins_the_name_and_a_person_and_project_stay_two() -> None:
     assert folded_away(groups(_rows(("person:mara", 5), ("place:mara", 1)))) == {"place:mara": "person:mara"}
     assert groups(_rows(("person:orion", 2), ("project:orion", 3))) == {}
+    hidden = folded_away(groups(_rows(("place:haugen", 2), ("person:ola haugen", 3), ("person:kari haugen", 1))))
+    assert hidden == {"place:haugen": ""}  # `to the Haugens` beside two Haugens: listed nowhere, joined to neither
     assert folded_away(groups(_rows(("org:acme systems", 3), ("place:acme", 1), ("place:systems", 1)))) == {
         "place:acme": "org:acme systems"}  # an organisation's first word, not its company word
 
