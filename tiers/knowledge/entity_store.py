@@ -223,10 +223,12 @@ def replace_aliases(conn: sqlite3.Connection, agent_id: str, memory_id: str,
 
 
 def aliases_of(conn: sqlite3.Connection, agent_id: str) -> list[tuple[str, str]]:
-    """(entity key, alias) of every alias of the agent's entities still held, once each."""
+    """(entity key, alias) of every alias of the agent's entities still held, once each; the key of a name
+    folded into another is that other's."""
     if not has_aliases(conn):
         return []
-    return [(r[0], r[1]) for r in conn.execute(
+    away = folded_away(_folds(conn, agent_id))
+    return [(away.get(r[0], r[0]), r[1]) for r in conn.execute(
         "SELECT DISTINCT a.key, a.alias FROM entity_aliases a JOIN entities e ON e.agent_id = a.agent_id "
         "AND e.key = a.key WHERE a.agent_id = ?", [agent_id])]
 
