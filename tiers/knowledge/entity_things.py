@@ -43,7 +43,7 @@ def _en() -> dict[str, re.Pattern[str]]:
                            rf"\b({WORD}\s&\s{WORD})\b"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
         "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
-        "work": re.compile(rf"\b([A-Za-z]+)\s+(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
+        "work": re.compile(rf"\b(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
         "place": re.compile(rf"\b(?:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
         "known_place": re.compile(rf"\b(?:in|from|to)\s+({WORD})\b"),
         "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
@@ -132,10 +132,11 @@ def orgs_and_places(text: str, add: Add) -> None:
         nouns = v.possessive_org_nouns if m.group(2) else v.org_nouns_after
         if m.group(3) in nouns and _plain(m.group(1)):
             add("org", m.group(1))
-    for m in rx["work"].finditer(text):
-        if m.group(1).lower() in v.work_cues and (_plain(m.group(2)) or m.group(2).isupper()) \
-                and m.group(2) not in v.acronyms:
-            add("org", m.group(2))
+    for m in rx["work"].finditer(text):  # `works at Acme`: the word before `at` says it is work
+        before = _PREV_WORD.search(text, max(0, m.start() - 30), m.start())
+        if before and before.group(1).lower() in v.work_cues and (_plain(m.group(1)) or m.group(1).isupper()) \
+                and m.group(1) not in v.acronyms:
+            add("org", m.group(1))
     for m in rx["known_place"].finditer(text):
         if m.group(1) in v.known_places:
             add("place", m.group(1))
