@@ -128,9 +128,9 @@ def busy_week(seed: int) -> None:
 
 def precision() -> None:
     from bench.entity_cases import score as cases
-    from memoryd.tiers.knowledge.entity_rules import extract
+    from memoryd.tiers.knowledge.entity_rules import TYPES, extract
 
-    r = cases(extract)
+    r = cases(extract, TYPES)
     print(f"\n3. entity rules on {r['sentences']} sentences (en + zh): precision {r['precision']:.3f}, "
           f"recall {r['recall']:.3f}; people: precision {r['person_precision']:.3f}, recall {r['person_recall']:.3f}")
     for w in r["wrong"]:

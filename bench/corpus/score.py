@@ -184,14 +184,27 @@ def hot(hot_state: dict[str, Any], conv: Conversation, truth: Truth) -> dict[str
             "owner_profile_precision": _share(profile_right, len(profile)), "hot_stale_values": stale}
 
 
+def _said_in_turns(name: str, conv: Conversation) -> int:
+    """How many turns write `name` (as a word where it is Latin): the tagging promises to declare every entity
+    the text names at least twice (FORMAT.md), and nothing about a name said once."""
+    rx = re.compile(r"(?<![a-z0-9])" + re.escape(normal(name)) + r"(?![a-z0-9])")
+    return sum(bool(rx.search(normal(t.text))) for t in conv.turns)
+
+
 def entities(listed: Iterable[str], conv: Conversation) -> dict[str, Any]:
+    """Listed names against the declared names and aliases. Precision is judged on the names the tagging
+    speaks for: a declared one is right, an undeclared one the text writes twice or more is wrong, an
+    undeclared one written once is left out (`entities_unjudged`); `entity_precision_all` counts every name."""
     names = {normal(n): e.name for e in conv.entities.values() for n in e.names()}
     names |= {normal(n.lstrip("@")): e.name for e in conv.entities.values() for n in e.names()}
     listed = [n for n in listed if n]
     hits = [names.get(normal(n.lstrip("@"))) for n in listed]
     right = sum(h is not None for h in hits)
+    unjudged = sum(h is None and _said_in_turns(n.lstrip("@"), conv) < 2 for n, h in zip(listed, hits))
     recalled = len({h for h in hits if h})
-    return {"entities_listed": len(listed), "entity_precision": _share(right, len(listed)),
+    return {"entities_listed": len(listed), "entities_unjudged": unjudged,
+            "entity_precision": _share(right, len(listed) - unjudged),
+            "entity_precision_all": _share(right, len(listed)),
             "entity_recall": _share(recalled, len(conv.entities))}
 
 
@@ -234,9 +247,11 @@ def total(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for k, n in (("hot_lesson_precision", "hot_lessons"), ("owner_profile_precision", "owner_profile")):
         if n in out:
             out[k] = _share(int(out[n + "_right"] if n != "owner_profile" else out["owner_profile_right"]), int(out[n]))
-    ents = [(r["entity_precision"], r["entities_listed"], r["entity_recall"]) for r in rows if "entity_recall" in r]
+    ents = [(r["entity_precision_all"], r["entities_listed"], r["entity_recall"], r["entity_precision"],
+             r["entities_listed"] - r["entities_unjudged"]) for r in rows if "entity_recall" in r]
     if ents:
-        listed = sum(n for _, n, _ in ents)
-        out["entity_precision"] = round(sum((p or 0) * n for p, n, _ in ents) / listed, 3) if listed else None
-        out["entity_recall"] = round(sum(r or 0 for *_, r in ents) / len(ents), 3)
+        listed, judged = sum(e[1] for e in ents), sum(e[4] for e in ents)
+        out["entity_precision_all"] = round(sum((e[0] or 0) * e[1] for e in ents) / listed, 3) if listed else None
+        out["entity_precision"] = round(sum((e[3] or 0) * e[4] for e in ents) / judged, 3) if judged else None
+        out["entity_recall"] = round(sum(e[2] or 0 for e in ents) / len(ents), 3)
     return dict(out)

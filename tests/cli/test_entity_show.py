@@ -19,3 +19,18 @@ def test_show_by_the_name_people_write_and_ambiguity(home: Path) -> None:
     assert both.returncode == 2 and both.stdout == ""
     assert len(both.stderr.strip().splitlines()) == 1
     assert "person:sam lee" in both.stderr and "project:sam-lee" in both.stderr
+
+
+def test_a_first_name_and_the_full_name_are_one_entity_until_a_second_full_name(home: Path) -> None:
+    env = dict(os.environ)
+    for text in ("Lunch with Jonas Vogt about the van", "Jonas said the van is fixed",
+                 "Told Jonas the keys are on the hook"):
+        assert run("store", text, "--category", "people", env=env).returncode == 0
+    listed = {e["name"]: e for e in json.loads(run("entity", "list", "--json", env=env).stdout)["entities"]}
+    assert "Jonas" not in listed and listed["Jonas Vogt"]["mentions"] == 3
+    shown = json.loads(run("entity", "show", "Jonas", "--json", env=env).stdout)
+    assert shown["key"] == "person:jonas vogt" and len(shown["facts"]) == 3
+    # the near miss: a second Jonas with another surname, and the first name alone no longer says which
+    assert run("store", "Dinner with Jonas Berg on Friday", "--category", "people", env=env).returncode == 0
+    listed = {e["name"]: e for e in json.loads(run("entity", "list", "--json", env=env).stdout)["entities"]}
+    assert listed["Jonas"]["mentions"] == 2 and listed["Jonas Vogt"]["mentions"] == 1 and "Jonas Berg" in listed

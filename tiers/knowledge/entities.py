@@ -131,10 +131,34 @@ def rebuild(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM |
     return refresh(index, agent_id, warm, llm)
 
 
+PLACE_MENTIONS = 2   # a place named once is where something happened; named again, it is part of the person's world
+PAGE_WINDOW_DAYS = 30
+PAGE_MENTIONS = 3    # named in at least this many memories of the window
+MAX_PAGES = 20
+
+
+def listed(e: store.EntityRow) -> bool:
+    """Whether `entity list` shows it: a place (the weakest cue) only once two memories name it."""
+    return e.type != "place" or e.mentions >= PLACE_MENTIONS
+
+
 def entity_list(index: LocalIndex, agent_id: str, now: float) -> list[store.EntityRow]:
-    """Every entity, hottest first (refresh first)."""
+    """Every entity worth listing, hottest first (refresh first)."""
     with index.reading() as conn:
-        return store.all_entities(conn, agent_id, hotness.day_of(now))
+        return [e for e in store.all_entities(conn, agent_id, hotness.day_of(now)) if listed(e)]
+
+
+def page_entities(index: LocalIndex, agent_id: str, now: float, since_days: float) -> list[store.EntityRow]:
+    """The entities that get a page: named since `since_days` ago, and either active (hotness ≥ 0.5) or among
+    the most mentioned of the last 30 days (at least 3 memories); at most 20, most mentioned first."""
+    today = hotness.day_of(now)
+    since = hotness.day_of(now - since_days * hotness.DAY)
+    with index.reading() as conn:
+        recent = store.recent_mentions(conn, agent_id, today - PAGE_WINDOW_DAYS + 1, today)
+        every = [e for e in store.all_entities(conn, agent_id, today) if listed(e) and e.last_day >= since]
+    chosen = [e for e in every if hotness.state(e.hotness) == "active" or recent.get(e.key, 0) >= PAGE_MENTIONS]
+    chosen.sort(key=lambda e: (-recent.get(e.key, 0), -e.hotness, e.key))
+    return chosen[:MAX_PAGES]
 
 
 def cold_entities(index: LocalIndex, agent_id: str, now: float, threshold: float = hotness.COLD

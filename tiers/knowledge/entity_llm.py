@@ -6,7 +6,6 @@ or unreadable answer leaves the rules' result alone.
 """
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 from typing import Any, Sequence
@@ -53,18 +52,11 @@ def parse(answer: str, texts: Sequence[str]) -> list[list[Entity]]:
             name, kind = str(item.get("name") or "").strip().lstrip("@"), str(item.get("type") or "").lower()
             if kind not in TYPES or not 0 < len(name) <= 80:
                 continue
-            if kind == "date" and not _is_date(name) or kind != "date" and name.casefold() not in folded:
+            if name.casefold() not in folded:  # a name the memory does not write is invented
                 continue
             out[n - 1].append(Entity(kind, name))
     return out
 
-
-def _is_date(name: str) -> bool:
-    try:
-        dt.date.fromisoformat(name)
-    except ValueError:
-        return False
-    return True
 
 
 def llm_entities(llm: LLM, texts: Sequence[str], warn: Any = None) -> list[list[Entity]]:

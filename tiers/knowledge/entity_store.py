@@ -11,6 +11,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from memoryd.tiers.cold.entity_schema import ALIAS_SCHEMA
 from memoryd.tiers.knowledge import hotness
+from memoryd.tiers.knowledge.entity_fold import folded_away, groups, members_of
 from memoryd.tiers.knowledge.entity_rules import Entity
 
 _IDS = 500
@@ -100,28 +101,65 @@ def _row(r: Sequence[Any], today: int) -> EntityRow:
 _SELECT = "SELECT key, name, type, hot, hot_day, mentions, first_day, last_day FROM entities WHERE agent_id = ?"
 
 
+def _folds(conn: sqlite3.Connection, agent_id: str) -> dict[str, list[str]]:
+    """The agent's entities read two ways, folded into one (tiers/knowledge/entity_fold.py)."""
+    return groups(conn.execute("SELECT key, name, type, mentions FROM entities WHERE agent_id = ?", [agent_id]))
+
+
+def _merged(conn: sqlite3.Connection, agent_id: str, head: EntityRow, keys: Sequence[str], today: int) -> EntityRow:
+    """`head` with the mentions of all `keys` counted once per memory, and the hotness they give."""
+    days = [r[1] for r in conn.execute(
+        f"SELECT memory_id, MAX(day) FROM entity_mentions WHERE agent_id = ? AND key IN ({_marks(len(keys))}) "
+        "GROUP BY memory_id", [agent_id, *keys])]
+    if not days:
+        return head
+    hot = sum(hotness.STEP * hotness.DECAY ** max(today - d, 0) for d in days)
+    return EntityRow(head.key, head.name, head.type, hot, len(days), min(days), max(days))
+
+
 def all_entities(conn: sqlite3.Connection, agent_id: str, today: int) -> list[EntityRow]:
-    """Every entity of the agent, hottest first (then most mentioned, then by name)."""
-    rows = [_row(r, today) for r in conn.execute(_SELECT, [agent_id])]
+    """Every entity of the agent, names of one thing folded into one, hottest first (then most mentioned,
+    then by name)."""
+    folds = _folds(conn, agent_id)
+    away = folded_away(folds)
+    rows = [_row(r, today) for r in conn.execute(_SELECT, [agent_id]) if r[0] not in away]
+    rows = [_merged(conn, agent_id, e, folds[e.key], today) if e.key in folds else e for e in rows if e.key]
     rows.sort(key=lambda e: (-round(e.hotness, 9), -e.mentions, e.name.casefold(), e.key))
     return rows
 
 
 def find(conn: sqlite3.Connection, agent_id: str, name: str, today: int) -> list[EntityRow]:
-    """Entities called `name` (`type:name`, the name in any case, `@name`), hottest first."""
+    """Entities called `name` (`type:name`, the name in any case, `@name`), hottest first; a name folded into
+    another finds that one (`Jonas` → `Jonas Vogt`)."""
     wanted = " ".join(name.strip().lstrip("@").split()).casefold()
-    rows = conn.execute(_SELECT + " AND (key = ? OR substr(key, instr(key, ':') + 1) = ?)",
-                        [agent_id, wanted, wanted]).fetchall()
-    found = [_row(r, today) for r in rows]
+    keys = [r[0] for r in conn.execute("SELECT key FROM entities WHERE agent_id = ? AND (key = ? OR "
+                                       "substr(key, instr(key, ':') + 1) = ?)", [agent_id, wanted, wanted])]
+    if not keys:
+        return []
+    away = folded_away(_folds(conn, agent_id))
+    heads = set(away.get(k, k) for k in keys)
+    found = [e for e in all_entities(conn, agent_id, today) if e.key in heads]
     found.sort(key=lambda e: (-e.hotness, e.key))
     return found
 
 
+def recent_mentions(conn: sqlite3.Connection, agent_id: str, first_day: int, last_day: int) -> dict[str, int]:
+    """entity key (folded) → how many memories of days first_day..last_day name it."""
+    folds = _folds(conn, agent_id)
+    away = folded_away(folds)
+    seen: dict[str, set[str]] = {}
+    for memory_id, key in conn.execute("SELECT memory_id, key FROM entity_mentions WHERE agent_id = ? AND day "
+                                       "BETWEEN ? AND ?", [agent_id, first_day, last_day]):
+        seen.setdefault(away.get(key, key), set()).add(memory_id)
+    return {k: len(v) for k, v in seen.items()}
+
+
 def mentions_of(conn: sqlite3.Connection, agent_id: str, key: str) -> list[tuple[str, int]]:
-    """(memory id, day) of every memory naming the entity, oldest first."""
+    """(memory id, day) of every memory naming the entity (any of its folded names), oldest first."""
+    keys = members_of(_folds(conn, agent_id), key)
     return [(r[0], r[1]) for r in conn.execute(
-        "SELECT memory_id, day FROM entity_mentions WHERE agent_id = ? AND key = ? ORDER BY day, memory_id",
-        [agent_id, key])]
+        f"SELECT memory_id, MAX(day) FROM entity_mentions WHERE agent_id = ? AND key IN ({_marks(len(keys))}) "
+        "GROUP BY memory_id ORDER BY 2, 1", [agent_id, *keys])]
 
 
 def entities_of(conn: sqlite3.Connection, agent_id: str, memory_ids: Sequence[str], today: int
@@ -185,10 +223,12 @@ def replace_aliases(conn: sqlite3.Connection, agent_id: str, memory_id: str,
 
 
 def aliases_of(conn: sqlite3.Connection, agent_id: str) -> list[tuple[str, str]]:
-    """(entity key, alias) of every alias of the agent's entities still held, once each."""
+    """(entity key, alias) of every alias of the agent's entities still held, once each; the key of a name
+    folded into another is that other's."""
     if not has_aliases(conn):
         return []
-    return [(r[0], r[1]) for r in conn.execute(
+    away = folded_away(_folds(conn, agent_id))
+    return [(away.get(r[0], r[0]), r[1]) for r in conn.execute(
         "SELECT DISTINCT a.key, a.alias FROM entity_aliases a JOIN entities e ON e.agent_id = a.agent_id "
         "AND e.key = a.key WHERE a.agent_id = ?", [agent_id])]
 

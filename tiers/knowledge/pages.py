@@ -77,12 +77,14 @@ def _item(m: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def entity_view(entity: EntityRow, memories: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """An entity with its facts, beliefs, opinions and summaries (current ones; newest first) and its timeline."""
+    """An entity with its facts, beliefs, opinions and summaries (current ones; newest first), then its history
+    (memories another has superseded, newest first: what was true before) and its timeline."""
     items = sorted((_item(m) for m in memories), key=lambda i: (i["date"], i["at"], i["id"]), reverse=True)
     current = [i for i in items if "superseded_by" not in i]
     by_kind = {k: [i for i in current if i["kind"] in ks][:MAX_ITEMS] for k, ks in (
         ("facts", (kinds.FACT, kinds.EXPERIENCE)), ("beliefs", (kinds.BELIEF,)), ("opinions", (kinds.OPINION,)),
         ("summaries", (kinds.SUMMARY,)))}
+    by_kind["history"] = [i for i in items if "superseded_by" in i][:MAX_ITEMS]
     timeline: dict[str, list[dict[str, Any]]] = {}
     for i in sorted(items, key=lambda i: (i["date"], i["at"], i["id"])):
         timeline.setdefault(i["date"], []).append({"id": i["id"], "text": i["text"], "kind": i["kind"],
@@ -103,6 +105,9 @@ def page_block(view: Mapping[str, Any], nl: str = "\n") -> str:
     for title, key in (("Facts", "facts"), ("Beliefs", "beliefs"), ("Opinions", "opinions"), ("Summaries", "summaries")):
         if view.get(key):
             lines += ["", f"## {title}"] + [f"- {_conf(i)}{i['text']} ({i['date']}, `{i['id']}`)" for i in view[key]]
+    if view.get("history"):  # after every current section: a superseded value never reads as the current one
+        lines += ["", "## History (superseded)"] + [
+            f"- ~~{i['text']}~~ ({i['date']}, `{i['id']}`, superseded by `{i['superseded_by']}`)" for i in view["history"]]
     if view.get("timeline"):
         lines += ["", "## Timeline"]
         for day in view["timeline"]:

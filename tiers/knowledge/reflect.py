@@ -1,7 +1,9 @@
 """Reflect (seed 003): a page per active entity in bank/entities/, and bank/opinions.md, in the agent's folder and its workspace.
 
-An entity gets a page when it is active (hotness ≥ 0.5) and was named since `since`; the page holds what its
-memories say now (facts, beliefs and opinions with confidence, summaries, a timeline). Pages are written
+An entity gets a page when it was named since `since` and matters in ordinary use: active (hotness ≥ 0.5) or
+among the most mentioned of the last 30 days (tiers/knowledge/entities.py page_entities, at most 20). The page
+holds what its memories say now (facts, beliefs and opinions with confidence, summaries), then what they said
+before (superseded memories, as history), then a timeline. Pages are written
 where the agent keeps them (`<agent dir>/bank/`) and in each OpenClaw workspace of the agent (`<workspace>/bank/`).
 """
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import entities as ents
-from memoryd.tiers.knowledge import hotness, kinds, pages
+from memoryd.tiers.knowledge import kinds, pages
 from memoryd.tiers.knowledge.entity_store import EntityRow
 
 if TYPE_CHECKING:
@@ -65,8 +67,7 @@ def reflect(mem: AgentMemory, index: LocalIndex, now: float, since_days: float, 
     with mem.exclusive():
         warm = mem.read_state()["warm"]["entries"]
         counts = ents.refresh(index, mem.agent_id, warm, llm, mem.warnings.append)
-        since = hotness.day_of(now - since_days * hotness.DAY)
-        chosen = [e for e in ents.active_entities(index, mem.agent_id, now) if e.last_day >= since]
+        chosen = ents.page_entities(index, mem.agent_id, now, since_days)
         roots = [mem.dir / "bank", *(Path(w) / "bank" for w in workspaces)]
         slugs = _slugs(chosen, [r / "entities" for r in roots])
         written, kept, warnings = [], 0, list(mem.warnings)

@@ -11,12 +11,12 @@ from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.knowledge import entities
 from memoryd.tiers.knowledge.entity_lookup import lookup
 from memoryd.tiers.knowledge.entity_names import norm
-from memoryd.tiers.knowledge.entity_rules import extract, read
+from memoryd.tiers.knowledge.entity_rules import TYPES, extract, read
 from memoryd.tiers.knowledge.reflect import reflect
 
 
 def test_rules_precision_on_realistic_sentences() -> None:
-    got = score(extract)
+    got = score(extract, TYPES)
     assert got["sentences"] >= 30
     assert got["precision"] >= 0.97 and got["person_precision"] >= 0.97, got["wrong"]
     assert got["recall"] >= 0.9, got["wrong"]
@@ -28,8 +28,8 @@ def test_tags_meet_the_name_the_text_writes() -> None:
     assert [(e.type, e.name) for e in r.entities] == [("person", "Alice Chen")]
     assert r.aliases == {"person:alice chen": ("alice-chen",)}
     r = read("@kestrel: Kestrel Cleaning visits on Friday afternoons.", {"entities": ["kestrel"]})
-    assert [(e.type, e.name) for e in r.entities] == [("project", "kestrel")]
-    assert r.aliases == {"project:kestrel": ("kestrel cleaning",)}
+    assert [(e.type, e.name) for e in r.entities] == [("org", "Kestrel Cleaning")]  # a company word: an organisation
+    assert r.aliases == {"org:kestrel cleaning": ("kestrel",)}
     r = read("Zhang Wei (张伟) said the frontend is done", None)
     assert r.aliases == {"person:zhang wei": ("张伟",)}
     assert norm("Kestrel Cleaning Ltd.") == "kestrel cleaning" and norm("Atlas项目") == "atlas"
@@ -55,7 +55,8 @@ def known(config, archive):
 @pytest.mark.parametrize("name, key", [
     ("atlas", "project:atlas"), ("Project Atlas", "project:atlas"), ("atlas project", "project:atlas"),
     ("ＡＴＬＡＳ", "project:atlas"), ("Atlas项目", "project:atlas"), ("project:Project Atlas", "project:atlas"),
-    ("Kestrel Cleaning", "project:kestrel"), ("kestrel cleaning ltd", "project:kestrel"), ("@kestrel", "project:kestrel"),
+    ("Kestrel Cleaning", "org:kestrel cleaning"), ("kestrel cleaning ltd", "org:kestrel cleaning"),
+    ("@kestrel", "org:kestrel cleaning"),
     ("Alice Chen", "person:alice chen"), ("@alice-chen", "person:alice chen"), ("ALICE_CHEN", "person:alice chen"),
     ("张伟", "person:zhang wei"), ("Zhang Wei", "person:zhang wei"),
     ("Project Orion", "project:orion"), ("person:Orion", "person:orion"),
@@ -109,6 +110,6 @@ def test_an_index_of_the_first_v3_release_gets_aliases_and_new_rules(config, arc
         conn.execute("UPDATE entity_seen SET sig = 'rules-1' WHERE memory_id = 'c1'")
     assert archive.read("PRAGMA user_version")[0][0] == 4
     assert entities.refresh(archive, "a", [])["read"] == 1  # read again under the new rules
-    assert [e.key for e in lookup(archive, "a", "Kestrel Cleaning Ltd", clock())] == ["project:kestrel"]
+    assert [e.key for e in lookup(archive, "a", "Kestrel Cleaning Ltd", clock())] == ["org:kestrel cleaning"]
     assert "Let" not in {e.name for e in entities.entity_list(archive, "a", clock())}
     assert entities.refresh(archive, "a", [])["read"] == 0

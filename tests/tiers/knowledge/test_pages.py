@@ -45,14 +45,40 @@ def test_pages_keep_a_persons_edit_across_two_reflects(config, archive, tmp_path
     assert reflect(mem, archive, clock(), 7, [ws])["written"] == []  # nothing new: nothing rewritten
 
 
-def test_not_active_or_not_recent_gets_no_page(config, archive) -> None:
+def test_named_twice_or_not_recent_gets_no_page(config, archive) -> None:
     clock = Clock()
     mem = AgentMemory(config, "a", archive=archive, clock=clock)
-    _busy(mem, n=3)
+    _busy(mem, n=2)  # the near miss: two memories in 30 days are not yet an entity that matters
     assert reflect(mem, archive, clock(), 7)["entities"] == []
     _busy(mem, "Bob")
-    clock.days(3)  # Bob: 0.55 × 0.95³ ≈ 0.47, no longer active
+    clock.days(3)  # Bob named in the last week, not in the last day
     assert reflect(mem, archive, clock(), 1)["entities"] == []
+
+
+def test_three_weeks_of_ordinary_use_give_the_most_mentioned_a_page(config, archive) -> None:
+    """Two mentions a week never make an entity active (hotness stays near 0.2); it is still one that matters."""
+    clock = Clock()
+    mem = AgentMemory(config, "a", archive=archive, clock=clock)
+    for week in range(3):
+        mem.store(f"Call {week} with Carmen about the kitchen tiles", "home")
+        mem.store(f"Lunch with Carmen, week {week}", "home")
+        mem.store(f"Talked to Dmitri once in week {week}" if week == 0 else f"Quiet week {week}", "home")
+        clock.days(7)
+    report = reflect(mem, archive, clock(), 30)
+    assert [e["name"] for e in report["entities"]] == ["Carmen"] and report["entities"][0]["hotness"] < 0.5
+
+
+def test_a_page_shows_current_values_first_and_history_after(config, archive) -> None:
+    clock = Clock()
+    mem = AgentMemory(config, "a", archive=archive, clock=clock)
+    _busy(mem, "Hiroshi", n=3)
+    new = mem.store("Hiroshi said his office moved to the fifth floor", "people")
+    mem.store("Hiroshi's office is on the third floor", "people", metadata={kinds.SUPERSEDED_BY_KEY: new["id"]})
+    reflect(mem, archive, clock(), 7)
+    text = (mem.dir / "bank" / "entities" / "Hiroshi.md").read_text()
+    facts, history = text.index("## Facts"), text.index("## History (superseded)")
+    assert facts < text.index("fifth floor") < history < text.index("~~Hiroshi's office is on the third floor~~")
+    assert text[facts:history].count("third floor") == 0
 
 
 def test_forget_rewrites_the_pages_that_quote_it(config, archive) -> None:

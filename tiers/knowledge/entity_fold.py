@@ -1,0 +1,73 @@
+"""One entity per thing when memories name it two ways: `Jonas` with `Jonas Vogt`, a name read as a place and a person.
+
+Folded when read, never stored (the mention tables stay a plain record of what each memory said, so a forget
+or a pull stays exact): a one-word person, organisation or place joins the one multi-word person, place or
+organisation that has that word as a name (`Jonas` → `Jonas Vogt`, `Okafor` → `Hannah Okafor`, `Acme` →
+`Acme Systems`, never `Systems`), never when two full names share it (`Jonas Vogt`,
+`Jonas Berg`: `Jonas` stays apart); and one name of several kinds is the kind its strongest cue gave
+(a project or repo, then an organisation, a person, a place). A folded entity's mentions and hotness are
+counted again over the memories of all its names, each memory once.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Sequence
+
+_ORDER = {"repo": 0, "project": 0, "org": 1, "person": 2, "place": 3}
+_WEAK = ("place",)
+HIDDEN = ""  # the head of a weak reading that could be any of several full names: listed nowhere
+
+
+def _name(key: str) -> str:
+    return key.partition(":")[2]
+
+
+def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
+    """(key, name, type, mentions) rows → the key that stands for each group → every key in it (itself first).
+    Only groups of two or more are returned."""
+    rows = list(rows)
+    by_name: dict[str, list[tuple[str, str, str, int]]] = defaultdict(list)
+    for r in rows:
+        by_name[_name(r[0])].append(r)
+    head_of: dict[str, str] = {}
+    for same in by_name.values():  # a name read as a place (the weakest cue) and as something else: the other
+        if len(same) > 1 and any(r[2] in _WEAK for r in same):
+            best = min(same, key=lambda r: (_ORDER.get(r[2], 9), -r[3], r[0]))
+            for r in same:
+                head_of[r[0]] = best[0]
+    full_by_word: dict[str, set[str]] = defaultdict(set)
+    for key, name, kind, _ in rows:
+        words = _name(key).split()
+        if kind in ("person", "org", "place") and len(words) >= 2:
+            for w in (words[:1] if kind == "org" else words):  # `Acme` of `Acme Systems`, not `Systems`
+                full_by_word[w].add(head_of.get(key, key))
+    for key, name, kind, _ in rows:
+        words = _name(key).split()
+        if len(words) == 1 and head_of.get(key, key) == key and kind in ("person", "org", "place"):
+            fulls = full_by_word.get(words[0], set())
+            if len(fulls) == 1:
+                head_of[key] = next(iter(fulls))
+            elif len(fulls) > 1 and kind in _WEAK:
+                head_of[key] = HIDDEN  # `Halvarsen` beside two Halvarsens: a family name, no entity of its own
+    for key in list(head_of):  # a head that joined another group follows it
+        if head_of[key] == HIDDEN:
+            continue
+        seen = {key}
+        while head_of.get(head_of[key], head_of[key]) != head_of[key] and head_of[key] not in seen:
+            seen.add(head_of[key])
+            head_of[key] = head_of[head_of[key]]
+    out: dict[str, list[str]] = defaultdict(list)
+    for key, head in head_of.items():
+        if key != head:
+            out[head].append(key)
+    return {head: [head, *sorted(members)] for head, members in out.items()}
+
+
+def members_of(folded: dict[str, list[str]], key: str) -> Sequence[str]:
+    """Every key the entity `key` stands for (just itself when it folds nothing)."""
+    return folded.get(key, [key])
+
+
+def folded_away(folded: dict[str, list[str]]) -> dict[str, str]:
+    """key folded into another → the key that stands for it."""
+    return {m: head for head, keys in folded.items() for m in keys[1:]}

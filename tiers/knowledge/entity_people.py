@@ -1,0 +1,145 @@
+"""People named in a memory (English and Chinese): a name needs a cue around it, never a capital letter alone.
+
+English: a verb of speaking or meeting before or after it (`told Alice`, `Alice said`), `with Alice.`, a
+possessive (`Alice's`), `Alice and Bob`, a title (`Dr. Okafor`), a relation (`my sister Ylva`), a handle
+(`@alice`). Chinese: a surname from the 百家姓 with a cue before or after (`和张伟开会`,
+`张伟说`), a familiar form (`老王`, `小李`), a title (`王总`), or a name written alone inside Latin text. The
+vocabularies are data (tiers/knowledge/lang/entities_*.json).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable
+
+from memoryd.tiers.distillation.lexicon import NOT_NAMES
+from memoryd.tiers.knowledge.entity_vocab import chinese, english
+
+UP = "A-ZÀ-ÖØ-ÞĀĆČĎĐĒĘĚĞİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŸŹŻŽ"
+LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűųźżž"
+WORD = rf"[{UP}][{LOW}]{{1,19}}"
+_NAME = rf"({WORD}(?:\s{WORD})?)"
+_HAN = "\u4e00-\u9fff"
+
+
+@lru_cache(maxsize=1)
+def _en() -> dict[str, re.Pattern[str]]:
+    v = english()
+    return {
+        "before": re.compile(r"\b(?:" + v.person_cues_before + r")\s+" + _NAME + r"\b"),
+        # bare "with X" names a person only where a person's name ends ("with Bob.", "with Bob about"), not a
+        # company's ("the contract with Hetzner for the servers")
+        "with": re.compile(r"\bwith\s+" + _NAME + r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|about|to|on|at|of|from|over|"
+                           r"regarding|today|tomorrow|yesterday|tonight|this|next|last)\b)"),
+        "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
+        "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
+        "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+({WORD})\b"),
+        "relation": re.compile(r"\bmy\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:" + v.relations
+                               + r")\s+" + _NAME + r"\b"),
+        "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?my\s+(?:(?:little|big|older|younger|best)\s+)?(?:"
+                                     + v.relations + r")\b"),
+        "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
+        # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
+        "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"
+                           r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started)\b"),
+    }
+
+
+_CALLED_THING = re.compile(r"\b(?:a|an|the|one|something|thing|tool|app|project|company|place|team|repo|product|"
+                           r"service|firm|shop|restaurant|band|book|game|site|bar|cafe|song|album|film|movie|show)\s+"
+                           r"(?:[\w-]+\s+)?$")
+_HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z][\w-]{1,38})")
+
+
+def is_person_name(name: str) -> bool:
+    """No word of it is a common capitalised word (`Monday`, `Thanks`, `Project`), a product or an acronym."""
+    v = english()
+    words = name.split()
+    return bool(words) and all(w not in NOT_NAMES and w not in v.not_people and w.capitalize() not in v.not_people
+                               and w.casefold() not in v.products and w not in v.known_places for w in words)
+
+
+def _verb_like(word: str) -> bool:
+    """A first word that reads as a verb (`Reviewed`, `Calling`), not a name."""
+    return len(word) > 4 and word.endswith(("ed", "ing"))
+
+
+def person_part(name: str) -> str | None:
+    """The name itself, or its last word when the first is no name ("Yesterday Bob said", "Reviewed Bob's PR");
+    a name's word said twice ("Bob Bob") once."""
+    words = name.split()
+    if len(words) == 2 and words[0] == words[1]:
+        words = words[:1]
+    if len(words) == 2 and (_verb_like(words[0]) or not is_person_name(words[0])):
+        words = words[1:]
+    joined = " ".join(words)
+    return joined if is_person_name(joined) else None
+
+
+def is_business(name: str) -> bool:
+    return name.split()[-1] in english().business_words
+
+
+def english_people(text: str) -> Iterable[str]:
+    rx = _en()
+    v = english()
+    for key in ("before", "with", "after", "title", "relation", "relation_after"):
+        for m in rx[key].finditer(text):
+            if key == "before" and m.group(0).startswith("called") and _CALLED_THING.search(text[:m.start()]):
+                continue  # "a tool called Zed" names a thing
+            if key == "after" and (is_business(m.group(1)) or (m.group(2) or "") in v.possessive_org_nouns):
+                continue  # "Kestrel Cleaning said", "Acme's office": a company
+            yield m.group(1)
+    for m in rx["and_i"].finditer(text):
+        yield m.group(1) or m.group(2)
+    for m in rx["full"].finditer(text):
+        words = m.group(1).split()
+        if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
+            yield m.group(1)
+    for m in rx["and"].finditer(text):
+        if is_person_name(m.group(1)) and is_person_name(m.group(2)):
+            yield m.group(1)
+            yield m.group(2)
+    for m in _HANDLE.finditer(text):
+        yield m.group(1)
+
+
+@lru_cache(maxsize=1)
+def _zh() -> dict[str, re.Pattern[str]]:
+    v = chinese()
+    compound = "|".join(v.compound_surnames)
+    name = f"(?<![{v.measure_before}])((?:{compound})[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
+    return {
+        "before": re.compile(f"(?:{v.before_person})" + name + f"(?={v.after_person}|{v.after_person_soft}|$)"),
+        "after": re.compile(name + f"(?={v.after_person})"),
+        "familiar": re.compile(f"([老小][{v.surnames}])(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
+        # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
+        "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$)"),
+        "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
+        "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
+                            f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
+    }
+
+
+def _zh_name_ok(name: str) -> bool:
+    v = chinese()
+    return name not in v.not_names and name[:2] not in v.not_names and name not in v.cities and \
+        not _zh()["kind_end"].search(name) and name[-1] not in _NOT_NAME_ENDS
+
+
+_NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")
+
+
+def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
+    """Chinese names; `latin_around`: the text is mostly Latin, so a Han name written alone is a name."""
+    rx = _zh()
+    for key in ("before", "after", "familiar", "title"):
+        if key == "familiar" and "老" not in text and "小" not in text:
+            continue
+        for m in rx[key].finditer(text):
+            if _zh_name_ok(m.group(1)):
+                yield m.group(1)
+    if latin_around:
+        for m in rx["alone"].finditer(text):
+            if _zh_name_ok(m.group(1)):
+                yield m.group(1)

@@ -1,0 +1,197 @@
+"""Projects, organisations and places named in a memory (English and Chinese), each by how people write them.
+
+Projects: CamelCase (`DockYard`), a `kebab-case` repo name used as a name (`ship-log has`, `in ship-log.`, `the
+ship-log repo`; not `a follow-up` or `long-term plan`), `Project X` / `X project` / `X项目`. The world's
+well-known products and code identifiers (`PostgreSQL`, `ValueError`) are not the person's projects.
+Organisations: capitalised words ending in a company word (`Kestrel Cleaning`, `Acme Systems`), a venue word
+before a name (`Café Nord`), work at a name (`works at Acme`), a name's office or budget (`Acme's office`),
+`XX公司`. Places: a capitalised name after `in`, `near`, `moved to` …, `at the X`; a Chinese city, `XX区`.
+Vocabularies are data (tiers/knowledge/lang/entities_*.json).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Callable
+
+from memoryd.tiers.distillation.lexicon import NOT_NAMES
+from memoryd.tiers.knowledge.entity_people import UP, WORD, is_person_name
+from memoryd.tiers.knowledge.entity_vocab import chinese, english
+
+Add = Callable[[str, str], None]
+_HAN = "\u4e00-\u9fff"
+_CAMEL = re.compile(r"(?<![\w@/.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])")
+_KEBAB = re.compile(r"(?<![\w@/.:-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z0-9])")
+_NEXT_WORD = re.compile(r"\s*('s\b|[A-Za-z]+|[^\sA-Za-z]|$)")
+_PREV_WORD = re.compile(r"([A-Za-z]+)\s*$")
+_CAPS = rf"{WORD}(?:\s{WORD}){{0,2}}"
+_ACRONYM = rf"[{UP}]{{2,5}}"
+
+
+@lru_cache(maxsize=1)
+def _en() -> dict[str, re.Pattern[str]]:
+    v = english()
+    business = "|".join(sorted(v.business_words, key=len, reverse=True))
+    prefix = "|".join(sorted(v.org_prefix_words, key=len, reverse=True))
+    return {
+        "project_before": re.compile(r"\b(?:[Pp]roject|codename|code-named|codenamed)\s+(?:[\"'“]([A-Za-z][\w.-]{1,40})|"
+                                     r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))"),
+        "project_after": re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b"),
+        "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b"),
+        "firm": re.compile(rf"\b({WORD}\s(?:&|and)\s{WORD})\s+"
+                           r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
+                           rf"\b({WORD}\s&\s{WORD})\b"),
+        "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
+        "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
+        "work": re.compile(rf"\b(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
+        "place": re.compile(rf"\b(?:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
+        "known_place": re.compile(rf"\b(?:in|from|to)\s+({WORD})\b"),
+        "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
+        "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b(?!\s{WORD})"),
+    }
+
+
+def _plain(name: str) -> bool:
+    """A name that is not a common capitalised word, a product or an acronym everyone uses."""
+    v = english()
+    first = name.split()[0]
+    if name in v.known_places:
+        return True
+    return is_person_name(name) and name not in v.acronyms and first not in v.business_words and \
+        name.casefold() not in v.products
+
+
+def _camel(text: str, add: Add) -> None:
+    v = english()
+    for m in _CAMEL.finditer(text):
+        name = m.group(1)
+        if name not in NOT_NAMES and name.casefold() not in v.products and not name.endswith(v.code_suffixes) \
+                and not name.endswith(v.product_suffixes):
+            add("project", name)
+
+
+def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
+    """A hyphenated lowercase word used as a name: not a common compound, not after `a`/`the` unless a project
+    word follows (`the ship-log repo`), and followed by what follows a name (a verb, a preposition, an end)."""
+    v = english()
+    word = m.group(1)
+    parts = word.split("-")
+    if word in v.hyphen_compounds or all(p.isdigit() for p in parts[1:]) or len(word) < 5 \
+            or parts[0] in v.hyphen_prefixes or parts[-1] in v.hyphen_suffixes:
+        return False
+    after = _NEXT_WORD.match(text, m.end())
+    nxt = (after.group(1) if after else "").lower()
+    if nxt in v.project_followers:
+        return True
+    if nxt == "=" or (parts[-1].endswith("s") and len(parts[-1]) > 3):
+        return False  # `max-age = 3`: a setting; `no-shows`: a plural noun
+    before = _PREV_WORD.search(text[:m.start()])
+    if before and before.group(1).lower() in v.determiners:
+        return False
+    return nxt in v.after_name_words or nxt == "'s" or nxt in ("", ".", ",", ";", ":", "!", "?", ")", "'", '"', "`")
+
+
+def projects(text: str, add: Add) -> None:
+    v = english()
+    rx = _en()
+    _camel(text, add)
+    for m in _KEBAB.finditer(text):
+        if _kebab_is_name(text, m):
+            add("project", m.group(1))
+    for key in ("project_before", "project_after"):
+        for m in rx[key].finditer(text):
+            name = (m.group(1) or m.group(2) if key == "project_before" else m.group(1)).rstrip(".")
+            if name.casefold() not in v.project_stop and not name.isdigit() and name.casefold() not in v.products \
+                    and name not in v.not_people:
+                add("project", name)
+
+
+_QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」")
+_HOUSE_NUMBER = re.compile(r"\s\d{1,4}[a-zA-Z]?\b")
+
+
+def orgs_and_places(text: str, add: Add) -> None:
+    """Organisations and places; a quoted title (`"Dust in the Wind"`) names neither, and a street with its
+    house number (`Elm Street 12`) is an address, not a place one comes back to."""
+    v = english()
+    rx = _en()
+    text = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
+    for m in rx["business"].finditer(text):
+        words = m.group(1).split()
+        while words and (words[0] in v.not_people or words[0] in NOT_NAMES):
+            words.pop(0)  # "The", "Thanks": not part of the company's name
+        if len(words) >= 2:
+            add("org", " ".join(words))
+    for m in rx["firm"].finditer(text):
+        name = m.group(1) or m.group(2)
+        if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
+            add("org", name)
+    for m in rx["venue"].finditer(text):
+        add("place", m.group(1))
+    for m in rx["possessive"].finditer(text):
+        nouns = v.possessive_org_nouns if m.group(2) else v.org_nouns_after
+        if m.group(3) in nouns and _plain(m.group(1)):
+            add("org", m.group(1))
+    for m in rx["work"].finditer(text):  # `works at Acme`: the word before `at` says it is work
+        before = _PREV_WORD.search(text, max(0, m.start() - 30), m.start())
+        if before and before.group(1).lower() in v.work_cues and (_plain(m.group(1)) or m.group(1).isupper()) \
+                and m.group(1) not in v.acronyms:
+            add("org", m.group(1))
+    for m in rx["known_place"].finditer(text):
+        if m.group(1) in v.known_places:
+            add("place", m.group(1))
+    for key in ("place", "at", "the"):
+        for m in rx[key].finditer(text):
+            name = m.group(1)
+            if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
+                    v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-":
+                add("place", name)
+
+
+@lru_cache(maxsize=1)
+def _zh() -> dict[str, re.Pattern[str]]:
+    v = chinese()
+    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于]))"
+    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说])[{_HAN}])"
+    return {
+        "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
+        "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))"),
+        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d)"),
+        "org_end": re.compile(f"(?:{v.org_suffixes})$"),
+        "place_end": re.compile(f"(?:{v.place_suffixes})$"),
+        "city": re.compile("(" + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])"),
+    }
+
+
+@lru_cache(maxsize=1)
+def _suffix_chars() -> dict[str, frozenset[str]]:
+    d = chinese()
+    return {"org": frozenset(w[-1] for w in d.org_suffixes.split("|")),
+            "place": frozenset(w[-1] for w in d.place_suffixes.split("|"))}
+
+
+def _has_suffix(text: str, key: str) -> bool:
+    return not _suffix_chars()[key].isdisjoint(text)
+
+
+_ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "一个"))
+
+
+def chinese_things(text: str, add: Add) -> None:
+    v = english()
+    zh = chinese()
+    rx = _zh()
+    for m in rx["project"].finditer(text) if "项目" in text else ():
+        name = m.group(1) or m.group(2)
+        if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies:
+            add("project", name)
+    for key in ("org", "place"):
+        if not _has_suffix(text, key):
+            continue  # no kind word, no name: the cheap test first (ingest reads every memory)
+        for m in rx[key].finditer(text):
+            suffix = rx[key + "_end"].search(m.group(1))
+            body = m.group(1)[:suffix.start()] if suffix else m.group(1)
+            if body not in zh.not_bodies and not body.endswith("家") and not any(w in body for w in zh.not_bodies):
+                add(key, m.group(1))
+    for m in rx["city"].finditer(text):
+        add("place", m.group(1))

@@ -1,0 +1,96 @@
+"""The entity rules' vocabularies, read once from tiers/knowledge/lang/entities_<lang>.json (data, not code)."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+
+def _load(code: str) -> dict[str, Any]:
+    text = resources.files("memoryd.tiers.knowledge").joinpath(f"lang/entities_{code}.json").read_text("utf-8")
+    return dict(json.loads(text))
+
+
+def _alternation(words: list[str]) -> str:
+    """A regex alternation of `words`, longest first (so `汇报给` wins over `给`)."""
+    return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+
+
+def _both_cases(words: list[str]) -> list[str]:
+    """Each word as written and capitalised (a sentence may start with it): cheaper than (?i:) in a pattern."""
+    return [w for word in words for w in (word, word[:1].upper() + word[1:])]
+
+
+@dataclass(frozen=True)
+class English:
+    not_people: frozenset[str]
+    business_words: frozenset[str]
+    org_prefix_words: frozenset[str]
+    products: frozenset[str]        # casefolded: the world's tools, not the person's own things
+    acronyms: frozenset[str]
+    hyphen_compounds: frozenset[str]
+    hyphen_prefixes: frozenset[str]  # `pre-`, `mid-`: an English compound, not a repo
+    hyphen_suffixes: frozenset[str]  # `-ish`, `-off`
+    code_suffixes: tuple[str, ...]
+    product_suffixes: tuple[str, ...]  # `…DB`, `…MQ`, `…JS`: how the world's tools are named
+    project_stop: frozenset[str]
+    determiners: frozenset[str]
+    after_name_words: frozenset[str]
+    project_followers: frozenset[str]
+    person_verbs_after: str         # alternations, ready for a pattern
+    person_cues_before: str         # … in both cases of their first letter (`Told`, `told`)
+    relations: str
+    place_cues: str
+    work_cues: frozenset[str]
+    possessive_org_nouns: frozenset[str]
+    org_nouns_after: frozenset[str]
+    speaker_labels: frozenset[str]
+    known_places: frozenset[str]  # never a person's name, fine as a place
+
+
+@dataclass(frozen=True)
+class Chinese:
+    surnames: str
+    compound_surnames: tuple[str, ...]
+    not_names: frozenset[str]
+    before_person: str
+    after_person: str
+    after_person_soft: str
+    titles: str
+    org_suffixes: str
+    place_suffixes: str
+    cities: frozenset[str]
+    place_before: str
+    clause_breaks: str
+    not_bodies: frozenset[str]  # words before 公司/区/项目 saying which kind, not which one (`上家公司`, `可用区`)
+    measure_before: str  # `这张表`, `一条路`: a surname character used as a measure word
+
+
+@lru_cache(maxsize=1)
+def english() -> English:
+    d = _load("en")
+    return English(
+        frozenset(d["not_people"]), frozenset(d["business_words"]), frozenset(d["org_prefix_words"]),
+        frozenset(w.casefold() for w in d["products"]), frozenset(d["acronyms"]),
+        frozenset(d["hyphen_compounds"]), frozenset(d["hyphen_prefixes"]), frozenset(d["hyphen_suffixes"]),
+        tuple(d["code_suffixes"]), tuple(d["product_suffixes"]),
+        frozenset(d["project_stop"]),
+        frozenset(d["determiners"]), frozenset(d["after_name_words"]), frozenset(d["project_followers"]),
+        _alternation(d["person_verbs_after"]), _alternation(_both_cases(d["person_cues_before"])), _alternation(d["relations"]), _alternation(_both_cases(d["place_cues"])),
+        frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
+        frozenset(d["speaker_labels"]),
+        frozenset(d["known_places"]))
+
+
+@lru_cache(maxsize=1)
+def chinese() -> Chinese:
+    d = _load("zh")
+    return Chinese(
+        d["surnames"], tuple(d["compound_surnames"]), frozenset(d["not_names"]), _alternation(d["before_person"]),
+        _alternation(d["after_person"]), _alternation(d["after_person_soft"]), _alternation(d["titles"]),
+        _alternation(d["org_suffixes"]), _alternation(d["place_suffixes"]), frozenset(d["cities"]),
+        _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
+        d["measure_before"])
