@@ -1,5 +1,5 @@
-"""Sealed memories rank behind their summary: a result sealed into a summary comes after it, and a summary
-the query did not reach is brought in just before its first sealed member (a summary that is gone: plain rank)."""
+"""A sealed memory's summary in the results: a summary the query did not reach is brought in just after its first
+sealed member the words found, never before it (what the words found keeps its place: right or silent)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -36,15 +36,14 @@ def behind_summaries(results: list[dict[str, Any]], archive: Archive | None, age
             have[entry["id"]] = dict(candidate(entry), relevance=0.0, reason="the summary a result is sealed into")
     out: list[dict[str, Any]] = []
     placed: set[str] = set()
+    found = {r["id"] for r in results}
     for r in results:
-        sid = _sealed_in(r)
-        summary = have.get(sid) if sid else None
-        if summary is not None and sid not in placed:
-            if summary.get("rank") is None or summary["rank"] < r.get("rank", 0):
-                summary = dict(summary, rank=r.get("rank"))  # it takes its member's place
-            out.append(summary)
-            placed.add(summary["id"])
         if r["id"] not in placed:
             out.append(r)
             placed.add(r["id"])
+        sid = _sealed_in(r)
+        summary = have.get(sid) if sid and sid not in found else None
+        if summary is not None and sid not in placed:
+            out.append(dict(summary, rank=r.get("rank")))  # right after the member it stands for
+            placed.add(summary["id"])
     return out[:limit]

@@ -70,15 +70,15 @@ def test_old_groups_of_ten_are_sealed_once_and_the_rest_is_left(mem, archive):
         "summary", *sorted(f"t{i:02d}" for i in range(10)))}
 
 
-def test_sealed_members_rank_behind_their_summary_and_unseal_gives_them_back(mem, archive):
+def test_sealed_members_keep_their_place_their_summary_follows_and_unseal_gives_them_back(mem, archive):
     clock = mem.clock_
     archive.put(AGENT, _rows(clock, "s", 10, age_days=40, session="chat-1"))
     seal(mem, clock())
     sid = archive.get(AGENT, ["s03"])[0]["metadata"][kinds.SEALED_IN_KEY]
     found = mem.retrieve("s build 3 billing", limit=3)
     ids = [r["id"] for r in found]
-    assert sid in ids and "s03" in ids and ids.index(sid) < ids.index("s03")
-    assert mem.retrieve("s build 3 billing", limit=1)[0]["id"] == sid  # the summary takes its member's place
+    assert sid in ids and "s03" in ids and ids.index("s03") < ids.index(sid)
+    assert mem.retrieve("s build 3 billing", limit=1)[0]["id"] == "s03"  # what the words found keeps its place
     out = unseal(mem, sid)
     assert sorted(out["unsealed"]) == [f"s{i:02d}" for i in range(10)]
     assert archive.get(AGENT, [sid]) == []
