@@ -4,6 +4,7 @@ memoryd learned it (`created_at`).
 A memory's own time, first found wins:
     metadata `time` as a full ISO timestamp    (an OpenClaw or transcript turn: "2026-03-05T09:12:00Z")
     metadata `date` (+ `time` HH:MM)           (a daily note's day and its `## HH:MM` section)
+    metadata `said_at` before `created_at`     (given by the caller: an API store of something said earlier)
     `created_at`                               (a fact stored from the CLI or MCP: said when stored)
 and a memory said again later (metadata `said_at`, ISO, tiers/knowledge/truth.py) is as new as that.
 Dates without a zone are UTC, as `retrieve --since/--until` and the local index's `day` read them.
@@ -53,9 +54,16 @@ def _own(meta: Mapping[str, Any]) -> float | None:
 
 
 def first_said(memory: Mapping[str, Any]) -> float:
-    """When the memory was first said (epoch seconds): its own time, else when it was stored."""
-    own = _own(memory.get("metadata") or {})
-    return own if own is not None else float(memory.get("created_at") or 0)
+    """When the memory was first said (epoch seconds): its own time, else when it was stored — or a `said_at`
+    given before that by whoever stored it (truth.said_again only ever sets a later one)."""
+    meta = memory.get("metadata") or {}
+    own = _own(meta)
+    if own is not None:
+        return own
+    stored = float(memory.get("created_at") or 0)
+    given = meta.get(SAID_AGAIN_KEY)
+    earlier = iso_seconds(given) if isinstance(given, str) else None
+    return earlier if earlier is not None and earlier < stored else stored
 
 
 def said_at(memory: Mapping[str, Any]) -> float:

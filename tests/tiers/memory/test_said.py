@@ -33,6 +33,8 @@ def _day(offset: float) -> str:
     ({"created_at": NOW, "metadata": {"date": "2023-02-30"}}, None),       # no such day: when it was stored
     ({"created_at": NOW, "metadata": {"date": "last week"}}, None),
     ({"created_at": NOW, "metadata": {}}, None),
+    ({"created_at": NOW, "metadata": {"said_at": "2023-09-01T08:00"}}, "2023-09-01T08:00:00+00:00"),  # given
+    ({"created_at": NOW, "metadata": {"said_at": "2024-01-01"}}, None),  # a later saying is not the first
     ({"created_at": NOW}, None),
 ])
 def test_first_said_reads_the_memory_own_time_else_when_stored(memory: dict[str, Any], expected: str | None) -> None:
