@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from memoryd.tiers.base.config import AGENT_ID_RE, Config, validate_agent_id
@@ -12,6 +13,27 @@ if TYPE_CHECKING:
     from memoryd.tiers.memory.agent import AgentMemory
 
 Params = dict[str, Any]
+Clock = Callable[[], float]
+
+
+def file_clock(path: Path) -> Clock:
+    """A wall clock read from a file (tests); keeps the last good value if the file is mid-rewrite."""
+    last = [time.time()]
+
+    def now() -> float:
+        try:
+            last[0] = float(path.read_text().strip())
+        except (OSError, ValueError):
+            pass
+        return last[0]
+
+    return now
+
+
+def clock_of(config: Config) -> Clock:
+    """This process's "now" for consolidation, the digest and the daemon's decisions: real time, or the driven
+    one of MEMORYD_CLOCK_FILE (a test hook: decay and sealing tested through the CLI by setting the file)."""
+    return file_clock(config.clock_file) if config.clock_file else time.time
 
 
 def agent_of(params: Params) -> str:
@@ -34,6 +56,7 @@ class Engine:
         from memoryd.tiers.cold.source import IndexSource
 
         self.config = config
+        self.clock = clock_of(config)  # consolidate and the knowledge jobs run on it; stores keep the real time
         self.indexes = IndexSource(config, shared=shared)
         if config.section("render"):  # configured harness files follow the hot changes made in this process
             from memoryd.daemon.render_targets import install

@@ -69,7 +69,7 @@ def consolidate(engine: Engine, params: Params) -> dict[str, Any]:
     from memoryd.daemon.ops_seal import knowledge_llm
 
     mode = params.get("mode", "quick")
-    with engine.memory(agent_of(params)) as mem:
+    with engine.memory(agent_of(params), engine.clock) as mem:  # decay and sealing on the test clock, if set
         report = run(mem, mode, llm=knowledge_llm(engine.config) if mode != "quick" else None)
         report["cold_count"] = record_cold_count(mem)
     stamp_edits(engine.config, mem.agent_id)

@@ -2,31 +2,21 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 from typing import Any, Callable
 
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import UsageError
 
-from memoryd.daemon.engine import Engine, Params, agent_of
+from memoryd.daemon.engine import Engine, Params, agent_of, clock_of
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([hdw]?)\s*$")
 _UNIT_DAYS = {"h": 1 / 24, "d": 1.0, "": 1.0, "w": 7.0}
 
 
 def clock(config: Config) -> Callable[[], float]:
-    """Real time, or MEMORYD_CLOCK_FILE's (tests drive the digest's "today" with it)."""
-    if config.clock_file is None:
-        return time.time
-    path = config.clock_file
-
-    def now() -> float:
-        try:
-            return float(path.read_text().strip())
-        except (OSError, ValueError):
-            return time.time()
-    return now
+    """Real time, or MEMORYD_CLOCK_FILE's (tests drive the digest's "today" with it): daemon/engine.clock_of."""
+    return clock_of(config)
 
 
 def since_days(value: Any) -> float:

@@ -20,7 +20,7 @@ from memoryd.tiers.base.config import Config, load_config, validate_agent_id
 from memoryd.tiers.base.errors import ConfigError, MemorydError, UsageError
 
 from memoryd.daemon.backfill import Backfill, RequestGate
-from memoryd.daemon.engine import agent_ids
+from memoryd.daemon.engine import agent_ids, clock_of
 from memoryd.daemon.lifecycle import InstanceLock, Signals, sd_notify, setup_logging, watchdog_interval
 from memoryd.daemon.render_targets import RenderSettings, install as install_render
 from memoryd.daemon.scheduler import Clock, Scheduler, ScheduleSettings
@@ -32,25 +32,6 @@ from memoryd.daemon.watcher import Watcher, WatchSettings
 log = logging.getLogger("memoryd.daemon")
 STOP_BUDGET = 0.8  # seconds: SIGTERM → exit within 1 s at any point (every write is atomic: a request cut
                    # short leaves the old state or the new one; the back-fill stops between two model calls)
-
-
-def file_clock(path: Path) -> Clock:
-    """A wall clock read from a file (tests); keeps the last good value if the file is mid-rewrite."""
-    last = [time.time()]
-
-    def now() -> float:
-        try:
-            last[0] = float(path.read_text().strip())
-        except (OSError, ValueError):
-            pass
-        return last[0]
-
-    return now
-
-
-def clock_of(config: Config) -> Clock:
-    """The daemon's clock: real time, or the driven one of MEMORYD_CLOCK_FILE (tests)."""
-    return file_clock(config.clock_file) if config.clock_file else time.time
 
 
 class Daemon:

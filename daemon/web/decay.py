@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryd.tiers.memory.model import DAY, score
+from memoryd.tiers.knowledge.fading import said_score
+from memoryd.tiers.memory.model import DAY
 from memoryd.tiers.memory.warm import split_due_for_cold
 
 HORIZON_DAYS = 3650  # past ten years: "not in sight"
@@ -40,6 +41,5 @@ def curve(entry: dict[str, Any], now: float, days: int, points: int = 24) -> lis
     out = []
     for i in range(points + 1):
         d = span * i / points
-        age = (now + d * DAY - entry["created_at"]) / DAY
-        out.append((d, score(float(entry["importance"]), age, int(entry.get("access_count", 0)))))
+        out.append((d, said_score(entry, now + d * DAY)))  # aged from when it was said, as warm scores it
     return out

@@ -6,6 +6,7 @@ from typing import Any
 from memoryd.daemon.web import decay, plot
 from memoryd.daemon.web.render import View, csrf_fields, date, esc, href, num, pager, paginate, post_button, table
 from memoryd.tiers.memory.model import DAY
+from memoryd.tiers.memory.said import first_said
 from memoryd.tiers.memory.tree import children, counts_by_path
 
 PER_PAGE = 50
@@ -74,7 +75,7 @@ def warm(view: View) -> tuple[str, str]:
     shown.sort(key=lambda e: (leave[e["id"]] if leave[e["id"]] is not None else 10**6, e["id"]))
     rows_page, page, pages = paginate(shown, view.int_arg("page", 1, 1, 10**6), PER_PAGE)
     rows = [_warm_row(view, e, leave[e["id"]]) for e in rows_page]
-    headers = ["Memory", "Category", "Importance", "Score now", "Accesses", "Stored", "Decay to eviction",
+    headers = ["Memory", "Category", "Importance", "Score now", "Accesses", "Said", "Decay to eviction",
                "Leaves warm"] + action(view)
     listing = table(f"Warm entries{' in ' + category if category else ''}, soonest to leave first", headers, rows,
                     "No warm entries" + (f" in {category}." if category else "."))
@@ -97,7 +98,7 @@ def _warm_row(view: View, e: dict[str, Any], left: int | None) -> list[str]:
         leaves = f"{date(view.now + left * DAY)} (in {left} days)"
     return [esc(e["text"]), f'<a href="{href(view, "/warm", category=e["category"])}">{esc(e["category"])}</a>',
             esc(num(e["importance"], 2)), esc(num(points[0][1], 3)), esc(e.get("access_count", 0)),
-            date(e["created_at"]), svg, leaves] + forget_cell(view, e["id"], pin=True)
+            date(first_said(e)), svg, leaves] + forget_cell(view, e["id"], pin=True)  # said: what its score ages from
 
 
 def _category_filter(view: View, entries: list[dict[str, Any]], current: str) -> str:

@@ -4,12 +4,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from memoryd.tiers.retrieval import analyzer
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.base.ports import ColdEntry
+from memoryd.tiers.memory.said import said_day
 
 PAGE = 500
 TERM_RE = re.compile(r"[^\W_]+")
@@ -45,11 +45,9 @@ def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 
 def entry_day(created_at: float, metadata: Mapping[str, Any]) -> str:
-    """A memory's date: a note's own date (YYYY-MM-DD) when it has one, else the UTC day it was stored."""
-    date = metadata.get("date")
-    if isinstance(date, str) and len(date) == 10 and date[4] == "-" and date[7] == "-":
-        return date
-    return time.strftime("%Y-%m-%d", time.gmtime(created_at))
+    """A memory's date: the UTC day it was said (tiers/memory/said.py: a note's own date, a turn's
+    timestamp), else the day it was stored."""
+    return said_day({"created_at": created_at, "metadata": metadata})
 
 
 def check_entry(entry: ColdEntry, n: int = 0) -> ColdEntry:

@@ -1,8 +1,10 @@
 """The daily digest (seed 000's global tree): one `summary` memory per day across every source — decided, learned, changed, active entities.
 
-Built from the memories dated that day (warm and the local index: notes, conversations, stores from the
-CLI and MCP), the supersessions of that day (metadata.superseded_by, knowledge-log `supersede` rows) and
-the entities named that day. Stored under an id fixed by agent and date, so running it again replaces the
+Built from the memories said that day (valid time, tiers/memory/said.py: a note's date, a turn's timestamp,
+else the day it was stored; warm and the local index: notes, conversations, stores from the CLI and MCP),
+the changes said that day (a memory that supersedes another, knowledge-log `supersede` rows whose new value
+was said that day) and the entities named that day. A value replaced the same day is a change, not learned.
+Summaries (seals, other digests) restate what was said and are left out. Stored under an id fixed by agent and date, so running it again replaces the
 day's digest (in warm, or in the local index when it left warm), never adds a second one.
 """
 from __future__ import annotations
@@ -12,9 +14,10 @@ import hashlib
 import time
 from typing import TYPE_CHECKING, Any, Sequence
 
-from memoryd.tiers.cold.index_rows import COLUMNS, entry_day, row_entry
+from memoryd.tiers.cold.index_rows import COLUMNS, row_entry
 from memoryd.tiers.knowledge import entities as ents
 from memoryd.tiers.knowledge import hotness, kinds
+from memoryd.tiers.memory.said import said_at, said_day
 
 if TYPE_CHECKING:
     from memoryd.tiers.cold.index import LocalIndex
@@ -48,11 +51,22 @@ def _short(text: str) -> str:
 
 
 def _of_day(index: LocalIndex, agent_id: str, warm: Sequence[Memory], date: str) -> list[Memory]:
-    found = {e["id"]: e for e in warm if entry_day(e["created_at"], e.get("metadata") or {}) == date}
+    """The memories said on `date` (the index's `day` is the same said day: cold/index_rows.entry_day)."""
+    found = {e["id"]: e for e in warm if said_day(e) == date}
     for row in index.read(f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = ? AND m.day = ?", [agent_id, date]):
         found.setdefault(row[0], dict(row_entry(row)))
-    return sorted((m for m in found.values() if DATE_KEY not in (m.get("metadata") or {})),
-                  key=lambda m: (m["created_at"], m["id"]))
+    return sorted((m for m in found.values() if kinds.kind_of(m.get("metadata")) != kinds.SUMMARY),
+                  key=lambda m: (said_at(m), m["id"]))
+
+
+def _changed_that_day(row: Memory, said: set[str], day: int) -> bool:
+    """A knowledge-log supersession belongs to the day its new value was said (`by`), or without one, the
+    day it was logged."""
+    if row.get("kind") != "supersede" or not row.get("what"):
+        return False
+    if row.get("by"):
+        return str(row["by"]) in said
+    return isinstance(row.get("ts"), (int, float)) and hotness.day_of(row["ts"]) == day
 
 
 def _kind(m: Memory) -> str | None:
@@ -78,15 +92,16 @@ def build(mem: AgentMemory, index: LocalIndex, date: str, knowledge_rows: Sequen
     day = hotness.day_number(date)
     found = _of_day(index, mem.agent_id, warm, date)
     sections: dict[str, list[str]] = {"decided": [], "learned": [], "changed": []}
+    said = {m["id"] for m in found}
     for m in found:
+        meta = m.get("metadata") or {}
         k = _kind(m)
-        if k:
+        if k and not (k == "learned" and meta.get(kinds.SUPERSEDED_BY_KEY) in said):  # replaced that same day
             sections[k].append(_short(m["text"]))
-        if (m.get("metadata") or {}).get(kinds.SUPERSEDES_KEY):
+        if meta.get(kinds.SUPERSEDES_KEY):
             sections["changed"].append(_short(m["text"]))
-    for row in knowledge_rows:  # supersessions recorded that day (the log keeps previews only)
-        if row.get("kind") == "supersede" and isinstance(row.get("ts"), (int, float)) and \
-                hotness.day_of(row["ts"]) == day and row.get("what"):
+    for row in knowledge_rows:  # supersessions whose new value was said that day (the log keeps previews only)
+        if _changed_that_day(row, said, day):
             sections["changed"].append(_short(f"{row['what']} → superseded ({row.get('why', '')})".strip()))
     sources: dict[str, int] = {}
     for m in found:

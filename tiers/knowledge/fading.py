@@ -12,6 +12,9 @@ A fact and an experience (same base rate) keep exactly the old score; a ten-day-
 by (tiers/memory/warm.py) and what retrieval's bounded prior reads (tiers/retrieval/ranking.py, and
 cold_candidate in tiers/retrieval/search.py), so a belief or summary sinks and leaves warm sooner than
 a fact said at the same time, while BM25 still decides what matches.
+
+Age is counted from when a memory was said (valid time, tiers/memory/said.py: its note's date, its turn's
+timestamp), not from when memoryd stored it: `said_score` is the one place that reads it for a score.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from typing import Any, Mapping
 
 from memoryd.tiers.knowledge.kinds import FACT, decay_factor, kind_of
 from memoryd.tiers.memory.model import score
+from memoryd.tiers.memory.said import said_age_days
 
 
 def kind_weight(metadata: Mapping[str, Any] | None, importance: float, age_days: float) -> float:
@@ -33,3 +37,10 @@ def memory_score(importance: float, age_days: float, access_count: int,
                  metadata: Mapping[str, Any] | None) -> float:
     """The warm score formula with the kind's weight on importance (unchanged for facts)."""
     return score(importance * kind_weight(metadata, importance, age_days), age_days, access_count)
+
+
+def said_score(memory: Mapping[str, Any], now: float) -> float:
+    """A stored memory's score on the clock `now` (warm entry or local-index row), aged from when it was said."""
+    importance = memory.get("importance")
+    return memory_score(0.5 if importance is None else float(importance), said_age_days(memory, now),
+                        int(memory.get("access_count") or 0), memory.get("metadata"))

@@ -12,6 +12,7 @@ from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.log import row as knowledge_row
 from memoryd.tiers.knowledge.phase_journal import OnceLog, halt
 from memoryd.tiers.memory.model import DAY, content_id, preview, score
+from memoryd.tiers.memory.said import said_age_days, said_at
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import LLM, ColdEntry
@@ -47,14 +48,16 @@ def group_key(entry: ColdEntry, level: int) -> str:
 
 def eligible(entry: ColdEntry, level: int, cutoff: float, now: float, below: float) -> bool:
     """Old and idle enough, gone cold (its score — importance, age, accesses — under `below`), not sealed
-    or given back, and of the level's kind."""
+    or given back, and of the level's kind. Old counts from when it was said (valid time); idle from its last
+    access, if it ever had one (storing an old note today is no access to it)."""
     meta = entry.get("metadata") or {}
     if meta.get(kinds.SEALED_IN_KEY) or meta.get(UNSEALED_KEY):
         return False
-    if entry["created_at"] > cutoff or (entry.get("last_access") or 0) > cutoff:
+    accessed = entry.get("last_access") if entry.get("access_count") else None
+    if said_at(entry) > cutoff or (accessed or 0) > cutoff:
         return False
     importance = entry.get("importance")
-    if score(0.5 if importance is None else float(importance), (now - entry["created_at"]) / DAY,
+    if score(0.5 if importance is None else float(importance), said_age_days(entry, now),
              int(entry.get("access_count") or 0)) >= below:
         return False
     is_summary = kinds.kind_of(meta) == kinds.SUMMARY
@@ -65,10 +68,10 @@ def eligible(entry: ColdEntry, level: int, cutoff: float, now: float, below: flo
 
 @dataclass
 class Scan:
-    """One pass over the local index: per level, each group key's eligible (created_at, id); and the ids
+    """One pass over the local index: per level, each group key's eligible (said_at, id); and the ids
     of sealed members per summary they point at (to find members of a summary that is gone)."""
 
-    found: dict[int, dict[str, list[tuple[int, str]]]]
+    found: dict[int, dict[str, list[tuple[float, str]]]]
     pointing: dict[str, list[str]]
     entity_of: dict[str, str] = field(default_factory=dict)  # memory id → "entity:<key>" of a cold entity
 
@@ -84,7 +87,7 @@ def scan(mem: AgentMemory, settings: KnowledgeSection, now: float) -> Scan:
             continue
         for level in (1, 2):
             if eligible(entry, level, cutoff, now, settings.seal_below_score):
-                out.found[level].setdefault(group_key(entry, level), []).append((entry["created_at"], entry["id"]))
+                out.found[level].setdefault(group_key(entry, level), []).append((said_at(entry), entry["id"]))
     return out
 
 
@@ -103,10 +106,10 @@ def _cold_entity_of(mem: AgentMemory, now: float) -> dict[str, str]:
     return out
 
 
-def _regroup_by_entity(level1: dict[str, list[tuple[int, str]]], entity_of: dict[str, str], minimum: int) -> None:
+def _regroup_by_entity(level1: dict[str, list[tuple[float, str]]], entity_of: dict[str, str], minimum: int) -> None:
     """Seed 000 seals by entity as well as topic: memories of topics too small to seal alone move to the group
     of the cold entity they mention, when that entity gathers enough of them (a topic group never shrinks)."""
-    gathered: dict[str, list[tuple[int, str]]] = {}
+    gathered: dict[str, list[tuple[float, str]]] = {}
     for key, items in level1.items():
         if key.startswith("topic:") and len(items) < minimum:
             for item in items:
@@ -141,18 +144,23 @@ def _day(ts: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ts))
 
 
+def _stamp(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
 def build_summary(group: Group, members: list[ColdEntry], settings: KnowledgeSection, now: float,
                   llm: LLM | None, warn: Callable[[str], None]) -> dict[str, Any]:
     from memoryd.tiers.knowledge.seal_summary import summarise
 
     topic = group.key.split(":", 1)[1]
-    first, last = _day(members[0]["created_at"]), _day(members[-1]["created_at"])
+    first, last = _day(said_at(members[0])), _day(said_at(members[-1]))
     head = f"[L{group.level} summary of {len(members)} memories, {first} to {last}, {topic}]"
     text, how = summarise(members, settings.summary_max_bytes, head, topic, llm, warn)
     categories = sorted({m["category"] for m in members}, key=lambda c: (-sum(m["category"] == c for m in members), c))
     importance = max((float(m.get("importance") or 0.5) for m in members), default=0.5)
     meta = {kinds.KIND_KEY: kinds.SUMMARY, kinds.SUMMARISES_KEY: [m["id"] for m in members],
-            kinds.LEVEL_KEY: group.level, "source": "seal", "topic": group.key, "how": how, "span": [first, last]}
+            kinds.LEVEL_KEY: group.level, "source": "seal", "topic": group.key, "how": how, "span": [first, last],
+            "date": last, "time": _stamp(said_at(members[-1]))}  # said when its newest member was (valid time)
     return {"id": group.summary_id, "text": text, "category": categories[0], "importance": importance,
             "created_at": int(now), "access_count": 0, "last_access": None, "metadata": meta}
 
@@ -163,7 +171,7 @@ def seal_group(mem: AgentMemory, group: Group, settings: KnowledgeSection, now: 
     and knowledge logs first (a kill in between logs nothing twice: OnceLog). None if members went away."""
     archive = mem.archive
     assert archive is not None
-    members = sorted(archive.get(mem.agent_id, group.ids), key=lambda m: (m["created_at"], m["id"]))
+    members = sorted(archive.get(mem.agent_id, group.ids), key=lambda m: (said_at(m), m["id"]))
     if len(members) != len(group.ids):
         return None  # forgotten since the scan: the next run sees the group as it is
     summary = build_summary(group, members, settings, now, llm, mem.warnings.append)

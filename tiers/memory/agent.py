@@ -313,17 +313,31 @@ class AgentMemory:
                 self.record_evictions([dict(e, reason="store") for e in swept], now)
                 hot_reason = hot_reason or "store"
             book.flush()  # index rows a store merged into or superseded, before warm points at them
+            at_once = self._to_cold_at_once(state, {r["id"] for r in results if r["created"]}, now)
             rows = self.write_state(state, "store", hot_reason)
             self.record_knowledge(book.rows, now)
             self.warnings += [f"{e['tier']} {e['kind']} evicted: {e['why']}" for e in rows if e.get("tier") == "hot"
                               and hot_reason is not None]
             evicted = {e["id"] for e in rows if e.get("tier") == "warm"}
             for r in results:  # nothing older was left to make room: say where the fact went
-                if r["id"] in evicted:
+                if r["id"] in at_once:
+                    r.update(tier="cold", note="said long ago (valid time): its score put it in the local index")
+                elif r["id"] in evicted:
                     r.update(tier="cold", note="warm is full of facts younger than the grace period: "
                                                "archived to the local index at once")
             self.bump(counts)
         return results
+
+    def _to_cold_at_once(self, state: AgentState, ids: set[str], now: float) -> set[str]:
+        """New stores said long ago (an old note imported today) whose score says cold go to the local index
+        in this batch's one insert, not into warm (valid time: tiers/memory/said.py). Returns their ids."""
+        if not ids or self.archive is None:
+            return set()
+        due, log = warm_tier.split_due_for_cold(state["warm"], now, only=ids)
+        if due:
+            self.archive_entries(due)  # durable before the write that leaves them out of warm
+            self.evictions.append([dict(row, reason="store") for row in log], now)
+        return {e["id"] for e in due}
 
     # --- retrieve ------------------------------------------------------------------------
     def retrieve(self, query: str, limit: int = 10, url: str | None = None,

@@ -5,8 +5,9 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.base.atomic import dumps
-from memoryd.tiers.knowledge.fading import memory_score
-from memoryd.tiers.memory.model import (DAY, TIER_HOT, WARM_MAX_BYTES, WARM_RETENTION_DAYS, content_id, preview, tier_for)
+from memoryd.tiers.knowledge.fading import said_score
+from memoryd.tiers.memory.model import (TIER_HOT, WARM_MAX_BYTES, WARM_RETENTION_DAYS, content_id, preview, tier_for)
+from memoryd.tiers.memory.said import first_said, said_age_days
 
 if TYPE_CHECKING:
     from memoryd.tiers.memory.types import Eviction, WarmEntry, WarmState
@@ -56,8 +57,9 @@ def new_entry(text: str, category: str, importance: float, now: float, metadata:
 
 
 def rescore(entry: Entry, now: float) -> float:
-    age_days = (now - entry["created_at"]) / DAY  # the kind's decay weighs importance (tiers/knowledge/fading.py)
-    entry["score"] = round(memory_score(entry["importance"], age_days, entry["access_count"], entry.get("metadata")), 4)
+    """The entry's score and tier on the clock `now`, its age counted from when it was said (valid time,
+    tiers/memory/said.py), not from when it was stored: an old note imported today is as faded as its age."""
+    entry["score"] = round(said_score(entry, now), 4)  # the kind's decay weighs importance (knowledge/fading.py)
     entry["tier"] = tier_for(entry["score"])
     return entry["score"]
 
@@ -115,17 +117,27 @@ def _eviction(entry: Entry, why: str) -> Eviction:
             "why": why, "to": "cold"}
 
 
-def split_due_for_cold(warm: Warm, now: float) -> tuple[list[Entry], list[Eviction]]:
-    """Remove entries past retention with a low score, or frozen; return them (for cold) and log rows."""
+def due_for_cold(entry: Entry, now: float) -> str | None:
+    """Why the entry leaves warm now (said more than the retention ago with a low score, or frozen), or None."""
+    s = rescore(entry, now)
+    old = said_age_days(entry, now) > WARM_RETENTION_DAYS
+    if (old and s < 0.3) or s < 0.05:
+        return f"score {s:.3f}" + (f" said over {WARM_RETENTION_DAYS} days ago" if old else " frozen")
+    return None
+
+
+def split_due_for_cold(warm: Warm, now: float, only: set[str] | None = None
+                       ) -> tuple[list[Entry], list[Eviction]]:
+    """Remove entries past retention with a low score, or frozen; return them (for cold) and log rows.
+    `only`: look at these ids alone (a batch of stores: what was said long ago goes to cold at once)."""
     keep: list[Entry] = []
     out: list[Entry] = []
     log: list[Eviction] = []
     for e in warm["entries"]:
-        s = rescore(e, now)
-        old = (now - e["created_at"]) / DAY > WARM_RETENTION_DAYS
-        if (old and s < 0.3) or s < 0.05:
+        why = due_for_cold(e, now) if only is None or e["id"] in only else None
+        if why is not None:
             out.append(e)
-            log.append(_eviction(e, f"score {s:.3f}" + (f" after {WARM_RETENTION_DAYS} days" if old else " frozen")))
+            log.append(_eviction(e, why))
         else:
             keep.append(e)
     warm["entries"] = keep
@@ -152,7 +164,8 @@ def enforce_size(warm: Warm, now: float, grace: float = 0.0) -> tuple[list[Entry
     for e in warm["entries"]:
         rescore(e, now)
     fresh = now - grace
-    warm["entries"].sort(key=lambda e: (e["created_at"] <= fresh, -e["score"], -e["created_at"], e["id"]))
+    # grace counts from when it was stored (just put there), the ties from when it was said
+    warm["entries"].sort(key=lambda e: (e["created_at"] <= fresh, -e["score"], -first_said(e), e["id"]))
     kept = _fitting(warm, WARM_MAX_BYTES)
     out = warm["entries"][kept:][::-1]  # as if popped from the end while over: lowest first
     del warm["entries"][kept:]

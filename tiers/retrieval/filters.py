@@ -7,6 +7,7 @@ from typing import Any, Iterable, Mapping
 
 from memoryd.tiers.retrieval import analyzer
 from memoryd.tiers.base.errors import UsageError
+from memoryd.tiers.memory.said import first_said
 
 
 def _overlap(query: frozenset[str], found: Iterable[str]) -> float:
@@ -108,11 +109,6 @@ def _day_start(value: str, what: str) -> float:
 
 
 def _entry_time(entry: Mapping[str, Any]) -> float:
-    """A note's own date when it has one (ingested facts), else when it was stored."""
-    date = (entry.get("metadata") or {}).get("date")
-    if isinstance(date, str):
-        try:
-            return _day_start(date, "date")
-        except UsageError:
-            pass
-    return float(entry.get("created_at", 0))
+    """When the memory was first said (valid time: a note's date and section, a turn's timestamp), else when
+    it was stored; --since/--until are whole UTC days, as the local index's `day` column files it."""
+    return first_said(entry)

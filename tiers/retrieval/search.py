@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Any
 from memoryd.tiers.retrieval import analyzer, current, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
-from memoryd.tiers.knowledge.fading import memory_score
+from memoryd.tiers.knowledge.fading import said_score
 from memoryd.tiers.knowledge.seal_rank import behind_summaries
-from memoryd.tiers.memory.model import DAY
 from memoryd.tiers.retrieval.filters import Filters, score_paths
 from memoryd.tiers.retrieval.ranking import Candidate
 from memoryd.tiers.retrieval.time_rule import time_rule
@@ -156,8 +155,7 @@ def _fetch(view: RetrievalView, ids: list[str], filters: Filters) -> list[Candid
 
 
 def cold_candidate(e: ColdEntry, now: float) -> Candidate:
-    s = memory_score(float(e.get("importance") or 0.5), (now - e["created_at"]) / DAY, int(e.get("access_count") or 0),
-                     e.get("metadata"))
+    s = said_score(dict(e, importance=float(e.get("importance") or 0.5)), now)  # aged from when it was said
     return dict(e, score=round(s, 4), tier="cold", path=e["category"])
 
 

@@ -6,6 +6,8 @@ import time
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Mapping
 
+from memoryd.tiers.memory.said import said_day
+
 MONTHS = {m: i + 1 for i, m in enumerate(
     "january february march april may june july august september october november december".split())}
 MONTHS.update({m[:3]: n for m, n in list(MONTHS.items())})
@@ -135,9 +137,12 @@ def question_range(query: str, now: float | None = None) -> Range | None:
 
 
 def memory_date(entry: Mapping[str, Any]) -> str | None:
-    """A memory's date (YYYY-MM-DD): a note's own date, the index's day, else when it was stored."""
-    meta = entry.get("metadata") or {}
-    day = meta.get("date") or entry.get("day")
+    """A memory's date (YYYY-MM-DD): the day it was said (tiers/memory/said.py), the index's day, else when it
+    was stored (a hot item: its timestamp)."""
+    meta = entry.get("metadata")
+    if isinstance(meta, Mapping) and (meta or entry.get("created_at")):  # a stored memory (hot items have none)
+        return said_day(entry)
+    day = entry.get("day")
     if isinstance(day, str) and len(day) == 10:
         return day
     stamp = entry.get("created_at") or entry.get("timestamp")
