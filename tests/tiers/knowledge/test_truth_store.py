@@ -193,15 +193,15 @@ def test_retrieve_folds_a_raw_turn_into_the_fact_restating_it(mem, archive, cloc
 
 
 def test_a_value_said_again_after_its_replacement_is_current_again(mem, clock) -> None:
-    elm = mem.store("Office address is 12 Elm Street", "home", 0.6, {"date": "2026-03-01"})
+    elm = mem.store("Office address is 12 Elm Street", "home", 0.6, {"date": "2026-05-20"})
     clock.t += DAY
-    quay = mem.store("The office moved from 12 Elm Street to 7 Quay Lane", "home", 0.6, {"date": "2026-04-10"})
+    quay = mem.store("The office moved from 12 Elm Street to 7 Quay Lane", "home", 0.6, {"date": "2026-05-24"})
     assert warm(mem)[elm["id"]]["metadata"]["superseded_by"] == quay["id"]
     clock.t += DAY
-    again = mem.store("Office address is 12 Elm Street", "home", 0.6, {"date": "2026-05-20"})
+    again = mem.store("Office address is 12 Elm Street", "home", 0.6, {"date": "2026-05-27"})
     assert again["id"] == elm["id"]
     meta = warm(mem)[elm["id"]]["metadata"]
-    assert "superseded_by" not in meta and meta["said_at"] == "2026-05-20"
+    assert "superseded_by" not in meta and meta["said_at"] == "2026-05-27"
     from memoryd.tiers.knowledge.maintain import maintain
 
     maintain(mem)

@@ -51,9 +51,10 @@ def test_is_due() -> None:
     assert not is_due(m, "full", T0 + 1e9)  # full runs only on request
 
 
-def test_quick_promotes_hot_scored_facts_once(config) -> None:
+def test_quick_promotes_hot_scored_lessons_once_and_no_other_fact(config) -> None:
     mem = AgentMemory(config, "promo", clock=Clock())
-    e = mem.store("The owner is allergic to peanuts", "people/owner/health", importance=0.95)
+    e = mem.store("The owner is allergic to peanuts", "lessons/health", importance=0.95)
+    mem.store("The quarterly report is due on the 14th", "work/reports", importance=0.95)  # high, but no lesson
     mem.store("Minor detail", "misc", importance=0.4)
     assert consolidate(mem, "quick")["counts"]["promoted"] == 1
     lessons = mem.read_state()["hot"]["critical_lessons"]

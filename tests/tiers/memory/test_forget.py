@@ -20,7 +20,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 def test_forget_id_warm_and_promoted_lesson(config) -> None:
     mem = AgentMemory(config, "fid", clock=Clock())
-    e = mem.store("The owner's PIN hint is 'blue'", "people/owner", importance=0.95)
+    e = mem.store("The owner's PIN hint is 'blue'", "lessons/owner", importance=0.95)
     other = mem.store("Keep me", "misc", importance=0.5)
     consolidate(mem, "quick")  # promotes e into a hot lesson with source_id
     assert mem.read_state()["hot"]["critical_lessons"]
