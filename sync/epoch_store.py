@@ -63,7 +63,7 @@ def guard_args(agent_id: str, epoch: int) -> list[Any]:
 
 
 def _now() -> float:
-    """Milliseconds: a forget right after a rotation must tell which came first (rows of older servers: seconds)."""
+    """Milliseconds: a forget right after a rotation tells which came first (older rows: whole seconds)."""
     return round(time.time(), 3)
 
 

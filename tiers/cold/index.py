@@ -245,7 +245,8 @@ class LocalIndex:
         if not unique:
             return []
         with self.tx() as conn:
-            return self.forget_in(conn, agent_id, unique, round(self.clock() if at is None else at, 3), queue=self.remote)
+            when = round(self.clock() if at is None else at, 3)  # milliseconds: after a key rotation of the same second
+            return self.forget_in(conn, agent_id, unique, when, queue=self.remote)
 
     def forget_in(self, conn: sqlite3.Connection, agent_id: str, ids: Sequence[str], at: float, *,
                   queue: bool) -> list[str]:
