@@ -121,7 +121,7 @@ class Daemon:
         return {"pid": os.getpid(), "started_at": self.started_wall,
                 "uptime": round(time.monotonic() - self.started_mono, 3),
                 "socket": str(self.config.socket_path), "now": self.clock(),
-                "jobs": self.scheduler.info(), "watcher": self.watcher.info(),
+                "jobs": self.scheduler.info(), "heartbeats": self.scheduler.heartbeats, "watcher": self.watcher.info(),
                 "harness_watcher": self.harness_watcher.info(),
                 "agents": self.agents(), "mcp": self.mcp.info(), "backfill": self.backfill.info(),
                 "last_error": self.last_error}

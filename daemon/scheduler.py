@@ -179,6 +179,7 @@ class Scheduler:
         self.jobs: dict[str, JobInfo] = {m: JobInfo() for m in (*MODES, "sync")}
         self._stop = threading.Event()
         self._catch_up = True  # on start: anything overdue runs once
+        self.heartbeats = 0  # rounds ended: a test waits for one more instead of sleeping
         self._last_wall, self._last_mono = clock(), monotonic()
         self._aps: Any = None
         self._apply(settings)
@@ -275,6 +276,7 @@ class Scheduler:
             for mode in MODES:
                 self._consolidate(mode, "catch-up", now)
         self._last_wall, self._last_mono = self.clock(), self.monotonic()  # a long round is no jump
+        self.heartbeats += 1
         if self._on_heartbeat is not None:
             try:
                 self._on_heartbeat()

@@ -87,7 +87,7 @@ class DeviceLog:
                              f"WHERE agent_id = ? AND id IN ({marks(len(chunk))})", [now, self.agent_id, *chunk])
 
     # -- rows pulled from other devices ------------------------------------------------------------
-    def forgotten_at(self, ids: Sequence[str]) -> dict[str, int]:
+    def forgotten_at(self, ids: Sequence[str]) -> dict[str, float]:
         return self.index.forgotten_at(self.agent_id, ids)
 
     def apply_page(self, items: Sequence[Item], seq: int, echoes: Collection[str] = ()) -> tuple[int, int]:
@@ -106,7 +106,7 @@ class DeviceLog:
                     if put["id"] not in owed:
                         added += index.put_in(conn, agent, [put], queue=False)
                 else:
-                    forgotten += len(index.forget_in(conn, agent, [item["id"]], int(item["at"]), queue=False))
+                    forgotten += len(index.forget_in(conn, agent, [item["id"]], float(item["at"]), queue=False))
             set_meta_in(conn, self.cursor_key, str(int(seq)))
         if added:  # hybrid mode: the new memories get their vectors
             index.arrived(agent, [item["id"] for kind, item in items if kind == "put"], pulled=True)

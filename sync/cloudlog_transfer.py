@@ -144,7 +144,7 @@ def _drop_stale(remote: Remote, dev: DeviceLog, rows: list[Any], items: list[Ite
     stale = []
     for row, (kind, item) in zip(rows, items):
         if kind == "forget":
-            forgotten[item["id"]] = max(forgotten.get(item["id"], -1), int(item["at"]))
+            forgotten[item["id"]] = max(forgotten.get(item["id"], -1), float(item["at"]))
         elif _created(item) <= forgotten.get(item["id"], -1):
             stale.append(int(row[0]))
     for i in range(0, len(stale), 500):

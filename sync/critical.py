@@ -168,7 +168,7 @@ def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None,
         s.bytes_sent += len(data)
         s.critical_bytes += len(data)
         results = s.batch([
-            (_UPSERT, [s.agent_id, data, new, s.files.device_id(), int(time.time()), epoch,
+            (_UPSERT, [s.agent_id, data, new, s.files.device_id(), round(time.time(), 3), epoch,
                        *guard_args(s.agent_id, epoch), expected]),
             (_COPY, [s.agent_id, new, MARKER_CHARS, marker]),
             (_TRIM, [s.agent_id, new - (1 if s.purge_history else KEEP_VERSIONS)]),

@@ -62,8 +62,9 @@ def guard_args(agent_id: str, epoch: int) -> list[Any]:
     return [agent_id, int(epoch)]
 
 
-def _now() -> int:
-    return int(time.time())
+def _now() -> float:
+    """Milliseconds: a forget right after a rotation tells which came first (older rows: whole seconds)."""
+    return round(time.time(), 3)
 
 
 def wraps_for(remote: Remote, agent_id: str, recipient: str, above: int) -> list[tuple[int, str]]:

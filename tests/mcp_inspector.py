@@ -7,6 +7,7 @@ fails, NoInspector says in one line what to install (tests/browser.py does the s
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -42,11 +43,21 @@ def _paths(root: Path) -> tuple[Path, Path]:
 
 
 def inspector_bin() -> tuple[Path, Path]:
-    """(the mcp-inspector script, the directory of its node), installing both when missing."""
+    """(the mcp-inspector script, the directory of its node), installing both when missing; one install at a
+    time (pytest-xdist workers ask at once), the others waiting on the lock and then finding it there."""
     root = cache_dir()
     script, node_dir = _paths(root)
     if script.exists() and (node_dir / "node").exists():
         return script, node_dir
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with open(root.with_name(f"{root.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if script.exists() and (node_dir / "node").exists():
+            return script, node_dir
+        return _install(root)
+
+
+def _install(root: Path) -> tuple[Path, Path]:
     npm = _npm()
     staging = root.with_name(f"{root.name}.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)

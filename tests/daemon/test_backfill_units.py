@@ -5,20 +5,33 @@ import threading
 import time
 
 from memoryd.daemon.backfill import Backfill, RequestGate
+from waiting import eventually
+
+
+class CountedEvent(threading.Event):
+    """A stop event that counts how often the waiter looked at it: each look is one more round of waiting."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looks = 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return super().is_set()
 
 
 def test_the_gate_waits_for_requests_and_a_gap_but_not_forever() -> None:
-    gate, stopped = RequestGate(gap=0.1, max_wait=5.0), threading.Event()
+    gate, stopped = RequestGate(gap=0.1, max_wait=5.0), CountedEvent()
     gate.enter()
     done: list[float] = []
-    t0 = time.monotonic()
-    th = threading.Thread(target=lambda: done.append(gate.wait_idle(stopped) and time.monotonic() - t0))
+    th = threading.Thread(target=lambda: done.append(gate.wait_idle(stopped) and time.monotonic()))
     th.start()
-    time.sleep(0.3)
-    assert not done  # a request is being served
+    eventually(lambda: stopped.looks >= 4)  # it went round its wait three times more …
+    assert not done  # … and still waits: a request is being served
+    left_at = time.monotonic()
     gate.leave()
     th.join(2)
-    assert done and done[0] >= 0.4 - 0.05  # the request's end plus the gap
+    assert done and done[0] - left_at >= 0.1  # the request's end plus the gap
     polling = RequestGate(gap=10.0, max_wait=0.2)
     polling.enter(), polling.leave()
     t0 = time.monotonic()

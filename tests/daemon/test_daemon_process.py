@@ -19,7 +19,7 @@ import pytest
 from memoryd.daemon.client import try_daemon
 from memoryd.tiers.base.config import Config, load_config
 from memoryd.tiers.base.errors import UsageError
-from clock import wait_for
+from waiting import eventually
 
 CONFIG_TOML = """
 [schedule]
@@ -52,7 +52,7 @@ class DaemonProc:
             self.proc = subprocess.Popen([MEMORYD, "daemon"], env=self.env,
                                          stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL)
         if wait:
-            wait_for(lambda: self.proc.poll() is not None or self.ping(), timeout=15)
+            eventually(lambda: self.proc.poll() is not None or self.ping(), timeout=15)
             assert self.proc.poll() is None, self.log.read_text()
         return self
 
@@ -168,7 +168,7 @@ def test_daily_note_ingested_within_seconds(env, daemon, backend):
     init_agent(env)
     env["MEMORYD_WATCH_BACKEND"] = backend
     d = daemon().start()
-    wait_for(lambda: d.info()["watcher"]["watching"])
+    eventually(lambda: d.info()["watcher"]["watching"])
     assert d.info()["watcher"]["backend"] == ("inotify" if backend == "auto" else backend)
     note = Path(env["MEMORYD_WORKSPACE"]) / "memory" / "2026-03-10.md"
     t0 = time.monotonic()
@@ -178,7 +178,7 @@ def test_daily_note_ingested_within_seconds(env, daemon, backend):
         hits = d.op("retrieve", {"agent_id": "main", "query": "billing PostgreSQL"})["results"]  # the workspace of OpenClaw agent main
         return [h for h in hits if "PostgreSQL" in h["text"]]
 
-    assert wait_for(found, timeout=10)
+    assert eventually(found, timeout=10)
     assert time.monotonic() - t0 < 10
     assert d.info()["watcher"]["events"] >= 1
 
@@ -193,7 +193,7 @@ def test_note_written_while_down_is_caught_up_on_start(env, daemon):
         hits = d.op("retrieve", {"agent_id": "main", "query": "CDN cache purge"})["results"]
         return [h for h in hits if "purge" in h["text"]]
 
-    assert wait_for(found, timeout=10)
+    assert eventually(found, timeout=10)
 
 
 def _transcript_line(role: str, text: str) -> str:
@@ -208,18 +208,18 @@ def test_transcript_going_quiet_is_distilled_and_pushed(env, daemon, sqld, tmp_p
     d = daemon().start()
     sessions = Path(env["MEMORYD_SESSIONS_DIR"]) / "bot1" / "sessions"
     sessions.mkdir(parents=True)
-    wait_for(lambda: str(Path(env["MEMORYD_SESSIONS_DIR"])) in d.info()["watcher"]["watching"])
+    eventually(lambda: str(Path(env["MEMORYD_SESSIONS_DIR"])) in d.info()["watcher"]["watching"])
     path = sessions / "s1.jsonl"
     with open(path, "a") as fh:
         fh.write(_transcript_line("user", "Please remember that my dentist appointment is on Friday at 9am"))
         fh.flush()
-        time.sleep(0.5)  # still talking: the quiet timer restarts
+        eventually(lambda: d.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)  # the quiet timer runs
         fh.write(_transcript_line("assistant", "Noted: the dentist appointment is Friday at 9am, I will remind you"))
-    wait_for(lambda: d.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)
-    hits = wait_for(lambda: [h for h in d.op("retrieve", {"agent_id": "bot1", "query": "dentist appointment"})["results"]
+    eventually(lambda: d.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)
+    hits = eventually(lambda: [h for h in d.op("retrieve", {"agent_id": "bot1", "query": "dentist appointment"})["results"]
                              if "dentist" in h["text"]], timeout=10)
     assert hits
-    rows = wait_for(lambda: sqld._pipeline(["SELECT agent_id, version FROM critical_state WHERE agent_id = 'bot1'"],
+    rows = eventually(lambda: sqld._pipeline(["SELECT agent_id, version FROM critical_state WHERE agent_id = 'bot1'"],
                                            None)[0], timeout=10)
     assert rows[0][0] == "bot1"
 
@@ -240,6 +240,13 @@ def _jobs(d: DaemonProc) -> dict:
     return d.info()["jobs"]
 
 
+def _jobs_after_two_more_heartbeats(d: DaemonProc) -> dict:
+    """The jobs once two more scheduler rounds ended (jobs run one at a time: every run begun before has ended,
+    and a full round looked for overdue work): what did not run by then was not due."""
+    target = d.info()["heartbeats"] + 2
+    return eventually(lambda: (i := d.info())["heartbeats"] >= target and i["jobs"], what=f"heartbeat {target}")
+
+
 def test_missed_runs_caught_up_after_restart_with_driven_clock(env, daemon, tmp_path):
     init_agent(env)
     clock = tmp_path / "clock"
@@ -253,33 +260,30 @@ def test_missed_runs_caught_up_after_restart_with_driven_clock(env, daemon, tmp_
     clock.write_text(str(t0))
     env["MEMORYD_CLOCK_FILE"] = str(clock)
     d = daemon().start()  # never consolidated: every mode is overdue once
-    jobs = wait_for(lambda: (j := _jobs(d))["sync"]["runs"] and j["monthly"]["runs"] and j)
+    jobs = eventually(lambda: (j := _jobs(d))["sync"]["runs"] and j["monthly"]["runs"] and j)
     assert [jobs[m]["runs"] for m in ("quick", "daily", "monthly")] == [1, 1, 1]
     assert {jobs[m]["last_reason"] for m in ("quick", "daily", "monthly")} == {"catch-up"}
     assert d.stop() == 0
 
     clock.write_text(str(t0 + 2 * 3600))  # down for two hours: only quick is overdue
     d = daemon().start()
-    wait_for(lambda: _jobs(d)["sync"]["runs"])
-    time.sleep(0.5)
-    jobs = _jobs(d)
+    eventually(lambda: _jobs(d)["sync"]["runs"])
+    jobs = _jobs_after_two_more_heartbeats(d)
     assert [jobs[m]["runs"] for m in ("quick", "daily", "monthly")] == [1, 0, 0]
     assert d.stop() == 0
 
     clock.write_text(str(t0 + 2 * 86400 + 3 * 3600))  # down for two days: quick and daily, once each
     d = daemon().start()
-    wait_for(lambda: _jobs(d)["sync"]["runs"])
-    time.sleep(0.5)
-    jobs = _jobs(d)
+    eventually(lambda: _jobs(d)["sync"]["runs"])
+    jobs = _jobs_after_two_more_heartbeats(d)
     assert [jobs[m]["runs"] for m in ("quick", "daily", "monthly")] == [1, 1, 0]
     assert jobs["daily"]["last_reason"] == "catch-up" and jobs["daily"]["last_error"] is None
     metrics = json.loads((Path(env["MEMORYD_HOME"]) / "agents" / "default" / "metrics.json").read_text())
     assert metrics["runs"]["daily"]["last_ok_end"] > t0
 
     clock.write_text(str(t0 + 40 * 86400))  # the machine slept 38 days while the daemon ran
-    wait_for(lambda: _jobs(d)["monthly"]["runs"] == 1)
-    time.sleep(0.5)
-    jobs = _jobs(d)
+    eventually(lambda: _jobs(d)["monthly"]["runs"] == 1)
+    jobs = _jobs_after_two_more_heartbeats(d)
     assert [jobs[m]["runs"] for m in ("quick", "daily", "monthly")] == [2, 2, 1]  # once each, no pile-up
     assert d.stop() == 0
 
@@ -290,21 +294,21 @@ def test_sighup_reloads_config(env, daemon):
     assert d.info()["watcher"]["quiet_seconds"] == 1
     (Path(env["MEMORYD_HOME"]) / "config.toml").write_text(CONFIG_TOML.format(quiet=7))
     d.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: d.info()["watcher"]["quiet_seconds"] == 7, timeout=20)
+    eventually(lambda: d.info()["watcher"]["quiet_seconds"] == 7, timeout=20)
     (Path(env["MEMORYD_HOME"]) / "config.toml").write_text("[schedule]\ndaily = 'nonsense'\n")
     d.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: "reload refused" in d.log.read_text(), timeout=20)
+    eventually(lambda: "reload refused" in d.log.read_text(), timeout=20)
     assert d.info()["watcher"]["quiet_seconds"] == 7  # a bad file keeps the old config
     (Path(env["MEMORYD_HOME"]) / "config.toml").write_text("[daemon]\nlog_level = 'verbose'\n")
     d.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: d.log.read_text().count("reload refused") >= 2, timeout=20)
+    eventually(lambda: d.log.read_text().count("reload refused") >= 2, timeout=20)
     (Path(env["MEMORYD_HOME"]) / "config.toml").write_text("[watch]\nquiet_secs = 3\n")  # a typo'd key
     d.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: d.log.read_text().count("reload refused") >= 3, timeout=20)
+    eventually(lambda: d.log.read_text().count("reload refused") >= 3, timeout=20)
     assert "unknown key quiet_secs in [watch]" in d.log.read_text()
     (Path(env["MEMORYD_HOME"]) / "config.toml").write_text("[render]\ntargets = ['claude']\n")  # no project_dir
     d.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: d.log.read_text().count("reload refused") >= 4, timeout=20)
+    eventually(lambda: d.log.read_text().count("reload refused") >= 4, timeout=20)
     assert "needs a project directory" in d.log.read_text()
     assert d.proc.poll() is None and d.info()["watcher"]["quiet_seconds"] == 7
     assert d.stop() == 0
@@ -334,16 +338,16 @@ def test_transcript_survives_restarts_before_it_goes_quiet(env, daemon):
     sessions = Path(env["MEMORYD_SESSIONS_DIR"]) / "bot1" / "sessions"
     sessions.mkdir(parents=True)
     d1 = daemon().start()
-    wait_for(lambda: str(Path(env["MEMORYD_SESSIONS_DIR"])) in d1.info()["watcher"]["watching"])
+    eventually(lambda: str(Path(env["MEMORYD_SESSIONS_DIR"])) in d1.info()["watcher"]["watching"])
     with open(sessions / "s1.jsonl", "a") as fh:
         fh.write(_transcript_line("user", "Please remember the boiler service is booked for March 3rd"))
-    wait_for(lambda: d1.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)
+    eventually(lambda: d1.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)
     assert d1.stop() == 0
     d2 = daemon().start()
-    wait_for(lambda: d2.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)
+    eventually(lambda: d2.info()["watcher"]["transcripts_waiting"] == 1, timeout=15)
     assert d2.stop() == 0
     (home / "config.toml").write_text(CONFIG_TOML.format(quiet=1))
     d3 = daemon().start()
-    assert wait_for(lambda: [h for h in d3.op("retrieve", {"agent_id": "bot1", "query": "boiler service"})["results"]
+    assert eventually(lambda: [h for h in d3.op("retrieve", {"agent_id": "bot1", "query": "boiler service"})["results"]
                              if "boiler" in h["text"]], timeout=20)
     assert d3.stop() == 0

@@ -15,7 +15,7 @@ import pytest
 from memoryd.daemon import client, lifecycle, server, watcher
 from memoryd.tiers.base.config import load_config
 from memoryd.tiers.base.errors import ConfigError, IPCError, MemorydError, StoreError, UsageError
-from clock import wait_for
+from waiting import eventually
 
 
 # -- watcher pieces ----------------------------------------------------------------------
@@ -54,21 +54,28 @@ def test_watch_settings_from_config_toml(home, config):
 
 
 def test_quiet_timer_fires_once_after_quiet():
-    fired: list[tuple[str, float]] = []
-    t0 = time.monotonic()
-    timer = watcher.QuietTimer(0.3, lambda key: fired.append((key, time.monotonic() - t0)))
+    """On a hand-driven monotonic clock: a touch moves the deadline, each key fires once, in deadline order.
+    A key touched with delay 0 is the later event that proves what did not fire before it."""
+    now = [100.0]
+    fired: list[str] = []
+    timer = watcher.QuietTimer(0.3, fired.append, monotonic=lambda: now[0])
     timer.start()
     try:
-        timer.touch("a")
-        time.sleep(0.2)
-        timer.touch("a")  # still talking: the deadline moves
-        timer.touch("b", delay=0.05)
-        wait_for(lambda: len(fired) == 2, timeout=3)
-        time.sleep(0.3)
+        timer.touch("a")  # due at 100.3
+        now[0] = 100.2
+        timer.touch("a")  # still talking: due at 100.5
+        timer.touch("b", delay=0.05)  # due at 100.25
+        now[0] = 100.4  # past a's first deadline, before its second
+        timer.touch("c", delay=0)  # due now: fires after anything due before it
+        eventually(lambda: fired == ["b", "c"], timeout=5)
+        now[0] = 100.5
+        timer.touch("d", delay=0.01)  # due at 100.51, after a's one live deadline
+        now[0] = 100.6
+        timer.touch("e", delay=0)  # the last event: everything due before it has fired by then
+        eventually(lambda: "e" in fired, timeout=5)
     finally:
         timer.stop()
-    assert [k for k, _ in fired] == ["b", "a"]
-    assert fired[1][1] >= 0.45  # 0.2 + 0.3
+    assert fired == ["b", "c", "a", "d", "e"]  # a once, at its moved deadline; its stale entry never fires
     assert timer.pending() == 0
 
 

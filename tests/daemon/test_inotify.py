@@ -10,6 +10,7 @@ import pytest
 
 from memoryd.daemon import inotify
 from memoryd.daemon.inotify import ADDED, DELETED, MODIFIED, Waker, WatchLost
+from waiting import eventually
 
 
 class Collector:
@@ -36,10 +37,11 @@ class Collector:
         return set().union(*self.sets) if self.sets else set()
 
     def wait_for(self, item: tuple[int, str], timeout: float = 5.0) -> None:
-        deadline = time.monotonic() + timeout
-        while item not in self.seen():
-            assert time.monotonic() < deadline, (item, self.seen())
-            time.sleep(0.01)
+        eventually(lambda: item in self.seen(), timeout=timeout, step=0.01, what=f"change {item}")
+
+    def blocked(self) -> bool:
+        """The watch thread sleeps in the kernel (its poll), not running."""
+        return bool(self.tid) and Path(f"/proc/self/task/{self.tid}/stat").read_text().split(") ")[-1][0] == "S"
 
     def switches(self) -> int:
         status = Path(f"/proc/self/task/{self.tid}/status").read_text()
@@ -82,15 +84,12 @@ def test_changes_at_depth_and_in_folders_made_while_watching(tmp_path: Path) -> 
 def test_an_idle_watch_does_not_wake_and_stop_or_reload_wakes_it_at_once(tmp_path: Path) -> None:
     c = Collector([tmp_path])
     try:
-        time.sleep(0.3)
+        eventually(c.blocked, what="the watch thread asleep in its poll")
         before = c.switches()
-        time.sleep(1.5)
+        time.sleep(1.5)  # the window measured, not a wait for an event
         assert c.switches() - before <= 1  # watchfiles at step=200 would wake about 7 times here
-        started = time.monotonic()
         c.waker.wake()  # a reload: the watch returns an empty set at once, the caller re-reads its layout
-        while not c.sets:
-            assert time.monotonic() - started < 2
-            time.sleep(0.005)
+        eventually(lambda: c.sets, timeout=2, step=0.005, what="the empty set a wake returns")
         assert c.sets == [set()]
     finally:
         c.close()
@@ -102,8 +101,11 @@ def test_a_burst_of_writes_comes_as_one_set_after_it_settles(tmp_path: Path) -> 
         for i in range(20):
             (tmp_path / f"2026-01-{i + 1:02d}.md").write_text("- a note\n")
         c.wait_for((ADDED, str(tmp_path / "2026-01-20.md")))
-        time.sleep(0.2)
-        assert len(c.sets) <= 2 and len({path for _, path in c.seen()}) == 20
+        marker = tmp_path / "after-the-burst.md"
+        marker.write_text("- later\n")  # a later change: every set of the burst came before its set
+        c.wait_for((ADDED, str(marker)))
+        burst = [s for s in c.sets if any(path != str(marker) for _, path in s)]
+        assert len(burst) <= 2 and len({path for _, path in c.seen()} - {str(marker)}) == 20
     finally:
         c.close()
 

@@ -5,7 +5,7 @@ import json
 import time
 from pathlib import Path
 
-from clock import wait_for
+from waiting import eventually
 from test_daemon_process import daemon, env, init_agent  # noqa: F401 - the real daemon's fixtures
 
 
@@ -23,10 +23,10 @@ def test_daily_catch_up_writes_yesterdays_digest_and_pages(env, daemon, tmp_path
     clock.write_text(str(t0 + 86400))  # the daemon starts "tomorrow": daily is overdue, yesterday is today
     env["MEMORYD_CLOCK_FILE"] = str(clock)
     d = daemon().start()
-    jobs = wait_for(lambda: (j := d.info()["jobs"])["daily"]["runs"] and j, timeout=60)
+    jobs = eventually(lambda: (j := d.info()["jobs"])["daily"]["runs"] and j, timeout=60)
     assert jobs["daily"]["last_error"] is None
     agent = Path(env["MEMORYD_HOME"]) / "agents" / "default"
-    page = wait_for(lambda: (p := agent / "bank" / "entities" / "Alice.md").is_file() and p, timeout=30)
+    page = eventually(lambda: (p := agent / "bank" / "entities" / "Alice.md").is_file() and p, timeout=30)
     assert "Call 11 with Alice" in page.read_text()
     warm = json.loads((agent / "warm-memory.json").read_text())["entries"]
     day = time.strftime("%Y-%m-%d", time.gmtime(t0))

@@ -13,7 +13,7 @@ from typing import Any
 
 from mcp.client.session import ClientSession
 
-from clock import wait_for
+from waiting import eventually
 from memoryd.daemon.mcp_bridge import LOST, _Session, _split
 from memoryd.daemon.mcp_host import MAX_SESSIONS, STATE_KEY
 from test_daemon_process import DaemonProc
@@ -64,7 +64,7 @@ def test_the_daemon_serves_the_session_and_the_client_process_never_loads_the_sd
     (home / "config.toml").write_text('[mcp]\npreload = "always"\n')
     daemon = DaemonProc(env, tmp_path / "daemon.log").start()
     try:
-        wait_for(lambda: daemon.info()["mcp"]["sdk_loaded"], timeout=60)
+        eventually(lambda: daemon.info()["mcp"]["sdk_loaded"], timeout=60)
         raw = Raw(env)
         assert raw.start()["result"]["serverInfo"]["name"] == "memoryd"
         stored = raw.tool("memory_store", text="The boat is moored at pier 9")
@@ -91,7 +91,7 @@ def test_the_sdk_is_loaded_at_start_only_where_mcp_was_used_lately(env: dict[str
         assert daemon.stop() == 0
     daemon = DaemonProc(env, tmp_path / "daemon.log").start()  # an MCP session was served lately: preloaded
     try:
-        wait_for(lambda: daemon.info()["mcp"]["sdk_loaded"], timeout=60)
+        eventually(lambda: daemon.info()["mcp"]["sdk_loaded"], timeout=60)
     finally:
         assert daemon.stop() == 0
     (home / "config.toml").write_text('[mcp]\npreload = "never"\n')
@@ -132,7 +132,7 @@ def test_attach_refusals_leave_the_client_served_in_process(env: dict[str, str],
             sock.sendall(b'{"op": "mcp_attach", "params": {"agent_id": "default"}}\n')
             assert json.loads(sock.makefile("rb").readline())["ok"] is True
             held.append(sock)
-        wait_for(lambda: daemon.info()["mcp"]["sessions"] == MAX_SESSIONS)
+        eventually(lambda: daemon.info()["mcp"]["sessions"] == MAX_SESSIONS)
         assert "16 MCP sessions" in attach(env, "default")["error"]["message"]
         raw = Raw(env)
         raw.start()
@@ -181,7 +181,7 @@ def test_the_client_process_exits_when_its_client_goes(env: dict[str, str], tmp_
         raw = Raw(env)
         raw.start()
         assert raw.close() == 0
-        wait_for(lambda: daemon.info()["mcp"]["sessions"] == 0)
+        eventually(lambda: daemon.info()["mcp"]["sessions"] == 0)
         assert os.path.exists(env["MEMORYD_SOCKET"])
     finally:
         assert daemon.stop() == 0

@@ -6,6 +6,7 @@ from memoryd.sync.critical import push_now
 from memoryd.sync.remote.db import connect
 
 from synchelp import AGENT, device, first_device, texts
+from waiting import eventually
 
 
 def test_forget_by_id_purges_the_cloud_copy(tmp_path, sqld) -> None:
@@ -62,7 +63,8 @@ def test_newest_edit_wins_even_when_it_is_pushed_first(tmp_path, sqld) -> None:
         stamp_edits(config, AGENT)
 
     edit(a, "older-from-A")
-    time.sleep(0.05)
+    stamped = time.time_ns() // 1_000_000  # edits carry milliseconds: B's edit must come in a later one
+    eventually(lambda: time.time_ns() // 1_000_000 > stamped, step=0.0005)
     edit(b, "newer-from-B")
     in_process(b).call("sync", {"agent_id": AGENT})
     in_process(a).call("sync", {"agent_id": AGENT})

@@ -8,7 +8,7 @@ import pytest
 
 from memoryd.daemon import scheduler
 from memoryd.tiers.base.errors import ConfigError, RemoteError, UsageError
-from clock import wait_for
+from waiting import eventually
 
 UTC = scheduler.ScheduleSettings(timezone="UTC")
 
@@ -72,7 +72,24 @@ class _Clocks:
             self.mono += seconds
 
 
-def _scheduler(clocks: _Clocks, last_ok: dict, runs: list, pending: list[int] | None = None):
+class _Beats:
+    """Counts the scheduler's heartbeats (its on_heartbeat hook). Jobs run one at a time on one thread, so a
+    heartbeat ending after the test looked began after every job then running had ended: waiting for two more
+    is waiting for a full round of "is anything due?" that the test can then check did nothing."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self) -> None:
+        self.n += 1
+
+    def two_more(self) -> None:
+        target = self.n + 2
+        eventually(lambda: self.n >= target, what=f"heartbeat {target}")
+
+
+def _scheduler(clocks: _Clocks, last_ok: dict, runs: list, pending: list[int] | None = None,
+               beats: _Beats | None = None):
     settings = scheduler.ScheduleSettings(timezone="UTC", heartbeat_seconds=0.02, wake_jump_seconds=120,
                                           sync_idle_seconds=600, sync_backoff_seconds=30)
 
@@ -87,7 +104,7 @@ def _scheduler(clocks: _Clocks, last_ok: dict, runs: list, pending: list[int] | 
         return pending.pop(0) if pending else 0
 
     sch = scheduler.Scheduler(settings, run_mode, lambda m: {a: v.get(m) for a, v in last_ok.items()},
-                              run_sync, clock=lambda: clocks.wall, monotonic=lambda: clocks.mono)
+                              run_sync, clock=lambda: clocks.wall, monotonic=lambda: clocks.mono, on_heartbeat=beats)
     return sch
 
 
@@ -97,11 +114,12 @@ def test_catch_up_on_start_runs_each_overdue_mode_once():
                      "monthly": clocks.wall - 40 * 86400},
                "b": {"quick": clocks.wall - 60, "daily": None, "monthly": clocks.wall - 86400}}
     runs: list = []
-    sch = _scheduler(clocks, last_ok, runs)
+    beats = _Beats()
+    sch = _scheduler(clocks, last_ok, runs, beats=beats)
     sch.start()
     try:
-        wait_for(lambda: sch.jobs["sync"].runs >= 1 and sch.jobs["monthly"].runs >= 1)
-        time.sleep(0.1)  # several more heartbeats: nothing may run twice
+        eventually(lambda: sch.jobs["sync"].runs >= 1 and sch.jobs["monthly"].runs >= 1)
+        beats.two_more()  # more rounds: nothing may run twice
     finally:
         sch.stop()
     modes = [r for r in runs if r[0] != "sync"]
@@ -115,16 +133,17 @@ def test_wake_jump_catches_up_once_and_a_small_step_does_not():
     fresh = clocks.wall - 10  # every mode ran after its last fire
     last_ok = {"a": {"quick": fresh, "daily": fresh, "monthly": fresh}}
     runs: list = []
-    sch = _scheduler(clocks, last_ok, runs)
+    beats = _Beats()
+    sch = _scheduler(clocks, last_ok, runs, beats=beats)
     sch.start()
     try:
-        wait_for(lambda: sch.jobs["sync"].runs >= 1)
+        eventually(lambda: sch.jobs["sync"].runs >= 1)
         clocks.advance(90)  # under wake_jump_seconds and before 04:00: nothing is due
-        time.sleep(0.2)
+        beats.two_more()  # a full round saw the new time
         assert [r for r in runs if r[0] != "sync"] == []
         clocks.advance(3 * 86400, jump=True)  # the laptop slept three days
-        wait_for(lambda: sch.jobs["daily"].runs == 1)
-        time.sleep(0.2)  # more heartbeats: nothing may run twice
+        eventually(lambda: sch.jobs["daily"].runs == 1)
+        beats.two_more()  # more rounds: nothing may run twice
     finally:
         sch.stop()
     modes = [r for r in runs if r[0] != "sync"]
@@ -156,7 +175,7 @@ def test_cron_jobs_fire_on_the_real_clock():
     sch = _real_scheduler(runs, last_ok, {"quick": CronTrigger(second="*/2", timezone="UTC")})
     sch.start()
     try:
-        wait_for(lambda: len(runs) >= 2)
+        eventually(lambda: len(runs) >= 2)
     finally:
         sch.stop()
     (m1, r1, a1, t1), (m2, r2, a2, t2) = runs[:2]
@@ -175,7 +194,7 @@ def test_a_fire_later_than_the_grace_becomes_a_catch_up():
     sch = _real_scheduler(runs, last_ok, triggers, slow={"quick": 3})
     sch.start()
     try:
-        wait_for(lambda: any(r[0] == "daily" for r in runs), timeout=15)
+        eventually(lambda: any(r[0] == "daily" for r in runs), timeout=15)
     finally:
         sch.stop()
     daily = [r for r in runs if r[0] == "daily"]
@@ -191,12 +210,14 @@ def test_sync_drain_asks_again_while_pending_then_idles():
         drains.append(time.monotonic())
         return pending.pop(0) if pending else 0
 
-    cfg = scheduler.ScheduleSettings(timezone="UTC", sync_backoff_seconds=0.3, sync_idle_seconds=600)
-    sch = scheduler.Scheduler(cfg, lambda *a: True, lambda m: {}, run_sync)
+    cfg = scheduler.ScheduleSettings(timezone="UTC", sync_backoff_seconds=0.3, sync_idle_seconds=600,
+                                     heartbeat_seconds=0.05)
+    beats = _Beats()
+    sch = scheduler.Scheduler(cfg, lambda *a: True, lambda m: {}, run_sync, on_heartbeat=beats)
     sch.start()
     try:
-        wait_for(lambda: len(drains) == 4)
-        time.sleep(0.1)
+        eventually(lambda: len(drains) == 4)
+        beats.two_more()  # the fourth drain has ended and set its next run
         info = sch.info()["sync"]
     finally:
         sch.stop()
@@ -211,12 +232,14 @@ def test_a_failed_drain_asks_again_only_when_waiting_can_help(error, delay):
     def run_sync():
         raise error
 
-    cfg = scheduler.ScheduleSettings(timezone="UTC", sync_backoff_seconds=0.3, sync_idle_seconds=600)
-    sch = scheduler.Scheduler(cfg, lambda *a: True, lambda m: {}, run_sync)
+    cfg = scheduler.ScheduleSettings(timezone="UTC", sync_backoff_seconds=0.3, sync_idle_seconds=600,
+                                     heartbeat_seconds=0.05)
+    beats = _Beats()
+    sch = scheduler.Scheduler(cfg, lambda *a: True, lambda m: {}, run_sync, on_heartbeat=beats)
     sch.start()
     try:
-        wait_for(lambda: sch.jobs["sync"].runs >= 1 and sch.jobs["sync"].last_error is not None)
-        time.sleep(0.05)
+        eventually(lambda: sch.jobs["sync"].runs >= 1 and sch.jobs["sync"].last_error is not None)
+        beats.two_more()  # the failed drain has ended and set its next run
         info = sch.info()["sync"]
     finally:
         sch.stop()
@@ -236,6 +259,6 @@ def test_heartbeat_upkeep_runs_and_its_failure_does_not_stop_the_heartbeat():
     sch = scheduler.Scheduler(cfg, lambda *a: True, lambda m: {}, lambda: 0, on_heartbeat=upkeep)
     sch.start()
     try:
-        wait_for(lambda: len(calls) >= 3)
+        eventually(lambda: len(calls) >= 3)
     finally:
         sch.stop()

@@ -15,6 +15,7 @@ import pytest
 from memoryd.daemon.engine import Engine
 from memoryd.sync.critical import push_now, pull_now
 from memoryd.sync.remote.db import connect
+from memoryd.sync.remote.errors import MissingTableError
 from memoryd.tiers.cold.source import open_index
 from memoryd.sync.restore import restore
 from memoryd.tiers.retrieval import analyzer
@@ -25,6 +26,7 @@ from memoryd.tiers.memory.forget import forget_id
 
 from sqld_server import SqldServer
 from synchelp import AGENT, device, env_for, first_device
+from waiting import eventually
 
 DAY = 86400.0
 
@@ -54,6 +56,14 @@ def log_rows(server: SqldServer) -> list[tuple[Any, ...]]:
     db = connect(Config(home=Path("/nonexistent"), db_url=server.http_url))
     try:
         return [tuple(r) for r in db.execute("SELECT seq, agent_id, ref, kind, data FROM memory_log ORDER BY seq").rows]
+    finally:
+        db.close()
+
+
+def log_count(server: SqldServer) -> int:
+    db = connect(Config(home=Path("/nonexistent"), db_url=server.http_url))
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM memory_log", []).rows[0][0])
     finally:
         db.close()
 
@@ -190,12 +200,15 @@ def test_kill_9_during_upload_then_resume(tmp_path: Path, server: SqldServer) ->
     archive_facts(a, [f"killed upload fact {i}" for i in range(1200)])
     env = env_for(a)
     cli = str(Path(sys.executable).with_name("memoryd"))
-    for delay in (0.3, 0.6, 0.9):
+    interrupted = 0
+    for past in (0, 600):  # killed once the server holds more than this many rows: mid-upload, twice
         proc = subprocess.Popen([cli, "sync", "--agent-id", AGENT], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        time.sleep(delay)
+        eventually(lambda: proc.poll() is not None or log_count(server) > past, timeout=60, step=0.01,
+                   ignore=(MissingTableError,))  # before the first sync made it
         proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        interrupted += proc.wait() == -signal.SIGKILL
+    assert interrupted >= 1, "the uploads ended before the kills: nothing was interrupted"
     assert subprocess.run([cli, "sync", "--agent-id", AGENT], env=env, capture_output=True).returncode == 0
     rows = log_rows(server)
     assert len(rows) == 1200 and len({r[2] for r in rows}) == 1200  # every memory once

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
 
 import pytest
 from click.testing import CliRunner
@@ -111,14 +112,14 @@ def test_restore_an_older_version_and_it_sticks(tmp_path, sqld, cloud):
     a, key = cloud
     AgentMemory(a, AGENT).store("added in version two", "misc")
     push_now(a, AGENT)
-    time.sleep(1.1)  # versions carry whole seconds
     AgentMemory(a, AGENT).store("added in version three", "misc")
-    push_now(a, AGENT)
+    push_now(a, AGENT)  # a moment later: versions carry milliseconds
     # An ISO time picks the newest version at or before it.
     from memoryd.sync.restore import list_versions
 
-    v2 = next(v for v in list_versions(a, AGENT) if v["version"] == 2)
-    iso = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(v2["updated_at"]))
+    at = {v["version"]: v["updated_at"] for v in list_versions(a, AGENT)}
+    assert at[1] < at[2] < at[3]
+    iso = datetime.fromtimestamp((at[2] + at[3]) / 2, timezone.utc).isoformat()  # between v2 and v3
     c = device(tmp_path, "c", sqld.http_url)
     assert restore(c, AGENT, key=key, at=iso)["restored_version"] == 2
     assert "added in version two" in texts(c) and "added in version three" not in texts(c)

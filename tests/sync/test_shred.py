@@ -169,7 +169,7 @@ def test_shred_forget_in_config_makes_every_forget_shred_and_mcp_never_gets_the_
     (a.home / "config.toml").write_text("[sync]\nshred_forget = true\n")
     out = memoryd(a, "forget", ids[0])  # the config's default: a shred, the new recovery key printed once
     assert out["shred"]["reseal"]["dropped_epochs"] and out["shred"]["recovery"].startswith("mdr1-")
-    time.sleep(1.1)  # epochs and forgets are recorded to the second: these forgets come after the shred's epoch
+    # epochs and forgets carry milliseconds: these forgets come after the shred's epoch
     assert "shred" not in memoryd(a, "forget", ids[1], "--no-shred")
     assert not memoryd(a, "forget", "--verify", ids[1], code=1)["clean"]
     api = connect(load_config({"MEMORYD_HOME": str(a.home), "MEMORYD_DB_URL": server.http_url}))

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 from memhelp import AgentMemory
 from memoryd.tiers.base.config import load_config
@@ -25,6 +26,13 @@ def _env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env["MEMORYD_HOME"] = str(home)
     return env
+
+
+def _await_ack(out: IO[bytes], acked: set[str]) -> None:
+    """Read the worker's next line: its first acknowledged store (it writes nothing else while it lives)."""
+    line = out.readline().decode()
+    assert line.startswith("ack "), f"the worker ended before acknowledging a store: {line!r}"
+    acked.add(line.split()[1])
 
 
 def _forked_kills(home: Path, rng: random.Random, acked: set[str], count: int = FORKED_KILLS) -> int:
@@ -45,8 +53,11 @@ def _forked_kills(home: Path, rng: random.Random, acked: set[str], count: int = 
                 else:
                     assert line == "ready\n", line
                     ready = True
-            # mostly 5-60 ms (mid-write); sometimes longer so stores get acknowledged in between
-            time.sleep(rng.uniform(0.005, 0.060) if rng.random() < 0.8 else rng.uniform(0.06, 0.3))
+            # mostly 5-60 ms after start (mid-write); one time in five only after the worker acknowledged a
+            # store (an event, not a longer sleep: a loaded machine must not turn these into early kills too)
+            if rng.random() >= 0.8:
+                _await_ack(zyg.stdout, acked)
+            time.sleep(rng.uniform(0.005, 0.060))
             os.kill(pid, signal.SIGKILL)  # our own grandchild, by its pid
             while True:
                 line = zyg.stdout.readline().decode()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from clock import wait_for
+from waiting import eventually
 
 MEMORYD = str(Path(sys.executable).parent / "memoryd")
 DEEP = "[" * 2000 + "]" * 2000
@@ -155,8 +155,8 @@ def test_the_daemon_answers_hostile_requests_and_keeps_serving(home: Path, tmp_p
     with open(tmp_path / "daemon.log", "wb") as log:
         proc = subprocess.Popen([MEMORYD, "daemon"], env=env, stdout=subprocess.DEVNULL, stderr=log)
     try:
-        wait_for(lambda: proc.poll() is not None or (sock_dir / "d.sock").exists(), timeout=30)
-        wait_for(lambda: _quiet_ping(try_daemon, config), timeout=30)
+        eventually(lambda: proc.poll() is not None or (sock_dir / "d.sock").exists(), timeout=30)
+        eventually(lambda: _quiet_ping(try_daemon, config), timeout=30)
         requests = [b'{"op":"status","params":' + DEEP.encode() + b"}",
                     json.dumps({"op": "store", "params": {"text": "a\x00b", "category": "x"}}).encode(),
                     json.dumps({"op": "store", "params": {"text": "ok", "category": "x/.."}}).encode(),

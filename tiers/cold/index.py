@@ -232,7 +232,7 @@ class LocalIndex:
         if self.after_put is not None:
             self.after_put(agent_id, list(ids), pulled)
 
-    def forgotten_at(self, agent_id: str, ids: Sequence[str]) -> dict[str, int]:
+    def forgotten_at(self, agent_id: str, ids: Sequence[str]) -> dict[str, float]:
         """When each of these ids was forgotten (ids never forgotten are absent)."""
         with self._guard() as conn:
             return tombstones(conn, agent_id, list(dict.fromkeys(ids)))
@@ -245,9 +245,10 @@ class LocalIndex:
         if not unique:
             return []
         with self.tx() as conn:
-            return self.forget_in(conn, agent_id, unique, int(self.clock() if at is None else at), queue=self.remote)
+            when = round(self.clock() if at is None else at, 3)  # milliseconds: after a key rotation of the same second
+            return self.forget_in(conn, agent_id, unique, when, queue=self.remote)
 
-    def forget_in(self, conn: sqlite3.Connection, agent_id: str, ids: Sequence[str], at: int, *,
+    def forget_in(self, conn: sqlite3.Connection, agent_id: str, ids: Sequence[str], at: float, *,
                   queue: bool) -> list[str]:
         """forget() inside the caller's transaction; queue=False: a forget from another device, which
         spares a copy stored anew after it (tiers/cold/index_write.forget_rows)."""

@@ -88,16 +88,17 @@ def _bump_access(conn: sqlite3.Connection, agent_id: str, rows: list[ColdEntry])
                      [(r["access_count"], r["last_access"], agent_id, r["id"]) for r in rows])
 
 
-def tombstones(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str]) -> dict[str, int]:
-    """When each of these ids was forgotten (ids never forgotten are absent)."""
-    out: dict[str, int] = {}
+def tombstones(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str]) -> dict[str, float]:
+    """When each of these ids was forgotten (ids never forgotten are absent); to the millisecond, whole
+    seconds in rows written before that."""
+    out: dict[str, float] = {}
     for chunk in chunks(list(ids), IDS_PER_STMT):
         out.update(conn.execute(f"SELECT id, forgotten_at FROM tombstones WHERE agent_id = ? AND id IN ({marks(len(chunk))})",
                                 [agent_id, *chunk]).fetchall())
     return out
 
 
-def forget_rows(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str], at: int, queue: bool,
+def forget_rows(conn: sqlite3.Connection, agent_id: str, ids: Sequence[str], at: float, queue: bool,
                 has_terms: bool) -> list[str]:
     """Delete these ids and remember them as forgotten at `at`, inside the caller's transaction; returns
     the ids that were there. `queue`: the forget goes into the outbox. Without it, a forget pulled from

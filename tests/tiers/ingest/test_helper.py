@@ -116,10 +116,25 @@ def keyword_config(home: Path):
     return load_config(dict(os.environ, MEMORYD_RETRIEVAL_MODE="keyword"))  # no embedding of cold rows
 
 
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    """The year of notes ingested without a helper, once for the module (the tests compare a helped run
+    with it, each in a home of its own: nothing of it depends on where the home is)."""
+    from memoryd.tiers.base.config import load_config
+
+    root = tmp_path_factory.mktemp("alone")
+    (root / "workspace" / "memory").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORYD_", "OPENCLAW_"))}
+    config = load_config(dict(env, MEMORYD_HOME=str(root / "home"), MEMORYD_WORKSPACE=str(root / "workspace"),
+                              OPENCLAW_STATE_DIR=str(root / "openclaw"), MEMORYD_RETRIEVAL_MODE="keyword"))
+    _year(config.workspace, FIVE_BATCHES)
+    return _run(config, "alone", ahead=False)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the helper through /proc")
-def test_ingest_all_with_a_helper_stores_what_it_stores_alone(keyword_config) -> None:
+@pytest.mark.xdist_group("helper-year")  # one worker computes `alone` for both
+def test_ingest_all_with_a_helper_stores_what_it_stores_alone(keyword_config, alone: tuple) -> None:
     _year(keyword_config.workspace, FIVE_BATCHES)  # the helper reads batches 2..5
-    alone = _run(keyword_config, "alone", ahead=False)
     watch = _Watch()
     helped = _run(keyword_config, "helped", ahead=True, progress=watch)
     assert [bool(pids) for pids in watch.seen] == [True] * 5  # started with the first batch
@@ -163,9 +178,9 @@ class _Watch:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the helper through /proc")
-def test_a_helper_killed_mid_run_changes_nothing(keyword_config) -> None:
+@pytest.mark.xdist_group("helper-year")  # one worker computes `alone` for both
+def test_a_helper_killed_mid_run_changes_nothing(keyword_config, alone: tuple) -> None:
     _year(keyword_config.workspace, FIVE_BATCHES)
-    alone = _run(keyword_config, "alone", ahead=False)
     watch = _Watch(kill=True)
     helped = _run(keyword_config, "helped", ahead=True, progress=watch)
     assert watch.killed and helped == alone

@@ -13,6 +13,8 @@ from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.config import load_config
 from openclaw_fixture import DB_REL, SCAFFOLDING, append_events, copy_state, grep_home, session_id, user_message
 
+pytestmark = pytest.mark.usefixtures("keyword_mode")  # the subject is what is ingested from OpenClaw, not ranking
+
 
 @pytest.fixture
 def oc(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -13,6 +13,8 @@ from memoryd.cli.main import cli
 from memoryd.tiers.ingest.openclaw.store import SessionStore, StoreUnreadable, decode_row
 from openclaw_fixture import DB_REL, append_events, copy_state, session_id, user_message
 
+pytestmark = pytest.mark.usefixtures("keyword_mode")  # the subject is reading OpenClaw's store, not ranking
+
 
 @pytest.fixture
 def oc(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

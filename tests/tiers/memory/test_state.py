@@ -22,6 +22,8 @@ from memoryd.tiers.memory.model import HOT_MAX_BYTES, WARM_MAX_BYTES
 from memoryd.tiers.memory.state import FILES
 from clock import T0, Clock
 
+pytestmark = pytest.mark.usefixtures("keyword_mode")  # the subject is tier files and limits, not ranking
+
 STATE_NAMES = ("hot-memory-state.json", "warm-memory.json", "memory-tree.json")
 
 

@@ -13,6 +13,8 @@ from memoryd.tiers.memory.consolidate import consolidate
 from memoryd.tiers.memory.model import DAY, WARM_MAX_BYTES
 from clock import T0, Clock
 
+pytestmark = pytest.mark.usefixtures("keyword_mode")  # the subject is warm's limits and eviction, not ranking
+
 
 def test_new_entry_fields_and_score() -> None:
     e = W.new_entry("fact", "cat", 0.9, T0, {"urls": ["u"]})
