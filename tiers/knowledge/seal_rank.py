@@ -1,5 +1,5 @@
-"""A sealed memory's summary in the results: a summary the query did not reach is brought in just after its first
-sealed member the words found, never before it (what the words found keeps its place: right or silent)."""
+"""A sealed memory's summary in the results: a summary the query did not reach rides on the first sealed member the
+words found (its `summary`: id and text), never in a slot of its own (what the words found keeps every place)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -16,10 +16,10 @@ def _sealed_in(result: dict[str, Any]) -> str | None:
     return str(sid) if sid else None
 
 
-def behind_summaries(results: list[dict[str, Any]], archive: Archive | None, agent_id: str, limit: int,
-                     candidate: Any) -> list[dict[str, Any]]:
-    """Results re-ordered so that every sealed member follows its summary; `candidate(entry)` makes a
-    fetched summary a result (tiers/retrieval/search.cold_candidate). Costs nothing without sealed results."""
+def behind_summaries(results: list[dict[str, Any]], archive: Archive | None, agent_id: str,
+                     limit: int) -> list[dict[str, Any]]:
+    """Results with the summary of a sealed member told on it (when the words did not reach the summary itself);
+    the order is untouched. Costs nothing without sealed results."""
     wanted = {sid for r in results if (sid := _sealed_in(r))}
     if not wanted:
         return results
@@ -33,17 +33,13 @@ def behind_summaries(results: list[dict[str, Any]], archive: Archive | None, age
         except MemorydError:
             fetched = []
         for entry in fetched:
-            have[entry["id"]] = dict(candidate(entry), relevance=0.0, reason="the summary a result is sealed into")
-    out: list[dict[str, Any]] = []
-    placed: set[str] = set()
+            have[entry["id"]] = dict(entry)
     found = {r["id"] for r in results}
+    told: set[str] = set()
     for r in results:
-        if r["id"] not in placed:
-            out.append(r)
-            placed.add(r["id"])
         sid = _sealed_in(r)
-        summary = have.get(sid) if sid and sid not in found else None
-        if summary is not None and sid not in placed:
-            out.append(dict(summary, rank=r.get("rank")))  # right after the member it stands for
-            placed.add(summary["id"])
-    return out[:limit]
+        summary = have.get(sid) if sid and sid not in found and sid not in told else None
+        if summary is not None:
+            r["summary"] = {"id": summary["id"], "text": summary["text"]}
+            told.add(str(sid))
+    return results[:limit]

@@ -69,7 +69,7 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
     if not filters.history:
         results = current.successors(results, lambda ids: _fetch(view, ids, filters), query)
     results = current.finish(results, asked)
-    results = behind_summaries(results, view.archive, view.agent_id, asked, lambda e: cold_candidate(e, now))
+    results = behind_summaries(results, view.archive, view.agent_id, asked)
     _reinforce(view, results)
     return results
 

@@ -1,0 +1,83 @@
+"""The hand-written corpus (bench/corpus): every file parses and holds what FORMAT.md asks, and the test half lived
+through memoryd's public operations (daily notes, OpenClaw transcripts, store calls, daily consolidations) leaves the
+knowledge layer right or silent: every automatic action it took is a right one, no true fact is hidden, MEMORY.md
+shows no replaced value, and the answers are no worse than with the layer off. No person or value of the corpus is
+named here: the figures come from the files' own tags."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/ is not installed: run from the checkout
+
+from bench.corpus.cli import MINIMUM  # noqa: E402
+from bench.corpus.parse import CorpusError, parse  # noqa: E402
+from bench.corpus.run import files  # noqa: E402
+from bench.corpus.score import score, total  # noqa: E402
+from bench.corpus.systems import run_memoryd  # noqa: E402
+from bench.corpus.truth import Truth  # noqa: E402
+
+ACTIONS = ("supersede", "update", "merge", "swap_in")
+
+
+def test_every_corpus_file_holds_what_the_format_asks() -> None:
+    every = files("all", [])
+    assert {parse(p).split for p in every} == {"dev", "test"}
+    for path in every:
+        truth = Truth(parse(path))
+        truth.check()
+        counts = truth.counts()
+        assert all(counts[k] >= v for k, v in MINIMUM.items()), (path.name, counts)
+
+
+def test_a_tag_whose_value_is_not_in_its_line_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.convo"
+    bad.write_text("# owner: Someone Else\n# split: dev\n@topic city | owner | stable | Where?\n"
+                   "== 2026-07-02 09:15 chat notes\nU: We live by the sea.  {city=Inland}\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="bad.convo:5: 'Inland' is not in the line"):
+        parse(bad)
+
+
+@pytest.fixture(scope="module")
+def test_half(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    rows: dict[str, list[dict]] = {"on": [], "off": []}
+    homes: list[Path] = []
+    for path in files("test", []):
+        conv = parse(path)
+        for name, knowledge in (("on", True), ("off", False)):
+            root = tmp_path_factory.mktemp(f"{path.stem}-{name}")
+            rows[name].append(score(conv, run_memoryd(conv, root, knowledge=knowledge)))
+            if knowledge:
+                homes.append(root / "home")
+    out = {k: total(v) for k, v in rows.items()}
+    out["homes"] = homes  # type: ignore[assignment]
+    return out
+
+
+def test_every_automatic_action_on_the_test_half_is_right(test_half: dict[str, dict]) -> None:
+    on = test_half["on"]
+    for action in ACTIONS:
+        if on.get(action):
+            assert on[f"{action}_precision"] >= 0.95, (action, on[action], on[f"{action}_right"])
+    assert on["true_fact_hidden"] == 0
+    assert on["hot_stale_values"] == 0
+    if on.get("owner_profile"):
+        assert on["owner_profile_precision"] >= 0.95
+    if on.get("hot_lessons"):
+        assert on["hot_lesson_precision"] >= 0.95
+
+
+def test_the_layer_does_no_harm_on_the_test_half(test_half: dict[str, dict]) -> None:
+    on, off = test_half["on"], test_half["off"]
+    assert on["current_at_1"] >= off["current_at_1"]
+    assert on["stale_above"] <= off["stale_above"]
+    assert on["stable_recall5"] >= off["stable_recall5"]
+    assert on["duplicate_top5"] <= off["duplicate_top5"]
+
+
+def test_memory_md_after_the_test_half_is_written_and_private(test_half: dict[str, dict]) -> None:
+    for home in test_half["homes"]:
+        rendered = home / "agents" / "main" / "MEMORY.md"
+        assert rendered.exists() and rendered.stat().st_mode & 0o077 == 0
