@@ -122,9 +122,10 @@ def ingest_daily(engine: Engine, params: Params) -> dict[str, Any]:
 
     from memoryd.daemon.ops_route import workspace_agent
 
-    agent_id = workspace_agent(engine, params.get("agent_id"), "ingest-daily")
+    agent_id = workspace_agent(engine, params.get("agent_id"), "ingest-daily", record=False)
     with engine.memory(agent_id) as mem:
         report = ingest(mem, engine.config.workspace, date=params.get("date"), all_=bool(params.get("all")))
+    workspace_agent(engine, params.get("agent_id"), "ingest-daily")  # recorded once the notes were read
     stamp_edits(engine.config, mem.agent_id)
     report["agent_id"] = agent_id
     return report

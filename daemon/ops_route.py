@@ -2,6 +2,7 @@
 reading paths make before they read a workspace or an OpenClaw agent."""
 from __future__ import annotations
 
+import copy
 import logging
 import time
 from pathlib import Path
@@ -23,14 +24,18 @@ def _install(engine: Engine) -> Any:
     return Install(engine.config)
 
 
-def workspace_agent(engine: Engine, asked: str | None, by: str) -> str:
+def workspace_agent(engine: Engine, asked: str | None, by: str, record: bool = True) -> str:
     """The agent `ingest-daily` reads the configured workspace into (recorded on first use; another
-    agent named than the routed one: UsageError with the command that moves the route)."""
+    agent named than the routed one: UsageError with the command that moves the route). `record=False`:
+    the answer only, nothing written (a read refused as bad input must change nothing, its route included)."""
     ensure_routes(engine)
     workspace = engine.config.workspace
     configured = _install(engine).configured_for_workspace(workspace)
     if asked is not None:
         validate_agent_id(asked)
+    if not record:
+        return routing.claim_workspace(copy.deepcopy(routing.load(engine.config.home)), workspace, asked, by,
+                                       time.time(), configured)
     return routing.update(engine.config.home, lambda table: routing.claim_workspace(
         table, workspace, asked, by, time.time(), configured))
 

@@ -31,7 +31,11 @@ def ensure_routes(engine: Engine) -> None:
     merge cut short by a crash is done again at the next call: importing twice changes nothing more)."""
     config = engine.config
     if not routing.exists(config.home):
-        routing.update(config.home, lambda table: None if routing.exists(config.home) else _first_table(config, table))
+        first = routing.empty_table()
+        _first_table(config, first)
+        if first != routing.empty_table():  # a home with nothing routed yet writes nothing (a refused read included)
+            routing.update(config.home,
+                           lambda table: None if routing.exists(config.home) else _first_table(config, table))
     pending = [(later, m["into"], m.get("workspace", "")) for later, m in routing.load(config.home)["merged"].items()
                if not m.get("done")]
     for later, first, workspace in pending:

@@ -53,14 +53,17 @@ def test_a_bad_kind_is_one_line_and_exit_2_with_nothing_written(home: Path, args
     assert CliRunner().invoke(cli, ["retrieve", "x", "--kind", "gossip"]).exit_code == 2
 
 
-def test_history_shows_the_superseded_value_after_the_current_one() -> None:
+def test_a_replaced_value_keeps_its_place_under_the_current_one() -> None:
     old = run("store", "Our wifi password is hunter-blue-7", "--category", "home")
-    new = run("store", "The wifi password changed to otter-green-2", "--category", "home")
+    new = run("store", "We changed the wifi password from hunter-blue-7 to otter-green-2", "--category", "home")
     current = run("retrieve", "wifi password")["results"]
-    assert [r["id"] for r in current] == [new["id"]] and "superseded_by" not in current[0]
+    ids = [r["id"] for r in current]
+    assert ids[:2] == [new["id"], old["id"]] and current[1]["superseded_by"] == new["id"]  # found, never dropped
+    assert "superseded_by" not in current[0] and current[0]["knowledge"]["current_of"] == old["id"]
     past = run("retrieve", "wifi password", "--history")["results"]
-    assert [r["id"] for r in past] == [new["id"], old["id"]] and past[1]["superseded_by"] == new["id"]
-    again = run("store", "Remember: the wifi password changed to otter-green-2", "--category", "notes")
+    assert {r["id"] for r in past} == {new["id"], old["id"]} and "knowledge" not in past[0]  # as the words found
+    again = run("store", "Remember: we changed the wifi password from hunter-blue-7 to otter-green-2",
+                "--category", "notes")
     assert again["id"] == new["id"] and again["merged"]
 
 

@@ -117,7 +117,7 @@ def test_a_session_outlives_the_daemon_stopping_under_it(env: dict[str, str], tm
 
     stored, first, found, after, n_tools = session(env, body)
     assert first["mcp"]["sessions"] == 1 and after is None  # served here once the daemon was gone
-    assert found["results"][0]["id"] == stored["entry"]["id"] and n_tools == 11
+    assert found["results"][0]["id"] == stored["entry"]["id"] and n_tools == 12  # memory_review among them
 
 
 def test_attach_refusals_leave_the_client_served_in_process(env: dict[str, str], tmp_path: Path) -> None:

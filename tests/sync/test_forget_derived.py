@@ -71,9 +71,9 @@ def test_a_forget_leaves_no_byte_of_the_memory_in_any_file_derived_from_it(tmp_p
         for topic in TOPICS:
             mem.store(f"Talked with Ada Lovelace about {topic}", "people/ada", 0.6)
     warm_id = ok(env, "store", f"Talked with Ada Lovelace about the {WARM_CANARY} release train: it leaves "
-                               "on Friday", "--category", "projects/train", "--importance", "0.95")["id"]
-    for text in ("Ada Lovelace prefers green tea in the morning", "Decided with Ada Lovelace to use libSQL"):
-        ok(env, "store", text, "--category", "people/ada", "--importance", "0.8")
+                               "on Friday", "--category", "lessons/train", "--importance", "0.95")["id"]  # a lesson: promoted to hot
+    for text in ("Lesson: brew Ada Lovelace's green tea for three minutes", "Decided with Ada Lovelace to use libSQL"):
+        ok(env, "store", text, "--category", "lessons/ada", "--importance", "0.8")
     for mode in ("quick", "daily", "monthly", "full"):
         ok(env, "consolidate", "--mode", mode)
     ok(env, "reflect", "--since", "8w")
@@ -93,7 +93,7 @@ def test_a_forget_leaves_no_byte_of_the_memory_in_any_file_derived_from_it(tmp_p
         report = json.loads(run(env, "forget", "--verify", mid, "--json").stdout)
         places = {p["place"]: p for p in report["places"]}
         assert {name: places[name]["status"] for name in DERIVED} == dict.fromkeys(DERIVED, "clean"), report
-    assert "Ada Lovelace prefers green tea" in (home / "rendered.md").read_text()  # the rest is still there
+    assert "green tea for three minutes" in (home / "rendered.md").read_text()  # the rest is still there
     assert ok(env, "retrieve", "green tea")["results"]
 
 

@@ -65,16 +65,16 @@ def test_an_old_and_a_new_value_from_two_devices_converge(tmp_path: Path, server
     old_at, new_at = now - 50 * DAY, now - 45 * DAY  # both old enough to be archived: the cloud log carries them
     if order == "old first":
         old = store(a, "The garage code is 4417", old_at)
-        new = store(b, "The garage code changed to 9931", new_at)
+        new = store(b, "We changed the garage code from 4417 to 9931", new_at)
     else:
-        new = store(b, "The garage code changed to 9931", new_at)
+        new = store(b, "We changed the garage code from 4417 to 9931", new_at)
         old = store(a, "The garage code is 4417", old_at)
     for config in (a, b):
         with Engine(config).memory(AGENT) as mem:
             consolidate(mem, "quick")
     sync(b, a, b) if order == "new first" else sync(a, b, a)
-    for config in (a, b):  # judged among the candidates before any maintain ran
-        assert [r["id"] for r in retrieve(config, "garage code")] == [new]
+    for config in (a, b):  # both found: no supersession is guessed at retrieve before a rule wrote it
+        assert {r["id"] for r in retrieve(config, "garage code")} == {new, old}
     for config in (a, b):
         with Engine(config).memory(AGENT) as mem:
             assert maintain(mem)["superseded"] == 1
@@ -85,5 +85,5 @@ def test_an_old_and_a_new_value_from_two_devices_converge(tmp_path: Path, server
         with open_index(config) as ix:
             rows = {e["id"]: e["metadata"] for e in ix.iter_entries(AGENT)}
         assert rows[old]["superseded_by"] == new and rows[new]["supersedes"] == [old]
-        past = retrieve(config, "garage code 4417", history=True)
-        assert [r["id"] for r in past] == [new, old] and past[1]["superseded_by"] == new
+        found = retrieve(config, "garage code")
+        assert [r["id"] for r in found][:2] == [new, old] and found[1]["superseded_by"] == new

@@ -49,8 +49,10 @@ _SCHEMA = (
 )
 _SCHEMA += VECTOR_SCHEMA  # v1 → v2: the vector tables (every statement above is IF NOT EXISTS)
 _SCHEMA += ENTITY_SCHEMA  # v2 → v3: the entity tables and the triggers that queue memories for them
+# a row's restatement key; rows written before metadata was checked may hold text that is no JSON: no key
+RESTATE_KEY_SQL = "(CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.restate_key') END)"
 _SCHEMA += (  # v3 → v4: a store finds a restatement by its key (tiers/knowledge/restate.restate_key), not by a search
-    "CREATE INDEX IF NOT EXISTS memories_restate ON memories(agent_id, json_extract(metadata, '$.restate_key'))",)
+    f"CREATE INDEX IF NOT EXISTS memories_restate ON memories(agent_id, {RESTATE_KEY_SQL})",)
 _LEGACY_TABLES = ("cold_fts", "cold_trigram", "cold_memories")
 _LEGACY_TRIGGERS = ("cold_ai", "cold_ad", "cold_au")
 

@@ -32,13 +32,15 @@ def similar(a: str, b: str, threshold: float = 0.8) -> bool:
     return small >= 4 and len(wa & wb) / small >= threshold
 
 
-_FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b|我(?!们)")
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b|我(?!们)|"
+                           r"^\s*(?:the\s+)?(?:owner|user)(?:'s)?\b|^\s*(?:用户|主人)")  # an agent's note on its owner
 _SPEAKER = re.compile(r"^\s*[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s")
 
 
 def owner_says(text: str) -> bool:
-    """The owner's own statement about themself: first person, no speaker label ("Marco: I prefer …" in a
-    note is Marco speaking, not the owner; "Marco prefers …" is about Marco)."""
+    """The owner's own statement about themself (first person, or an agent's note starting "The owner …", "User
+    …", "用户…"), with no speaker label ("Marco: I prefer …" in a note is Marco speaking, not the owner; "Marco
+    prefers …" is about Marco)."""
     return _FIRST_PERSON.search(text) is not None and _SPEAKER.match(text) is None
 
 
