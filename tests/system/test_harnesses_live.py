@@ -191,8 +191,11 @@ def test_twelve_turns_become_memories_within_5_s_each_with_the_daemon(world, bin
     assert any("tabs" in t for t in warm) and any("5433" in t for t in warm)
     assert not [h for h in hits("zebra_listing_marker") if "zebra" in h["text"]]  # tool output is not memory
     assert not [h for h in hits("Good morning") if "morning" in h["text"]]  # small talk is not either
-    status = daemon("harness_status", {})["harnesses"]
-    mine = next(h for h in status if h["harness"] == harness)["agents"][0]
-    assert mine["agent_id"] == harness and mine["cursors"] and mine["turns"] >= 11
+    def mine() -> dict:
+        status = daemon("harness_status", {})["harnesses"]
+        return next(h for h in status if h["harness"] == harness)["agents"][0]
+    wait_for(lambda: mine()["turns"] >= 11, timeout=10, step=0.05)  # the last turn (small talk) found nothing to wait on
+    took = mine()
+    assert took["agent_id"] == harness and took["cursors"] and took["turns"] >= 11
     again = daemon("harness_sync", {"harness": harness})
     assert again["turns"] == 0 and again["warm"] == 0  # the watcher took it all: a second sync adds nothing

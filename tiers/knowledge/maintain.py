@@ -44,7 +44,7 @@ def _rule_targets(memories: list[Memory], acting: bool = True) -> dict[str, tupl
     the rules that act (`acting`), or by those that only ask."""
     judged_ones = [m for m in memories if judged(m)]
     index, said = _by_term(judged_ones)
-    order = {m["id"]: (moment(m), m.get("created_at", 0), m["id"]) for m in judged_ones}  # truth.newer's key
+    order = {m["id"]: (moment(m), m.get("created_at", 0)) for m in judged_ones}  # truth.said_no_later's key
     out: dict[str, tuple[Memory, str, str, str]] = {}
     for new in judged_ones:
         near: dict[str, Memory] = {}
@@ -55,13 +55,18 @@ def _rule_targets(memories: list[Memory], acting: bool = True) -> dict[str, tupl
             found = [m for m in rarest if said[m["id"]].issuperset(terms) and said[m["id"]] & anchors]
             if len(found) <= COMMON_VALUE:  # a "value" hundreds of memories state is no value of one thing
                 near.update((m["id"], m) for m in found)
-        for old, cue, how in change.replaced(new, near.values(), lambda a, b: order[a["id"]] < order[b["id"]]):
+        for old, cue, how in change.replaced(new, near.values(), lambda a, b: order[a["id"]] <= order[b["id"]]):
             if cue.act is not acting:
                 continue
             held = out.get(old["id"])
-            if held is None or order[new["id"]] > order[held[0]["id"]]:
+            if held is None or (order[new["id"]], new["id"]) > (order[held[0]["id"]], held[0]["id"]):
                 out[old["id"]] = (new, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
                                   cue.rule)
+    for old_id, (new, *_rest) in list(out.items()):  # two statements replacing each other in one second: neither
+        back = out.get(new["id"])
+        if back is not None and back[0]["id"] == old_id:
+            out.pop(old_id, None)
+            out.pop(new["id"], None)
     return out
 
 

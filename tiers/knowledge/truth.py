@@ -63,6 +63,12 @@ def said_again(book: Book, held: Memory, new: Memory) -> None:
         book.note("current", held, "said again after the value that replaced it: current again", by=new["id"])
 
 
+def said_no_later(a: Memory, b: Memory) -> bool:
+    """`a` was not said after `b` (by their own dates, then when stored): a statement naming the value it replaces
+    is the newer of two said in the same second — its words say so."""
+    return (moment(a), a.get("created_at", 0)) <= (moment(b), b.get("created_at", 0))
+
+
 def newer(a: Memory, b: Memory) -> bool:
     """Whether `a` is newer than `b`: said later, then stored later, then the larger id (the same on every device)."""
     return (moment(a), a.get("created_at", 0), a["id"]) > (moment(b), b.get("created_at", 0), b["id"])
@@ -262,7 +268,7 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
             delta = step_confidence(m, new, -1, book.now, "contradicted")
             book.note("contradict", m, f"contradicted: confidence {delta:+.2f}", by=new["id"], delta=delta)
             book.changed(m)
-    for m, cue, how in change.replaced(new, [m for m in book.named(new) if judged(m)], lambda a, b: newer(b, a)):
+    for m, cue, how in change.replaced(new, [m for m in book.named(new) if judged(m)], said_no_later):
         if not cue.act:
             continue  # a rule that only asks: maintain queues the pair as a review question
         supersede(m, new, part=how == change.PART)

@@ -208,3 +208,12 @@ def test_a_value_said_again_after_its_replacement_is_current_again(mem, clock) -
     entries = warm(mem)  # the rule says the Quay Lane memory replaced Elm Street; Elm said again is newer
     assert "superseded_by" not in entries[elm["id"]]["metadata"]
     assert "current" in [r["kind"] for r in mem.knowledge_rows()]
+
+
+def test_two_stores_in_one_second_the_replacement_wins_and_maintain_agrees(mem) -> None:
+    old = mem.store("The studio door code is 1180", "home", 0.6)  # the same clock second for both
+    new = mem.store("We changed the studio door code from 1180 to 2291", "home", 0.6)
+    assert warm(mem)[old["id"]]["metadata"]["superseded_by"] == new["id"]
+    from memoryd.tiers.knowledge.maintain import maintain
+
+    assert maintain(mem)["written"] == 0 and warm(mem)[old["id"]]["metadata"]["superseded_by"] == new["id"]
