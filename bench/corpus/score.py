@@ -138,7 +138,7 @@ def swaps(qs: list[Question], ranked: dict[str, list[dict[str, Any]]], memories:
     total = right = 0
     for q in qs:
         for h in ranked.get(q.id, []):
-            placed = (h.get("knowledge") or {}).get("current_of") if isinstance(h.get("knowledge"), dict) else None
+            placed = next((st.get("current_of") for st in h.get("stages") or [] if st.get("stage") == "current"), None)
             m = _SWAP.search(str(h.get("reason", "")))
             found_id = placed or (m.group(1) if m else None)
             if not found_id:

@@ -59,9 +59,11 @@ def test_a_replaced_value_keeps_its_place_under_the_current_one() -> None:
     current = run("retrieve", "wifi password")["results"]
     ids = [r["id"] for r in current]
     assert ids[:2] == [new["id"], old["id"]] and current[1]["superseded_by"] == new["id"]  # found, never dropped
-    assert "superseded_by" not in current[0] and current[0]["knowledge"]["current_of"] == old["id"]
+    assert "superseded_by" not in current[0]
+    assert [(st["stage"], st["did"], st["current_of"]) for st in current[0]["stages"]] == [
+        ("current", "placed above", old["id"])]
     past = run("retrieve", "wifi password", "--history")["results"]
-    assert {r["id"] for r in past} == {new["id"], old["id"]} and "knowledge" not in past[0]  # as the words found
+    assert {r["id"] for r in past} == {new["id"], old["id"]} and "stages" not in past[0]  # as the words found
     again = run("store", "Remember: we changed the wifi password from hunter-blue-7 to otter-green-2",
                 "--category", "notes")
     assert again["id"] == new["id"] and again["merged"]

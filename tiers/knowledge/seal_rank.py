@@ -41,5 +41,6 @@ def behind_summaries(results: list[dict[str, Any]], archive: Archive | None, age
         summary = have.get(sid) if sid and sid not in found and sid not in told else None
         if summary is not None:
             r["summary"] = {"id": summary["id"], "text": summary["text"]}
+            r.setdefault("stages", []).append({"stage": "summaries", "did": "told its summary", "summary": sid})
             told.add(str(sid))
     return results[:limit]

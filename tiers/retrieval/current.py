@@ -15,6 +15,7 @@ from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.restate import echo, fold, restates, signature
 from memoryd.tiers.retrieval import analyzer
+from memoryd.tiers.retrieval.trace import note
 
 Candidate = dict[str, Any]
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
@@ -88,8 +89,11 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         else:
             head = dict(head, rank=float(r.get("rank") or 0), relevance=head.get("relevance", 0.0),
                         reason=f"the current value of {r['id']}, which the words found")
-        head["knowledge"] = {"stage": "current", "current_of": r["id"]}
-        pair = [r, head] if tokens and _named(r, tokens) and not _named(head, tokens) else [head, r]
+        below = bool(tokens) and _named(r, tokens) and not _named(head, tokens)
+        note(head, "current", "placed below" if below else "placed above", current_of=r["id"],
+             why="the query names a value only the older one holds" if below else "holds the current value of "
+             "what the words found")
+        pair = [r, head] if below else [head, r]
         out += pair
         placed |= {head["id"], r["id"]}
     return out

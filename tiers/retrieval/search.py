@@ -1,14 +1,14 @@
-"""The retrieve pipeline: candidates from hot, warm and the local index, one BM25 ranking, reinforcement."""
+"""A retrieve: candidates from hot, warm and the local index, through the declared stages of
+tiers/retrieval/pipeline.py (admit, rank, current, fold, summaries), then reinforcement."""
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any
 
-from memoryd.tiers.retrieval import analyzer, current, ranking, when
+from memoryd.tiers.retrieval import analyzer, pipeline, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.knowledge.fading import said_score
-from memoryd.tiers.knowledge.seal_rank import behind_summaries
 from memoryd.tiers.retrieval.filters import Filters, score_paths
 from memoryd.tiers.retrieval.ranking import Candidate
 from memoryd.tiers.retrieval.time_rule import time_rule
@@ -43,33 +43,13 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
     cands += _cold_candidates(view, terms, query, limit, {c["id"] for c in cands}, filters, corpus)
     dense = _dense(view, query, state, cands, limit)
     cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
-    knows = view.knowledge  # [knowledge] layer off: the words alone rank, nothing is folded, marked or moved
-    if knows:  # superseded memories are ranked too; current.successors places each one's current value
-        cands = current.admit(cands)
-    asked, limit = limit, current.depth(limit) if knows else limit  # restatements fold into one result
     for c in cands:
         c["date"] = when.memory_date(c)
-    if query:
-        path_scores = score_paths(terms, state["tree"]["nodes"]) if paths is None else paths
-        in_range = rule.prepare(cands) if rule else None
-        if dense is not None:  # [retrieval] mode = "hybrid" (tiers/retrieval/hybrid.py)
-            from memoryd.tiers.retrieval.hybrid import Fusion, rank
-
-            results = rank(terms, cands, corpus, path_scores, limit, in_range, dense[0],
-                           Fusion.from_section(view.settings), dense[1])
-        else:
-            results = ranking.rank(terms, cands, corpus, path_scores, limit, in_range)
-    else:
-        cands.sort(key=lambda c: (-c["score"], c["id"]))
-        results = [dict(c, relevance=1.0, rank=c["score"], reason=f"{filters.describe()} in {c['tier']}")
-                   for c in cands[:limit]]
-    if not knows:
-        _reinforce(view, results[:asked])
-        return results[:asked]
-    if not filters.history:
-        results = current.successors(results, lambda ids: _fetch(view, ids, filters), query)
-    results = current.finish(results, asked)
-    results = behind_summaries(results, view.archive, view.agent_id, asked)
+    ask = pipeline.Ask(view, query, terms, limit, filters, corpus,
+                       (score_paths(terms, state["tree"]["nodes"]) if paths is None else paths) if query else {},
+                       rule.prepare(cands) if rule and query else None, dense,
+                       lambda ids: _fetch(view, ids, filters))
+    results = pipeline.run(ask, cands)  # the declared stages (tiers/retrieval/pipeline.py)
     _reinforce(view, results)
     return results
 

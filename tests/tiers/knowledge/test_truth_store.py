@@ -108,7 +108,8 @@ def test_a_change_naming_the_old_value_supersedes_it_and_retrieve_keeps_both(mem
     ids = [r["id"] for r in found]
     assert ids.index(new["id"]) == ids.index(old["id"]) - 1  # the current value directly above what was found
     assert found[ids.index(old["id"])]["superseded_by"] == new["id"]
-    assert found[ids.index(new["id"])]["knowledge"] == {"stage": "current", "current_of": old["id"]}
+    [placed] = found[ids.index(new["id"])]["stages"]
+    assert (placed["stage"], placed["did"], placed["current_of"]) == ("current", "placed above", old["id"])
 
 
 def test_a_change_without_the_old_value_named_changes_nothing(mem, clock) -> None:

@@ -259,3 +259,10 @@ def test_retrieve_reads_a_view_not_the_memory() -> None:
     res = retrieve(view, "green tea", 5, paths=None, filters=Filters())
     assert [r["tier"] for r in res] == ["warm"] and res[0]["access_count"] == 1
     assert recorded == [{res[0]["id"]: (1, int(now))}] and warned == []
+
+
+def test_the_pipeline_is_declared_and_the_knowledge_stages_switch_off_together() -> None:
+    from memoryd.tiers.retrieval import pipeline
+
+    assert [(s.name, s.knowledge) for s in pipeline.STAGES] == [
+        ("admit", True), ("rank", False), ("current", True), ("fold", True), ("summaries", True)]
