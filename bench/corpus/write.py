@@ -7,25 +7,12 @@ import datetime as dt
 import json
 from pathlib import Path
 
+from ..knowledge.write import AGENT_ID, Install  # the same OpenClaw install layout as the knowledge benchmark
 from .parse import Conversation, Turn
 
-AGENT_ID = "main"   # the OpenClaw agent, and the memoryd agent its memories go to
+__all__ = ["AGENT_ID", "Install", "by_date", "note_text", "write_note", "write_transcripts"]
+
 TURN_GAP_S = 45     # seconds between two turns of a transcript
-
-
-class Install:
-    """Where the files go under `root`, and the environment memoryd is given to find them."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.state = root / "openclaw"
-        self.workspace = self.state / "workspace"
-        self.sessions = self.state / "agents" / AGENT_ID / "sessions"
-        self.home = root / "home"
-
-    def env(self) -> dict[str, str]:
-        return {"MEMORYD_HOME": str(self.home), "MEMORYD_WORKSPACE": str(self.workspace),
-                "OPENCLAW_STATE_DIR": str(self.state)}
 
 
 def by_date(conv: Conversation) -> dict[str, list[Turn]]:
