@@ -65,7 +65,10 @@ def _fetch(s: Session, at: tuple[str, float] | None) -> tuple[dict[str, Any], di
         row = _row(s, _AT_VERSION, [s.agent_id, int(at[1])])
         what = f"version {int(at[1])}"
     else:
-        row = _row(s, _AT_TIME, [s.agent_id, float(at[1])])
+        when = float(at[1])
+        if when.is_integer():  # a time to the second (as `versions` prints it) covers that second
+            when += 0.999
+        row = _row(s, _AT_TIME, [s.agent_id, when])
         what = f"a version at or before {datetime.fromtimestamp(at[1], timezone.utc).isoformat()}"
     if row is None:
         raise UsageError(f"agent {s.agent_id} has no stored {what} (the cloud keeps the last 30)")

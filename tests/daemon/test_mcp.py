@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_inspector import NoInspector, inspector_bin
 from clihelp import snapshot
 from test_daemon_process import DaemonProc
+from waiting import eventually
 
 MEMORYD = str(Path(sys.executable).parent / "memoryd")
 TOOLS = {"memory_search", "memory_store", "memory_forget", "memory_forget_recent", "memory_hot", "memory_lesson",
@@ -121,6 +122,9 @@ def test_tools_through_the_running_daemon(env: dict[str, str], home: Path, tmp_p
     (home / "config.toml").write_text(f'[render]\ntargets = ["file:{rendered}"]\n')
     daemon = DaemonProc(env, tmp_path / "daemon.log").start()
     try:
+        # the start-up catch-up consolidates the never-consolidated agent: let it end before the walkthrough,
+        # or it may promote the stored fact to hot mid-way (the first heartbeat ends after it)
+        eventually(lambda: daemon.info()["heartbeats"] >= 1, what="the daemon's start-up catch-up done")
         seen = session(env, walkthrough)
         check_walkthrough(seen)
         assert seen["status"]["daemon"]["pid"] == daemon.proc.pid

@@ -122,6 +122,8 @@ def test_restore_an_older_version_and_it_sticks(tmp_path, sqld, cloud):
     iso = datetime.fromtimestamp((at[2] + at[3]) / 2, timezone.utc).isoformat()  # between v2 and v3
     c = device(tmp_path, "c", sqld.http_url)
     assert restore(c, AGENT, key=key, at=iso)["restored_version"] == 2
+    second = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at[3]))  # as `versions` prints it: covers the second
+    assert restore(device(tmp_path, "c2", sqld.http_url), AGENT, key=key, at=second)["restored_version"] == 3
     assert "added in version two" in texts(c) and "added in version three" not in texts(c)
     b = device(tmp_path, "b", sqld.http_url)
     old = restore(b, AGENT, key=key, at="1")
