@@ -9,6 +9,7 @@ a browser does not pay for the attempt at every run; the tests then fail with on
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -121,14 +122,20 @@ def chromium(how: Provision | None = None) -> str:
     found = system_browser(how)
     if found:
         return found
-    failed = _recent_failure(how)
-    if failed is None:
-        install(how)
-        found = system_browser(how)
+    how.memo().parent.mkdir(parents=True, exist_ok=True)
+    with open(how.memo().with_suffix(".lock"), "w") as lock:  # pytest-xdist workers: one install at a time
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        found = system_browser(how)  # another worker may have installed it while this one waited
         if found:
-            how.memo().unlink(missing_ok=True)
             return found
-        failed = _recent_failure(how) or "the installer ran but left no chromium"
+        failed = _recent_failure(how)
+        if failed is None:
+            install(how)
+            found = system_browser(how)
+            if found:
+                how.memo().unlink(missing_ok=True)
+                return found
+            failed = _recent_failure(how) or "the installer ran but left no chromium"
     raise NoBrowser(f"{WHAT_TO_INSTALL} (tried: {failed})")
 
 
