@@ -353,7 +353,7 @@ class LocalIndex:
             return []
         return [row_entry(r) for r in self.read(
             f"SELECT {COLUMNS} FROM memories m INDEXED BY memories_restate WHERE m.agent_id = ? AND "
-            f"{RESTATE_KEY_SQL} IN ({marks(len(keys))}) LIMIT 50", [agent_id, *keys])]
+            f"{RESTATE_KEY_SQL} IN ({marks(len(keys))}) LIMIT ?", [agent_id, *keys, 50 * len(keys)])]
 
     def count(self, agent_id: str) -> int:
         validate_agent_id(agent_id)

@@ -73,7 +73,7 @@ def restate_key(text: str) -> str:
     what a store looks up in the local index instead of searching it."""
     import hashlib
 
-    return hashlib.blake2b(signature(text)[0].encode("utf-8"), digest_size=8).hexdigest()
+    return hashlib.blake2b(normalize_text(core_text(text)).encode("utf-8"), digest_size=8).hexdigest()
 
 
 def restates(a: str, b: str) -> bool:

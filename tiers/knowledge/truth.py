@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 STEP = 0.1           # an opinion's confidence moves by at most this per piece of evidence (× its importance)
 COLD_LOOKUPS = 200   # local-index searches one batch of stores may make
 COLD_HITS = 8
+PREFETCH_CHUNK = 400  # restatement keys looked up in one query
 Memory = dict[str, Any]
 
 
@@ -120,6 +121,7 @@ class Book:
         self._by_key: dict[str, list[Memory]] | None = None  # warm's entries by restatement key (built once)
         self._by_word: dict[str, list[Memory]] | None = None  # ... by content term (built when a cue needs it)
         self._opinions: dict[str, list[Memory]] = {}           # warm's opinions by content term (contradictions)
+        self._cold_keys: dict[str, list[Memory]] | None = None  # index rows by restatement key (prefetch)
 
     def _words(self, text: str) -> set[str]:
         return set(signature(text)[1])
@@ -155,14 +157,33 @@ class Book:
                 found.setdefault(id(m), m)
         return list(found.values())
 
+    def prefetch(self, texts: list[str]) -> None:
+        """Index rows with the restatement keys of a batch's texts, looked up at once (one query a chunk)."""
+        if self.archive is None or not texts:
+            return
+        keys = sorted({restate_key(t) for t in texts})
+        found: dict[str, list[Memory]] = {k: [] for k in keys}
+        try:
+            for i in range(0, len(keys), PREFETCH_CHUNK):
+                for row in self.archive.by_restate_key(self.agent_id, keys[i:i + PREFETCH_CHUNK]):
+                    key = (row.get("metadata") or {}).get(kinds.RESTATE_KEY)
+                    if key in found:
+                        found[key].append(row)
+        except MemorydError:
+            return  # each store then looks for itself
+        self._cold_keys = found
+
     def _cold_same(self, key: str) -> list[Memory]:
-        """Index rows with the same restatement key: one indexed lookup, not a search."""
+        """Index rows with the same restatement key: from the batch's prefetch, else one indexed lookup."""
         if self.archive is None:
             return []
-        try:
-            rows = self.archive.by_restate_key(self.agent_id, [key])
-        except MemorydError:
-            return []  # the maintain pass will see it
+        if self._cold_keys is not None and key in self._cold_keys:
+            rows = self._cold_keys[key]
+        else:
+            try:
+                rows = self.archive.by_restate_key(self.agent_id, [key])
+            except MemorydError:
+                return []  # the maintain pass will see it
         return [dict(self.cold_changes.get(h["id"], h), _index=True) for h in rows]
 
     def _cold_named(self, terms: list[str]) -> list[Memory]:

@@ -283,6 +283,8 @@ class AgentMemory:
             where = warm_tier.positions(state["warm"])
             book = Book(state["warm"]["entries"], self.archive, self.agent_id, now,
                         knowledge=self.config.knowledge.layer == "on")
+            if book.knowledge and len(prepared) > 1:
+                book.prefetch([p[0] for p in prepared])  # a batch's restatement keys in one query
             touched: set[str] = set()  # nodes a store of this batch touched already: touching again changes nothing
             for text, category, importance, meta, redactions in prepared:
                 if category in touched:
