@@ -36,8 +36,28 @@ def install(harness: str, scope: str, agent_id: str | None, as_json: bool) -> No
     from memoryd.daemon.hooks_install import install as run
 
     report = run(get_config(), harness, scope, _agent(agent_id) or _root_agent())
+    if harness == "codex":
+        report["agents_md"] = _render_agents_md(report.get("agent_id") or _agent(agent_id) or "codex")
     emit(report, as_json, lambda r: f"{'installed' if r['changed'] else 'already installed'}: {r['settings']} "
-                                    f"runs {r['command']}")
+                                    f"runs {r['command']}" + (f"; {r['agents_md']}" if r.get("agents_md") else ""))
+
+
+def _render_agents_md(agent: str) -> str:
+    """Codex also reads AGENTS.md: the hot memory rendered there, as `memoryd render --target agents` does, when
+    this directory is a project (a git checkout); else how to do it."""
+    import os
+    from pathlib import Path
+
+    from memoryd.tiers.base.errors import MemorydError
+
+    here = Path(os.getcwd())
+    if not (here / ".git").exists():
+        return "AGENTS.md not written (not in a project): run `memoryd render --target agents` in one"
+    try:
+        get_api().render(agent_id=agent, targets=["agents"], project_dir=str(here))
+    except MemorydError as exc:  # e.g. the agent has no memory on this device yet
+        return f"AGENTS.md not written ({exc.message}): run `memoryd render --target agents` later"
+    return f"AGENTS.md rendered in {here}"
 
 
 @hooks.command("uninstall")

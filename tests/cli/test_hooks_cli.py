@@ -140,3 +140,23 @@ def test_the_captured_hook_inputs_replayed_take_every_turn_and_answer_session_st
     state = json.loads((home / "agents" / harness / "harness-state.json").read_text())
     for file, cursor in state["files"].items():
         assert cursor["offset"] == Path(file).stat().st_size  # every turn taken by the hooks alone
+
+
+def test_codex_install_renders_agents_md_in_a_project_and_nowhere_else(claude_dir: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    _run("hooks", "install", "codex")
+    assert not (plain / "AGENTS.md").exists()  # not a project: only told how
+    _run("hooks", "uninstall", "codex")
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    assert "render --target agents" in _run("hooks", "install", "codex")  # no agent yet: told how, nothing written
+    assert not (project / "AGENTS.md").exists()
+    _run("hooks", "uninstall", "codex")
+    _run("init", "--agent-id", "codex")
+    _run("hooks", "install", "codex")
+    assert "memoryd:begin" in (project / "AGENTS.md").read_text()
+    _run("hooks", "uninstall", "codex")
