@@ -26,7 +26,9 @@ def _rx(en: str, zh: str = "") -> Gated:
 
 
 _LESSON = _rx(r"\blessons? learned\b|\blesson:|\blearned the hard way\b|\bnote to self\b|\bnever again\b|"
-              r"\b(?:we|i) learned that\b|\btakeaway:", r"教训|吸取.{0,6}经验|以后再也不|经验是")
+              r"\b(?:we|i) learned that\b|\btakeaway:|\blesson from [^:.!?]{1,40}:|\blesson for (?:me|myself|us):|"
+              r"\brule for (?:me|myself|us|the [^:.!?]{1,30}):|\bmy rule:|\b(?:that|this|it) to my checklist\b",
+              r"教训|吸取.{0,6}经验|以后再也不|经验是")
 _DECISION = _rx(r"\bdecision:|\b(?:we|i)(?:'ve| have)? decided\b|\bdecided to\b|\blet'?s go with\b|"
                 r"\b(?:we|i)(?:'ll| will) go with\b|\bwe(?:'re| are) going with\b|\b(?:we|i) (?:chose|picked|settled on)\b|"
                 r"\bwe agreed\b|\bagreed to\b|\bwe(?:'ll| will) (?:use|switch to|move to)\b|\bdecided:",

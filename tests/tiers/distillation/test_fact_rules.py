@@ -52,3 +52,16 @@ def test_dates() -> None:
 def test_a_reason_stays_with_its_decision() -> None:
     [fact] = extract("Let's go with Grafana. Metabase can't alert on thresholds.", REF)
     assert fact.text == "Let's go with Grafana. Metabase can't alert on thresholds."
+
+
+@pytest.mark.parametrize("text,lesson", [
+    ("rule for myself: never book two sessions back to back", True),
+    ("lesson from the last outage: check the disk before the deploy", True),
+    ("lesson for me: always bring the spare cable", True),
+    ("forgot the key again, adding that to my checklist", True),
+    ("a lesson for the kids: piano on Tuesdays", False),           # a class, not a lesson learned
+    ("the firewall rule: allow 443 from the office", False),       # a rule of a thing, not of the person
+    ("Adding the invoices to my checklist for Friday", False),     # a task
+])
+def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(text: str, lesson: bool) -> None:
+    assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
