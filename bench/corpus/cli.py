@@ -1,8 +1,6 @@
 """The corpus's command line: `check FILE…` prints each file's counts or its first error; `run` the benchmark."""
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 

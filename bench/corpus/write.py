@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from pathlib import Path
 
 from ..knowledge.write import AGENT_ID, Install  # the same OpenClaw install layout as the knowledge benchmark
 from .parse import Conversation, Turn

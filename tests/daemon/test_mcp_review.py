@@ -3,7 +3,6 @@ memories, a store with `supersedes` replaces one of them, an unknown id stores n
 listed, answered and undone with memory_review."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 

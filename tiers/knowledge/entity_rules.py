@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
 from memoryd.tiers.knowledge.entity_people import (WORD, chinese_people, english_people, is_business,

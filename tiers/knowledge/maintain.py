@@ -39,13 +39,16 @@ def _by_term(memories: list[Memory]) -> tuple[dict[str, list[Memory]], dict[str,
     return index, terms
 
 
-def _rule_targets(memories: list[Memory], acting: bool = True) -> dict[str, tuple[Memory, str, str, str]]:
-    """{old id: (the newest memory whose words replace it, WHOLE or PART, the clause that says so, the rule)} by
-    the rules that act (`acting`), or by those that only ask."""
+Targets = dict[str, tuple[Memory, str, str, str]]
+
+
+def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
+    """{acting: {old id: (the newest memory whose words replace it, WHOLE or PART, the clause that says so, the
+    rule)}}: by the rules that act (True) and by those that only ask (False), in one pass over the memories."""
     judged_ones = [m for m in memories if judged(m)]
     index, said = _by_term(judged_ones)
     order = {m["id"]: (moment(m), m.get("created_at", 0)) for m in judged_ones}  # truth.said_no_later's key
-    out: dict[str, tuple[Memory, str, str, str]] = {}
+    out: dict[bool, Targets] = {True: {}, False: {}}
     for new in judged_ones:
         near: dict[str, Memory] = {}
         for terms, anchors in change.lookups(new["text"]):
@@ -56,35 +59,37 @@ def _rule_targets(memories: list[Memory], acting: bool = True) -> dict[str, tupl
             if len(found) <= COMMON_VALUE:  # a "value" hundreds of memories state is no value of one thing
                 near.update((m["id"], m) for m in found)
         for old, cue, how in change.replaced(new, near.values(), lambda a, b: order[a["id"]] <= order[b["id"]]):
-            if cue.act is not acting:
-                continue
-            held = out.get(old["id"])
+            mine = out[cue.act]
+            held = mine.get(old["id"])
             if held is None or (order[new["id"]], new["id"]) > (order[held[0]["id"]], held[0]["id"]):
-                out[old["id"]] = (new, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
-                                  cue.rule)
-    for old_id, (new, *_rest) in list(out.items()):  # two statements replacing each other in one second: neither
-        back = out.get(new["id"])
-        if back is not None and back[0]["id"] == old_id:
-            out.pop(old_id, None)
-            out.pop(new["id"], None)
+                mine[old["id"]] = (new, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
+                                   cue.rule)
+    for mine in out.values():
+        for old_id, (new, *_rest) in list(mine.items()):  # two statements replacing each other at once: neither
+            back = mine.get(new["id"])
+            if back is not None and back[0]["id"] == old_id:
+                mine.pop(old_id, None)
+                mine.pop(new["id"], None)
     return out
 
 
-def asked(memories: list[Memory]) -> list[dict[str, Any]]:
+def asked(memories: list[Memory], targets: dict[bool, Targets] | None = None) -> list[dict[str, Any]]:
     """Review questions for the pairs a rule that only asks found ("instead of X", "no longer X", "不再X": cues
     whose precision on the corpus's test half is below what acting needs): the person or the agent decides."""
+    targets = rule_targets(memories) if targets is None else targets
     out = []
-    for old_id, (new, _how, why, rule) in sorted(_rule_targets(memories, acting=False).items()):
+    for old_id, (new, _how, why, rule) in sorted(targets[False].items()):
         q = review.question("same_thing", [old_id, new["id"]], f"{why} ({rule}: a rule that asks, not acts)", 0)
         q["created_at"] = None
         out.append(q)
     return out
 
 
-def derive(memories: list[Memory], llm: LLM | None = None) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+def derive(memories: list[Memory], llm: LLM | None = None, targets: dict[bool, Targets] | None = None
+           ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """{id: {metadata key: new value (None: remove)}} that make `memories` hold the rule's one current truth, and
     the knowledge-log rows saying why. Pure."""
-    rule = _rule_targets(memories)
+    rule = (rule_targets(memories) if targets is None else targets)[True]
     held = {m["id"] for m in memories if kinds.kind_of(m.get("metadata")) != kinds.SUMMARY}  # none supersedes
     hand = {m["id"]: (m.get("metadata") or {}).get(kinds.SUPERSEDED_BY_KEY) for m in memories
             if (m.get("metadata") or {}).get(kinds.SUPERSEDED_HOW_KEY) in BY_HAND}  # old id → the id a person chose
@@ -149,8 +154,9 @@ def maintain(mem: AgentMemory, budget: int = 500, llm: LLM | None = None) -> dic
             mem.warnings.append(f"maintain: local index not read: {exc.message}")
     everything = list(warm.values()) + list(cold.values())
     counts["examined"] = len(everything)
-    wanted, rows = derive(everything, llm)
-    review.add_questions(mem, asked(everything) + review.questions_from(everything))  # pairs no rule decides
+    targets = rule_targets(everything)  # one pass: what acts (derive) and what only asks (review questions)
+    wanted, rows = derive(everything, llm, targets)
+    review.add_questions(mem, asked(everything, targets) + review.questions_from(everything))  # no rule decides
     if llm is not None:
         from memoryd.tiers.knowledge.llm_review import decide
 

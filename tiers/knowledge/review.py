@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from memoryd.tiers.base.atomic import atomic_write_json, read_json
-from memoryd.tiers.base.errors import CorruptStateError, MemorydError, UsageError
+from memoryd.tiers.base.errors import CorruptStateError, UsageError
 from memoryd.tiers.knowledge import change, kinds, log
 from memoryd.tiers.knowledge.restate import restates
 from memoryd.tiers.knowledge.truth import judged, moment, newer

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import kinds, log
-from memoryd.tiers.knowledge.restate import contradicts, raw_turn, restate_key, restates, signature
+from memoryd.tiers.knowledge.restate import contradicts, raw_turn, restate_key, signature
 from memoryd.tiers.knowledge import change
 
 if TYPE_CHECKING:
