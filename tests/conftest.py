@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["sqld_server"]
+pytest_plugins = ["sqld_server", "sqld_cluster"]
 
 
 @pytest.fixture
