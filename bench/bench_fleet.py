@@ -174,7 +174,8 @@ def report(args: argparse.Namespace, fleet: Fleet, measured: dict[str, Any]) -> 
     retries = sum(r["push_status"] == "queued" for r in burst) + sum(r["pull_status"] == "queued" for r in burst)
     print(f"devices: {len(fleet.specs)} ({args.agents} agents × {args.devices}), half on the replica; "
           f"{len(burst)} conversations of {args.facts} facts in {wall:.1f} s with {args.workers} worker processes")
-    print(f"enrolment restores: {len(measured['restores'])}, p50 {pct(measured['restores'], 50):.0f} ms, "
+    print(f"enrolment (workers started, first pushes, restores) {measured['enrol_s']:.1f} s; "
+          f"restores: {len(measured['restores'])}, p50 {pct(measured['restores'], 50):.0f} ms, "
           f"p95 {pct(measured['restores'], 95):.0f} ms")
     print(f"burst: {len(push) / wall:.1f} pushes/s, {len(pull) / wall:.1f} pulls/s; push p50 {pct(push, 50):.1f} ms "
           f"p95 {pct(push, 95):.1f} ms; pull p50 {pct(pull, 50):.1f} ms p95 {pct(pull, 95):.1f} ms")
@@ -185,7 +186,8 @@ def report(args: argparse.Namespace, fleet: Fleet, measured: dict[str, Any]) -> 
     print(f"bytes per conversation: push median {statistics.median(b):.0f} (p95 {pct(b, 95):.0f}), "
           f"sealed change median {statistics.median(c):.0f}, merge re-sends on pull mean {statistics.mean(extra):.0f}")
     memories = sum(len(t) for t in fleet.expected.values())
-    print(f"server: primary data dir {measured['data_bytes'] / 1e6:.1f} MB for {memories} memories "
+    parts = ", ".join(f"{k.replace('_', ' ')} {v / 1e6:.1f} MB" for k, v in measured["data_parts"].items())
+    print(f"server: primary data dir {measured['data_bytes'] / 1e6:.1f} MB ({parts}) for {memories} memories "
           f"= {measured['data_bytes'] / max(1, memories):.0f} bytes per memory")
     print(f"convergence: {conv['rounds']} pull rounds ({len(conv['pulls'])} pulls, p95 {pct(conv['pulls'], 95):.0f} ms), "
           f"{conv['converge_s']:.1f} s after the burst; agents not identical: {len(conv['pending'])}")
@@ -208,8 +210,10 @@ def run(args: argparse.Namespace, root: Path) -> str:
     cluster.start()
     fleet = None
     try:
+        t0 = time.perf_counter()
         fleet = Fleet(root, cluster, args)
         measured: dict[str, Any] = {"restores": fleet.enrol()}
+        measured["enrol_s"] = time.perf_counter() - t0
         before = cluster.usage()
         measured["burst"], measured["burst_s"] = fleet.burst()
         conv = fleet.converge(time.monotonic())
@@ -218,6 +222,7 @@ def run(args: argparse.Namespace, root: Path) -> str:
         measured["lost"] = fleet.lost(conv["last"])
         measured["fresh_restore_ms"], measured["differ"] = fleet.fresh_restores(conv["last"])
         measured["data_bytes"] = cluster.data_bytes()
+        measured["data_parts"] = cluster.data_breakdown()
         measured["worker_rss"] = max(u["peak_rss_mb"] for u in fleet.workers.run("usage", [None] * args.workers))
         return report(args, fleet, measured)
     finally:

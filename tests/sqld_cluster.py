@@ -58,6 +58,22 @@ def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def dir_breakdown(path: Path) -> dict[str, int]:
+    """A data dir's bytes by what they hold, over every namespace: the databases (file, WAL, shared memory),
+    the replication log replicas follow (wallog, snapshots), and the rest (meta store, stats)."""
+    out = {"database": 0, "replication_log": 0, "other": 0}
+    for p in path.rglob("*"):
+        if not p.is_file():
+            continue
+        if p.name in ("data", "data-wal", "data-shm"):
+            out["database"] += p.stat().st_size
+        elif p.name == "wallog" or "snapshots" in p.parts or "to_compact" in p.parts:
+            out["replication_log"] += p.stat().st_size
+        else:
+            out["other"] += p.stat().st_size
+    return out
+
+
 class SqldCluster:
     """A primary and one replica of it; each can be stopped and started alone (ports and data dirs kept)."""
 
@@ -108,6 +124,9 @@ class SqldCluster:
     def data_bytes(self) -> int:
         """What the primary stores on disk."""
         return dir_bytes(self.primary.data_dir)
+
+    def data_breakdown(self) -> dict[str, int]:
+        return dir_breakdown(self.primary.data_dir)
 
 
 @pytest.fixture
