@@ -102,9 +102,8 @@ class Fleet:
         for answers in self.workers.run("seed", [[(s, self.seed_tickets[s.agent][0]) for s in part]
                                                  for part in self.split(firsts)]):
             for r in answers:
-                agent = int(r["device"].split("/")[0][5:])
-                self.keys[agent] = r["key"]
-                self.expected[agent].update(r["tickets"])
+                self.keys[r["agent"]] = r["key"]
+                self.expected[r["agent"]].update(r["tickets"])
         self.cluster.wait_caught_up()
         rest = [s for s in self.specs if s.index > 0]
         answers = self.workers.run("restore", [[(s, self.keys[s.agent]) for s in part] for part in self.split(rest)])
@@ -119,27 +118,28 @@ class Fleet:
         results = [r for part in self.workers.run("burst", payloads) for r in part]
         wall = time.perf_counter() - t0
         for r in results:
-            self.expected[int(r["device"].split("/")[0][5:])].update(r["tickets"])
+            self.expected[r["agent"]].update(r["tickets"])
         return results, wall
 
     def converge(self, started: float) -> dict[str, Any]:
         """Pull rounds over the agents not yet identical on every device, until none is left or the deadline."""
         pending = set(range(self.args.agents))
         last: dict[str, dict] = {}
-        rounds, pulls, done_at = 0, [], started
+        rounds, pulls, queued, done_at = 0, [], 0, started
         deadline = started + self.args.converge_limit
-        while pending and time.monotonic() < deadline:
+        while pending and (rounds == 0 or time.monotonic() < deadline):
             rounds += 1
             specs = [s for s in self.specs if s.agent in pending]
             for part in self.workers.run("pull", self.split(specs)):
                 for r in part:
                     last[r["device"]] = r
                     pulls.append(r["ms"])
+                    queued += r["status"] == "queued"
             for agent in sorted(pending):
                 if len({last[s.name]["digest"] for s in self.specs if s.agent == agent}) == 1:
                     pending.discard(agent)
             done_at = time.monotonic()
-        return {"pending": pending, "rounds": rounds, "pulls": pulls, "last": last,
+        return {"pending": pending, "rounds": rounds, "pulls": pulls, "queued": queued, "last": last,
                 "converge_s": done_at - started}
 
     def lost(self, last: dict[str, dict]) -> int:
@@ -162,8 +162,7 @@ class Fleet:
         differ = 0
         for part in self.workers.run("pull", parts):  # a pull (nothing to fetch) then the digest
             for r in part:
-                agent = int(r["device"].split("/")[0][5:])
-                differ += r["digest"] != last[f"{DeviceSpec(agent, 0, '', '').name}"]["digest"]
+                differ += r["digest"] != last[self.specs[r["agent"] * self.args.devices].name]["digest"]
         return ms, differ
 
 
@@ -171,7 +170,7 @@ def report(args: argparse.Namespace, fleet: Fleet, measured: dict[str, Any]) -> 
     burst, wall, conv = measured["burst"], measured["burst_s"], measured["converge"]
     push = [r["push_ms"] for r in burst]
     pull = [r["pull_ms"] for r in burst]
-    retries = sum(r["push_status"] == "queued" for r in burst) + sum(r["pull_status"] == "queued" for r in burst)
+    retries = sum((r["push_status"] == "queued") + (r["pull_status"] == "queued") for r in burst) + conv["queued"]
     print(f"devices: {len(fleet.specs)} ({args.agents} agents × {args.devices}), half on the replica; "
           f"{len(burst)} conversations of {args.facts} facts in {wall:.1f} s with {args.workers} worker processes")
     print(f"enrolment (workers started, first pushes, restores) {measured['enrol_s']:.1f} s; "
@@ -205,6 +204,11 @@ def report(args: argparse.Namespace, fleet: Fleet, measured: dict[str, Any]) -> 
             f"push_bytes_median {statistics.median(b):.0f} change_bytes_median {statistics.median(c):.0f}")
 
 
+def progress(text: str) -> None:
+    """A phase done (stderr: stdout is the report)."""
+    print(f"bench_fleet: {text}", file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace, root: Path) -> str:
     cluster = SqldCluster(root / "cluster")
     cluster.start()
@@ -214,10 +218,13 @@ def run(args: argparse.Namespace, root: Path) -> str:
         fleet = Fleet(root, cluster, args)
         measured: dict[str, Any] = {"restores": fleet.enrol()}
         measured["enrol_s"] = time.perf_counter() - t0
+        progress(f"{len(fleet.specs)} devices enrolled in {measured['enrol_s']:.1f} s")
         before = cluster.usage()
         measured["burst"], measured["burst_s"] = fleet.burst()
+        progress(f"burst of {len(measured['burst'])} conversations done in {measured['burst_s']:.1f} s")
         conv = fleet.converge(time.monotonic())
         measured["converge"] = conv
+        progress(f"convergence: {conv['rounds']} rounds, {conv['converge_s']:.1f} s")
         measured["sqld"] = {n: (before[n], u) for n, u in cluster.usage().items() if n in before}
         measured["lost"] = fleet.lost(conv["last"])
         measured["fresh_restore_ms"], measured["differ"] = fleet.fresh_restores(conv["last"])

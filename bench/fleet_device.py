@@ -173,17 +173,17 @@ def burst(specs: list[DeviceSpec], plan: dict[str, list[list[int]]], deadline: f
         for spec in order:
             if time.time() > deadline:
                 return out
-            out.append(dict(conversation(spec, plan[spec.name][r], rng), device=spec.name))
+            out.append(dict(conversation(spec, plan[spec.name][r], rng), device=spec.name, agent=spec.agent))
     return out
 
 
 def serve(conn: Any) -> None:
     """The worker's loop: run each command on its devices, answer, until told to stop."""
     handlers = {
-        "seed": lambda p: [dict(seed(s, t), device=s.name) for s, t in p],
-        "restore": lambda p: [dict(restore_device(s, k), device=s.name) for s, k in p],
+        "seed": lambda p: [dict(seed(s, t), device=s.name, agent=s.agent) for s, t in p],
+        "restore": lambda p: [dict(restore_device(s, k), device=s.name, agent=s.agent) for s, k in p],
         "burst": lambda p: burst(p["specs"], p["plan"], p["deadline"], p["seed"]),
-        "pull": lambda p: [dict(pull_digest(s), device=s.name) for s in p],
+        "pull": lambda p: [dict(pull_digest(s), device=s.name, agent=s.agent) for s in p],
         "usage": lambda p: {"cpu_s": time.process_time(),
                             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024},
     }

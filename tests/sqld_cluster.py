@@ -77,14 +77,16 @@ def dir_breakdown(path: Path) -> dict[str, int]:
 class SqldCluster:
     """A primary and one replica of it; each can be stopped and started alone (ports and data dirs kept)."""
 
-    def __init__(self, root: Path, binary: Path | None = None) -> None:
+    def __init__(self, root: Path, binary: Path | None = None, extra: list[str] | None = None) -> None:
+        """`extra`: flags both nodes take (--enable-namespaces, --auth-jwt-key-file …)."""
         binary = binary or sqld_binary()
         self.grpc_port = free_port()
         for name in ("primary", "replica"):
             (root / name).mkdir(parents=True, exist_ok=True)
-        self.primary = SqldServer(binary, root / "primary", ["--grpc-listen-addr", f"127.0.0.1:{self.grpc_port}"])
+        self.primary = SqldServer(binary, root / "primary",
+                                  ["--grpc-listen-addr", f"127.0.0.1:{self.grpc_port}", *(extra or [])])
         self.replica = SqldServer(binary, root / "replica",
-                                  ["--primary-grpc-url", f"http://127.0.0.1:{self.grpc_port}"])
+                                  ["--primary-grpc-url", f"http://127.0.0.1:{self.grpc_port}", *(extra or [])])
 
     def start(self, timeout: float = 30.0) -> None:
         self.primary.start(timeout)
