@@ -79,28 +79,32 @@ def test_replica_killed_mid_sync_costs_time_and_loses_nothing(tmp_path: Path, sq
     b = on_replica(tmp_path, sqld_cluster, key)
     statuses: list[str] = []
     stored: list[str] = []
-    done = threading.Event()
+    done, restarted = threading.Event(), threading.Event()
 
     def conversations() -> None:  # b stores and syncs through the replica until told to stop
         mem = AgentMemory(b, AGENT)
-        for i in range(150):
+        for i in range(200):
             if done.is_set():
                 return
             stored.append(f"replica outage note {i}: host r{i} answers on port {6000 + i}")
             mem.store(stored[-1], "ops/outage")
             statuses.append(push_now(b, AGENT)["status"])
+            if statuses[-1] == "queued":
+                restarted.wait(60)  # the outbox's retry comes later: here, once the replica is back
 
     worker = threading.Thread(target=conversations)
     worker.start()
     try:
         eventually(lambda: "pushed" in statuses, what="a first push through the replica")
         sqld_cluster.replica.kill()
-        eventually(lambda: "queued" in statuses, what="a push queued while the replica is down")
+        eventually(lambda: "queued" in statuses, timeout=30, what="a push queued while the replica is down")
         sqld_cluster.restart_replica()
+        restarted.set()
         queued_at = statuses.index("queued")
         eventually(lambda: "pushed" in statuses[queued_at:], timeout=30, what="a push after the restart")
     finally:
         done.set()
+        restarted.set()
         worker.join(60)
     assert not worker.is_alive()
     assert push_now(b, AGENT)["status"] in ("pushed", "merged", "unchanged")  # the outbox drains
