@@ -168,6 +168,8 @@ class Fleet:
 
 def report(args: argparse.Namespace, fleet: Fleet, measured: dict[str, Any]) -> str:
     burst, wall, conv = measured["burst"], measured["burst_s"], measured["converge"]
+    print(f"machine: {os.cpu_count()} cores, load average {measured['load'][0]:.1f} at the start, "
+          f"{os.getloadavg()[0]:.1f} at the end")
     push = [r["push_ms"] for r in burst]
     pull = [r["pull_ms"] for r in burst]
     retries = sum((r["push_status"] == "queued") + (r["pull_status"] == "queued") for r in burst) + conv["queued"]
@@ -188,7 +190,8 @@ def report(args: argparse.Namespace, fleet: Fleet, measured: dict[str, Any]) -> 
     parts = ", ".join(f"{k.replace('_', ' ')} {v / 1e6:.1f} MB" for k, v in measured["data_parts"].items())
     print(f"server: primary data dir {measured['data_bytes'] / 1e6:.1f} MB ({parts}) for {memories} memories "
           f"= {measured['data_bytes'] / max(1, memories):.0f} bytes per memory")
-    print(f"convergence: {conv['rounds']} pull rounds ({len(conv['pulls'])} pulls, p95 {pct(conv['pulls'], 95):.0f} ms), "
+    print(f"convergence: {conv['rounds']} pull rounds ({len(conv['pulls'])} pulls, p50 {pct(conv['pulls'], 50):.0f} ms "
+          f"p95 {pct(conv['pulls'], 95):.0f} ms), "
           f"{conv['converge_s']:.1f} s after the burst; agents not identical: {len(conv['pending'])}")
     r_ms = measured["fresh_restore_ms"]
     print(f"fresh restores from the replica: {len(r_ms)}, p50 {pct(r_ms, 50):.0f} ms, differing {measured['differ']}")
@@ -210,13 +213,14 @@ def progress(text: str) -> None:
 
 
 def run(args: argparse.Namespace, root: Path) -> str:
+    load = os.getloadavg()
     cluster = SqldCluster(root / "cluster")
     cluster.start()
     fleet = None
     try:
         t0 = time.perf_counter()
         fleet = Fleet(root, cluster, args)
-        measured: dict[str, Any] = {"restores": fleet.enrol()}
+        measured: dict[str, Any] = {"restores": fleet.enrol(), "load": load}
         measured["enrol_s"] = time.perf_counter() - t0
         progress(f"{len(fleet.specs)} devices enrolled in {measured['enrol_s']:.1f} s")
         before = cluster.usage()
@@ -249,6 +253,7 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=600, help="seconds the burst may last")
     ap.add_argument("--converge-limit", type=float, default=300, help="seconds convergence may take")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--tmp", help="where the run's directory (sqld data, device homes) goes (default: the system's)")
     args = ap.parse_args()
     for name in ("agents", "devices", "conversations", "facts", "workers"):
         if getattr(args, name) < 1:
@@ -257,7 +262,7 @@ def main() -> None:
     if args.devices > 9:
         print("bench_fleet: --devices is at most 9", file=sys.stderr)
         sys.exit(2)
-    with tempfile.TemporaryDirectory(prefix="memoryd-fleet-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="memoryd-fleet-", dir=args.tmp) as tmp:
         line = run(args, Path(tmp))
     print(line)
 
