@@ -259,9 +259,6 @@ def main() -> None:
         if getattr(args, name) < 1:
             print(f"bench_fleet: --{name} must be at least 1", file=sys.stderr)
             sys.exit(2)
-    if args.devices > 9:
-        print("bench_fleet: --devices is at most 9", file=sys.stderr)
-        sys.exit(2)
     with tempfile.TemporaryDirectory(prefix="memoryd-fleet-", dir=args.tmp) as tmp:
         line = run(args, Path(tmp))
     print(line)
