@@ -3,6 +3,7 @@ process): every device of every agent ends identical, nothing stored is lost, an
 from __future__ import annotations
 
 import os
+import random
 import re
 import subprocess
 import sys
@@ -11,6 +12,11 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_fleet.py"
+sys.path.append(str(BENCH.parent))  # bench/ is not installed: last on the path, it shadows nothing
+
+import fleet_device as fd  # noqa: E402
+from sqld_cluster import SqldCluster  # noqa: E402
+
 LINE = re.compile(r"^fleet: agents (\d+) devices (\d+) lost (\d+) diverged (\d+) converge_s ([\d.]+) "
                   r"push_p95_ms ([\d.]+) push_bytes_median (\d+) change_bytes_median (\d+)$")
 
@@ -40,3 +46,18 @@ def test_bad_arguments_are_one_line_and_exit_2() -> None:
     run = bench("--agents", "0")
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.strip().splitlines() == ["bench_fleet: --agents must be at least 1"]
+
+
+def test_the_fleet_digest_tells_devices_apart_and_finds_every_ticket(tmp_path: Path,
+                                                                     sqld_cluster: SqldCluster) -> None:
+    """What the bench's lost and diverged rest on: two devices differ until they sync, and every fact is found."""
+    a = fd.DeviceSpec(0, 0, sqld_cluster.primary.http_url, fd.homes(tmp_path, 0, 0))
+    b = fd.DeviceSpec(0, 1, sqld_cluster.replica.http_url, fd.homes(tmp_path, 0, 1))
+    seeded = fd.seed(a, 100)
+    sqld_cluster.wait_caught_up()
+    fd.restore_device(b, seeded["key"])
+    assert fd.digest(a) == fd.digest(b) and fd.digest(a)[1] == [100, 101]
+    done = fd.conversation(b, [200, 201, 202], random.Random(1))
+    assert done["change_bytes"] > 0 and done["push_bytes"] > 0
+    assert fd.digest(b)[1] == [100, 101, 200, 201, 202] and fd.digest(a) != fd.digest(b)
+    assert fd.pull_digest(a)["digest"] == fd.digest(b)[0]
