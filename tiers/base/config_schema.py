@@ -230,11 +230,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
                            doc="the variable holding the API key (never the key)"),
     },
     "sync": {
-        "layout": Key(str, "single", choices=("single", "namespace"), env="MEMORYD_DB_LAYOUT",
+        "layout": Key(str, "single", check=_pattern(re.compile(r"single|namespace"), '"single" or "namespace"'),
+                      env="MEMORYD_DB_LAYOUT",
                       doc="namespace: each agent in its own libSQL namespace (or Turso database, from a {agent} URL)"),
         "namespace_admin_url": Key(str, None, check=_admin_url, env="MEMORYD_NAMESPACE_ADMIN_URL",
                                    doc="sqld's admin API (--admin-listen-addr): memoryd creates a missing namespace"),
-        "separate_admin_token": Key(bool, False, env="MEMORYD_SEPARATE_ADMIN_TOKEN",
+        "separate_admin_token": Key(bool, False,
                                     doc="shred and the purge of old versions run only with admin_token"),
         "shred_forget": Key(bool, False, doc="every forget also shreds: the keys that could open its old "
                             "ciphertexts (in the server's history) are destroyed on every device"),
