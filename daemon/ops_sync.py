@@ -154,3 +154,12 @@ def key_import(engine: Engine, params: Params) -> dict[str, Any]:
     secret = import_recovery(text)
     written = import_key(engine.config, agent_id, secret, force=bool(params.get("force")))
     return {"agent_id": agent_id, "fingerprint": fingerprint(secret), "changed": written}
+
+
+def namespace_migrate(engine: Engine, params: Params) -> dict[str, Any]:
+    """{agents?}: move every agent (or these) of the single database into its own namespace; rerun resumes."""
+    from memoryd.sync.migrate_namespaces import migrate
+    from memoryd.tiers.base.config import validate_agent_id
+
+    agents = [validate_agent_id(str(a)) for a in params.get("agents") or []]
+    return migrate(engine.config, agents or None)
