@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
@@ -258,6 +259,23 @@ def namespaced(server: SqldServer) -> SqldServer:
     server.scoped = minter.scoped  # type: ignore[attr-defined]
     server.start()
     return server
+
+
+def ns_pipeline(server: SqldServer, ns: str, token: str, sql: str) -> tuple[int, Any]:
+    """One statement straight to sqld over HTTP in namespace `ns` (named by the Host header, as sqld reads
+    `{ns}.host`): (HTTP status, rows as lists of strings) or (status, the error's text)."""
+    body = {"requests": [{"type": "execute", "stmt": {"sql": sql}}, {"type": "close"}]}
+    req = urllib.request.Request(f"{server.http_url}/v2/pipeline", data=json.dumps(body).encode(),
+                                 headers={"content-type": "application/json", "host": f"{ns}.localhost",
+                                          "authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            res = json.load(resp)["results"][0]
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+    if res["type"] != "ok":
+        return 200, "error: " + res["error"]["message"]
+    return 200, [[v.get("value") for v in row] for row in res["response"]["result"]["rows"]]
 
 
 @pytest.fixture

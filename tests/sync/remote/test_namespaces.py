@@ -7,8 +7,6 @@ import hashlib
 import json
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ from memoryd.tiers.base.config import Config, load_config
 from memoryd.tiers.base.errors import TokenError, UsageError
 
 from memhelp import AgentMemory
-from sqld_server import SqldServer, key_pair
+from sqld_server import SqldServer, key_pair, ns_pipeline as pipeline
 from synchelp import KEYWORD, env_for, sample, texts
 
 CLI = str(Path(sys.executable).with_name("memoryd"))
@@ -50,22 +48,6 @@ def ns_device(tmp_path: Path, server: SqldServer, name: str, agent: str, token: 
 def operator(server: SqldServer, tmp_path: Path) -> dict[str, str]:
     """What the operator's own machine sets: the admin API creates namespaces."""
     return {"MEMORYD_NAMESPACE_ADMIN_URL": server.admin_url, "MEMORYD_NAMESPACE_ADMIN_KEY": server.admin_key}  # type: ignore[attr-defined]
-
-
-def pipeline(server: SqldServer, ns: str, token: str, sql: str) -> tuple[int, Any]:
-    """One statement straight to sqld over HTTP, in namespace `ns`: (HTTP status, rows or error)."""
-    body = {"requests": [{"type": "execute", "stmt": {"sql": sql}}, {"type": "close"}]}
-    req = urllib.request.Request(f"{server.http_url}/v2/pipeline", data=json.dumps(body).encode(),
-                                 headers={"content-type": "application/json", "host": f"{ns}.localhost",
-                                          "authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            res = json.load(resp)["results"][0]
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
-    if res["type"] != "ok":
-        return 200, "error: " + res["error"]["message"]
-    return 200, [[v.get("value") for v in row] for row in res["response"]["result"]["rows"]]
 
 
 def fingerprint(server: SqldServer, ns: str, token: str) -> str:
