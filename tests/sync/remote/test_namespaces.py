@@ -20,7 +20,7 @@ from memoryd.tiers.base.config import Config, load_config
 from memoryd.tiers.base.errors import TokenError, UsageError
 
 from memhelp import AgentMemory
-from sqld_server import SqldServer, key_pair, ns_pipeline as pipeline
+from sqld_server import SqldServer, key_pair, ns_pipeline, ns_pipeline as pipeline
 from synchelp import KEYWORD, env_for, sample, texts
 
 CLI = str(Path(sys.executable).with_name("memoryd"))
@@ -159,3 +159,22 @@ def test_a_destroying_command_names_the_token_it_needs(tmp_path: Path, sqld_ns: 
     admin_token = sqld_ns.scoped("alice", "rw")  # type: ignore[attr-defined]  # held apart by the user
     done = memoryd(alice, "alice", "forget", "--shred", mid, MEMORYD_ADMIN_TOKEN=admin_token)
     assert done["shred"]["ids"] == [mid]
+
+
+@pytest.mark.parametrize("template", ["http://{agent}.localhost:PORT", "libsql://{agent}.localhost:PORT?tls=0",
+                                      "http://127.0.0.1:PORT", "ws://127.0.0.1:PORT"])
+def test_each_form_of_url_reaches_the_agents_own_namespace(tmp_path: Path, sqld_ns: SqldServer, template: str) -> None:
+    """A {agent} template (sqld reads the Host; *.localhost is reached on loopback) or a plain URL with the
+    namespace layout (sqld's header), over HTTP and WebSocket: each lands in the agent's namespace."""
+    admin = NamespaceAdmin(sqld_ns.admin_url, sqld_ns.admin_key)  # type: ignore[attr-defined]
+    for agent in ("dora", "Dora_2"):  # a plain id and one with a derived name
+        admin.create(namespace_name(agent))
+        full = sqld_ns.token()  # type: ignore[attr-defined]
+        assert ns_pipeline(sqld_ns, namespace_name(agent), full, f"CREATE TABLE mark_{agent.lower()} (x)")[0] == 200
+    url = template.replace("PORT", str(sqld_ns.port))
+    cfg = load_config({"MEMORYD_HOME": str(tmp_path / "h"), "MEMORYD_DB_URL": url, "MEMORYD_DB_LAYOUT": "namespace"})
+    for agent in ("dora", "Dora_2"):
+        token = sqld_ns.scoped(namespace_name(agent))  # type: ignore[attr-defined]
+        with connect(cfg, token=token, url=url, agent_id=agent) as db:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").rows}
+        assert f"mark_{agent.lower()}" in tables and len([t for t in tables if t.startswith("mark_")]) == 1
