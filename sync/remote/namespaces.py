@@ -72,6 +72,7 @@ def named_url(url: str, token: str | None, ns: str, *, token_name: str = "MEMORY
     """The server at `url` with every request naming namespace `ns` in sqld's header (ignored by an sqld
     without --enable-namespaces: there every request is the default namespace's anyway)."""
     parsed = parse_db_url(url, token)
+    # standard alphabet: sqld decodes it so; names of [a-z0-9-] never encode to '+' or '/' anyway
     value = base64.b64encode(ns.encode("utf-8")).decode("ascii").rstrip("=")
     return replace(parsed, headers=((NAMESPACE_HEADER, value),), namespace=ns,
                    display=f"{parsed.display} (namespace {ns})", token_name=token_name)
