@@ -161,5 +161,8 @@ def namespace_migrate(engine: Engine, params: Params) -> dict[str, Any]:
     from memoryd.sync.migrate_namespaces import migrate
     from memoryd.tiers.base.config import validate_agent_id
 
-    agents = [validate_agent_id(str(a)) for a in params.get("agents") or []]
+    given = params.get("agents") or []
+    if not isinstance(given, list):
+        raise UsageError("agents must be a list of agent ids")
+    agents = [validate_agent_id(a) for a in given]
     return migrate(engine.config, agents or None)
