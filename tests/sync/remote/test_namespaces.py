@@ -131,20 +131,32 @@ def test_agent_a_token_cannot_read_change_or_delete_agent_b(sqld_ns: SqldServer,
     assert fingerprint(sqld_ns, "bob", full) == before  # not a byte of bob's namespace changed
 
 
-def test_the_operator_cuts_off_one_device_without_touching_the_others(sqld_ns: SqldServer) -> None:
+def test_the_operator_cuts_off_one_device_without_touching_the_others(tmp_path: Path, sqld_ns: SqldServer) -> None:
     """Each device signs its tokens with a key of its own; the namespace lists the keys it accepts
-    (sqld's per-namespace jwt_key). Dropping one device's key refuses it at its next request, live."""
-    admin = NamespaceAdmin(sqld_ns.admin_url, sqld_ns.admin_key)  # type: ignore[attr-defined]
+    (sqld's per-namespace jwt_key). `memoryd namespace keys` without one device's key refuses it, live."""
     (k1, pem1), (k2, pem2) = key_pair(), key_pair()
-    assert admin.create("carol", jwt_keys=pem1 + pem2) is True
-    assert admin.create("carol") is False  # idempotent: it exists
+    (tmp_path / "both.pem").write_text(pem1 + pem2)
+    (tmp_path / "second.pem").write_text(pem2)
+    env = env_for(ns_device(tmp_path, sqld_ns, "op", "carol", ""))
+    env.update(operator(sqld_ns, tmp_path))
+
+    def keys(*args: str) -> dict[str, Any]:
+        run = subprocess.run([CLI, "namespace", "keys", *args, "--agent-id", "carol", "--json"], env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        return json.loads(run.stdout)
+
+    assert keys("--create", "--jwt-keys", str(tmp_path / "both.pem")) == {
+        "schema": 1, "agent_id": "carol", "namespace": "carol", "created": True, "keys": 2}
+    admin = NamespaceAdmin(sqld_ns.admin_url, sqld_ns.admin_key)  # type: ignore[attr-defined]
+    assert admin.create("carol") is False and admin.exists("carol")  # idempotent: it exists
     t1 = sqld_ns.scoped("carol", key=k1)  # type: ignore[attr-defined]
     t2 = sqld_ns.scoped("carol", key=k2)  # type: ignore[attr-defined]
     assert pipeline(sqld_ns, "carol", t1, "CREATE TABLE t (x)")[0] == 200
     assert pipeline(sqld_ns, "carol", t2, "INSERT INTO t VALUES (1)")[0] == 200
     # the server-wide full-access token does not open a namespace with keys of its own
     assert pipeline(sqld_ns, "carol", sqld_ns.token(), "SELECT 1")[0] == 401  # type: ignore[attr-defined]
-    admin.set_jwt_keys("carol", pem2)  # revoke device 1
+    assert keys("--jwt-keys", str(tmp_path / "second.pem"))["keys"] == 1  # revoke device 1
     assert pipeline(sqld_ns, "carol", t1, "SELECT * FROM t")[0] == 401
     assert pipeline(sqld_ns, "carol", t2, "SELECT * FROM t") == (200, [["1"]])
 
