@@ -17,7 +17,7 @@ from memoryd.sync.restore import restore
 from memoryd.sync.remote.db import connect
 from memoryd.sync.remote.namespaces import NamespaceAdmin, namespace_name
 from memoryd.tiers.base.config import Config, load_config
-from memoryd.tiers.base.errors import TokenError, UsageError
+from memoryd.tiers.base.errors import ConfigError, TokenError, UsageError
 
 from memhelp import AgentMemory
 from sqld_server import SqldServer, key_pair, ns_pipeline, ns_pipeline as pipeline
@@ -159,6 +159,11 @@ def test_the_operator_cuts_off_one_device_without_touching_the_others(tmp_path: 
     assert keys("--jwt-keys", str(tmp_path / "second.pem"))["keys"] == 1  # revoke device 1
     assert pipeline(sqld_ns, "carol", t1, "SELECT * FROM t")[0] == 401
     assert pipeline(sqld_ns, "carol", t2, "SELECT * FROM t") == (200, [["1"]])
+    with pytest.raises(ConfigError, match="MEMORYD_NAMESPACE_ADMIN_KEY"):  # the admin API wants its key
+        NamespaceAdmin(sqld_ns.admin_url, "wrong").create("dave")  # type: ignore[attr-defined]
+    device = ns_device(tmp_path, sqld_ns, "dev", "dave", sqld_ns.token())  # type: ignore[attr-defined]
+    with pytest.raises(TokenError, match="namespace dave is not on .* the operator creates it"):
+        connect(device, agent_id="dave").execute("SELECT 1")  # no admin API here: the operator creates it
 
 
 def test_a_destroying_command_names_the_token_it_needs(tmp_path: Path, sqld_ns: SqldServer, two_agents) -> None:
