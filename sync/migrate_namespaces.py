@@ -8,10 +8,11 @@ compare digests, and only then delete them from the single database (resumable: 
          pull cursors stay valid), in batches
       4. verify: every source row's digest is among the namespace's rows (a subset: a rerun after step 5 of
          a killed run finds fewer source rows, never more target rows missing)
-      5. delete the agent's verified rows from the single database in one atomic batch
+      5. delete the agent's verified rows from the single database, each by its rowid and only if it still
+         holds what was verified (a row a device changed meanwhile stays, and the run says so)
 
-A kill -9 at any point leaves the source rows of an agent either all there (steps 1-4 redo, copies are
-ignored) or all gone with their copies verified. The journal ($MEMORYD_HOME/migrations/namespaces.json)
+A kill -9 at any point leaves every source row of an agent either still there (the rerun's copy ignores
+it, its verification passes) or gone with its copy verified. The journal ($MEMORYD_HOME/migrations/namespaces.json)
 records each agent's last step for `--json` and for tests that kill at a step.
 """
 from __future__ import annotations
@@ -34,7 +35,8 @@ from memoryd.sync.remote.schema import SCHEMA_VERSION, current_version, ensure_s
 
 log = logging.getLogger("memoryd.sync")
 
-BATCH = 200  # rows per INSERT batch: a few hundred KB of sealed rows per request
+BATCH = 200  # rows per INSERT (or DELETE) batch: a few hundred KB of sealed rows per request
+_LONG = 256  # characters: a longer value is matched by its length when its row is deleted
 _SKIP = ("schema_meta", "sqlite_sequence")
 _SOURCE_NAMESPACE = "default"  # where a server started again with --enable-namespaces keeps the single database
 
@@ -102,8 +104,8 @@ def agents_in(db: Database, tables: list[tuple[str, list[str]]]) -> list[str]:
     return sorted(found)
 
 
-def _rows(db: Database, table: str, cols: list[str], agent_id: str) -> list[tuple[Any, ...]]:
-    listed = ", ".join(f'"{c}"' for c in cols)
+def _rows(db: Database, table: str, cols: list[str], agent_id: str, *, rowid: bool = False) -> list[tuple[Any, ...]]:
+    listed = ", ".join((["rowid"] if rowid else []) + [f'"{c}"' for c in cols])
     return db.execute(f'SELECT {listed} FROM "{table}" WHERE agent_id = ?', [agent_id]).rows
 
 
@@ -132,13 +134,28 @@ def _verify(source_rows: list[tuple[Any, ...]], target: Database, table: str, co
     missing = sum(1 for row in source_rows if digest(row) not in have)
     if missing:
         raise ArchiveError(f"{missing} of {len(source_rows)} rows of {table} did not read back identical from "
-                           f"agent {agent_id}'s namespace: nothing was deleted; run the migration again")
+                           f"agent {agent_id}'s namespace, nothing of the agent was deleted: a device changed them "
+                           f"in the single database or already writes to the namespace (copies never overwrite); "
+                           f"stop its daemon and run the migration again")
 
 
 def _delete_stmts(table: str, cols: list[str], rows: list[tuple[Any, ...]], agent_id: str) -> list[Any]:
-    """Delete exactly the verified rows (by every column): a row a device wrote meanwhile stays."""
-    where = " AND ".join(f'"{c}" IS ?' for c in cols)
-    return [(f'DELETE FROM "{table}" WHERE agent_id = ? AND {where}', [agent_id, *row]) for row in rows]
+    """Delete exactly the verified rows: by rowid, if every column still holds what was verified (a long
+    value, such as a ciphertext, compared by length: sending it back would double the traffic, and a
+    rewritten row changes its version or time too)."""
+    out = []
+    for rowid, *values in rows:
+        conds, args = [], []
+        for col, value in zip(cols, values):
+            if isinstance(value, str) and len(value) > _LONG:
+                conds.append(f'length("{col}") = ?')
+                args.append(len(value))
+            else:
+                conds.append(f'"{col}" IS ?')
+                args.append(value)
+        out.append((f'DELETE FROM "{table}" WHERE rowid = ? AND agent_id = ? AND {" AND ".join(conds)}',
+                    [rowid, agent_id, *args]))
+    return out
 
 
 def migrate_agent(config: Config, source: Database, agent_id: str, doc: dict[str, Any],
@@ -149,7 +166,8 @@ def migrate_agent(config: Config, source: Database, agent_id: str, doc: dict[str
     try:
         ensure_schema(target)
         _refuse_other_agents(target, agent_tables(target), agent_id, ns)
-        snapshot = {name: (cols, _rows(source, name, cols, agent_id)) for name, cols in tables}
+        with_ids = {name: (cols, _rows(source, name, cols, agent_id, rowid=True)) for name, cols in tables}
+        snapshot = {name: (cols, [row[1:] for row in rows]) for name, (cols, rows) in with_ids.items()}
         copied = {name: _copy(rows, target, name, cols) for name, (cols, rows) in snapshot.items()}
         _mark(config, doc, agent_id, "copied", namespace=ns, rows=copied)
         step(agent_id, "copied")
@@ -157,9 +175,9 @@ def migrate_agent(config: Config, source: Database, agent_id: str, doc: dict[str
             _verify(rows, target, name, cols, agent_id)
         _mark(config, doc, agent_id, "verified", namespace=ns, rows=copied)
         step(agent_id, "verified")
-        deletes = [stmt for name, (cols, rows) in snapshot.items() for stmt in _delete_stmts(name, cols, rows, agent_id)]
-        if deletes:
-            source.batch(deletes)  # one transaction: all of the agent's verified rows, or none
+        deletes = [stmt for name, (cols, rows) in with_ids.items() for stmt in _delete_stmts(name, cols, rows, agent_id)]
+        for start in range(0, len(deletes), BATCH):
+            source.batch(deletes[start:start + BATCH])
         left = sum(len(_rows(source, name, cols, agent_id)) for name, cols in tables)
         _mark(config, doc, agent_id, "done" if not left else "rows-arrived", namespace=ns, rows=copied, left=left)
         step(agent_id, "done")
