@@ -173,6 +173,7 @@ def test_a_destroying_command_names_the_token_it_needs(tmp_path: Path, sqld_ns: 
     out = memoryd(alice, "alice", "forget", "--shred", mid, code=2)
     error = json.loads(out["stdout"])["error"]
     assert error["code"] == "token" and "needs MEMORYD_ADMIN_TOKEN" in error["message"], error
+    assert "the locker code is 4417" in texts(alice, "alice")  # refused before anything was forgotten
     admin_token = sqld_ns.scoped("alice", "rw")  # type: ignore[attr-defined]  # held apart by the user
     done = memoryd(alice, "alice", "forget", "--shred", mid, MEMORYD_ADMIN_TOKEN=admin_token)
     assert done["shred"]["ids"] == [mid]
