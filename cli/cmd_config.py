@@ -34,7 +34,8 @@ def settings(config: Any) -> list[dict[str, Any]]:
     """Every key of the schema with its effective value (masked) and its source."""
     from memoryd.tiers.base.config_schema import SCHEMA, where
 
-    top = {"db_url": config.db_url, "db_token": config.db_token, "workspace": str(config.workspace),
+    top = {"db_url": config.db_url, "db_token": config.db_token, "admin_token": config.admin_token,
+           "namespace_admin_key": config.namespace_admin_key, "workspace": str(config.workspace),
            "socket": str(config.socket_path), "llm_endpoint": config.llm_endpoint}
     rows = []
     for section, keys in SCHEMA.items():

@@ -30,7 +30,7 @@ COMMANDS = {
     "mcp": "cmd_mcp", "render": "cmd_render",
     "openclaw": "cmd_openclaw", "flush": "cmd_openclaw",
     "embed": "cmd_embed", "web": "cmd_web",
-    "device": "cmd_device",
+    "device": "cmd_device", "namespace": "cmd_namespace",
     "entity": "cmd_knowledge", "reflect": "cmd_knowledge", "digest": "cmd_knowledge",
     "unseal": "cmd_seal", "review": "cmd_review", "route": "cmd_route",
     "hooks": "cmd_hooks", "codex": "cmd_hooks", "claude": "cmd_hooks",

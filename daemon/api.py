@@ -84,6 +84,10 @@ DEVICE_REVOKE = Operation("device_revoke", ops_devices.device_revoke, served=Fal
 DEVICE_RENAME = Operation("device_rename", ops_devices.device_rename, served=False)
 KEY_ROTATE = Operation("key_rotate", ops_devices.key_rotate, served=False)
 KEY_RECOVERY = Operation("key_recovery", ops_devices.key_recovery, served=False)
+# single database → a namespace per agent: an operator's command, with this process's tokens
+NAMESPACE_MIGRATE = Operation("namespace_migrate", ops_sync.namespace_migrate, served=False)
+NAMESPACE_SHOW = Operation("namespace_show", ops_sync.namespace_show, served=False)
+NAMESPACE_KEYS = Operation("namespace_keys", ops_sync.namespace_keys, served=False)
 HOT_CHANGE = Operation("hot_change", ops_hot.hot_change)
 HOT_SHOW = Operation("hot_show", ops_hot.hot_show)
 TREE_SHOW = Operation("tree_show", ops_hot.tree_show)
@@ -122,6 +126,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     PING, INIT, STORE, RETRIEVE, CONSOLIDATE, FORGET, URLS, INGEST_DAILY, INGEST_TRANSCRIPT, EXPORT, IMPORT,
     STATUS, SYNC, RESTORE, RESTORE_VERSIONS, KEY_SHOW, KEY_EXPORT, KEY_IMPORT,
     DEVICE_LIST, DEVICE_ADD, DEVICE_REVOKE, DEVICE_RENAME, KEY_ROTATE, KEY_RECOVERY,
+    NAMESPACE_MIGRATE, NAMESPACE_SHOW, NAMESPACE_KEYS,
     HOT_CHANGE, HOT_SHOW, TREE_SHOW, TREE_VIEW, TREE_ADD, TREE_REMOVE, TREE_PRUNE, RENDER,
     OPENCLAW_SYNC, OPENCLAW_STATUS, FLUSH, ROUTE_SHOW, ROUTE_SET, EMBED, FORGET_VERIFY,
     ENTITY_LIST, ENTITY_SHOW, ENTITY_REFRESH, REFLECT, DIGEST, KNOWLEDGE_JOB,
@@ -305,6 +310,15 @@ class MemoryApi:
 
     def key_recovery(self, *, agent_id: str, new: bool = False) -> Result:
         return self.transport.call(KEY_RECOVERY, _params(agent_id=agent_id, new=new))
+
+    def namespace_migrate(self, *, agents: list[str] | None = None) -> Result:
+        return self.transport.call(NAMESPACE_MIGRATE, _params(agents=agents or None))
+
+    def namespace_show(self, *, agent_id: str) -> Result:
+        return self.transport.call(NAMESPACE_SHOW, _params(agent_id=agent_id))
+
+    def namespace_keys(self, *, agent_id: str, jwt_keys: str | None = None, create: bool = False) -> Result:
+        return self.transport.call(NAMESPACE_KEYS, _params(agent_id=agent_id, jwt_keys=jwt_keys, create=create))
 
     # -- devices ---------------------------------------------------------------------------------
     def device_list(self, *, agent_id: str) -> Result:

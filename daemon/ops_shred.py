@@ -18,11 +18,13 @@ def forget_shredding(engine: Engine, params: Params) -> dict[str, Any]:
     """{id} or {days}: forget from every tier, then shred (sync/shred.py). An id forgotten before (a plain
     forget, or a shred that was interrupted) is shredded without forgetting it again."""
     from memoryd.sync import shred
+    from memoryd.sync.session import require_admin_token
     from memoryd.tiers.memory.forget import forget_days, forget_id
     from memoryd.tiers.memory.forget_traces import forgotten_at
 
     agent_id = agent_of(params)
     config = engine.config
+    require_admin_token(config, "forget --shred")  # refused before anything is forgotten here
     earlier = shred.pending(config, agent_id)
     mid = str(params.get("id") or "").strip()
     if earlier is not None and earlier["stage"] != "forget":  # an interrupted shred is finished first

@@ -154,3 +154,54 @@ def key_import(engine: Engine, params: Params) -> dict[str, Any]:
     secret = import_recovery(text)
     written = import_key(engine.config, agent_id, secret, force=bool(params.get("force")))
     return {"agent_id": agent_id, "fingerprint": fingerprint(secret), "changed": written}
+
+
+def namespace_migrate(engine: Engine, params: Params) -> dict[str, Any]:
+    """{agents?}: move every agent (or these) of the single database into its own namespace; rerun resumes."""
+    from memoryd.sync.migrate_namespaces import migrate
+    from memoryd.tiers.base.config import validate_agent_id
+
+    given = params.get("agents") or []
+    if not isinstance(given, list):
+        raise UsageError("agents must be a list of agent ids")
+    agents = [validate_agent_id(a) for a in given]
+    return migrate(engine.config, agents or None)
+
+
+def _admin(config: Config) -> Any:
+    from memoryd.sync.remote.namespaces import NamespaceAdmin
+
+    if not config.sync.namespace_admin_url:
+        raise UsageError("this needs sqld's admin API: set MEMORYD_NAMESPACE_ADMIN_URL (and _KEY)")
+    return NamespaceAdmin(config.sync.namespace_admin_url, config.namespace_admin_key, timeout=config.db.timeout)
+
+
+def namespace_show(engine: Engine, params: Params) -> dict[str, Any]:
+    """{agent_id}: the agent's namespace name (what a token's `p` claim lists) and, with the admin API, whether
+    it exists."""
+    from memoryd.sync.remote.namespaces import namespace_name, uses_namespaces
+
+    config, agent_id = engine.config, agent_of(params)
+    out: dict[str, Any] = {"agent_id": agent_id, "namespace": namespace_name(agent_id),
+                           "layout": "namespace" if uses_namespaces(config) else "single"}
+    if config.sync.namespace_admin_url:
+        out["exists"] = _admin(config).exists(out["namespace"])
+    return out
+
+
+def namespace_keys(engine: Engine, params: Params) -> dict[str, Any]:
+    """{agent_id, jwt_keys?, create?}: create the agent's namespace and/or set the public keys (PEM text,
+    concatenated) its tokens are verified with; no keys: the server's own key again. Live: a device whose
+    key is left out is refused at its next request, the others are untouched."""
+    from memoryd.sync.remote.namespaces import namespace_name
+
+    config, agent_id = engine.config, agent_of(params)
+    keys = params.get("jwt_keys")
+    if keys is not None and (not isinstance(keys, str) or "-----BEGIN PUBLIC KEY-----" not in keys):
+        raise UsageError("jwt keys must be Ed25519 public keys in PEM (-----BEGIN PUBLIC KEY-----), concatenated")
+    admin, ns = _admin(config), namespace_name(agent_id)
+    created = admin.create(ns, jwt_keys=keys or None) if params.get("create") else False
+    if not created:
+        admin.set_jwt_keys(ns, keys or None)
+    count = keys.count("-----BEGIN PUBLIC KEY-----") if keys else 0
+    return {"agent_id": agent_id, "namespace": ns, "created": created, "keys": count}

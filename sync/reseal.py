@@ -83,6 +83,7 @@ def reseal(config: Config, agent_id: str, *, start: bool = True, progress: Any =
         sent += int(_done(push_now(config, agent_id, force=True)).get("bytes_sent", 0))  # 4. the critical state
         _mark(config, agent_id, marker["epoch"], "pushed", since)
     s = Session(config, agent_id)
+    s.destroys = "key rotate --reseal"  # deletes the rows the old epochs sealed
     try:
         ring = s.refresh_keys()
         out["versions"], more = _reseal_versions(s, ring.current)

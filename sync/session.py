@@ -8,7 +8,7 @@ from typing import Any
 
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.base.config import Config
-from memoryd.tiers.base.errors import CryptoError, MemorydError
+from memoryd.tiers.base.errors import CryptoError, MemorydError, TokenError
 from memoryd.tiers.cold.source import open_index
 from memoryd.tiers.memory.agent import AgentMemory
 
@@ -29,6 +29,14 @@ def agent_key(config: Config, agent_id: str) -> bytes:
 def critical_kind(epoch: int) -> str:
     """The critical state's associated-data kind: epoch 0 keeps the kind of schema v1/v2 (old rows open)."""
     return KIND if not epoch else f"{KIND}@e{int(epoch)}"
+
+
+def require_admin_token(config: Config, command: str) -> None:
+    """Refuse (exit 2, one line naming the token) a command that destroys data on the server when the
+    deployment keeps that for MEMORYD_ADMIN_TOKEN and this process lacks it."""
+    if config.sync.separate_admin_token and not config.admin_token and not config.db_url.startswith("file:"):
+        raise TokenError(f"memoryd {command} destroys data on the server: it needs MEMORYD_ADMIN_TOKEN (the token "
+                         f"held apart; [sync] separate_admin_token is on, so MEMORYD_DB_TOKEN is not used for it)")
 
 
 class Session:
@@ -52,6 +60,7 @@ class Session:
         self.log_bytes = 0  # sealed memory-log rows (archived memories, forgets)
         self.conflicts = 0
         self.purge_history = False  # after a forget: older versions (which still hold it) go too
+        self.destroys: str | None = None  # the command, when this session deletes on purpose (shred, reseal)
         self.check: dict[str, Any] = {}  # what the last look at the server found (for `status`)
 
     @property
@@ -128,8 +137,19 @@ class Session:
         if self._db is None:
             from memoryd.sync.remote.db import connect
 
-            self._db = connect(self.config, check=False)  # the first statement is the check: one round trip
+            # the first statement is the check: one round trip
+            self._db = connect(self.config, check=False, agent_id=self.agent_id, admin=self.uses_admin_token())
         return self._db
+
+    def uses_admin_token(self) -> bool:
+        """MEMORYD_ADMIN_TOKEN for what destroys data: always when [sync] separate_admin_token (refused
+        without it), else whenever it is set (a purge after a forget, a shred)."""
+        destroys = bool(self.destroys) or self.purge_history
+        if not destroys or self.is_file:
+            return False
+        if self.destroys:
+            require_admin_token(self.config, self.destroys)
+        return bool(self.config.admin_token)
 
     @property
     def is_file(self) -> bool:

@@ -32,7 +32,7 @@ from memoryd.sync.critical import push_now
 from memoryd.sync.crypto.device_keys import save_ring
 from memoryd.sync.crypto.recovery import new_recovery
 from memoryd.sync.device_files import SyncFiles
-from memoryd.sync.session import Session
+from memoryd.sync.session import Session, require_admin_token
 from memoryd.sync.shred_device import rekey
 
 log = logging.getLogger("memoryd.sync")
@@ -79,6 +79,7 @@ def run(config: Config, agent_id: str, doc: dict[str, Any], progress: Any = None
     """Every stage from the one recorded; returns what each did. The recovery key is re-issued only for a
     caller that shows it to a person (`new_recovery`: the CLI), never into an MCP client or a web page:
     elsewhere the result says to run 'memoryd key recovery --new'."""
+    require_admin_token(config, "forget --shred")
     began = time.monotonic()
     out: dict[str, Any] = {"ids": doc["ids"], "resumed_at": doc["stage"]}
     if doc["stage"] == "forget":

@@ -24,7 +24,10 @@ def status_info(config: Config, agent_id: str, *, db: Any = None, remote: bool =
         "unpushed_changes": bool(base and replica_hash(base["replica"]) != base["pushed"]),
     }
     if remote:
+        from memoryd.sync.remote.namespaces import namespace_name, uses_namespaces
         from memoryd.sync.restore import list_versions
+
+        info["namespace"] = namespace_name(agent_id) if uses_namespaces(config) else None
 
         try:
             info["versions"] = list_versions(config, agent_id, db=db)

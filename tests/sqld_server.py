@@ -5,6 +5,9 @@ Fixtures:
   sqld_auth  session: server with --auth-jwt-key-file; .token(...) mints EdDSA JWTs
   db_url     per test, parametrised over file/http/ws: a fresh, empty database URL
   private_sqld  per test: a server of its own (its data dir holds only what the test sent; stop/kill freely)
+  sqld_ns    per test: --enable-namespaces --disable-default-namespace, JWT auth and the admin API (with a
+             key): .admin_url .admin_key .token(claims=…) .scoped(ns, "rw"|"ro"); namespaced(server) turns a
+             plain server into one (same port and data dir) after a restart
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
@@ -206,18 +210,83 @@ class JwtMinter:
         self.public_pem = self._key.public_key().public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
-    def token(self, *, expires_in: float | None = 3600, read_only: bool = False, wrong_key: bool = False) -> str:
+    def token(self, *, expires_in: float | None = 3600, read_only: bool = False, wrong_key: bool = False,
+              claims: dict[str, Any] | None = None, key: Any = None) -> str:
+        """A JWT; `claims` adds sqld's own (`p`: {"rw"|"ro": {"ns": [...]}}, legacy `id` + `a`), `key` signs
+        with another Ed25519 private key (a device's own, listed in a namespace's jwt_key)."""
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-        claims: dict[str, Any] = {"iat": int(time.time())}
+        claims = {"iat": int(time.time()), **(claims or {})}
         if expires_in is not None:
             claims["exp"] = int(time.time() + expires_in)
         if read_only:
             claims["a"] = "ro"
         head = _b64(json.dumps({"alg": "EdDSA", "typ": "JWT"}).encode())
         body = _b64(json.dumps(claims).encode())
-        key = Ed25519PrivateKey.generate() if wrong_key else self._key
+        key = Ed25519PrivateKey.generate() if wrong_key else (key or self._key)
         return f"{head}.{body}.{_b64(key.sign(f'{head}.{body}'.encode()))}"
+
+
+    def scoped(self, namespace: str, access: str = "rw", **kw: Any) -> str:
+        """A token that opens one namespace only, read-write ("rw") or read-only ("ro")."""
+        return self.token(claims={"p": {access: {"ns": [namespace]}}}, **kw)
+
+
+def key_pair() -> tuple[Any, str]:
+    """A fresh Ed25519 private key and its public key as PEM text (a namespace's jwt_key takes several)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    private = Ed25519PrivateKey.generate()
+    pem = private.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return private, pem.decode()
+
+
+def namespaced(server: SqldServer) -> SqldServer:
+    """Restart `server` (same port, same data dir) with namespaces, JWT auth and an admin API with a key:
+    its single database stays, as the namespace `default`. Sets .admin_url .admin_key .token .scoped."""
+    server.stop()
+    minter = JwtMinter()
+    key_file = server.root / "jwt.pem"
+    key_file.write_bytes(minter.public_pem)
+    admin_port = free_port()
+    server.admin_url = f"http://127.0.0.1:{admin_port}"  # type: ignore[attr-defined]
+    server.admin_key = base64.b32encode(os.urandom(10)).decode()  # type: ignore[attr-defined]
+    server.extra = ["--enable-namespaces", "--disable-default-namespace", "--auth-jwt-key-file", str(key_file),
+                    "--admin-listen-addr", f"127.0.0.1:{admin_port}", "--admin-auth-key", server.admin_key]  # type: ignore[attr-defined]
+    server.minter = minter  # type: ignore[attr-defined]
+    server.token = minter.token  # type: ignore[attr-defined]
+    server.scoped = minter.scoped  # type: ignore[attr-defined]
+    server.start()
+    return server
+
+
+def ns_pipeline(server: SqldServer, ns: str, token: str, sql: str) -> tuple[int, Any]:
+    """One statement straight to sqld over HTTP in namespace `ns` (named by the Host header, as sqld reads
+    `{ns}.host`): (HTTP status, rows as lists of strings) or (status, the error's text)."""
+    body = {"requests": [{"type": "execute", "stmt": {"sql": sql}}, {"type": "close"}]}
+    req = urllib.request.Request(f"{server.http_url}/v2/pipeline", data=json.dumps(body).encode(),
+                                 headers={"content-type": "application/json", "host": f"{ns}.localhost",
+                                          "authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            res = json.load(resp)["results"][0]
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+    if res["type"] != "ok":
+        return 200, "error: " + res["error"]["message"]
+    return 200, [[v.get("value") for v in row] for row in res["response"]["result"]["rows"]]
+
+
+@pytest.fixture
+def sqld_ns(tmp_path: Path) -> Iterator[SqldServer]:
+    """A private namespaced sqld with JWT auth and an admin API (no namespace exists yet)."""
+    (tmp_path / "sqld-ns").mkdir()
+    server = namespaced(SqldServer(sqld_binary(), tmp_path / "sqld-ns"))
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -74,7 +74,7 @@ def run_memoryd(conv: Conversation, root: Path, knowledge: bool = True, mode: st
         api.export_to(agent_id=AGENT_ID, file=str(out))
         lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
         run.memories = [x["entry"] for x in lines if x.get("type") in ("warm", "cold")]
-        run.hot = dict(api.hot_show(agent_id=AGENT_ID))
+        run.hot = dict(api.hot_show(agent_id=AGENT_ID).get("hot") or {})  # {"agent_id", "hot", "markdown"}
         listed = api.entity_list(agent_id=AGENT_ID)
         run.entities = [str(e.get("name")) for e in listed.get("entities", [])]
     finally:

@@ -12,10 +12,14 @@ subclasses of sync/remote/errors.py), naming the URL without its token (memoryd.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from memoryd.tiers.base.config import Config
-from memoryd.tiers.cold.db_url import DbUrl, parse_db_url
+from memoryd.tiers.base.errors import ConfigError
+from memoryd.tiers.cold.db_url import DbUrl, parse_db_url, redact_url
+
+from memoryd.sync.remote import namespaces
 
 from memoryd.sync.remote.result import Args, Result, Stmt
 from memoryd.sync.remote.sqlite_file import FileBackend
@@ -73,10 +77,12 @@ def _timeouts(config: Config) -> tuple[float, float]:
     return config.db.timeout, config.db.connect_timeout  # checked at load
 
 
-def connect(config: Config, *, url: str | None = None, token: str | None = None, check: bool = True) -> Database:
+def connect(config: Config, *, url: str | None = None, token: str | None = None, check: bool = True,
+            agent_id: str | None = None, admin: bool = False) -> Database:
     """Open the configured database (or `url`); remote URLs are checked with one round trip unless
-    `check` is False (when the caller's first statement will do that anyway)."""
-    parsed = parse_db_url(url or config.db_url, token if url else (token or config.db_token))
+    `check` is False (when the caller's first statement will do that anyway). Under the namespace layout
+    (sync/remote/namespaces.py) `agent_id` picks the agent's own namespace; `admin` uses MEMORYD_ADMIN_TOKEN."""
+    parsed = _parse(config, url, token, agent_id, admin)
     timeout, connect_timeout = _timeouts(config)
     if parsed.is_file:
         return Database(parsed, FileBackend(parsed, timeout))
@@ -90,3 +96,18 @@ def connect(config: Config, *, url: str | None = None, token: str | None = None,
             backend.close()
             raise
     return Database(parsed, backend)
+
+
+def _parse(config: Config, url: str | None, token: str | None, agent_id: str | None, admin: bool) -> DbUrl:
+    raw = url or config.db_url
+    token_name = "MEMORYD_ADMIN_TOKEN" if admin else "MEMORYD_DB_TOKEN"
+    tok = token if url else (token or (config.admin_token if admin else config.db_token))
+    if not namespaces.uses_namespaces(config, raw):
+        if namespaces.TEMPLATE in raw:
+            raise ConfigError(f"{redact_url(raw)} names {namespaces.TEMPLATE} but is a file")
+        return replace(parse_db_url(raw, tok), token_name=token_name)
+    if agent_id is None:
+        raise ConfigError("with one namespace per agent ([sync] layout = \"namespace\" or a {agent} URL), "
+                          "a connection needs the agent it is for")
+    namespaces.ensure_namespace(config, agent_id)
+    return namespaces.agent_url(raw, tok, agent_id, token_name=token_name)

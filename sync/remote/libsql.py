@@ -15,7 +15,7 @@ import aiohttp
 import libsql_client
 
 from memoryd.tiers.base.backoff import Backoff
-from memoryd.tiers.base.errors import ArchiveError, MemorydError, RemoteError
+from memoryd.tiers.base.errors import ArchiveError, MemorydError, RemoteError, TokenError
 
 from memoryd.tiers.cold.db_url import DbUrl
 
@@ -52,7 +52,10 @@ class RemoteBackend:
 
     async def _create(self) -> Any:
         # The client must be built on the loop: the WebSocket client starts tasks in its constructor.
-        return libsql_client.create_client(self.url.client_url, auth_token=self.url.token)
+        client = libsql_client.create_client(self.url.client_url, auth_token=self.url.token)
+        if self.url.headers:
+            _add_headers(client, dict(self.url.headers))
+        return client
 
     def _submit(self, factory: Callable[[], Awaitable[T]], timeout: float) -> T:
         if self._closed:
@@ -125,7 +128,9 @@ class RemoteBackend:
     def _translate_plain(self, exc: BaseException) -> MemorydError:
         shown = self.url.display
         if isinstance(exc, aiohttp.WSServerHandshakeError) and exc.status in (401, 403):
-            return _auth_error(shown, exc.status)
+            return _auth_error(self.url, exc.status)
+        if isinstance(exc, aiohttp.WSServerHandshakeError) and exc.status == 404 and self.url.namespace:
+            return _namespace_missing(self.url)
         websocket = self.url.scheme in ("ws", "wss")
         if websocket and isinstance(exc, aiohttp.ClientConnectionError) and not isinstance(
                 exc, aiohttp.ClientConnectorError):
@@ -134,7 +139,7 @@ class RemoteBackend:
             return RemoteError(f"cannot reach {shown}: {_reason(exc)}")
         if isinstance(exc, aiohttp.ClientResponseError):
             if exc.status in (401, 403):
-                return _auth_error(shown, exc.status)
+                return _auth_error(self.url, exc.status)
             return RemoteError(f"{shown} answered HTTP {exc.status}", transient=exc.status >= 500)
         if isinstance(exc, libsql_client.LibsqlError):
             return self._translate_libsql(exc)
@@ -149,10 +154,12 @@ class RemoteBackend:
         if code == "SERVER_ERROR" and "HTTP status" in text:
             status = _status(text)
             if status in (401, 403):
-                return _auth_error(shown, status)
+                return _auth_error(self.url, status)
+            if status == 404 and self.url.namespace:
+                return _namespace_missing(self.url)
             return RemoteError(f"{shown} answered HTTP {status or '?'}", transient=status is None or status >= 500)
         if any(part in code.upper() for part in _AUTH_CODES):
-            return _auth_error(shown, 401)
+            return _auth_error(self.url, 401)
         if code == "HRANA_WEBSOCKET_ERROR":
             return self._diagnose_closed()
         if code == "CLIENT_CLOSED":
@@ -167,13 +174,14 @@ class RemoteBackend:
 
         async def probe() -> int:
             headers = {"authorization": f"Bearer {self.url.token}"} if self.url.token else {}
+            headers.update(self.url.headers)
             timeout = aiohttp.ClientTimeout(total=self.connect_timeout)
             async with aiohttp.ClientSession(headers=headers, timeout=timeout) as session:
                 base = self.url.http_url.rstrip("/")
                 for sql in ("SELECT 1", "DELETE FROM sqlite_master WHERE 0"):  # read, then a no-op write
                     body = {"stmt": {"sql": sql}}
                     async with session.post(f"{base}/v1/execute", json=body) as resp:
-                        if resp.status in (401, 403):
+                        if resp.status in (401, 403, 404):
                             return resp.status
             return 0
 
@@ -181,15 +189,36 @@ class RemoteBackend:
             status = asyncio.run_coroutine_threadsafe(probe(), self._loop).result(self.connect_timeout + 2)
         except Exception as exc:  # noqa: BLE001 - the server is gone: a transient failure
             return RemoteError(f"cannot reach {shown}: connection closed ({_reason(exc)})")
+        if status == 404:
+            return _namespace_missing(self.url) if self.url.namespace else RemoteError(f"{shown} answered HTTP 404")
         if status:
-            return _auth_error(shown, status)
+            return _auth_error(self.url, status)
         return RemoteError(f"connection to {shown} was closed by the server")
 
 
-def _auth_error(shown: str, status: int) -> RemoteError:
+def _add_headers(client: Any, headers: dict[str, str]) -> None:
+    """libsql-client 0.3.1 (pinned) takes no headers, but both its clients send every request, the WebSocket
+    handshake included, through one aiohttp session made in the constructor and first used after it: its
+    default headers are the one place. Refuse rather than silently reach the server's default namespace."""
+    session = getattr(client, "_session", None)
+    if session is None or not hasattr(session, "headers"):
+        raise ArchiveError("this libsql-client cannot name a namespace per request (memoryd pins 0.3.1)")
+    session.headers.update(headers)
+
+
+def _auth_error(url: DbUrl, status: int) -> RemoteError:
+    shown, name = url.display, url.token_name
     if status == 403:
-        return RemoteError(f"token is read-only for {shown}: writing needs a read-write MEMORYD_DB_TOKEN", transient=False)
-    return RemoteError(f"authentication failed for {shown}: {AUTH_HINT}", transient=False)
+        return TokenError(f"token is read-only for {shown}: writing needs a read-write {name}")
+    if url.namespace:
+        return TokenError(f"authentication failed for {shown}: {name} does not open namespace {url.namespace}")
+    return TokenError(f"authentication failed for {shown}: check {name}")
+
+
+def _namespace_missing(url: DbUrl) -> RemoteError:
+    # sqld answers 404 both for a namespace that does not exist and for one this token may not open
+    return TokenError(f"namespace {url.namespace} is not on {url.display} or {url.token_name} does not open it: "
+                      f"the operator creates it (or set [sync] namespace_admin_url) and mints a token for it")
 
 
 def _status(text: str) -> int | None:

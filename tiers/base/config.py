@@ -35,6 +35,8 @@ class Config:
     home: Path  # the data dir: agents, keys, the embedded database, daemon state
     db_url: str
     db_token: str | None = field(default=None, repr=False)  # never printed
+    admin_token: str | None = field(default=None, repr=False)  # MEMORYD_ADMIN_TOKEN: for what destroys data
+    namespace_admin_key: str | None = field(default=None, repr=False)  # sqld --admin-auth-key
     workspace: Path = field(default_factory=lambda: Path.home() / ".openclaw" / "workspace")
     socket: Path | None = None
     llm_endpoint: str | None = None
@@ -238,6 +240,8 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
         home=dirs.data,
         db_url=top["db_url"],
         db_token=top["db_token"],
+        admin_token=top["admin_token"],
+        namespace_admin_key=top["namespace_admin_key"],
         workspace=Path(top["workspace"]).expanduser(),
         socket=Path(top["socket"]).expanduser() if top["socket"] else None,
         llm_endpoint=top["llm_endpoint"],

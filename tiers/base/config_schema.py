@@ -93,6 +93,10 @@ def _db_url(value: str) -> str | None:
     return None if value.startswith(DB_SCHEMES) else f"a URL starting with one of {', '.join(DB_SCHEMES)}"
 
 
+def _admin_url(value: str) -> str | None:
+    return None if value.startswith(("http://", "https://")) else "an http:// or https:// URL"
+
+
 def _pattern(regex: re.Pattern[str], what: str) -> Callable[[str], str | None]:
     return lambda value: None if regex.fullmatch(value) else what
 
@@ -134,6 +138,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "": {
         "db_url": Key(str, None, check=_db_url, env="MEMORYD_DB_URL", doc="cold archive / sync database"),
         "db_token": Key(str, None, env="MEMORYD_DB_TOKEN", secret=True, doc="auth token for db_url"),
+        "admin_token": Key(str, None, env="MEMORYD_ADMIN_TOKEN", secret=True,
+                           doc="a token held apart for what destroys data on the server (shred, purge, migration)"),
+        "namespace_admin_key": Key(str, None, env="MEMORYD_NAMESPACE_ADMIN_KEY", secret=True,
+                                   doc="sqld's --admin-auth-key, for [sync] namespace_admin_url"),
         "workspace": Key(PATH, "~/.openclaw/workspace", env="MEMORYD_WORKSPACE", doc="holds memory/*.md"),
         "socket": Key(PATH, None, env="MEMORYD_SOCKET", doc="the daemon's Unix socket"),
         "llm_endpoint": Key(str, None, env="MEMORYD_LLM_ENDPOINT", doc="LLM for --mode llm"),
@@ -222,6 +230,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
                            doc="the variable holding the API key (never the key)"),
     },
     "sync": {
+        "layout": Key(str, "single", check=_pattern(re.compile(r"single|namespace"), '"single" or "namespace"'),
+                      env="MEMORYD_DB_LAYOUT",
+                      doc="namespace: each agent in its own libSQL namespace (or Turso database, from a {agent} URL)"),
+        "namespace_admin_url": Key(str, None, check=_admin_url, env="MEMORYD_NAMESPACE_ADMIN_URL",
+                                   doc="sqld's admin API (--admin-listen-addr): memoryd creates a missing namespace"),
+        "separate_admin_token": Key(bool, False,
+                                    doc="shred and the purge of old versions run only with admin_token"),
         "shred_forget": Key(bool, False, doc="every forget also shreds: the keys that could open its old "
                             "ciphertexts (in the server's history) are destroyed on every device"),
     },

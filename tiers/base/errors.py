@@ -8,6 +8,7 @@
      │    └── CorruptStateError  a state file was corrupt (quarantined)
      ├── ArchiveError            cold archive failure                 (exit 1)
      ├── RemoteError             server unreachable, auth, timeout    (exit 1)
+     │    └── TokenError         the server refused this token: names the one needed (exit 2)
      ├── CryptoError             wrong key, tampered ciphertext       (exit 1)
      └── IPCError                daemon socket failure                (exit 1)
 """
@@ -60,6 +61,15 @@ class ArchiveError(MemorydError):
 class RemoteError(MemorydError):
     title = "remote"
     transient = True
+
+
+class TokenError(RemoteError):
+    """The server refused the token used (wrong, expired, read-only, another namespace's): the caller must
+    give another, so it is bad input, not a failure to retry."""
+
+    title = "token"
+    exit_code = 2
+    transient = False
 
 
 class CryptoError(MemorydError):

@@ -126,6 +126,9 @@ class WebSection(Section):
 
 
 class SyncSection(Section):
+    layout: str  # single | namespace
+    namespace_admin_url: str | None
+    separate_admin_token: bool
     shred_forget: bool
 
 

@@ -21,6 +21,11 @@ class DbUrl:
     netloc: str = ""  # host[:port], without userinfo
     token: str | None = field(default=None, repr=False)
     display: str = ""  # what errors and logs show (redacted)
+    # Set by sync/remote/namespaces.py for the namespace layout: headers every request carries (the sqld
+    # namespace, or the Host of a `{agent}.localhost` name reached on loopback) and the namespace's name.
+    headers: tuple[tuple[str, str], ...] = ()
+    namespace: str | None = None
+    token_name: str = "MEMORYD_DB_TOKEN"  # the setting the token came from, for the message when it is refused
 
     @property
     def is_file(self) -> bool:

@@ -33,7 +33,8 @@ _DECISION = _rx(r"\bdecision:|\b(?:we|i)(?:'ve| have)? decided\b|\bdecided to\b|
                 r"\b(?:we|i)(?:'ll| will) go with\b|\bwe(?:'re| are) going with\b|\b(?:we|i) (?:chose|picked|settled on)\b|"
                 r"\bwe agreed\b|\bagreed to\b|\bwe(?:'ll| will) (?:use|switch to|move to)\b|\bdecided:",
                 r"决定|定了|就用|选定|最终选|拍板|确定用")
-_TASK = _rx(r"\bremind me (?:to|about)\b|\b(?:i|we) (?:need|have|must) to\b|\b(?:i|we) must\b|\bdon'?t (?:let me )?forget\b|"
+_TASK = _rx(r"\bremind me (?:to|about)\b|\b(?:i|we) (?:need|have|must) to (?!(?:be|feel|think|know|admit|say|accept|"
+            r"remember|understand|realize|realise|stop (?:thinking|worrying))\b)|\b(?:i|we) must\b|\bdon'?t (?:let me )?forget\b|"
             r"\btodo:|\bto-do:|\btask:|\bdeadline\b|\bdue (?:on|by)\b|\b(?:i|we)(?:'ll| will) (?:send|finish|call|write|"
             r"prepare|renew|book|pay|review|submit|ship|fix)\b",
             r"提醒我|记得要|别忘了|我要在|需要在|截止|之前(?:要)?完成|待办")
@@ -170,6 +171,11 @@ GATES = GateSet([_ISO, _MONTH_DAY, _ZH_DATE, _RELATIVE, _QUESTION, _NOT_A_FACT] 
 
 def scan(text: str) -> Scan:
     return GATES.scan(text)
+
+
+def owner_cue(clause: str) -> bool:
+    """Whether a clause says a preference or a personal fact (the part of a sentence the profile is about)."""
+    return any(rx.rx.search(clause) for rx in (_PREFERENCE, _PERSONAL))
 
 
 def profile_key(kind: str, text: str) -> str | None:

@@ -130,10 +130,10 @@ def _ingest_facts(mem: AgentMemory, facts: list[NoteFact], ledger: dict[str, str
     prepared = [ahead[1] if ahead is not None else None for ahead in done_ahead] if ready is not None else None
     hot: list[str] = []
     step = _hot_step(new)  # the hot changes go in the same write as the stores
-    then: tuple[Callable[[AgentState, float], None], str] | None = None
+    then: tuple[Callable[[AgentState, float, list[dict]], None], str] | None = None
     if step is not None:
         change = step
-        then = (lambda state, now: hot.extend(change(state, now)), "daily note")
+        then = (lambda state, now, stored: hot.extend(change(state, now, stored)), "daily note")
     mem.store_many(items, prepared=prepared, then=then)  # one load/write for the whole batch
     for fact in new:
         ledger[fact.key] = fact.date
@@ -143,13 +143,20 @@ def _ingest_facts(mem: AgentMemory, facts: list[NoteFact], ledger: dict[str, str
         report.setdefault("hot", []).extend(hot)
 
 
-def _hot_step(facts: list[NoteFact]) -> Callable[[AgentState, float], list[str]] | None:
-    """The change() step putting explicit lessons in hot lessons, dated tasks/events in hot and owner
-    preferences in the owner profile; None when there are none."""
+def _hot_step(facts: list[NoteFact]) -> Callable[[AgentState, float, list[dict]], list[str]] | None:
+    """The step putting explicit lessons in hot lessons, dated tasks/events in hot and owner preferences in
+    the owner profile, each hot item keeping the memory it came from; None when there are none."""
     from memoryd.tiers.distillation.fact_rules import KIND_FLOOR, Fact
     from memoryd.tiers.ingest.hot_updates import hot_changes
 
-    explicit = [Fact(f.type, f.text, f.category, KIND_FLOOR[f.type], f.about, f.profile_key) for f in facts
-                if f.type is not None and (f.type == "lesson" or (f.type in ("task", "event") and f.about)
-                                           or f.profile_key)]
-    return hot_changes(explicit) if explicit else None
+    chosen = [i for i, f in enumerate(facts) if f.type is not None and (
+        f.type == "lesson" or (f.type in ("task", "event") and f.about) or f.profile_key)]
+    if not chosen:
+        return None
+    explicit = [Fact(f.type, f.text, f.category, KIND_FLOOR[f.type], f.about, f.profile_key)
+                for f in (facts[i] for i in chosen)]
+
+    def step(state: AgentState, now: float, stored: list[dict]) -> list[str]:
+        sources = [stored[i]["id"] if i < len(stored) else None for i in chosen]
+        return hot_changes(explicit, sources=sources)(state, now)
+    return step

@@ -37,11 +37,21 @@ _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b|�
 _SPEAKER = re.compile(r"^\s*[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s")
 
 
+_CLAUSE = re.compile(r"[,，。;；.!?！？]+\s*")
+
+
 def owner_says(text: str) -> bool:
     """The owner's own statement about themself (first person, or an agent's note starting "The owner …", "User
     …", "用户…"), with no speaker label ("Marco: I prefer …" in a note is Marco speaking, not the owner; "Marco
-    prefers …" is about Marco)."""
-    return _FIRST_PERSON.search(text) is not None and _SPEAKER.match(text) is None
+    prefers …" is about Marco). The first person must be in the clause that says the preference or the
+    personal fact: in "good idea, Kas doesn't eat onions, I'll leave them out" the preference is Kas's."""
+    from memoryd.tiers.distillation.fact_rules import owner_cue
+
+    if _SPEAKER.match(text) is not None:
+        return False
+    clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+    cued = [c for c in clauses if owner_cue(c)]
+    return any(_FIRST_PERSON.search(c) for c in cued or clauses)
 
 
 def hot_changes(facts: Sequence[Fact], owners: Sequence[bool] | None = None,

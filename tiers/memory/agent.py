@@ -33,12 +33,13 @@ Clock = Callable[[], float]
 StoreItem = tuple[str, str, Optional[float], Optional[dict[str, Any]]]  # text, category, importance, metadata
 
 
-def _apply_hot_change(state: AgentState, now: float, then: tuple[Step[Any], str], counts: dict[str, int]) -> str:
-    """store_many's `then`: fn(state, now), which changes hot only; the secrets it redacted counted as
+def _apply_hot_change(state: AgentState, now: float, then: tuple[Callable[..., Any], str],
+                      stored: list[dict[str, Any]], counts: dict[str, int]) -> str:
+    """store_many's `then`: fn(state, now, stored), which changes hot only; the secrets it redacted counted as
     change() counts them. Returns the reason its evictions are logged under."""
     fn, reason = then
     before = _redaction_marks(state["hot"])
-    fn(state, now)
+    fn(state, now, stored)
     for kind, n in _redaction_marks(state["hot"]).items():
         if n > before.get(kind, 0):
             counts["redactions"] = counts.get("redactions", 0) + n - before.get(kind, 0)
@@ -263,8 +264,9 @@ class AgentMemory:
         """Validate, redact and distil every item first (any bad one → nothing stored), then write once.
 
         `prepared`: per item, prepare_many([item])[0] when a helper process did it already (None: do it here).
-        `then`: (fn, reason): change(fn, reason) after the stores, in the same write (a daily note's
-        facts, then their hot changes: one load and one write of the state, not two)."""
+        `then`: (fn, reason): fn(state, now, stored) after the stores, in the same write, as change() would run
+        it (a daily note's facts, then their hot changes: one load and one write of the state, not two);
+        `stored` is what each item became (its id: the source a hot item keeps)."""
         from memoryd.tiers.distillation.prepare import prepare_many  # loaded on the first store, not with every CLI command
         from memoryd.tiers.knowledge import hot_truth
         from memoryd.tiers.knowledge.truth import Book, place
@@ -309,7 +311,7 @@ class AgentMemory:
                 for kind, n in redactions.items():
                     counts["redactions"] = counts.get("redactions", 0) + n
                     counts[f"redactions.{kind}"] = counts.get(f"redactions.{kind}", 0) + n
-            hot_reason = _apply_hot_change(state, now, then, counts) if then is not None else None
+            hot_reason = _apply_hot_change(state, now, then, results, counts) if then is not None else None
             swept = hot_truth.sweep(state["hot"], book.replaced)  # hot never holds a replaced value
             if swept:
                 self.record_evictions([dict(e, reason="store") for e in swept], now)

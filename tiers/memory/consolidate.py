@@ -111,6 +111,7 @@ def _filter(mem: AgentMemory) -> dict[str, int]:
     """Rescore warm and move entries due for cold to the local index."""
     def step(state: AgentState, now: float) -> dict[str, int]:
         due, log = warm_tier.split_due_for_cold(state["warm"], now)
+        log += hot_tier.expire_passed(state["hot"], now)  # a past event is no longer active
         mem.archive_entries(due)  # durable before warm forgets them
         halt("filter:archived")
         mem.record_evictions(log, now)

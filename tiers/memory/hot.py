@@ -1,6 +1,8 @@
 """HOT tier: identity, owner profile, active context and critical lessons; pruning and MEMORY.md."""
 from __future__ import annotations
 
+import re
+import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from memoryd.tiers.base.atomic import dumps
@@ -164,6 +166,26 @@ def remove_ids(hot: Hot, ids: set[str]) -> int:
 def _evicted(kind: str, item: Mapping[str, Any], why: str) -> Eviction:
     return {"tier": "hot", "kind": kind, "id": item.get("id", item.get("key", "")),
             "what": preview(str(item.get("text") or item.get("name") or item.get("value", ""))), "why": why}
+
+
+_DAY_SAID = re.compile(r"\((\d{4}-\d{2}-\d{2})\)\s*$")   # the day a fact_rules event or task is about
+TASK_GRACE_DAYS = 14   # a dated task this long past its day was done or dropped: out of what the agent always reads
+
+
+def expire_passed(hot: Hot, now: float) -> list[Eviction]:
+    """Events whose day has passed, and pending tasks TASK_GRACE_DAYS past theirs, leave hot (their memories
+    stay in warm and the local index): hot is what is active, and a past gig's date is no longer news."""
+    today = time.strftime("%Y-%m-%d", time.gmtime(now))
+    grace = time.strftime("%Y-%m-%d", time.gmtime(now - TASK_GRACE_DAYS * 86400))
+    ctx = hot["active_context"]
+    out: list[Eviction] = []
+    for kind, items, before in (("event", ctx["events"], today), ("task", ctx["tasks"], grace)):
+        for item in list(items):
+            day = _DAY_SAID.search(str(item.get("text", "")))
+            if day and day.group(1) < before and item.get("status", "pending") == "pending":
+                items.remove(item)
+                out.append(_evicted(kind, item, f"its day {day.group(1)} has passed"))
+    return out
 
 
 def prune_hot(hot: Hot) -> list[Eviction]:

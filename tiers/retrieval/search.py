@@ -45,6 +45,7 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
     cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
     for c in cands:
         c["date"] = when.memory_date(c)
+    _date_hot_by_source(view, cands)
     ask = pipeline.Ask(view, query, terms, limit, filters, corpus,
                        (score_paths(terms, state["tree"]["nodes"]) if paths is None else paths) if query else {},
                        rule.prepare(cands) if rule and query else None, dense,
@@ -59,6 +60,8 @@ def hot_candidates(hot: HotState) -> list[Candidate]:
     rows: list[tuple[str, str, str, float, int | None, str | None]] = [
         (x["id"], x["text"], f"lessons/{x['category']}", x["importance"], x.get("timestamp"), None)
         for x in hot["critical_lessons"]]
+    sources = {x["id"]: x["source_id"] for x in [*hot["critical_lessons"], *ctx["events"], *ctx["tasks"]]
+               if x.get("source_id")}
     rows += [(p["id"], f"{p['name']}: {p.get('description', '')} ({p.get('status', '')})", "active_context/projects",
               0.9, p.get("updated_at"), None) for p in ctx["projects"]]
     rows += [(e["id"], e["text"], "active_context/events", 0.85, e.get("timestamp"), _undated(e["text"]))
@@ -69,7 +72,26 @@ def hot_candidates(hot: HotState) -> list[Candidate]:
     rows += [(f"profile:{k}", f"{k}: {v}", "owner_profile", 1.0, None, _sentence(v))
              for k, v in hot["owner_profile"].items()]
     return [{"id": i, "text": t, "category": c, "score": s, "tier": "hot", "path": c, "timestamp": ts,
-             **({"said": said} if said else {})} for i, t, c, s, ts, said in rows]
+             **({"said": said} if said else {}), **({"source_id": sources[i]} if i in sources else {})}
+            for i, t, c, s, ts, said in rows]
+
+
+def _date_hot_by_source(view: RetrievalView, cands: list[Candidate]) -> None:
+    """A hot item made from a memory is dated when that memory was said, not when hot took it in (its
+    timestamp): a lesson from a July note must not rank as today's news for a "now" question."""
+    wanted = {c["source_id"] for c in cands if c["tier"] == "hot" and c.get("source_id")}
+    if not wanted:
+        return
+    dates = {c["id"]: c.get("date") for c in cands if c["id"] in wanted}
+    rest = sorted(wanted - set(dates))
+    if rest and view.archive is not None:
+        try:
+            dates.update((e["id"], when.memory_date(e)) for e in view.archive.get(view.agent_id, rest))
+        except MemorydError:
+            pass  # left as hot dated it
+    for c in cands:
+        if c["tier"] == "hot" and dates.get(c.get("source_id") or ""):
+            c["date"] = dates[c["source_id"]]
 
 
 def _sentence(value: str) -> str | None:

@@ -83,7 +83,8 @@ def test_bad_token_is_a_clear_one_line_error(authed: SqldServer, tmp_path: Path,
     with pytest.raises(RemoteError) as err:
         open_archive(config(tmp_path, url_of(authed, kind), token))
     assert err.value.message == AUTH_FAILED.format(url=shown(authed, kind))
-    assert not err.value.transient and err.value.exit_code == 1
+    # a refused token is input the user must change (another token), not a failure to retry: exit 2
+    assert not err.value.transient and err.value.exit_code == 2
     if token:
         assert token not in err.value.message and token not in repr(err.value)
 

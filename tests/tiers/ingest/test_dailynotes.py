@@ -263,7 +263,8 @@ def test_hot_changes_share_the_store_write_and_log_as_their_own_write(home) -> N
                        ) -> list[dict]:
             stored = super().store_many(items, prepared)
             if then is not None:
-                self.change(*then)
+                fn, reason = then
+                self.change(lambda state, now: fn(state, now, stored), reason)
             return stored
 
     for day in range(1, 6):

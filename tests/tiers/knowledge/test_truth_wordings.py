@@ -42,7 +42,7 @@ def test_a_switch_naming_what_it_replaces_leads_and_an_unnamed_one_changes_nothi
     stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
     assert stored["a1"]["superseded_by"] == "a2"
     assert all("superseded_by" not in stored[i] for i in ("a2", "a3", "a4", "a5"))
-    found = mem.retrieve("which deploy target does billing-svc use", limit=10)
+    found = mem.retrieve("billing-svc deploy target", limit=10)   # no question: no preference for the latest
     ids = [r["id"] for r in found]
     assert set(ids) >= {"a1", "a2", "a4", "a5"}                # nothing the words found is dropped
     assert ids.index("a2") == ids.index("a1") - 1                # the replacement directly above what it replaced

@@ -1,0 +1,53 @@
+"""A memory that only asks ranks below one that states something, for a question; nothing is dropped."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+
+from memhelp import AgentMemory
+from memoryd.tiers.base.config import load_config
+from memoryd.tiers.cold.source import open_index
+from memoryd.tiers.retrieval.asks import asks_only, is_question
+
+
+@pytest.mark.parametrize("text", [
+    "Wait, any news about the greenhouse?", "Nice! Where is it?", "Ravi: so what's the new gate code?",
+    "Got it. Phone numbers for them?", "你们定好日子了吗？", "Assistant: Exciting! Do they have the address yet?"])
+def test_a_memory_of_questions_and_filler_only_asks(text: str) -> None:
+    assert asks_only(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The greenhouse gate code is 4471.", "Ravi: moved the gate code to 4471. can you remember it?",
+    "Assistant: Slanted roofs shed snow well. How far is the walk from there?", "Oh no! Good luck with the trip!",
+    "门禁密码改成4471了", "Ravi: why not"])
+def test_a_memory_that_states_something_does_not_only_ask(text: str) -> None:
+    assert not asks_only(text)
+
+
+def test_what_is_a_question() -> None:
+    assert is_question("What is the gate code?") and is_question("gate code?") and is_question("门禁密码是多少")
+    assert not is_question("gate code")
+
+
+def test_for_a_question_a_statement_ranks_above_a_memory_that_only_asks(home: Path) -> None:
+    config = load_config(dict(os.environ))
+    mem = AgentMemory(config, "default", archive=open_index(config))
+    mem.init()
+    said = [("Ravi: and the greenhouse gate code?", "2025-06-01"),
+            ("Ravi: greenhouse gate code is 4471 now", "2025-06-01")]
+    mem.archive.put("default", [
+        {"id": f"m{i}", "text": t, "category": "notes", "importance": 0.5, "metadata": {"date": d},
+         "created_at": int(dt.datetime.fromisoformat(d).replace(tzinfo=dt.timezone.utc).timestamp())}
+        for i, (t, d) in enumerate(said)])
+    try:
+        plain = [r["text"] for r in mem.retrieve("greenhouse gate code", 5)]
+        assert plain[0] == said[0][0]                  # not a question: the plain BM25 order (more of the words)
+        asked = mem.retrieve("What is the greenhouse gate code?", 5)
+        assert [r["text"] for r in asked] == [said[1][0], said[0][0]]   # the question: the answer first, both kept
+        assert asked[1]["ranking"]["time_rule"] < 1.0
+    finally:
+        mem.archive.close()
