@@ -59,6 +59,9 @@ _NOT_A_FACT = _rx(r"\bjust for context\b|\bnothing to do\b|\bfor reference only\
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|(?<=[。！？；])|\n+")
 _PREFIX = re.compile(r"(?i)^(?:hi|hey|hello|ok(?:ay)?|so|well|also|and|btw|by the way|please|oh)\b[,!.]?\s*|^(?:顺便说一下|另外|还有)[，,]?")
 _NAME = re.compile(r"\b(?:my name is|I'?m|call me)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)")
+# a standing preference, said as one (what the owner profile keeps under a key of its own words)
+_STANDING = re.compile(r"(?i)\bi (?:really |much |strongly |generally |usually )?prefer\b|\bi'?d rather\b|"
+                       r"\bplease (?:always|never)\b|\bmy favou?rite\b|\bi (?:only|never|always) \w+\b|偏好|更喜欢|请用|以后.{0,8}请")
 _PROFILE_KEYS = ((r"urgent|紧急", "urgent contact"), (r"meeting|会议|开会", "meeting hours"),
                  (r"周报|中文|chinese|english|language|语言", "language"), (r"\b(?:coffee|teas?)\b|咖啡|茶", "drinks"),
                  (r"moved to|live in|relocated|住在|搬到", "location"),
@@ -187,8 +190,8 @@ def profile_key(kind: str, text: str) -> str | None:
     for pattern, key in _PROFILE_KEYS:
         if re.search(pattern, text, re.IGNORECASE):
             return key
-    if kind == "personal":
-        return None  # other personal facts stay in warm
+    if kind == "personal" or not _STANDING.search(text):
+        return None  # "I love this song", "I hate Mondays": a reaction to the moment stays in warm, not in the profile
     words = [w.lower() for w in re.findall(r"[A-Za-z]{3,}|[\u4e00-\u9fff]{2,}", text)
              if w.lower() not in ("prefer", "like", "love", "always", "never", "please", "the", "and", "don't")]
     return " ".join(words[:3])[:40] or None

@@ -25,6 +25,7 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("I prefer window seats on trains.", "preference", None, "window seats trains"),  # not "food" (s-eat-s)
     ("I prefer the team standup in the afternoon.", "preference", None, "team standup afternoon"),  # not drinks
     ("I prefer green tea in the afternoon.", "preference", None, "drinks"),
+    ("I love this new playlist so much.", "preference", None, None),  # a reaction to the moment: no profile key
     ("I prefer to eat vegetarian at team dinners.", "preference", None, "food"),
     ("Please remember that the staging DB is db2.internal.", "fact", None, None),
 ])
