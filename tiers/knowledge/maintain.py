@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 Memory = dict[str, Any]
 BY_HAND = ("agent", "review", "llm")
+KEYS_PER_PASS = 2000  # index rows written before restatement keys (local index v4) given theirs, a pass at a time
 COMMON_VALUE = 100  # memories a replaced value may be found in before the cue is read as too vague to act on  # superseded_how values the rules never undo
 
 
@@ -195,4 +196,24 @@ def maintain(mem: AgentMemory, budget: int = 500, llm: LLM | None = None) -> dic
             swept = mem.change(out_of_hot, "maintain")  # hot never holds a replaced value
             if swept:
                 mem.record_evictions([dict(e, reason="maintain") for e in swept], now)
+        counts["keyed"] = _key_old_rows(mem, cold, said, done)
     return counts
+
+
+def _key_old_rows(mem: AgentMemory, cold: dict[str, Memory], said: dict[str, str], done: set[str]) -> int:
+    """Index rows stored before restatement keys existed get theirs (under the lock, as their text still is), so a
+    store that says them again merges by a key lookup as it does for newer rows."""
+    from memoryd.tiers.knowledge.restate import restate_key
+
+    todo = [mid for mid, m in cold.items() if mid not in done
+            and not (m.get("metadata") or {}).get(kinds.RESTATE_KEY)][:KEYS_PER_PASS]
+    if not todo or mem.archive is None:
+        return 0
+    rows = []
+    for e in mem.archive.get(mem.agent_id, todo):
+        if e["text"] == said.get(e["id"]):
+            meta = dict(e.get("metadata") or {}, **{kinds.RESTATE_KEY: restate_key(e["text"])})
+            rows.append({k: v for k, v in e.items() if k not in ("day", "tier")} | {"metadata": meta})
+    if rows:
+        mem.archive.put(mem.agent_id, rows)
+    return len(rows)

@@ -218,3 +218,19 @@ def test_two_stores_in_one_second_the_replacement_wins_and_maintain_agrees(mem) 
     from memoryd.tiers.knowledge.maintain import maintain
 
     assert maintain(mem)["written"] == 0 and warm(mem)[old["id"]]["metadata"]["superseded_by"] == new["id"]
+
+
+def test_an_index_row_older_than_restatement_keys_gets_one_and_then_absorbs_its_restatement(mem, archive, clock) -> None:
+    from memoryd.tiers.knowledge.maintain import maintain
+
+    text = "The boathouse padlock code is 5521"
+    archive.put("main", [{"id": "c0ffee0000000002", "text": text, "category": "home", "importance": 0.4,
+                          "created_at": int(clock.t - 40 * DAY), "metadata": {}}])   # stored before v4: no key
+    from memoryd.tiers.knowledge.restate import restate_key
+
+    assert archive.by_restate_key("main", [restate_key(text)]) == []   # a store could not find it by its key
+    assert maintain(mem)["keyed"] == 1
+    assert archive.get("main", ["c0ffee0000000002"])[0]["metadata"]["restate_key"]
+    merged = mem.store("Remember: the boathouse padlock code is 5521", "notes", 0.7)
+    assert merged["id"] == "c0ffee0000000002" and merged["tier"] == "cold"
+    assert maintain(mem)["keyed"] == 0
