@@ -110,7 +110,9 @@ def _zh() -> dict[str, re.Pattern[str]]:
     compound = "|".join(v.compound_surnames)
     name = f"(?<![{v.measure_before}])((?:{compound})[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
     return {
-        "before": re.compile(f"(?:{v.before_person})" + name + f"(?={v.after_person}|{v.after_person_soft}|$)"),
+        # `和张伟开会`, and a role said with a copula between (`组长是张伟，`)
+        "before": re.compile(f"(?:{v.before_person})(?:{v.copulas})?" + name +
+                             f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),
         "familiar": re.compile(f"([老小][{v.surnames}])(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
@@ -123,8 +125,10 @@ def _zh() -> dict[str, re.Pattern[str]]:
 
 def _zh_name_ok(name: str) -> bool:
     v = chinese()
+    given = name[2:] if name[:2] in v.compound_surnames else name[1:]
     return name not in v.not_names and name[:2] not in v.not_names and name not in v.cities and \
-        not _zh()["kind_end"].search(name) and name[-1] not in _NOT_NAME_ENDS
+        not _zh()["kind_end"].search(name) and name[-1] not in _NOT_NAME_ENDS and \
+        not (name[0] not in "老小" and given.startswith(v.not_given))  # `周今天请假`: 周 and a time word
 
 
 _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")

@@ -24,6 +24,11 @@ _CAMEL = re.compile(r"(?<![\w@/.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])
 _KEBAB = re.compile(r"(?<![\w@/.:-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z0-9])")
 _NEXT_WORD = re.compile(r"\s*('s\b|[A-Za-z]+|[^\sA-Za-z]|$)")
 _PREV_WORD = re.compile(r"([A-Za-z]+)\s*$")
+
+
+@lru_cache(maxsize=1)
+def _zh_follower() -> re.Pattern[str]:
+    return re.compile(r"\s?(?:的)?(?:" + chinese().project_followers + ")")
 _CAPS = rf"{WORD}(?:\s{WORD}){{0,2}}"
 _ACRONYM = rf"[{UP}]{{2,5}}"
 
@@ -81,8 +86,8 @@ def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
         return False
     after = _NEXT_WORD.match(text, m.end())
     nxt = (after.group(1) if after else "").lower()
-    if nxt in v.project_followers:
-        return True
+    if nxt in v.project_followers or _zh_follower().match(text, m.end()):
+        return True  # `order-api 这个服务`, `order-api 的负责人`; a tool's name (`docker-compose 起了`) is not
     if nxt == "=" or (parts[-1].endswith("s") and len(parts[-1]) > 3):
         return False  # `max-age = 3`: a setting; `no-shows`: a plural noun
     before = _PREV_WORD.search(text[:m.start()])
@@ -152,14 +157,20 @@ def orgs_and_places(text: str, add: Add) -> None:
 def _zh() -> dict[str, re.Pattern[str]]:
     v = chinese()
     edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于]))"
-    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说])[{_HAN}])"
+    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正])[{_HAN}])"
     return {
         "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
-        "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))"),
-        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d)"),
+        "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),  # 科技园区: a park
+        # `涧西区南昌路41号`: a district right before a numbered road is part of an address (a value)
+        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d)"),
         "org_end": re.compile(f"(?:{v.org_suffixes})$"),
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
-        "city": re.compile("(" + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])"),
+        # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);
+        # not inside a longer word (`最大连接数` holds no 大连)
+        "city": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))("
+                           + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])|("
+                           + "|".join(sorted(v.cities, key=len, reverse=True)) + f")(?=[{re.escape(v.clause_breaks)}市]|"
+                           f"[^{_HAN}]|$|那边|这边|那里|这里)"),
     }
 
 
@@ -194,4 +205,4 @@ def chinese_things(text: str, add: Add) -> None:
             if body not in zh.not_bodies and not body.endswith("家") and not any(w in body for w in zh.not_bodies):
                 add(key, m.group(1))
     for m in rx["city"].finditer(text):
-        add("place", m.group(1))
+        add("place", m.group(1) or m.group(2))

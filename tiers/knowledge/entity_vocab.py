@@ -67,6 +67,11 @@ class Chinese:
     clause_breaks: str
     not_bodies: frozenset[str]  # words before 公司/区/项目 saying which kind, not which one (`上家公司`, `可用区`)
     measure_before: str  # `这张表`, `一条路`: a surname character used as a measure word
+    not_given: tuple[str, ...]  # what follows a surname character but is no given name (`周今天`)
+    copulas: str  # between a role and a name (`组长是万某`)
+    road_suffixes: str  # a district right before a numbered road is part of an address
+    city_before: str  # a city name stands as a word after these (`去苏州`), not inside a word (`最大连接数`)
+    project_followers: str  # after a kebab-case name in Chinese text: the person's project (`order-api 这个服务`)
 
 
 @lru_cache(maxsize=1)
@@ -93,4 +98,5 @@ def chinese() -> Chinese:
         _alternation(d["after_person"]), _alternation(d["after_person_soft"]), _alternation(d["titles"]),
         _alternation(d["org_suffixes"]), _alternation(d["place_suffixes"]), frozenset(d["cities"]),
         _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
-        d["measure_before"])
+        d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
+        d["city_before"], _alternation(d["project_followers"]))

@@ -132,6 +132,35 @@ def test_chinese_near_misses(text: str) -> None:
     assert not {e for e in found(text) if e[0] in ("person", "org")}
 
 
+@pytest.mark.parametrize("text, want", [
+    ("我们组长是顾文涛，他说周五前交", {("person", "顾文涛")}),         # a role, a copula, the name
+    ("供应商的对接人是戚晓岚", {("person", "戚晓岚")}),
+    ("晚上和贺一鸣吃饭", {("person", "贺一鸣")}),                      # a surname beyond the commonest hundred
+    ("ledger-sync 这个服务周三迁到新集群", {("project", "ledger-sync")}),  # a repo's name in Chinese text
+    ("quota-api 的负责人换人了", {("project", "quota-api")}),
+    ("下个月去厦门出差", {("place", "厦门")}),
+    ("厦门那边下雨了", {("place", "厦门")}),
+])
+def test_chinese_names_in_their_places(text: str, want: set[tuple[str, str]]) -> None:
+    assert want <= found(text)
+
+
+@pytest.mark.parametrize("text", [
+    "最大连接数调到 200",                   # a city's characters inside a word (大连)
+    "本地用 docker-compose 起了一套环境",    # a tool's hyphenated name, no project word after it
+    "把 max-retries 调到 5",
+    "他的孩子刚上小学",                       # a clause ending in a school word names no school
+    "寄到他们家，西湖区文三路88号",            # a district before a numbered road: an address, a value
+    "跟顾客说明一下退款流程",                  # 顾 begins a word here, not a name
+])
+def test_chinese_near_misses_in_mixed_text(text: str) -> None:
+    assert not {e for e in found(text) if e[0] in ("person", "org", "project", "place")}
+
+
+def test_a_time_word_after_a_surname_is_no_given_name() -> None:
+    assert found("老韦今天请假了") == {("person", "老韦")}   # not 韦今天
+
+
 def test_values_are_not_entities() -> None:
     got = found("v1.2.3 ships 2026-05-19 for $1,200, see https://docs.example.org/start and 5万元")
     assert got == set() and set(TYPES) == {"person", "project", "org", "place", "repo"}
