@@ -34,14 +34,15 @@ def _en() -> dict[str, re.Pattern[str]]:
         "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
         "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+({WORD})\b"),
-        "relation": re.compile(r"\bmy\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:" + v.relations
-                               + r")\s+" + _NAME + r"\b"),
-        "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?my\s+(?:(?:little|big|older|younger|best)\s+)?(?:"
-                                     + v.relations + r")\b"),
+        "relation": re.compile(r"\b(?:my|our)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
+                               + v.relations + r"),?\s+" + _NAME + r"\b"),
+        "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?(?:my|our)\s+(?:(?:little|big|older|younger|best)\s+)?"
+                                     r"(?:" + v.relations + r")\b"),
         "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
         # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
         "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"
-                           r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started)\b"),
+                           r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started|works|worked|lives|"
+                           r"runs|said|says|thinks|wants)\b"),
     }
 
 

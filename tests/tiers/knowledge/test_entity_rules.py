@@ -23,6 +23,9 @@ def found(text: str, **meta: object) -> set[tuple[str, str]]:
     ("Sigrún and I cleared the garage", {("person", "Sigrún")}),
     ("Dana Whitfield is leaving the choir", {("person", "Dana Whitfield")}),
     ("Hamid's car is in the shop", {("person", "Hamid")}),
+    ("I'll ask our lawyer, Wiebke Sandoval, about the lease", {("person", "Wiebke Sandoval")}),
+    ("Tamsin our receptionist starts at eight", {("person", "Tamsin")}),
+    ("Oskar Lindahl works at the depot now", {("person", "Oskar Lindahl")}),
 ])
 def test_a_person_needs_a_cue(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
