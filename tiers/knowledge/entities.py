@@ -13,6 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from memoryd.tiers.cold.index_rows import COLUMNS, entry_day, row_entry
+from memoryd.tiers.knowledge import entity_echo as echo
 from memoryd.tiers.knowledge import entity_store as store
 from memoryd.tiers.knowledge import hotness
 from memoryd.tiers.knowledge.entity_rules import RULES_VERSION, Entity, Reading, read
@@ -91,11 +92,13 @@ def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Ma
         memories = {**_cold_rows(conn, agent_id, [i for i in ids if i not in in_warm]),
                     **{i: in_warm[i] for i in ids if i in in_warm}}
         known = store.seen(conn, agent_id, list(memories))
+        named = store.known_entities(conn, agent_id)
     sigs = {i: signature(m, llm is not None) for i, m in memories.items()}
     need = [i for i in memories if known.get(i, ("", 0))[0] != sigs[i]]
     readings = {i: Reading([]) if _is_summary(memories[i]) else read(memories[i]["text"], memories[i].get("metadata"))
                 for i in need}
     found = {i: r.entities for i, r in readings.items()}
+    _add_echoes(found, memories, named)
     need = [i for i in need if found[i] or not _is_summary(memories[i])]
     if llm is not None and need:
         from memoryd.tiers.knowledge.entity_llm import llm_entities
@@ -122,6 +125,16 @@ def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Ma
             else:
                 store.mark_seen(conn, agent_id, mid, sigs[mid], mid in in_warm)
             conn.execute("DELETE FROM entity_queue WHERE agent_id = ? AND id = ?", [agent_id, mid])
+
+
+def _add_echoes(found: dict[str, list[Entity]], memories: Mapping[str, Memory], named: Sequence[Entity]) -> None:
+    """Each memory's bare mentions of a name the cues found (in an earlier memory or in this chunk)."""
+    names = echo.names_of([*named, *(e for ents in found.values() for e in ents)])
+    if not names:
+        return
+    for i, ents in found.items():
+        if not _is_summary(memories[i]):
+            ents += echo.echoes(memories[i]["text"], names, ents)
 
 
 def rebuild(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM | None = None) -> dict[str, int]:

@@ -149,8 +149,9 @@ def orgs_and_places(text: str, add: Add) -> None:
         for m in rx[key].finditer(text):
             name = m.group(1)
             if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
-                    v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-":
-                add("place", name)
+                    v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-" \
+                    and not name.split()[-1].casefold().endswith(v.street_endings):
+                add("place", name)  # a street (`Sleepstraat`, `Elm Street`) is part of an address: a value
 
 
 @lru_cache(maxsize=1)

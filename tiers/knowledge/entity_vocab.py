@@ -49,6 +49,7 @@ class English:
     org_nouns_after: frozenset[str]
     speaker_labels: frozenset[str]
     known_places: frozenset[str]  # never a person's name, fine as a place
+    street_endings: tuple[str, ...]  # `Sleepstraat`, `Elm Street`: part of an address, not a place
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ def english() -> English:
         _alternation(d["person_verbs_after"]), _alternation(_both_cases(d["person_cues_before"])), _alternation(d["relations"]), _alternation(_both_cases(d["place_cues"])),
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
-        frozenset(d["known_places"]))
+        frozenset(d["known_places"]), tuple(d["street_endings"]))
 
 
 @lru_cache(maxsize=1)
