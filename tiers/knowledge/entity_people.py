@@ -34,7 +34,7 @@ def _en() -> dict[str, re.Pattern[str]]:
         "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
         "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+({WORD})\b"),
-        "relation": re.compile(r"\b(?:my|our)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
+        "relation": re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
                                + v.relations + r"),?\s+" + _NAME + r"\b"),
         "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?(?:my|our)\s+(?:(?:little|big|older|younger|best)\s+)?"
                                      r"(?:" + v.relations + r")\b"),
@@ -42,13 +42,14 @@ def _en() -> dict[str, re.Pattern[str]]:
         # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
         "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"
                            r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started|works|worked|lives|"
-                           r"runs|said|says|thinks|wants)\b"),
+                           r"runs|said|says|thinks|wants|can|could|should|might|needs)\b"),
     }
 
 
 _CALLED_THING = re.compile(r"\b(?:a|an|the|one|something|thing|tool|app|project|company|place|team|repo|product|"
                            r"service|firm|shop|restaurant|band|book|game|site|bar|cafe|song|album|film|movie|show)\s+"
                            r"(?:[\w-]+\s+)?$")
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)\s+$")
 _HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z][\w-]{1,38})")
 
 
@@ -95,6 +96,9 @@ def english_people(text: str) -> Iterable[str]:
         yield m.group(1) or m.group(2)
     for m in rx["full"].finditer(text):
         words = m.group(1).split()
+        before = _WORD_BEFORE.search(text, 0, m.start())
+        if before and before.group(1).lower() in v.determiners:
+            continue  # `a Marathon Plus might`: a thing's name, no person's
         if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
             yield m.group(1)
     for m in rx["and"].finditer(text):

@@ -43,7 +43,8 @@ def _en() -> dict[str, re.Pattern[str]]:
                                      r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))"),
         "project_after": re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b"),
         "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b"),
-        "firm": re.compile(rf"\b({WORD}\s(?:&|and)\s{WORD})\s+"
+        # `Veldman & Zonen said`; not `and`: `Imogen and Raj are` is two people far more often than a firm
+        "firm": re.compile(rf"\b({WORD}\s&\s{WORD})\s+"
                            r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
                            rf"\b({WORD}\s&\s{WORD})\b"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
@@ -52,7 +53,10 @@ def _en() -> dict[str, re.Pattern[str]]:
         "place": re.compile(rf"\b(?:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
         "known_place": re.compile(rf"\b(?:in|from|to)\s+({WORD})\b"),
         "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
-        "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b(?!\s{WORD})"),
+        # `at the Kraakhuis on …`; not `to the Patel family` (a word after it says what it is)
+        "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b"
+                          r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:on|in|at|for|with|and|to|from|by|tonight|today|tomorrow|"
+                          r"yesterday|this|next|last|again|yet|later|now|is|was|were|has|had|will|would)\b)"),
     }
 
 
@@ -111,6 +115,7 @@ def projects(text: str, add: Add) -> None:
                 add("project", name)
 
 
+_NAME_GOES_ON = re.compile(rf"'s\s+{WORD}")  # `at King's College`: the place is the whole name, not `King`
 _QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」")
 _HOUSE_NUMBER = re.compile(r"\s\d{1,4}[a-zA-Z]?\b")
 
@@ -150,7 +155,8 @@ def orgs_and_places(text: str, add: Add) -> None:
             name = m.group(1)
             if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
                     v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-" \
-                    and not name.split()[-1].casefold().endswith(v.street_endings):
+                    and not name.split()[-1].casefold().endswith(v.street_endings) \
+                    and not _NAME_GOES_ON.match(text, m.end()):
                 add("place", name)  # a street (`Sleepstraat`, `Elm Street`) is part of an address: a value
 
 

@@ -26,6 +26,10 @@ def found(text: str, **meta: object) -> set[tuple[str, str]]:
     ("I'll ask our lawyer, Wiebke Sandoval, about the lease", {("person", "Wiebke Sandoval")}),
     ("Tamsin our receptionist starts at eight", {("person", "Tamsin")}),
     ("Oskar Lindahl works at the depot now", {("person", "Oskar Lindahl")}),
+    ("My brother Lorcan flies in tonight", {("person", "Lorcan")}),           # a sentence starts with `My`
+    ("Our new bookkeeper, Ximena, starts Monday", {("person", "Ximena")}),
+    ("Quentin Abara can do Thursday afternoon", {("person", "Quentin Abara")}),
+    ("Ottilie and Bram are moving in together", {("person", "Ottilie"), ("person", "Bram")}),  # not a firm
 ])
 def test_a_person_needs_a_cue(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
@@ -158,6 +162,16 @@ def test_chinese_names_in_their_places(text: str, want: set[tuple[str, str]]) ->
 ])
 def test_chinese_near_misses_in_mixed_text(text: str) -> None:
     assert not {e for e in found(text) if e[0] in ("person", "org", "project", "place")}
+
+
+@pytest.mark.parametrize("text", [
+    "She trained at Queen's College for two years",   # not a place `Queen`: the name goes on
+    "Send a card to the Okafor family",               # `the X family` is a family, not a place
+    "tyres like a Schwalbe Plus might last longer",   # `a X Y might`: a thing's name, not a person's
+    "the viewing at Lindenstraat went well",          # a street is part of an address
+])
+def test_near_misses_are_no_place_and_no_person(text: str) -> None:
+    assert not {e for e in found(text) if e[0] in ("person", "place", "org")}
 
 
 def test_a_time_word_after_a_surname_is_no_given_name() -> None:
