@@ -47,6 +47,9 @@ def _en() -> dict[str, re.Pattern[str]]:
         "firm": re.compile(rf"\b({WORD}\s&\s{WORD})\s+"
                            r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
                            rf"\b({WORD}\s&\s{WORD})\b"),
+        # `the Zwarte Ekster will`, `the Tin Cormorants were`: two names after `the`, then a verb: a named thing
+        "the_named": re.compile(rf"\b[Tt]he\s+({WORD}\s{WORD})\s+(?:is|was|are|were|has|had|will|would|can|"
+                                r"could|said|says|want|wants)\b"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
         "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
         "work": re.compile(rf"\b(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
@@ -136,6 +139,9 @@ def orgs_and_places(text: str, add: Add) -> None:
         name = m.group(1) or m.group(2)
         if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
             add("org", name)
+    for m in rx["the_named"].finditer(text):
+        if all(_plain(w) for w in m.group(1).split()) and m.group(1).split()[-1] not in v.business_words:
+            add("org", m.group(1))
     for m in rx["venue"].finditer(text):
         add("place", m.group(1))
     for m in rx["possessive"].finditer(text):

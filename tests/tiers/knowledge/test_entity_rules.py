@@ -174,6 +174,11 @@ def test_near_misses_are_no_place_and_no_person(text: str) -> None:
     assert not {e for e in found(text) if e[0] in ("person", "place", "org")}
 
 
+def test_two_names_after_the_and_before_a_verb_are_a_named_thing() -> None:
+    assert found("ten years behind the counter at the Gilded Heron will teach you patience") == \
+        {("org", "Gilded Heron")}
+
+
 def test_a_time_word_after_a_surname_is_no_given_name() -> None:
     assert found("老韦今天请假了") == {("person", "老韦")}   # not 韦今天
 
