@@ -141,7 +141,9 @@ def _place_tag(tag: str, text: str, found: dict[str, Entity], aliases: dict[str,
         if light(tag) != light(spelled):
             aliases.setdefault(ent.key, set()).add(light(tag))
         return ent
-    person = bool(tag.isalpha() and tag[0].isupper() and is_person_name(tag)) or bool(_ZH_WHOLE_NAME.fullmatch(tag))
+    words = tag.split()
+    person = (all(w.isalpha() and w[0].isupper() for w in words) and len(words) <= 3 and is_person_name(tag)
+              and not is_business(tag)) or bool(_ZH_WHOLE_NAME.fullmatch(tag))  # `@Elif Sarıgül`: a person too
     return Entity("person" if person else "project", tag)
 
 

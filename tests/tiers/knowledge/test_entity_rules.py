@@ -183,6 +183,12 @@ def test_two_names_after_the_and_before_a_verb_are_a_named_thing() -> None:
         {("org", "Gilded Heron")}
 
 
+def test_a_retain_tag_of_a_full_name_is_a_person() -> None:
+    assert found("Sunniva booked the rehearsal room.", entities=["Sunniva Øvergård"]) == \
+        {("person", "Sunniva Øvergård")}
+    assert found("电话换了", entities=["付静怡"]) == {("person", "付静怡")}
+
+
 def test_a_time_word_after_a_surname_is_no_given_name() -> None:
     assert found("老韦今天请假了") == {("person", "老韦")}   # not 韦今天
 
