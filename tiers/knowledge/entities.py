@@ -80,9 +80,43 @@ def refresh(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM |
     changed_warm = [i for i, e in in_warm.items() if known.get(i) != (signature(e, llm is not None), 1)]
     todo = list(dict.fromkeys(queued + changed_warm + [i for i in was_warm if i not in in_warm]))
     counts = {"read": 0, "gone": 0, "mentions": 0}
+    before = _echo_names(index, agent_id) if todo else {}
     for start in range(0, len(todo), CHUNK):
         _one_chunk(index, agent_id, todo[start:start + CHUNK], in_warm, llm, warn, counts)
+    if todo:
+        new = {n: e for n, e in _echo_names(index, agent_id).items() if n not in before}
+        _echo_back(index, agent_id, in_warm, new, llm, warn, counts)
     return counts
+
+
+def _echo_names(index: LocalIndex, agent_id: str) -> dict[str, Entity]:
+    with index.reading() as conn:
+        return echo.names_of(store.known_entities(conn, agent_id))
+
+
+def _echo_back(index: LocalIndex, agent_id: str, in_warm: Mapping[str, Memory], new: Mapping[str, Entity],
+               llm: LLM | None, warn: Callable[[str], None] | None, counts: dict[str, int]) -> None:
+    """The memories that say a name bare before its cue was read (an earlier memory, an earlier chunk) are read
+    again, so that they count as its mentions: an incremental refresh agrees with a rebuild."""
+    if not new:
+        return
+    ids: list[str] = []
+    with index.reading() as conn:
+        names = sorted(new)
+        for start in range(0, len(names), 50):  # instr finds the candidates in C, the pattern checks them
+            part = names[start:start + 50]
+            ids += [r[0] for r in conn.execute(
+                "SELECT id, text FROM memories WHERE agent_id = ? AND (" + " OR ".join(["instr(text, ?) > 0"] * len(part))
+                + ")", [agent_id, *part]) if echo.says_any(r[1], new)]
+    ids += [i for i, e in in_warm.items() if echo.says_any(str(e["text"]), new)]
+    ids = list(dict.fromkeys(ids))
+    with index.tx() as conn:
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            conn.execute(f"DELETE FROM entity_seen WHERE agent_id = ? AND memory_id IN ({', '.join('?' * len(part))})",
+                         [agent_id, *part])
+    for start in range(0, len(ids), CHUNK):
+        _one_chunk(index, agent_id, ids[start:start + CHUNK], in_warm, llm, warn, counts)
 
 
 def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Mapping[str, Memory],

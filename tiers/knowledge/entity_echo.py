@@ -75,3 +75,9 @@ def echoes(text: str, names: Mapping[str, Entity], have: Sequence[Entity]) -> li
         keys.add(e.key)
         out.append(e)
     return out
+
+
+def says_any(text: str, names: Mapping[str, Entity]) -> bool:
+    """Whether `text` says one of `names` as a name (a whole word for Latin names)."""
+    rx = _pattern(tuple(sorted(names)))
+    return bool(rx and rx.search(text))
