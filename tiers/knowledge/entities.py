@@ -101,14 +101,15 @@ def _echo_back(index: LocalIndex, agent_id: str, in_warm: Mapping[str, Memory], 
     if not new:
         return
     ids: list[str] = []
+    known = echo.Known(new)
     with index.reading() as conn:
         names = sorted(new)
         for start in range(0, len(names), 50):  # instr finds the candidates in C, the pattern checks them
             part = names[start:start + 50]
             ids += [r[0] for r in conn.execute(
                 "SELECT id, text FROM memories WHERE agent_id = ? AND (" + " OR ".join(["instr(text, ?) > 0"] * len(part))
-                + ")", [agent_id, *part]) if echo.says_any(r[1], new)]
-    ids += [i for i, e in in_warm.items() if echo.says_any(str(e["text"]), new)]
+                + ")", [agent_id, *part]) if known.said_in(r[1])]
+    ids += [i for i, e in in_warm.items() if known.said_in(str(e["text"]))]
     ids = list(dict.fromkeys(ids))
     with index.tx() as conn:
         for start in range(0, len(ids), 500):
@@ -163,12 +164,10 @@ def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Ma
 
 def _add_echoes(found: dict[str, list[Entity]], memories: Mapping[str, Memory], named: Sequence[Entity]) -> None:
     """Each memory's bare mentions of a name the cues found (in an earlier memory or in this chunk)."""
-    names = echo.names_of([*named, *(e for ents in found.values() for e in ents)])
-    if not names:
-        return
+    known = echo.Known(echo.names_of([*named, *(e for ents in found.values() for e in ents)]))
     for i, ents in found.items():
         if not _is_summary(memories[i]):
-            ents += echo.echoes(memories[i]["text"], names, ents)
+            ents += known.echoes(memories[i]["text"], ents)
 
 
 def rebuild(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM | None = None) -> dict[str, int]:

@@ -10,7 +10,6 @@ page. Latin names match as whole words in their own case; Han names as written (
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from memoryd.tiers.distillation.lexicon import NOT_NAMES
@@ -51,33 +50,64 @@ def names_of(ents: Iterable[Entity]) -> dict[str, Entity]:
     return out
 
 
-@lru_cache(maxsize=8)
-def _pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
-    latin = [re.escape(n) for n in sorted(names, key=len, reverse=True) if not _HAN.search(n)]
-    han = [re.escape(n) for n in sorted(names, key=len, reverse=True) if _HAN.search(n)]
-    parts = ([r"(?<![\w@/.-])(?:" + "|".join(latin) + r")(?![\w-]|\.\w)"] if latin else []) + \
-        (["(?:" + "|".join(han) + ")"] if han else [])
-    return re.compile("|".join(parts)) if parts else None
+class _Finder:
+    """Every known name found in one C pass (pyahocorasick): a few thousand names cost what one does."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        import ahocorasick
+
+        self.auto = ahocorasick.Automaton()
+        for n in names:
+            self.auto.add_word(n, n)
+        self.auto.make_automaton()
+
+    def found(self, text: str) -> list[str]:
+        """Names said in `text`, longest first where two start at one place; Latin ones as whole words."""
+        best: dict[int, str] = {}
+        for end, name in self.auto.iter(text):
+            start = end - len(name) + 1
+            if not _HAN.search(name) and not _whole_word(text, start, end + 1):
+                continue
+            if len(name) > len(best.get(start, "")):
+                best[start] = name
+        out, reach = [], -1
+        for start in sorted(best):
+            if start > reach:  # a first name inside a full name found at the same place is that name
+                out.append(best[start])
+                reach = start + len(best[start]) - 1
+        return out
 
 
-def echoes(text: str, names: Mapping[str, Entity], have: Sequence[Entity]) -> list[Entity]:
-    """The known entities `text` names bare, beyond those its own reading found (`have`)."""
-    rx = _pattern(tuple(sorted(names)))
-    if rx is None:
-        return []
-    keys = {e.key for e in have}
-    spans = [n for e in have for n in (e.name,)]
-    out: list[Entity] = []
-    for m in rx.finditer(text):
-        e = names.get(m.group(0))
-        if e is None or e.key in keys or any(m.group(0) in s and m.group(0) != s for s in spans):
-            continue  # a first name inside a full name the reading found already counts once
-        keys.add(e.key)
-        out.append(e)
-    return out
+def _whole_word(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    nxt = text[end + 1] if end + 1 < len(text) else " "
+    return not (before.isalnum() or before in "_@/.-") and not (after.isalnum() or after in "_-") and \
+        not (after == "." and nxt.isalnum())
 
 
-def says_any(text: str, names: Mapping[str, Entity]) -> bool:
-    """Whether `text` says one of `names` as a name (a whole word for Latin names)."""
-    rx = _pattern(tuple(sorted(names)))
-    return bool(rx and rx.search(text))
+class Known:
+    """The names to echo and their finder, built once for a batch of memories."""
+
+    def __init__(self, names: Mapping[str, Entity]) -> None:
+        self.names = dict(names)
+        self.finder = _Finder(tuple(sorted(self.names))) if self.names else None
+
+    def echoes(self, text: str, have: Sequence[Entity]) -> list[Entity]:
+        """The known entities `text` names bare, beyond those its own reading found (`have`)."""
+        if self.finder is None:
+            return []
+        keys = {e.key for e in have}
+        spans = [e.name for e in have]
+        out: list[Entity] = []
+        for said in self.finder.found(text):
+            e = self.names[said]
+            if e.key in keys or any(said in s and said != s for s in spans):
+                continue  # a first name inside a full name the reading found already counts once
+            keys.add(e.key)
+            out.append(e)
+        return out
+
+    def said_in(self, text: str) -> bool:
+        """Whether `text` says one of the names as a name (a whole word for Latin names)."""
+        return bool(self.finder and self.finder.found(text))
