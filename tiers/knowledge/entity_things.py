@@ -50,6 +50,7 @@ def _en() -> dict[str, re.Pattern[str]]:
         # `the Zwarte Ekster will`, `the Tin Cormorants were`: two names after `the`, then a verb: a named thing
         "the_named": re.compile(rf"\b[Tt]he\s+({WORD}\s{WORD})\s+(?:is|was|are|were|has|had|will|would|can|"
                                 r"could|said|says|want|wants)\b"),
+        "trip": re.compile(rf"\b(?:the|our|my|a|this|that)\s+({WORD})\s+(?:trip|holiday|vacation|getaway)\b"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
         "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
         "work": re.compile(rf"\b(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
@@ -58,7 +59,7 @@ def _en() -> dict[str, re.Pattern[str]]:
         "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
         # `at the Kraakhuis on …`; not `to the Patel family` (a word after it says what it is)
         "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b"
-                          r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:on|in|at|for|with|and|to|from|by|tonight|today|tomorrow|"
+                          r"(?=\s*(?:[,.;:!?)—–]|$)|\s+(?:on|in|at|for|with|and|to|from|by|tonight|today|tomorrow|"
                           r"yesterday|this|next|last|again|yet|later|now|is|was|were|has|had|will|would)\b)"),
     }
 
@@ -155,6 +156,9 @@ def orgs_and_places(text: str, add: Add) -> None:
             add("org", m.group(1))
     for m in rx["known_place"].finditer(text):
         if m.group(1) in v.known_places:
+            add("place", m.group(1))
+    for m in rx["trip"].finditer(text):  # `the Moganshan trip`: where one goes
+        if _plain(m.group(1)):
             add("place", m.group(1))
     for key in ("place", "at", "the"):
         for m in rx[key].finditer(text):

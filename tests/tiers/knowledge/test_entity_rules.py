@@ -189,6 +189,15 @@ def test_a_retain_tag_of_a_full_name_is_a_person() -> None:
     assert found("电话换了", entities=["付静怡"]) == {("person", "付静怡")}
 
 
+@pytest.mark.parametrize("text, want", [
+    ("Is the Varnholt contract up for renewal?", {("org", "Varnholt")}),
+    ("the Kalymnos trip is happening in May", {("place", "Kalymnos")}),
+    ("walk towards the Sablon — it is quieter there", {("place", "Sablon")}),
+])
+def test_a_name_before_what_it_is(text: str, want: set[tuple[str, str]]) -> None:
+    assert found(text) == want
+
+
 def test_a_time_word_after_a_surname_is_no_given_name() -> None:
     assert found("老韦今天请假了") == {("person", "老韦")}   # not 韦今天
 
