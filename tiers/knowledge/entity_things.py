@@ -184,6 +184,8 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
         # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);
         # not inside a longer word (`最大连接数` holds no 大连)
+        # `在字节跳动上班`: where one works, two to six characters that are no kind word (`在家`, `在公司`)
+        "work": re.compile(f"在((?:(?![{re.escape(v.clause_breaks)}])[{_HAN}A-Za-z]){{2,6}}?)(?:{v.work_after})"),
         "city": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))("
                            + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])|("
                            + "|".join(sorted(v.cities, key=len, reverse=True)) + f")(?=[{re.escape(v.clause_breaks)}市]|"
@@ -202,6 +204,8 @@ def _has_suffix(text: str, key: str) -> bool:
     return not _suffix_chars()[key].isdisjoint(text)
 
 
+_ZH_NOT_WORKPLACE = ("家", "公司", "单位", "这", "那", "外面", "外地", "本地", "国内", "国外", "海外", "学校", "银行",
+                     "医院", "工厂", "厂里", "店里", "办公室", "一线", "远程", "线上", "晚上", "周末", "今天", "明天")
 _ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "一个"))
 
 
@@ -213,6 +217,10 @@ def chinese_things(text: str, add: Add) -> None:
         name = m.group(1) or m.group(2)
         if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies:
             add("project", name)
+    for m in rx["work"].finditer(text) if "在" in text else ():
+        body = m.group(1)
+        if body not in zh.not_bodies and not any(w in body for w in _ZH_NOT_WORKPLACE) and body not in zh.cities:
+            add("org", body)
     for key in ("org", "place"):
         if not _has_suffix(text, key):
             continue  # no kind word, no name: the cheap test first (ingest reads every memory)

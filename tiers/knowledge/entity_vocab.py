@@ -73,6 +73,7 @@ class Chinese:
     road_suffixes: str  # a district right before a numbered road is part of an address
     city_before: str  # a city name stands as a word after these (`去苏州`), not inside a word (`最大连接数`)
     project_followers: str  # after a kebab-case name in Chinese text: the person's project (`order-api 这个服务`)
+    work_after: str  # `在X上班`: X is an organisation
 
 
 @lru_cache(maxsize=1)
@@ -100,4 +101,4 @@ def chinese() -> Chinese:
         _alternation(d["org_suffixes"]), _alternation(d["place_suffixes"]), frozenset(d["cities"]),
         _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
         d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
-        d["city_before"], _alternation(d["project_followers"]))
+        d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]))

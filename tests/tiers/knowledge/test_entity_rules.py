@@ -144,6 +144,8 @@ def test_chinese_near_misses(text: str) -> None:
     ("供应商的对接人是戚晓岚", {("person", "戚晓岚")}),
     ("晚上和贺一鸣吃饭", {("person", "贺一鸣")}),                      # a surname beyond the commonest hundred
     ("我们部门的总监是严可馨，", {("person", "严可馨")}),
+    ("顾文涛找我聊了一下排期", {("person", "顾文涛")}),
+    ("我表妹在青杉智能实习", {("org", "青杉智能")}),                  # where one works
     ("ledger-sync 这个服务周三迁到新集群", {("project", "ledger-sync")}),  # a repo's name in Chinese text
     ("quota-api 的负责人换人了", {("project", "quota-api")}),
     ("下个月去厦门出差", {("place", "厦门")}),
@@ -161,6 +163,7 @@ def test_chinese_names_in_their_places(text: str, want: set[tuple[str, str]]) ->
     "寄到他们家，西湖区文三路88号",            # a district before a numbered road: an address, a value
     "跟顾客说明一下退款流程",                  # 顾 begins a word here, not a name
     "下周轮到我值班 on-call",                  # an English compound, not a repo
+    "疫情那年我在家工作",                      # 在家: at home, no workplace
     "猫去宠物医院打了疫苗",                    # the kind of hospital, not its name
     "分片用 ShardingSphere 还是自己写",        # the world's tool, not the person's project
 ])
