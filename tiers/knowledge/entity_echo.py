@@ -19,6 +19,7 @@ from memoryd.tiers.knowledge.entity_vocab import english
 
 _TYPES = ("person", "org", "project", "place")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_SPEAKER = re.compile(r"\s*(?:[-*]\s+)?([^\s:：]{1,40}(?:\s[^\s:：]{1,40})?)\s?[:：]\s")
 
 
 def _common(word: str) -> bool:
@@ -70,6 +71,9 @@ class _Finder:
                 continue
             if len(name) > len(best.get(start, "")):
                 best[start] = name
+        label = _SPEAKER.match(text)  # `Teo: …`: who speaks a line is not what it is about
+        if label:
+            best.pop(label.start(1), None)
         out, reach = [], -1
         for start in sorted(best):
             if start > reach:  # a first name inside a full name found at the same place is that name

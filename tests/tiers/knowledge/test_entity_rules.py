@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from memoryd.tiers.knowledge import entity_echo as echo
 from memoryd.tiers.knowledge.entity_fold import folded_away, groups
 from memoryd.tiers.knowledge.entity_llm import parse, prompt
 from memoryd.tiers.knowledge.entity_rules import TYPES, extract, read
@@ -199,6 +200,17 @@ def test_a_retain_tag_of_a_full_name_is_a_person() -> None:
 ])
 def test_a_name_before_what_it_is(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
+
+
+def test_an_echo_finds_known_names_bare_but_not_who_speaks_a_line() -> None:
+    from memoryd.tiers.knowledge.entity_rules import Entity
+
+    known = echo.Known(echo.names_of([Entity("person", "Wendeline Achterberg"), Entity("place", "Kalymnos"),
+                                      Entity("person", "Thanks")]))  # a common word is never echoed
+    said = known.echoes("Wendeline: back from Kalymnos. Thanks, Wendeline!", [])
+    assert [(e.type, e.name) for e in said] == [("place", "Kalymnos"), ("person", "Wendeline")]
+    assert known.echoes("Wendeline: see you", []) == []  # the speaker of a line is not its subject
+    assert known.echoes("Kalymnos-based crews; www.kalymnos.example", []) == []
 
 
 def test_a_time_word_after_a_surname_is_no_given_name() -> None:
