@@ -173,8 +173,8 @@ def orgs_and_places(text: str, add: Add) -> None:
 @lru_cache(maxsize=1)
 def _zh() -> dict[str, re.Pattern[str]]:
     v = chinese()
-    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于]))"
-    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正])[{_HAN}])"
+    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于叫]))"
+    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫])[{_HAN}])"
     return {
         "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),  # 科技园区: a park
