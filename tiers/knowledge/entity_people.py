@@ -120,6 +120,9 @@ def _zh() -> dict[str, re.Pattern[str]]:
                              f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),
         "familiar": re.compile(f"([老小][{v.surnames}])(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
+        # `小敏说`, `阿杰觉得`: a nickname (小/阿 and one character) before a verb of a person
+        "nick": re.compile(f"(?<![{_HAN}])((?:小|阿)[{_HAN}])(?={v.after_person})|(?<=[，。！？、；：\\s])((?:小|阿)[{_HAN}])"
+                           f"(?={v.after_person})"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
         "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$)"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
@@ -136,18 +139,21 @@ def _zh_name_ok(name: str) -> bool:
         not (name[0] not in "老小" and given.startswith(v.not_given))  # `周今天请假`: 周 and a time word
 
 
+_NOT_NICKS = frozenset(("小孩", "小心", "小时", "小区", "小学", "小组", "小姐", "小伙", "小朋", "小编", "小二", "小哥",
+                        "小妹", "小弟", "小姨", "小舅", "小叔", "阿姨", "阿婆", "阿公", "阿伯", "阿里", "小米", "小红"))
 _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")
 
 
 def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
     """Chinese names; `latin_around`: the text is mostly Latin, so a Han name written alone is a name."""
     rx = _zh()
-    for key in ("before", "after", "familiar", "title"):
-        if key == "familiar" and "老" not in text and "小" not in text:
+    for key in ("before", "after", "familiar", "title", "nick"):
+        if key in ("familiar", "nick") and "老" not in text and "小" not in text and "阿" not in text:
             continue
         for m in rx[key].finditer(text):
-            if _zh_name_ok(m.group(1)):
-                yield m.group(1)
+            name = m.group(1) or m.group(2)
+            if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS):
+                yield name
     if latin_around:
         for m in rx["alone"].finditer(text):
             if _zh_name_ok(m.group(1)):

@@ -148,6 +148,7 @@ def test_chinese_near_misses(text: str) -> None:
     ("顾文涛找我聊了一下排期", {("person", "顾文涛")}),
     ("我表妹在青杉智能实习", {("org", "青杉智能")}),                  # where one works
     ("最大的客户是一家连锁药店，叫宁康大药房", {("org", "宁康大药房")}),  # the name after 叫, not 叫 in it
+    ("小棠说她周末想去爬山", {("person", "小棠")}),                    # a nickname before a verb of a person
     ("ledger-sync 这个服务周三迁到新集群", {("project", "ledger-sync")}),  # a repo's name in Chinese text
     ("quota-api 的负责人换人了", {("project", "quota-api")}),
     ("下个月去厦门出差", {("place", "厦门")}),
@@ -169,6 +170,7 @@ def test_chinese_names_in_their_places(text: str, want: set[tuple[str, str]]) ->
     "猫去宠物医院打了疫苗",                    # the kind of hospital, not its name
     "分片用 ShardingSphere 还是自己写",        # the world's tool, not the person's project
     "我们公司是做 SaaS 的",                     # a kind of business, not a project
+    "小孩说想吃冰淇淋",                         # a child, no nickname
 ])
 def test_chinese_near_misses_in_mixed_text(text: str) -> None:
     assert not {e for e in found(text) if e[0] in ("person", "org", "project", "place")}
