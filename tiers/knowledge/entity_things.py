@@ -51,6 +51,9 @@ def _en() -> dict[str, re.Pattern[str]]:
         "the_named": re.compile(rf"\b[Tt]he\s+({WORD}\s{WORD})\s+(?:is|was|are|were|has|had|will|would|can|"
                                 r"could|said|says|want|wants)\b"),
         "trip": re.compile(rf"\b(?:the|our|my|a|this|that)\s+({WORD})\s+(?:trip|holiday|vacation|getaway)\b"),
+        # `ordered gloves from X`, `switched from X to Y`, `hired through X`: a deal is done with a company
+        "trade": re.compile(rf"\b(?:{v.trade_verbs})\b(?:\s+[a-z][\w'-]*,?){{0,4}}\s+(?:from|through|via)\s+"
+                            rf"({WORD}(?:\s{WORD})?)\b(?!\s*[-'’])"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
         "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
         "work": re.compile(rf"\b(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
@@ -143,6 +146,10 @@ def orgs_and_places(text: str, add: Add) -> None:
     for m in rx["the_named"].finditer(text):
         if all(_plain(w) for w in m.group(1).split()) and m.group(1).split()[-1] not in v.business_words:
             add("org", m.group(1))
+    for m in rx["trade"].finditer(text):
+        name = m.group(1)
+        if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
+            add("org", name)
     for m in rx["venue"].finditer(text):
         add("place", m.group(1))
     for m in rx["possessive"].finditer(text):

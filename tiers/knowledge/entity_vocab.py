@@ -50,6 +50,7 @@ class English:
     speaker_labels: frozenset[str]
     known_places: frozenset[str]  # never a person's name, fine as a place
     street_endings: tuple[str, ...]  # `Sleepstraat`, `Elm Street`: part of an address, not a place
+    trade_verbs: str  # `ordered … from X`, `switched from X`: X is an organisation
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def english() -> English:
         _alternation(d["person_verbs_after"]), _alternation(_both_cases(d["person_cues_before"])), _alternation(d["relations"]), _alternation(_both_cases(d["place_cues"])),
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
-        frozenset(d["known_places"]), tuple(d["street_endings"]))
+        frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])))
 
 
 @lru_cache(maxsize=1)

@@ -201,6 +201,9 @@ def test_a_retain_tag_of_a_full_name_is_a_person() -> None:
     ("Is the Varnholt contract up for renewal?", {("org", "Varnholt")}),
     ("the Kalymnos trip is happening in May", {("place", "Kalymnos")}),
     ("walk towards the Sablon — it is quieter there", {("place", "Sablon")}),
+    ("ordered new treatment tables from Ostrava Medline, four of them", {("org", "Ostrava Medline")}),
+    ("we might hire someone, maybe through Pellworth", {("org", "Pellworth")}),  # a deal done through it
+    ("switched with Maribel for the night shift", set()),                       # a person, no company
 ])
 def test_a_name_before_what_it_is(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
