@@ -81,11 +81,12 @@ def refresh(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM |
     todo = list(dict.fromkeys(queued + changed_warm + [i for i in was_warm if i not in in_warm]))
     counts = {"read": 0, "gone": 0, "mentions": 0}
     before = _echo_names(index, agent_id) if todo else {}
+    stages: list[tuple[Sequence[str], dict[str, Entity]]] = []  # each chunk, and the names known once it was read
     for start in range(0, len(todo), CHUNK):
         _one_chunk(index, agent_id, todo[start:start + CHUNK], in_warm, llm, warn, counts)
-    if todo:
-        new = {n: e for n, e in _echo_names(index, agent_id).items() if n not in before}
-        _echo_back(index, agent_id, in_warm, new, llm, warn, counts)
+        stages.append((todo[start:start + CHUNK], _echo_names(index, agent_id)))
+    if stages:
+        _echo_back(index, agent_id, in_warm, before, stages, llm, warn, counts)
     return counts
 
 
@@ -94,22 +95,34 @@ def _echo_names(index: LocalIndex, agent_id: str) -> dict[str, Entity]:
         return echo.names_of(store.known_entities(conn, agent_id))
 
 
-def _echo_back(index: LocalIndex, agent_id: str, in_warm: Mapping[str, Memory], new: Mapping[str, Entity],
-               llm: LLM | None, warn: Callable[[str], None] | None, counts: dict[str, int]) -> None:
-    """The memories that say a name bare before its cue was read (an earlier memory, an earlier chunk) are read
+def _echo_back(index: LocalIndex, agent_id: str, in_warm: Mapping[str, Memory], before: Mapping[str, Entity],
+               stages: Sequence[tuple[Sequence[str], dict[str, Entity]]], llm: LLM | None,
+               warn: Callable[[str], None] | None, counts: dict[str, int]) -> None:
+    """The memories that say a name bare before its cue was read (an earlier refresh, an earlier chunk) are read
     again, so that they count as its mentions: an incremental refresh agrees with a rebuild."""
-    if not new:
-        return
+    final = stages[-1][1]
+    read_now = {i for ids, _ in stages for i in ids}
+    new = {n: e for n, e in final.items() if n not in before}
     ids: list[str] = []
-    known = echo.Known(new)
-    with index.reading() as conn:
-        names = sorted(new)
-        for start in range(0, len(names), 50):  # instr finds the candidates in C, the pattern checks them
-            part = names[start:start + 50]
-            ids += [r[0] for r in conn.execute(
-                "SELECT id, text FROM memories WHERE agent_id = ? AND (" + " OR ".join(["instr(text, ?) > 0"] * len(part))
-                + ")", [agent_id, *part]) if known.said_in(r[1])]
-    ids += [i for i, e in in_warm.items() if known.said_in(str(e["text"]))]
+    if new:
+        known = echo.Known(new)
+        with index.reading() as conn:
+            names = sorted(new)
+            for start in range(0, len(names), 50):  # instr finds the candidates in C, the finder checks them
+                part = names[start:start + 50]
+                ids += [r[0] for r in conn.execute(
+                    "SELECT id, text FROM memories WHERE agent_id = ? AND ("
+                    + " OR ".join(["instr(text, ?) > 0"] * len(part)) + ")", [agent_id, *part])
+                    if r[0] not in read_now and known.said_in(r[1])]
+        ids += [i for i, e in in_warm.items() if i not in read_now and known.said_in(str(e["text"]))]
+    for chunk, known_then in stages[:-1]:  # the last chunk saw every name already
+        late = {n: e for n, e in final.items() if n not in known_then}
+        if late:
+            later = echo.Known(late)
+            with index.reading() as conn:
+                texts = {**_cold_rows(conn, agent_id, [i for i in chunk if i not in in_warm]),
+                         **{i: in_warm[i] for i in chunk if i in in_warm}}
+            ids += [i for i, m in texts.items() if later.said_in(str(m["text"]))]
     ids = list(dict.fromkeys(ids))
     with index.tx() as conn:
         for start in range(0, len(ids), 500):
