@@ -161,6 +161,13 @@ def orgs_and_places(text: str, add: Add) -> None:
         if before and before.group(1).lower() in v.work_cues and (_plain(m.group(1)) or m.group(1).isupper()) \
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))
+    _places(text, add)
+
+
+def _places(text: str, add: Add) -> None:
+    """Places: a known one after in/from/to, one before `trip`, one after a place cue, `at X`, `to the X`."""
+    v = english()
+    rx = _en()
     for m in rx["known_place"].finditer(text):
         if m.group(1) in v.known_places:
             add("place", m.group(1))
