@@ -54,6 +54,20 @@ CASES: tuple[tuple[str, frozenset[tuple[str, str]]], ...] = tuple((text, frozens
     ("马上就走，周末见。", set()),
     ("2026年9月15日前完成支付系统。", {(D, "2026-09-15")}),
     ("高度重视这个方案的程度。", set()),
+    # round 4: mixed Chinese text, roles, streets, families, tools (written for this set, no corpus's words)
+    ("我们组长是顾文涛，他说周五前交。", {(P, "顾文涛")}),
+    ("ledger-sync 这个服务下周迁到新集群。", {(J, "ledger-sync")}),
+    ("本地用 docker-compose 起了一套环境。", set()),
+    ("最大连接数调到 200。", set()),
+    ("寄到他们家，西湖区文三路88号。", set()),
+    ("我表妹在青杉智能实习。", {(O, "青杉智能")}),
+    ("My brother Lorcan flies in tonight.", {(P, "Lorcan")}),
+    ("I'll ask our lawyer, Wiebke Sandoval, about the lease.", {(P, "Wiebke Sandoval")}),
+    ("Ottilie and Bram are moving in together.", {(P, "Ottilie"), (P, "Bram")}),
+    ("Send a card to the Okafor family.", set()),
+    ("She trained at Queen's College for two years.", set()),
+    ("The viewing at Lindenstraat went well.", set()),
+    ("tyres like a Schwalbe Plus might last longer.", set()),
 ))
 
 

@@ -13,6 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from memoryd.tiers.cold.index_rows import COLUMNS, entry_day, row_entry
+from memoryd.tiers.knowledge import entity_echo as echo
 from memoryd.tiers.knowledge import entity_store as store
 from memoryd.tiers.knowledge import hotness
 from memoryd.tiers.knowledge.entity_rules import RULES_VERSION, Entity, Reading, read
@@ -79,9 +80,57 @@ def refresh(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM |
     changed_warm = [i for i, e in in_warm.items() if known.get(i) != (signature(e, llm is not None), 1)]
     todo = list(dict.fromkeys(queued + changed_warm + [i for i in was_warm if i not in in_warm]))
     counts = {"read": 0, "gone": 0, "mentions": 0}
+    before = _echo_names(index, agent_id) if todo else {}
+    stages: list[tuple[Sequence[str], dict[str, Entity]]] = []  # each chunk, and the names known once it was read
     for start in range(0, len(todo), CHUNK):
         _one_chunk(index, agent_id, todo[start:start + CHUNK], in_warm, llm, warn, counts)
+        stages.append((todo[start:start + CHUNK], _echo_names(index, agent_id)))
+    if stages:
+        _echo_back(index, agent_id, in_warm, before, stages, llm, warn, counts)
     return counts
+
+
+def _echo_names(index: LocalIndex, agent_id: str) -> dict[str, Entity]:
+    with index.reading() as conn:
+        return echo.names_of(store.known_entities(conn, agent_id))
+
+
+def _echo_back(index: LocalIndex, agent_id: str, in_warm: Mapping[str, Memory], before: Mapping[str, Entity],
+               stages: Sequence[tuple[Sequence[str], dict[str, Entity]]], llm: LLM | None,
+               warn: Callable[[str], None] | None, counts: dict[str, int]) -> None:
+    """The memories that say a name bare before its cue was read (an earlier refresh, an earlier chunk) are read
+    again, so that they count as its mentions: an incremental refresh agrees with a rebuild."""
+    final = stages[-1][1]
+    read_now = {i for ids, _ in stages for i in ids}
+    new = {n: e for n, e in final.items() if n not in before}
+    ids: list[str] = []
+    if new:
+        known = echo.Known(new)
+        with index.reading() as conn:
+            names = sorted(new)
+            for start in range(0, len(names), 50):  # instr finds the candidates in C, the finder checks them
+                part = names[start:start + 50]
+                ids += [r[0] for r in conn.execute(
+                    "SELECT id, text FROM memories WHERE agent_id = ? AND ("
+                    + " OR ".join(["instr(text, ?) > 0"] * len(part)) + ")", [agent_id, *part])
+                    if r[0] not in read_now and known.said_in(r[1])]
+        ids += [i for i, e in in_warm.items() if i not in read_now and known.said_in(str(e["text"]))]
+    for chunk, known_then in stages[:-1]:  # the last chunk saw every name already
+        late = {n: e for n, e in final.items() if n not in known_then}
+        if late:
+            later = echo.Known(late)
+            with index.reading() as conn:
+                texts = {**_cold_rows(conn, agent_id, [i for i in chunk if i not in in_warm]),
+                         **{i: in_warm[i] for i in chunk if i in in_warm}}
+            ids += [i for i, m in texts.items() if later.said_in(str(m["text"]))]
+    ids = list(dict.fromkeys(ids))
+    with index.tx() as conn:
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            conn.execute(f"DELETE FROM entity_seen WHERE agent_id = ? AND memory_id IN ({', '.join('?' * len(part))})",
+                         [agent_id, *part])
+    for start in range(0, len(ids), CHUNK):
+        _one_chunk(index, agent_id, ids[start:start + CHUNK], in_warm, llm, warn, counts)
 
 
 def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Mapping[str, Memory],
@@ -91,11 +140,13 @@ def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Ma
         memories = {**_cold_rows(conn, agent_id, [i for i in ids if i not in in_warm]),
                     **{i: in_warm[i] for i in ids if i in in_warm}}
         known = store.seen(conn, agent_id, list(memories))
+        named = store.known_entities(conn, agent_id)
     sigs = {i: signature(m, llm is not None) for i, m in memories.items()}
     need = [i for i in memories if known.get(i, ("", 0))[0] != sigs[i]]
     readings = {i: Reading([]) if _is_summary(memories[i]) else read(memories[i]["text"], memories[i].get("metadata"))
                 for i in need}
     found = {i: r.entities for i, r in readings.items()}
+    _add_echoes(found, memories, named)
     need = [i for i in need if found[i] or not _is_summary(memories[i])]
     if llm is not None and need:
         from memoryd.tiers.knowledge.entity_llm import llm_entities
@@ -122,6 +173,14 @@ def _one_chunk(index: LocalIndex, agent_id: str, ids: Sequence[str], in_warm: Ma
             else:
                 store.mark_seen(conn, agent_id, mid, sigs[mid], mid in in_warm)
             conn.execute("DELETE FROM entity_queue WHERE agent_id = ? AND id = ?", [agent_id, mid])
+
+
+def _add_echoes(found: dict[str, list[Entity]], memories: Mapping[str, Memory], named: Sequence[Entity]) -> None:
+    """Each memory's bare mentions of a name the cues found (in an earlier memory or in this chunk)."""
+    known = echo.Known(echo.names_of([*named, *(e for ents in found.values() for e in ents)]))
+    for i, ents in found.items():
+        if not _is_summary(memories[i]):
+            ents += known.echoes(memories[i]["text"], ents)
 
 
 def rebuild(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM | None = None) -> dict[str, int]:

@@ -34,20 +34,22 @@ def _en() -> dict[str, re.Pattern[str]]:
         "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
         "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+({WORD})\b"),
-        "relation": re.compile(r"\bmy\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:" + v.relations
-                               + r")\s+" + _NAME + r"\b"),
-        "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?my\s+(?:(?:little|big|older|younger|best)\s+)?(?:"
-                                     + v.relations + r")\b"),
+        "relation": re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
+                               + v.relations + r"),?\s+" + _NAME + r"\b"),
+        "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?(?:my|our)\s+(?:(?:little|big|older|younger|best)\s+)?"
+                                     r"(?:" + v.relations + r")\b"),
         "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
         # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
         "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"
-                           r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started)\b"),
+                           r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started|works|worked|lives|"
+                           r"runs|said|says|thinks|wants|can|could|should|might|needs)\b"),
     }
 
 
 _CALLED_THING = re.compile(r"\b(?:a|an|the|one|something|thing|tool|app|project|company|place|team|repo|product|"
                            r"service|firm|shop|restaurant|band|book|game|site|bar|cafe|song|album|film|movie|show)\s+"
                            r"(?:[\w-]+\s+)?$")
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)\s+$")
 _HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z][\w-]{1,38})")
 
 
@@ -94,6 +96,9 @@ def english_people(text: str) -> Iterable[str]:
         yield m.group(1) or m.group(2)
     for m in rx["full"].finditer(text):
         words = m.group(1).split()
+        before = _WORD_BEFORE.search(text, 0, m.start())
+        if before and before.group(1).lower() in v.determiners:
+            continue  # `a Marathon Plus might`: a thing's name, no person's
         if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
             yield m.group(1)
     for m in rx["and"].finditer(text):
@@ -110,9 +115,14 @@ def _zh() -> dict[str, re.Pattern[str]]:
     compound = "|".join(v.compound_surnames)
     name = f"(?<![{v.measure_before}])((?:{compound})[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
     return {
-        "before": re.compile(f"(?:{v.before_person})" + name + f"(?={v.after_person}|{v.after_person_soft}|$)"),
+        # `和张伟开会`, and a role said with a copula between (`组长是张伟，`)
+        "before": re.compile(f"(?:{v.before_person})(?:{v.copulas})?" + name +
+                             f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),
         "familiar": re.compile(f"([老小][{v.surnames}])(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
+        # `小敏说`, `阿杰觉得`: a nickname (小/阿 and one character) before a verb of a person
+        "nick": re.compile(f"(?<![{_HAN}])((?:小|阿)[{_HAN}])(?={v.after_person})|(?<=[，。！？、；：\\s])((?:小|阿)[{_HAN}])"
+                           f"(?={v.after_person})"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
         "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$)"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
@@ -123,22 +133,27 @@ def _zh() -> dict[str, re.Pattern[str]]:
 
 def _zh_name_ok(name: str) -> bool:
     v = chinese()
+    given = name[2:] if name[:2] in v.compound_surnames else name[1:]
     return name not in v.not_names and name[:2] not in v.not_names and name not in v.cities and \
-        not _zh()["kind_end"].search(name) and name[-1] not in _NOT_NAME_ENDS
+        not _zh()["kind_end"].search(name) and name[-1] not in _NOT_NAME_ENDS and \
+        not (name[0] not in "老小" and given.startswith(v.not_given))  # `周今天请假`: 周 and a time word
 
 
+_NOT_NICKS = frozenset(("小孩", "小心", "小时", "小区", "小学", "小组", "小姐", "小伙", "小朋", "小编", "小二", "小哥",
+                        "小妹", "小弟", "小姨", "小舅", "小叔", "阿姨", "阿婆", "阿公", "阿伯", "阿里", "小米", "小红"))
 _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")
 
 
 def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
     """Chinese names; `latin_around`: the text is mostly Latin, so a Han name written alone is a name."""
     rx = _zh()
-    for key in ("before", "after", "familiar", "title"):
-        if key == "familiar" and "老" not in text and "小" not in text:
+    for key in ("before", "after", "familiar", "title", "nick"):
+        if key in ("familiar", "nick") and "老" not in text and "小" not in text and "阿" not in text:
             continue
         for m in rx[key].finditer(text):
-            if _zh_name_ok(m.group(1)):
-                yield m.group(1)
+            name = m.group(1) or m.group(2)
+            if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS):
+                yield name
     if latin_around:
         for m in rx["alone"].finditer(text):
             if _zh_name_ok(m.group(1)):

@@ -18,7 +18,7 @@ from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_place
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "3"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "4"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,9 @@ def _place_tag(tag: str, text: str, found: dict[str, Entity], aliases: dict[str,
         if light(tag) != light(spelled):
             aliases.setdefault(ent.key, set()).add(light(tag))
         return ent
-    person = bool(tag.isalpha() and tag[0].isupper() and is_person_name(tag)) or bool(_ZH_WHOLE_NAME.fullmatch(tag))
+    words = tag.split()
+    person = (all(w.isalpha() and w[0].isupper() for w in words) and len(words) <= 3 and is_person_name(tag)
+              and not is_business(tag)) or bool(_ZH_WHOLE_NAME.fullmatch(tag))  # `@Elif Sarıgül`: a person too
     return Entity("person" if person else "project", tag)
 
 
@@ -165,25 +167,38 @@ def _spelled_in(tag: str, text: str) -> str | None:
     return None
 
 
+_MORE_CAPS = re.compile(r"((?:\s" + WORD + r"){1,2})(?![\w-])")
+_BRACKETED = re.compile(r"\s*[(（]([^()（）]{1,40})[)）]")
+_BEFORE_BRACKET = re.compile(r"([A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2}|[\u4e00-\u9fff]{2,4})\s*$")
+
+
 def _longer_forms(text: str, e: Entity) -> set[str]:
     """Other ways this text writes `e`: followed by capitalised words (`Kestrel Cleaning`), or beside a
-    name in another script in brackets (`张伟 (Zhang Wei)`, `Zhang Wei（张伟）`)."""
+    name in another script in brackets (`张伟 (Zhang Wei)`, `Zhang Wei（张伟）`). Static patterns tried where
+    the name is (str.find): a pattern compiled per name would be compiled again for every memory."""
     out: set[str] = set()
     if e.type not in ("person", "project"):
         return out
-    name = re.escape(e.name)
-    if e.name.isascii():
-        for m in re.finditer(r"(?<![\w@/-])((?i:" + name + r"))((?:\s" + _CAP_WORD + r"){1,2})(?![\w-])", text):
-            extra = m.group(2).split()
-            if m.group(1)[0].isupper() and all(w not in english().not_people for w in extra):
-                out.add(light(m.group(1) + " " + " ".join(extra)))
-    for m in re.finditer(r"(?<![\w])" + name + r"\s*[(（]([^()（）]{1,40})[)）]", text):
-        if m.group(1).strip().isascii() != e.name.isascii():
-            out.add(light(m.group(1).strip()))
-    other = r"([A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2}|[\u4e00-\u9fff]{2,4})"
-    for m in re.finditer(other + r"\s*[(（]" + name + r"[)）]", text):
-        if m.group(1).isascii() != e.name.isascii():
-            out.add(light(m.group(1)))
+    latin = e.name.isascii()
+    # an ASCII name found in any case: lower() of the text with every other letter as `?` keeps the offsets
+    hay, needle = (text.encode("ascii", "replace").decode().lower(), e.name.lower()) if latin else (text, e.name)
+    bracket = "(" in text or "（" in text
+    at = hay.find(needle)
+    while at >= 0:
+        end = at + len(e.name)
+        said = text[at:end]
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_@/-"):
+            m = _MORE_CAPS.match(text, end) if latin and said[:1].isupper() else None
+            if m and all(w not in english().not_people for w in m.group(1).split()):
+                out.add(light(said + " " + " ".join(m.group(1).split())))
+            b = _BRACKETED.match(text, end) if bracket and said == e.name else None
+            if b and b.group(1).strip().isascii() != latin:
+                out.add(light(b.group(1).strip()))
+            inside = bracket and said == e.name and at > 0 and text[at - 1] in "(（" and text[end:end + 1] in ")）"
+            before = _BEFORE_BRACKET.search(text, 0, at - 1) if inside else None
+            if before and before.group(1).isascii() != latin:
+                out.add(light(before.group(1)))
+        at = hay.find(needle, end)
     return out
 
 

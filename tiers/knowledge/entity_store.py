@@ -143,6 +143,11 @@ def find(conn: sqlite3.Connection, agent_id: str, name: str, today: int) -> list
     return found
 
 
+def known_entities(conn: sqlite3.Connection, agent_id: str) -> list[Entity]:
+    """Every entity of the agent as its rules named it (for echoes, tiers/knowledge/entity_echo.py)."""
+    return [Entity(r[1], r[0]) for r in conn.execute("SELECT name, type FROM entities WHERE agent_id = ?", [agent_id])]
+
+
 def recent_mentions(conn: sqlite3.Connection, agent_id: str, first_day: int, last_day: int) -> dict[str, int]:
     """entity key (folded) → how many memories of days first_day..last_day name it."""
     folds = _folds(conn, agent_id)

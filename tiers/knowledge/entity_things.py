@@ -24,6 +24,11 @@ _CAMEL = re.compile(r"(?<![\w@/.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])
 _KEBAB = re.compile(r"(?<![\w@/.:-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z0-9])")
 _NEXT_WORD = re.compile(r"\s*('s\b|[A-Za-z]+|[^\sA-Za-z]|$)")
 _PREV_WORD = re.compile(r"([A-Za-z]+)\s*$")
+
+
+@lru_cache(maxsize=1)
+def _zh_follower() -> re.Pattern[str]:
+    return re.compile(r"\s?(?:的)?(?:" + chinese().project_followers + ")")
 _CAPS = rf"{WORD}(?:\s{WORD}){{0,2}}"
 _ACRONYM = rf"[{UP}]{{2,5}}"
 
@@ -38,16 +43,27 @@ def _en() -> dict[str, re.Pattern[str]]:
                                      r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))"),
         "project_after": re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b"),
         "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b"),
-        "firm": re.compile(rf"\b({WORD}\s(?:&|and)\s{WORD})\s+"
+        # `Veldman & Zonen said`; not `and`: `Imogen and Raj are` is two people far more often than a firm
+        "firm": re.compile(rf"\b({WORD}\s&\s{WORD})\s+"
                            r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
                            rf"\b({WORD}\s&\s{WORD})\b"),
+        # `the Zwarte Ekster will`, `the Tin Cormorants were`: two names after `the`, then a verb: a named thing
+        "the_named": re.compile(rf"\b[Tt]he\s+({WORD}\s{WORD})\s+(?:is|was|are|were|has|had|will|would|can|"
+                                r"could|said|says|want|wants)\b"),
+        "trip": re.compile(rf"\b(?:the|our|my|a|this|that)\s+({WORD})\s+(?:trip|holiday|vacation|getaway)\b"),
+        # `ordered gloves from X`, `switched from X to Y`, `hired through X`: a deal is done with a company
+        "trade": re.compile(rf"\b(?:{v.trade_verbs})\b(?:\s+[a-z][\w'-]*,?){{0,4}}\s+(?:from|through|via)\s+"
+                            rf"({WORD}(?:\s{WORD})?)\b(?!\s*[-'’])"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
         "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
         "work": re.compile(rf"\b(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
         "place": re.compile(rf"\b(?:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
         "known_place": re.compile(rf"\b(?:in|from|to)\s+({WORD})\b"),
         "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
-        "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b(?!\s{WORD})"),
+        # `at the Kraakhuis on …`; not `to the Patel family` (a word after it says what it is)
+        "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b"
+                          r"(?=\s*(?:[,.;:!?)—–]|$)|\s+(?:on|in|at|for|with|and|to|from|by|tonight|today|tomorrow|"
+                          r"yesterday|this|next|last|again|yet|later|now|is|was|were|has|had|will|would)\b)"),
     }
 
 
@@ -81,8 +97,8 @@ def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
         return False
     after = _NEXT_WORD.match(text, m.end())
     nxt = (after.group(1) if after else "").lower()
-    if nxt in v.project_followers:
-        return True
+    if nxt in v.project_followers or _zh_follower().match(text, m.end()):
+        return True  # `order-api 这个服务`, `order-api 的负责人`; a tool's name (`docker-compose 起了`) is not
     if nxt == "=" or (parts[-1].endswith("s") and len(parts[-1]) > 3):
         return False  # `max-age = 3`: a setting; `no-shows`: a plural noun
     before = _PREV_WORD.search(text[:m.start()])
@@ -106,6 +122,7 @@ def projects(text: str, add: Add) -> None:
                 add("project", name)
 
 
+_NAME_GOES_ON = re.compile(rf"'s\s+{WORD}")  # `at King's College`: the place is the whole name, not `King`
 _QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」")
 _HOUSE_NUMBER = re.compile(r"\s\d{1,4}[a-zA-Z]?\b")
 
@@ -126,6 +143,13 @@ def orgs_and_places(text: str, add: Add) -> None:
         name = m.group(1) or m.group(2)
         if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
             add("org", name)
+    for m in rx["the_named"].finditer(text):
+        if all(_plain(w) for w in m.group(1).split()) and m.group(1).split()[-1] not in v.business_words:
+            add("org", m.group(1))
+    for m in rx["trade"].finditer(text):
+        name = m.group(1)
+        if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
+            add("org", name)
     for m in rx["venue"].finditer(text):
         add("place", m.group(1))
     for m in rx["possessive"].finditer(text):
@@ -137,29 +161,49 @@ def orgs_and_places(text: str, add: Add) -> None:
         if before and before.group(1).lower() in v.work_cues and (_plain(m.group(1)) or m.group(1).isupper()) \
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))
+    _places(text, add)
+
+
+def _places(text: str, add: Add) -> None:
+    """Places: a known one after in/from/to, one before `trip`, one after a place cue, `at X`, `to the X`."""
+    v = english()
+    rx = _en()
     for m in rx["known_place"].finditer(text):
         if m.group(1) in v.known_places:
+            add("place", m.group(1))
+    for m in rx["trip"].finditer(text):  # `the Moganshan trip`: where one goes
+        if _plain(m.group(1)):
             add("place", m.group(1))
     for key in ("place", "at", "the"):
         for m in rx[key].finditer(text):
             name = m.group(1)
             if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
-                    v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-":
-                add("place", name)
+                    v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-" \
+                    and not name.split()[-1].casefold().endswith(v.street_endings) \
+                    and not _NAME_GOES_ON.match(text, m.end()):
+                add("place", name)  # a street (`Sleepstraat`, `Elm Street`) is part of an address: a value
 
 
 @lru_cache(maxsize=1)
 def _zh() -> dict[str, re.Pattern[str]]:
     v = chinese()
-    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于]))"
-    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说])[{_HAN}])"
+    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于叫]))"
+    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫])[{_HAN}])"
     return {
         "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
-        "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))"),
-        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d)"),
+        "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),  # 科技园区: a park
+        # `涧西区南昌路41号`: a district right before a numbered road is part of an address (a value)
+        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d)"),
         "org_end": re.compile(f"(?:{v.org_suffixes})$"),
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
-        "city": re.compile("(" + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])"),
+        # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);
+        # not inside a longer word (`最大连接数` holds no 大连)
+        # `在字节跳动上班`: where one works, two to six characters that are no kind word (`在家`, `在公司`)
+        "work": re.compile(f"在((?:(?![{re.escape(v.clause_breaks)}])[{_HAN}A-Za-z]){{2,6}}?)(?:{v.work_after})"),
+        "city": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))("
+                           + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])|("
+                           + "|".join(sorted(v.cities, key=len, reverse=True)) + f")(?=[{re.escape(v.clause_breaks)}市]|"
+                           f"[^{_HAN}]|$|那边|这边|那里|这里)"),
     }
 
 
@@ -174,6 +218,8 @@ def _has_suffix(text: str, key: str) -> bool:
     return not _suffix_chars()[key].isdisjoint(text)
 
 
+_ZH_NOT_WORKPLACE = ("家", "公司", "单位", "这", "那", "外面", "外地", "本地", "国内", "国外", "海外", "学校", "银行",
+                     "医院", "工厂", "厂里", "店里", "办公室", "一线", "远程", "线上", "晚上", "周末", "今天", "明天")
 _ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "一个"))
 
 
@@ -185,6 +231,10 @@ def chinese_things(text: str, add: Add) -> None:
         name = m.group(1) or m.group(2)
         if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies:
             add("project", name)
+    for m in rx["work"].finditer(text) if "在" in text else ():
+        body = m.group(1)
+        if body not in zh.not_bodies and not any(w in body for w in _ZH_NOT_WORKPLACE) and body not in zh.cities:
+            add("org", body)
     for key in ("org", "place"):
         if not _has_suffix(text, key):
             continue  # no kind word, no name: the cheap test first (ingest reads every memory)
@@ -194,4 +244,4 @@ def chinese_things(text: str, add: Add) -> None:
             if body not in zh.not_bodies and not body.endswith("家") and not any(w in body for w in zh.not_bodies):
                 add(key, m.group(1))
     for m in rx["city"].finditer(text):
-        add("place", m.group(1))
+        add("place", m.group(1) or m.group(2))

@@ -49,6 +49,8 @@ class English:
     org_nouns_after: frozenset[str]
     speaker_labels: frozenset[str]
     known_places: frozenset[str]  # never a person's name, fine as a place
+    street_endings: tuple[str, ...]  # `Sleepstraat`, `Elm Street`: part of an address, not a place
+    trade_verbs: str  # `ordered … from X`, `switched from X`: X is an organisation
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,12 @@ class Chinese:
     clause_breaks: str
     not_bodies: frozenset[str]  # words before 公司/区/项目 saying which kind, not which one (`上家公司`, `可用区`)
     measure_before: str  # `这张表`, `一条路`: a surname character used as a measure word
+    not_given: tuple[str, ...]  # what follows a surname character but is no given name (`周今天`)
+    copulas: str  # between a role and a name (`组长是万某`)
+    road_suffixes: str  # a district right before a numbered road is part of an address
+    city_before: str  # a city name stands as a word after these (`去苏州`), not inside a word (`最大连接数`)
+    project_followers: str  # after a kebab-case name in Chinese text: the person's project (`order-api 这个服务`)
+    work_after: str  # `在X上班`: X is an organisation
 
 
 @lru_cache(maxsize=1)
@@ -82,7 +90,7 @@ def english() -> English:
         _alternation(d["person_verbs_after"]), _alternation(_both_cases(d["person_cues_before"])), _alternation(d["relations"]), _alternation(_both_cases(d["place_cues"])),
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
-        frozenset(d["known_places"]))
+        frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])))
 
 
 @lru_cache(maxsize=1)
@@ -93,4 +101,5 @@ def chinese() -> Chinese:
         _alternation(d["after_person"]), _alternation(d["after_person_soft"]), _alternation(d["titles"]),
         _alternation(d["org_suffixes"]), _alternation(d["place_suffixes"]), frozenset(d["cities"]),
         _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
-        d["measure_before"])
+        d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
+        d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]))

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from memoryd.tiers.knowledge import entity_echo as echo
 from memoryd.tiers.knowledge.entity_fold import folded_away, groups
 from memoryd.tiers.knowledge.entity_llm import parse, prompt
 from memoryd.tiers.knowledge.entity_rules import TYPES, extract, read
@@ -23,6 +24,13 @@ def found(text: str, **meta: object) -> set[tuple[str, str]]:
     ("Sigrún and I cleared the garage", {("person", "Sigrún")}),
     ("Dana Whitfield is leaving the choir", {("person", "Dana Whitfield")}),
     ("Hamid's car is in the shop", {("person", "Hamid")}),
+    ("I'll ask our lawyer, Wiebke Sandoval, about the lease", {("person", "Wiebke Sandoval")}),
+    ("Tamsin our receptionist starts at eight", {("person", "Tamsin")}),
+    ("Oskar Lindahl works at the depot now", {("person", "Oskar Lindahl")}),
+    ("My brother Lorcan flies in tonight", {("person", "Lorcan")}),           # a sentence starts with `My`
+    ("Our new bookkeeper, Ximena, starts Monday", {("person", "Ximena")}),
+    ("Quentin Abara can do Thursday afternoon", {("person", "Quentin Abara")}),
+    ("Ottilie and Bram are moving in together", {("person", "Ottilie"), ("person", "Bram")}),  # not a firm
 ])
 def test_a_person_needs_a_cue(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
@@ -130,6 +138,90 @@ def test_chinese_people(text: str, want: set[tuple[str, str]]) -> None:
 ])
 def test_chinese_near_misses(text: str) -> None:
     assert not {e for e in found(text) if e[0] in ("person", "org")}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("我们组长是顾文涛，他说周五前交", {("person", "顾文涛")}),         # a role, a copula, the name
+    ("供应商的对接人是戚晓岚", {("person", "戚晓岚")}),
+    ("晚上和贺一鸣吃饭", {("person", "贺一鸣")}),                      # a surname beyond the commonest hundred
+    ("我们部门的总监是严可馨，", {("person", "严可馨")}),
+    ("顾文涛找我聊了一下排期", {("person", "顾文涛")}),
+    ("我表妹在青杉智能实习", {("org", "青杉智能")}),                  # where one works
+    ("最大的客户是一家连锁药店，叫宁康大药房", {("org", "宁康大药房")}),  # the name after 叫, not 叫 in it
+    ("小棠说她周末想去爬山", {("person", "小棠")}),                    # a nickname before a verb of a person
+    ("ledger-sync 这个服务周三迁到新集群", {("project", "ledger-sync")}),  # a repo's name in Chinese text
+    ("quota-api 的负责人换人了", {("project", "quota-api")}),
+    ("下个月去厦门出差", {("place", "厦门")}),
+    ("厦门那边下雨了", {("place", "厦门")}),
+])
+def test_chinese_names_in_their_places(text: str, want: set[tuple[str, str]]) -> None:
+    assert want <= found(text)
+
+
+@pytest.mark.parametrize("text", [
+    "最大连接数调到 200",                   # a city's characters inside a word (大连)
+    "本地用 docker-compose 起了一套环境",    # a tool's hyphenated name, no project word after it
+    "把 max-retries 调到 5",
+    "他的孩子刚上小学",                       # a clause ending in a school word names no school
+    "寄到他们家，西湖区文三路88号",            # a district before a numbered road: an address, a value
+    "跟顾客说明一下退款流程",                  # 顾 begins a word here, not a name
+    "下周轮到我值班 on-call",                  # an English compound, not a repo
+    "疫情那年我在家工作",                      # 在家: at home, no workplace
+    "猫去宠物医院打了疫苗",                    # the kind of hospital, not its name
+    "分片用 ShardingSphere 还是自己写",        # the world's tool, not the person's project
+    "我们公司是做 SaaS 的",                     # a kind of business, not a project
+    "小孩说想吃冰淇淋",                         # a child, no nickname
+])
+def test_chinese_near_misses_in_mixed_text(text: str) -> None:
+    assert not {e for e in found(text) if e[0] in ("person", "org", "project", "place")}
+
+
+@pytest.mark.parametrize("text", [
+    "She trained at Queen's College for two years",   # not a place `Queen`: the name goes on
+    "Send a card to the Okafor family",               # `the X family` is a family, not a place
+    "tyres like a Schwalbe Plus might last longer",   # `a X Y might`: a thing's name, not a person's
+    "the viewing at Lindenstraat went well",          # a street is part of an address
+])
+def test_near_misses_are_no_place_and_no_person(text: str) -> None:
+    assert not {e for e in found(text) if e[0] in ("person", "place", "org")}
+
+
+def test_two_names_after_the_and_before_a_verb_are_a_named_thing() -> None:
+    assert found("ten years behind the counter at the Gilded Heron will teach you patience") == \
+        {("org", "Gilded Heron")}
+
+
+def test_a_retain_tag_of_a_full_name_is_a_person() -> None:
+    assert found("Sunniva booked the rehearsal room.", entities=["Sunniva Øvergård"]) == \
+        {("person", "Sunniva Øvergård")}
+    assert found("电话换了", entities=["付静怡"]) == {("person", "付静怡")}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Is the Varnholt contract up for renewal?", {("org", "Varnholt")}),
+    ("the Kalymnos trip is happening in May", {("place", "Kalymnos")}),
+    ("walk towards the Sablon — it is quieter there", {("place", "Sablon")}),
+    ("ordered new treatment tables from Ostrava Medline, four of them", {("org", "Ostrava Medline")}),
+    ("we might hire someone, maybe through Pellworth", {("org", "Pellworth")}),  # a deal done through it
+    ("switched with Maribel for the night shift", set()),                       # a person, no company
+])
+def test_a_name_before_what_it_is(text: str, want: set[tuple[str, str]]) -> None:
+    assert found(text) == want
+
+
+def test_an_echo_finds_known_names_bare_but_not_who_speaks_a_line() -> None:
+    from memoryd.tiers.knowledge.entity_rules import Entity
+
+    known = echo.Known(echo.names_of([Entity("person", "Wendeline Achterberg"), Entity("place", "Kalymnos"),
+                                      Entity("person", "Thanks")]))  # a common word is never echoed
+    said = known.echoes("Wendeline: back from Kalymnos. Thanks, Wendeline!", [])
+    assert [(e.type, e.name) for e in said] == [("place", "Kalymnos"), ("person", "Wendeline")]
+    assert known.echoes("Wendeline: see you", []) == []  # the speaker of a line is not its subject
+    assert known.echoes("Kalymnos-based crews; www.kalymnos.example", []) == []
+
+
+def test_a_time_word_after_a_surname_is_no_given_name() -> None:
+    assert found("老韦今天请假了") == {("person", "老韦")}   # not 韦今天
 
 
 def test_values_are_not_entities() -> None:

@@ -193,7 +193,9 @@ def test_small_topics_are_sealed_by_the_cold_entity_they_share(mem, archive):
     rows = [dict(r, text=f"Met with Alice Chen on 2024-03-{i + 1:02d} about {cat} item {i}.")
             for cat in ("notes/tea", "notes/garden") for i, r in enumerate(_rows(clock, cat[6:9], 6, age_days=45,
                                                                                    category=cat))]
-    archive.put(AGENT, rows + _rows(clock, "lone", 4, age_days=45, category="notes/lone"))
+    lone = [dict(r, text=f"On 2024-03-{i + 1:02d} build {i} of billing took {i + 3} minutes.")  # naming no one
+            for i, r in enumerate(_rows(clock, "lone", 4, age_days=45, category="notes/lone"))]
+    archive.put(AGENT, rows + lone)
     assert seal(mem, clock())["summaries"] == 0  # two topics of 6: neither seals alone
     entities.refresh(archive, AGENT, [])
     cold = {e["name"] for e in entities.cold_entities(archive, AGENT, clock())}
