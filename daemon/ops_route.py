@@ -30,14 +30,15 @@ def workspace_agent(engine: Engine, asked: str | None, by: str, record: bool = T
     the answer only, nothing written (a read refused as bad input must change nothing, its route included)."""
     ensure_routes(engine)
     workspace = engine.config.workspace
-    configured = _install(engine).configured_for_workspace(workspace)
+    install = _install(engine)
+    configured, unrouted = install.configured_for_workspace(workspace), install.reader_of(workspace)
     if asked is not None:
         validate_agent_id(asked)
     if not record:
         return routing.claim_workspace(copy.deepcopy(routing.load(engine.config.home)), workspace, asked, by,
-                                       time.time(), configured)
+                                       time.time(), configured, unrouted)
     return routing.update(engine.config.home, lambda table: routing.claim_workspace(
-        table, workspace, asked, by, time.time(), configured))
+        table, workspace, asked, by, time.time(), configured, unrouted))
 
 
 def openclaw_agent(engine: Engine, install: Any, openclaw_id: str, by: str) -> str:
@@ -47,7 +48,7 @@ def openclaw_agent(engine: Engine, install: Any, openclaw_id: str, by: str) -> s
 
     agent, new = routing.update(config.home, lambda table: routing.claim_openclaw(
         table, openclaw_id, workspace, by, time.time(), lambda a: config.agent_dir(a).is_dir(),
-        install.configured(openclaw_id)))
+        install.configured(openclaw_id), install.unrouted(openclaw_id)))
     if new:
         log.info("OpenClaw agent %s (workspace %s) is new: its memories go to a new memoryd agent %s; to send "
                  "them to another agent instead: memoryd route openclaw %s --agent-id ID", openclaw_id,

@@ -175,7 +175,8 @@ def test_daily_note_ingested_within_seconds(env, daemon, backend):
     note.write_text("# 2026-03-10\n\n- Decided to migrate the billing service to PostgreSQL 16\n")
 
     def found():
-        hits = d.op("retrieve", {"agent_id": "main", "query": "billing PostgreSQL"})["results"]  # the workspace of OpenClaw agent main
+        # no OpenClaw here: the workspace's notes go where `ingest-daily` puts them, the default agent
+        hits = d.op("retrieve", {"agent_id": "default", "query": "billing PostgreSQL"})["results"]
         return [h for h in hits if "PostgreSQL" in h["text"]]
 
     assert eventually(found, timeout=10)
@@ -190,7 +191,7 @@ def test_note_written_while_down_is_caught_up_on_start(env, daemon):
     d = daemon().start()
 
     def found():
-        hits = d.op("retrieve", {"agent_id": "main", "query": "CDN cache purge"})["results"]
+        hits = d.op("retrieve", {"agent_id": "default", "query": "CDN cache purge"})["results"]
         return [h for h in hits if "purge" in h["text"]]
 
     assert eventually(found, timeout=10)

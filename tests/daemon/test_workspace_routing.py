@@ -193,3 +193,34 @@ def test_a_merge_cut_short_is_done_at_the_next_command(env, home) -> None:
     assert md(env, "route").returncode == 0
     assert found(env, "release train Thursday", "release train")
     assert json.loads((home / "routing.json").read_text())["merged"]["main"]["done"] is True
+
+
+def test_which_path_reads_a_workspace_first_does_not_choose_its_agent(env, tmp_path: Path) -> None:
+    """No OpenClaw here: the notes of the configured workspace go to the default agent whether the daemon's
+    watcher or `ingest-daily` reads them first; with OpenClaw's default agent reading that workspace, both paths
+    choose that agent."""
+    note = "# 2026-11-27\n\n- Decided to rotate the staging keys every quarter\n"
+    for first in ("daemon", "ingest-daily"):
+        home, ws = tmp_path / f"home-{first}", tmp_path / f"ws-{first}"
+        (ws / "memory").mkdir(parents=True)
+        (ws / "memory" / "2026-11-27.md").write_text(note)
+        e = dict(env, MEMORYD_HOME=str(home), MEMORYD_WORKSPACE=str(ws))
+        assert md(e, "init").returncode == 0
+        if first == "daemon":
+            d = Daemon(e, tmp_path / "daemon.log")
+            try:
+                wait_for(lambda: (home / "routing.json").exists() and os.path.realpath(ws) in
+                         json.loads((home / "routing.json").read_text())["workspaces"], timeout=20)
+            finally:
+                d.stop()
+        assert md(e, "ingest-daily", "--all", "--json").returncode == 0
+        table = json.loads((home / "routing.json").read_text())
+        assert table["workspaces"][os.path.realpath(ws)]["agent_id"] == "default", (first, table)
+        assert not (home / "agents" / "main").exists()
+    state = tmp_path / "openclaw"
+    copy_state(state)
+    e = dict(env, MEMORYD_HOME=str(tmp_path / "home-oc"), OPENCLAW_STATE_DIR=str(state),
+             MEMORYD_WORKSPACE=str(state / "workspace"))
+    assert md(e, "ingest-daily", "--all", "--json").returncode == 0   # the CLI first, in OpenClaw's workspace
+    table = json.loads((tmp_path / "home-oc" / "routing.json").read_text())
+    assert [w["agent_id"] for w in table["workspaces"].values()] == ["main"], table

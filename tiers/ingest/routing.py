@@ -79,25 +79,29 @@ def workspace_agent(table: Table, workspace: Path | str, configured: str | None 
     return entry["agent_id"] if entry else None
 
 
-def openclaw_agent(table: Table, openclaw_id: str, workspace: Path | str, configured: str | None = None) -> str:
+def openclaw_agent(table: Table, openclaw_id: str, workspace: Path | str, configured: str | None = None,
+                   unrouted: str | None = None) -> str:
     """The agent an OpenClaw agent feeds: configured, else its workspace's record (what `ingest-daily`
-    or another path chose first), else its own record, else a memoryd agent of the same name."""
+    or another path chose first), else its own record, else `unrouted` (the install's answer: a memoryd agent
+    of the same name when OpenClaw is installed), else that name."""
     routed = workspace_agent(table, workspace, configured)
     if routed:
         return routed
     entry = table["openclaw"].get(openclaw_id)
-    return entry["agent_id"] if entry else openclaw_id
+    return entry["agent_id"] if entry else (unrouted or openclaw_id)
 
 
 def claim_workspace(table: Table, workspace: Path | str, asked: str | None, by: str, now: float,
-                    configured: str | None = None) -> str:
+                    configured: str | None = None, unrouted: str | None = None) -> str:
     """The agent reading `workspace` now must be: the routed one; the first reader records its own.
 
     `asked`: the agent the user named (None: none named). Naming another than the routed one is refused,
-    with the command that moves the route: a workspace split between two agents is what this prevents."""
+    with the command that moves the route: a workspace split between two agents is what this prevents.
+    `unrouted`: the agent a first reader that names none records — the one the OpenClaw path would record
+    for this workspace (the install's answer), so which path reads it first does not matter; else DEFAULT_AGENT."""
     routed = workspace_agent(table, workspace, configured)
     if routed is None:
-        agent = asked or DEFAULT_AGENT
+        agent = asked or unrouted or DEFAULT_AGENT
         table["workspaces"][workspace_key(workspace)] = record(agent, "first use", by, now)
         return agent
     if asked is not None and asked != routed:
@@ -108,10 +112,11 @@ def claim_workspace(table: Table, workspace: Path | str, asked: str | None, by: 
 
 
 def claim_openclaw(table: Table, openclaw_id: str, workspace: Path | str, by: str, now: float,
-                   agent_exists: Callable[[str], bool], configured: str | None = None) -> tuple[str, bool]:
+                   agent_exists: Callable[[str], bool], configured: str | None = None,
+                   unrouted: str | None = None) -> tuple[str, bool]:
     """Record where an OpenClaw agent read now goes (and its workspace with it); (agent, announce):
     announce is True when this read creates a memoryd agent (the caller says so in the log)."""
-    agent = openclaw_agent(table, openclaw_id, workspace, configured)
+    agent = openclaw_agent(table, openclaw_id, workspace, configured, unrouted)
     ws = workspace_key(workspace)
     known = table["openclaw"].get(openclaw_id)
     new = not agent_exists(agent)

@@ -151,9 +151,32 @@ class Install:
         same = routing.workspace_key(workspace) == routing.workspace_key(self.workspace(default))
         return self.configured(default) if same else None
 
+    def _notes_only(self, openclaw_id: str) -> bool:
+        """The default agent counted only because a workspace was set (agent_ids): no OpenClaw agent of that
+        name is configured or has a store or sessions — what it reads is the configured workspace's notes."""
+        if openclaw_id != self.default_agent() or (self.state_dir / "workspace").is_dir():
+            return False
+        if any(a["id"] == openclaw_id for a in self._agents_list()):
+            return False
+        return not any((root / openclaw_id).is_dir() for root in {self.state_dir / "agents", self.sessions_root})
+
+    def unrouted(self, openclaw_id: str) -> str:
+        """The memoryd agent an OpenClaw agent feeds before anything routes it: one of its own name; but a
+        default agent that is only the configured workspace's notes feeds what `ingest-daily` reads them into
+        (routing.DEFAULT_AGENT) — the same agent, whichever path reads the workspace first."""
+        return routing.DEFAULT_AGENT if self._notes_only(openclaw_id) else openclaw_id
+
+    def reader_of(self, workspace: Path) -> str | None:
+        """The memoryd agent an OpenClaw agent reading `workspace` would record for it (None: none reads it):
+        `ingest-daily` records the same, so the daemon's watcher and the CLI never split a workspace."""
+        key = routing.workspace_key(workspace)
+        ids = sorted(self.agent_ids(), key=lambda a: (a != self.default_agent(), a))
+        return next((self.unrouted(a) for a in ids if routing.workspace_key(self.workspace(a)) == key), None)
+
     def agent(self, openclaw_id: str) -> OpenClawAgent:
         workspace = self.workspace(openclaw_id)
-        memoryd_id = routing.openclaw_agent(self.routes, openclaw_id, workspace, self.configured(openclaw_id))
+        memoryd_id = routing.openclaw_agent(self.routes, openclaw_id, workspace, self.configured(openclaw_id),
+                                            self.unrouted(openclaw_id))
         return OpenClawAgent(openclaw_id, memoryd_id, store_path(self.state_dir, openclaw_id),
                              self.sessions_root / openclaw_id / "sessions", workspace)
 
