@@ -223,8 +223,8 @@ class _Sync:
         s.files.clear_outbox()
         return extra
 
-    def status(self, pulling: bool) -> str:
-        if self.sent:
+    def status(self, pulling: bool, snapshot: bool = False) -> str:
+        if self.sent or snapshot:
             return "pushed"
         if self.received:
             return "pulled" if pulling else "merged"
@@ -287,7 +287,7 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
         sync.run()
         extra = sync.finish(force)
         log.info("agent %s: pushed critical state (log seq %d)", s.agent_id, sync.cursor)
-        return _result(s, sync.status(pulling=False), sync.cursor, **extra, **cold)
+        return _result(s, sync.status(False, "snapshot" in extra), sync.cursor, **extra, **cold)
 
     try:
         return _guarded(s, body)
@@ -321,7 +321,7 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
         extra = sync.finish(force or s.purge_history)
         if sync.received:
             extra.update(pulled_from=sync.start, pulled_version=sync.cursor)
-        return _result(s, sync.status(pulling=True), sync.cursor, **extra, **cold)
+        return _result(s, sync.status(True, "snapshot" in extra), sync.cursor, **extra, **cold)
 
     try:
         return _guarded(s, body)
