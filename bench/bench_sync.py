@@ -76,7 +76,7 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
     print(f"initial push (full hot/warm/tree): {1000 * (time.perf_counter() - t0):.1f} ms, "
           f"{first['bytes_sent']} bytes ciphertext (state {sum(len(dumps(v)) for v in mem.read_state().values())} bytes JSON)")
     for label, db in (("fresh connection per push", None), ("reused connection (daemon)", connect(a))):
-        times, sizes, trips = [], [], []
+        times, sizes, trips, changes, ratios = [], [], [], [], []
         for n in range(rounds):
             conversation(mem, n if db is None else n + 1000)
             t0 = time.perf_counter()
@@ -84,6 +84,8 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
             times.append(1000 * (time.perf_counter() - t0))
             sizes.append(r["bytes_sent"])
             trips.append(r["round_trips"])
+            changes.append(r.get("change_bytes", 0))
+            ratios.append((r["critical_bytes"], r.get("change_bytes", 0), "snapshot" in r))
         t0 = time.perf_counter()
         unchanged = push_now(a, AGENT, db=db)
         t_unchanged = 1000 * (time.perf_counter() - t0)
@@ -91,6 +93,10 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
               f"p95 {pct(times, 95):.1f} ms, bytes sent median {int(statistics.median(sizes))}, "
               f"round trips {max(trips)} (+1 ping on connect when fresh); unchanged push {t_unchanged:.2f} ms, "
               f"{unchanged['round_trips']} round trips")
+        print(f"  sealed size of the change (its items alone) median {int(statistics.median(changes))} bytes; "
+              f"critical bytes sent / change: " + ", ".join(f"{c}/{ch}{' +snapshot' if snap else ''}"
+                                                            for c, ch, snap in ratios[:8])
+              + (" …" if len(ratios) > 8 else ""))
         if db is not None:
             db.close()
     return a, key

@@ -165,10 +165,14 @@ class _Sync:
         self.rep = base["replica"]
         self.sent = self.received = 0
         self.last: Exchange | None = None
+        self._owed: tuple[Replica, Replica, Replica | None] | None = None
 
     def owed(self) -> Replica | None:
-        change = delta(self.cloud, self.rep)
-        return None if is_empty(change) else change
+        """The change this device owes the log (None: nothing); replicas are never changed in place."""
+        if self._owed is None or self._owed[0] is not self.cloud or self._owed[1] is not self.rep:
+            change = delta(self.cloud, self.rep)
+            self._owed = (self.cloud, self.rep, None if is_empty(change) else change)
+        return self._owed[2]
 
     def round(self, change: Replica | None) -> bool:
         """One exchange; True when it appended `change` (or there was none)."""
@@ -192,10 +196,7 @@ class _Sync:
             self.received += len(got.rows) + int(got.snapshot is not None and got.snapshot[2] is not None)
             self.rep = absorb(s, remote, cursor)
             self.cloud = join(self.cloud, remote)
-        s.files.save_cloud(self.cloud)
-        with s.mem.exclusive():
-            s.files.save_base(cursor, self.rep, s.files.base()["pushed"], log=True)
-        self.cursor, self.last = cursor, got
+        self.cursor, self.last = cursor, got  # saved by finish(): lost before it, a change is only sent twice
         return change is None or got.appended
 
     def run(self) -> None:
@@ -218,7 +219,8 @@ class _Sync:
             extra["snapshot"] = version
         now = time.time()
         pushed = {"last_push": now} if self.sent else {}
-        s.files.save_base(self.cursor, self.rep, replica_hash(self.rep), last_check=now, last_pull=now,
+        s.files.save_cloud(self.cloud)
+        s.files.save_base(self.cursor, self.rep, replica_hash(self.rep), log=True, last_check=now, last_pull=now,
                           last_error=None, **pushed, **_checked(s))
         s.files.clear_outbox()
         return extra

@@ -115,7 +115,8 @@ class SyncFiles:
 
     def save_cloud(self, replica: Replica) -> None:
         ensure_private_dir(self.dir)
-        atomic_write_json(self.path("cloud.json"), {"db": self.db_id, "replica": replica})
+        # not fsynced: written after the server has the change, a lost write only makes the next push resend it
+        atomic_write_json(self.path("cloud.json"), {"db": self.db_id, "replica": replica}, durable=False)
 
     # --- outbox: a durable "push pending" record with backoff ------------------------------
     def outbox(self) -> dict[str, Any] | None:
