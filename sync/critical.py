@@ -142,11 +142,6 @@ def resume_merge(s: Session) -> None:
     _apply_merge(s, join(local, journal["merged"]), local, journal["version"], journal["remote_hash"], hlc)
 
 
-def upload_archived(s: Session) -> int:
-    """Entries that left warm are in the cloud log before a push announces their removal from warm."""
-    return 0 if s.is_file else cloudlog_exchange.upload(s)
-
-
 def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
     return {"agent_id": s.agent_id, "status": status, "version": version, "round_trips": s.round_trips,
             "bytes_sent": s.bytes_sent, "critical_bytes": s.critical_bytes, "log_bytes": s.log_bytes,
@@ -163,7 +158,7 @@ class _Sync:
         self.legacy = int(base["version"])
         self.cloud = s.files.cloud()
         self.rep = base["replica"]
-        self.sent = self.received = 0
+        self.sent = self.received = self.uploaded = 0
         self.last: Exchange | None = None
         self._owed: tuple[Replica, Replica, Replica | None] | None = None
 
@@ -177,10 +172,12 @@ class _Sync:
     def round(self, change: Replica | None) -> bool:
         """One exchange; True when it appended `change` (or there was none)."""
         s = self.s
+        ride = cloudlog_exchange.riding(s)  # entries that left warm go up in the same batch
         if change is not None:
-            upload_archived(s)
             s.change_bytes += critical_log.change_size(change, s.local_ring().key(s.local_ring().current), s.agent_id)
-        got, sent = critical_log.exchange(s, self.cursor, self.legacy, change)
+        got, sent = critical_log.exchange(s, self.cursor, self.legacy, change, ride.stmts if ride else [])
+        if ride is not None and got.applied:
+            self.uploaded += ride.done()
         s.bytes_sent += sent
         s.critical_bytes += sent
         remote = critical_log.remote_changes(s, got)  # all verified before anything local changes
@@ -197,7 +194,7 @@ class _Sync:
             self.rep = absorb(s, remote, cursor)
             self.cloud = join(self.cloud, remote)
         self.cursor, self.last = cursor, got  # saved by finish(): lost before it, a change is only sent twice
-        return change is None or got.appended
+        return got.applied
 
     def run(self) -> None:
         """Exchange until nothing is owed (a merge's own changes go up in the next round)."""
@@ -281,13 +278,16 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
 
     def body() -> dict[str, Any]:
         base = stamp_local(s)  # local edits are stamped before any network I/O
-        cold = _cold(s, pull=False, progress=progress)
         sync = _Sync(s, base)
-        if not force and sync.cursor >= 0 and sync.owed() is None:
+        unchanged = not force and sync.cursor >= 0 and sync.owed() is None
+        cold = _cold(s, pull=False, progress=progress, upload=unchanged)  # else a page rides in the push
+        if unchanged:
             s.files.clear_outbox()
             return _result(s, "unchanged", base["version"], **cold)
         sync.run()
         extra = sync.finish(force)
+        if sync.uploaded and "cold" in cold:
+            cold["cold"]["uploaded"] = cold["cold"].get("uploaded", 0) + sync.uploaded
         log.info("agent %s: pushed critical state (log seq %d)", s.agent_id, sync.cursor)
         return _result(s, sync.status(False, "snapshot" in extra), sync.cursor, **extra, **cold)
 
@@ -297,11 +297,11 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
         s.close()
 
 
-def _cold(s: Session, *, pull: bool, force: bool = False, progress: Any = None) -> dict[str, Any]:
+def _cold(s: Session, *, pull: bool, force: bool = False, progress: Any = None, upload: bool = True) -> dict[str, Any]:
     """With a server URL: the cloud log's half of the sync (with file: the local index is the archive)."""
     if s.is_file:
         return {}
-    return {"cold": cloudlog_exchange.exchange(s, pull=pull, force=force, progress=progress)}
+    return {"cold": cloudlog_exchange.exchange(s, pull=pull, force=force, progress=progress, upload=upload)}
 
 
 def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None, force: bool = False,

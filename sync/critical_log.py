@@ -117,17 +117,20 @@ class Exchange:
         self.snapshot = None if not snap.rows else (int(snap.rows[0][0]), int(snap.rows[0][1] or 0), snap.rows[0][2])
         self.epoch = int(current.scalar(0) or 0)
         self.appended = appended
+        self.applied = True
 
 
-def exchange(s: Session, cursor: int, legacy_version: int, change: Replica | None) -> tuple[Exchange, int]:
+def exchange(s: Session, cursor: int, legacy_version: int, change: Replica | None,
+             ride: list[Stmt] = ()) -> tuple[Exchange, int]:
     """One batch: append `change` (if any) under the current epoch, read what others appended past `cursor`.
     `cursor` -1: this device never read this server's log (a server of the whole-state format is read once:
     its critical_state unless at `legacy_version`, which this device already holds). Returns (what came
-    back, the sealed bytes sent); a change the guard refused (a new epoch) has `appended` False."""
+    back, the sealed bytes sent); a change the guard refused (a new epoch) has `appended` False. `ride`:
+    statements sealed under the current epoch too (cloud-log uploads) sent first in the same batch."""
     device_id = s.files.device_id()
-    stmts: list[Stmt] = []
+    stmts: list[Stmt] = list(ride)
     sent = 0
-    epoch = -1
+    epoch = s.local_ring().current
     if change is not None:
         epoch, data = seal_change(s, change, device_id)
         sent = len(data)
@@ -135,7 +138,8 @@ def exchange(s: Session, cursor: int, legacy_version: int, change: Replica | Non
     stmts += [(_TAIL, [s.agent_id, max(cursor, 0), device_id]), (_HEAD, [s.agent_id]),
               (_SNAPSHOT, [cursor, legacy_version if cursor < 0 else -1, s.agent_id]), (CURRENT, [s.agent_id])]
     out = Exchange(s.batch(stmts), appended=False)
-    out.appended = change is not None and out.epoch == epoch
+    out.applied = out.epoch == epoch  # False: a new epoch began; the guard refused every write of this batch
+    out.appended = change is not None and out.applied
     return out, sent
 
 
