@@ -157,6 +157,7 @@ class _Sync:
         self.start = max(self.cursor, 0)
         self.legacy = int(base["version"])
         self.cloud = s.files.cloud()
+        self._cloud_read = self.cloud  # cloud.json is written again only when it changed
         self.rep = base["replica"]
         self.sent = self.received = self.uploaded = 0
         self.last: Exchange | None = None
@@ -216,7 +217,8 @@ class _Sync:
             extra["snapshot"] = version
         now = time.time()
         pushed = {"last_push": now} if self.sent else {}
-        s.files.save_cloud(self.cloud)
+        if self.cloud is not self._cloud_read:
+            s.files.save_cloud(self.cloud)
         s.files.save_base(self.cursor, self.rep, replica_hash(self.rep), log=True, last_check=now, last_pull=now,
                           last_error=None, **pushed, **_checked(s))
         s.files.clear_outbox()
