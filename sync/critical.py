@@ -155,6 +155,7 @@ class _Sync:
         self.s = s
         self.cursor = critical_log.legacy_cursor(base)
         self.start = max(self.cursor, 0)
+        self.others_top = self.start  # the last seq other devices had reached when we looked
         self.legacy = int(base["version"])
         self.cloud = s.files.cloud()
         self._cloud_read = self.cloud  # cloud.json is written again only when it changed
@@ -186,6 +187,7 @@ class _Sync:
         if got.snapshot is not None and (got.snapshot[2] is not None or got.snapshot[0] == self.legacy):
             covered = max(covered, got.snapshot[0])
         cursor = max(self.cursor, got.top, covered)
+        self.others_top = max([self.others_top, covered, *(seq for seq, *_ in got.rows)])
         if got.appended:
             self.cloud = join(self.cloud, change)
             self.sent += 1
@@ -308,8 +310,8 @@ def _cold(s: Session, *, pull: bool, force: bool = False, progress: Any = None, 
 
 def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None, force: bool = False,
              progress: Any = None) -> dict[str, Any]:
-    """Two-way: pull and apply what other devices pushed (cloud log, then a newer critical state:
-    one round trip when there is none), then push what only we hold. `force` also re-sends
+    """Two-way: pull and apply what other devices pushed (cloud log, then the critical state's changes),
+    and push what only we hold (the change rides in the same batch). `force` also re-sends
     everything (the cloud log from the start, the critical state even if unchanged)."""
     s = Session(config, agent_id, db=db, key=key)
     s.purge_history = bool((s.files.outbox() or {}).get("purge_history"))
@@ -319,9 +321,9 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
         base = stamp_local(s)  # local edits are stamped before any network I/O
         cold = _cold(s, pull=True, force=force, progress=progress)
         sync = _Sync(s, base)
-        sync.round(None)  # what the others appended first: our change then goes up merged
-        s.check = _check_report(base, sync, cold)
-        sync.run()
+        ahead = sync.owed() is not None
+        sync.run()  # one batch appends what we owe and brings what the others appended
+        s.check = _check_report(sync, cold, ahead)
         extra = sync.finish(force or s.purge_history)
         if sync.received:
             extra.update(pulled_from=sync.start, pulled_version=sync.cursor)
@@ -333,9 +335,9 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
         s.close()
 
 
-def _check_report(base: dict[str, Any], sync: _Sync, cold: dict[str, Any]) -> dict[str, Any]:
+def _check_report(sync: _Sync, cold: dict[str, Any], ahead: bool) -> dict[str, Any]:
     """How far behind and ahead of the server this device was when it looked (shown by `status`)."""
     c = cold.get("cold") or {}
-    return {"local_version": sync.start, "remote_version": sync.cursor, "behind": sync.received,
+    return {"local_version": sync.start, "remote_version": sync.others_top, "behind": sync.received,
             "pulled_rows": int((c.get("pulled") or {}).get("rows", 0)), "uploaded": int(c.get("uploaded", 0)),
-            "ahead": sync.owed() is not None}
+            "ahead": ahead}
