@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from typing import Any
+from typing import Any, Sequence
 
 from memoryd.tiers.base.atomic import dumps
 from memoryd.tiers.base.errors import CryptoError
 
 from memoryd.sync.crypto.seal import open_text, seal_text
 from memoryd.sync.epoch_store import CURRENT, GUARD, guard_args
-from memoryd.sync.merge.replica import FMT, Replica, empty_replica, join, valid_replica
+from memoryd.sync.merge.replica import Replica, empty_replica, join, valid_replica
 from memoryd.sync.remote.result import Result, Stmt
 from memoryd.sync.session import Session
 
@@ -51,11 +51,12 @@ _UPSERT = ("INSERT INTO critical_state (agent_id, data, version, device_id, upda
 _COPY = ("INSERT OR REPLACE INTO critical_versions (agent_id, version, data, device_id, updated_at, epoch) "
          "SELECT agent_id, version, data, device_id, updated_at, epoch FROM critical_state "
          "WHERE agent_id = ? AND version = ? AND substr(data, 1, ?) = ?")
+# the deletes apply only while the snapshot's epoch is current, as its upsert does (a refused snapshot deletes nothing)
 _TRIM = ("DELETE FROM critical_versions WHERE agent_id = ? AND version < (SELECT MIN(version) FROM "
-         "(SELECT version FROM critical_versions WHERE agent_id = ? ORDER BY version DESC LIMIT ?))")
-_PURGE_VERSIONS = "DELETE FROM critical_versions WHERE agent_id = ? AND version < ?"
+         "(SELECT version FROM critical_versions WHERE agent_id = ? ORDER BY version DESC LIMIT ?)) AND " + GUARD)
+_PURGE_VERSIONS = "DELETE FROM critical_versions WHERE agent_id = ? AND version < ? AND " + GUARD
 _PURGE_LOG = ("DELETE FROM critical_log WHERE agent_id = ? AND seq <= "
-              "COALESCE((SELECT version FROM critical_state WHERE agent_id = ?), 0)")
+              "COALESCE((SELECT version FROM critical_state WHERE agent_id = ?), 0) AND " + GUARD)
 _VERSION = "SELECT version FROM critical_state WHERE agent_id = ?"
 
 
@@ -121,7 +122,7 @@ class Exchange:
 
 
 def exchange(s: Session, cursor: int, legacy_version: int, change: Replica | None,
-             ride: list[Stmt] = ()) -> tuple[Exchange, int]:
+             ride: Sequence[Stmt] = ()) -> tuple[Exchange, int]:
     """One batch: append `change` (if any) under the current epoch, read what others appended past `cursor`.
     `cursor` -1: this device never read this server's log (a server of the whole-state format is read once:
     its critical_state unless at `legacy_version`, which this device already holds). Returns (what came
@@ -169,14 +170,14 @@ def write_snapshot(s: Session, rep: Replica, version: int, purge_history: bool) 
     for _ in range(3):  # a rotation between our key check and this write: check again, seal again
         epoch, data = s.seal(rep, version)
         marker = data[:MARKER_CHARS]
-        trim = ((_PURGE_VERSIONS, [s.agent_id, version]) if purge_history
-                else (_TRIM, [s.agent_id, s.agent_id, KEEP_VERSIONS]))
+        guard = guard_args(s.agent_id, epoch)
+        trim = ((_PURGE_VERSIONS, [s.agent_id, version, *guard]) if purge_history
+                else (_TRIM, [s.agent_id, s.agent_id, KEEP_VERSIONS, *guard]))
         results = s.batch([
-            (_UPSERT, [s.agent_id, data, version, s.files.device_id(), round(time.time(), 3), epoch,
-                       *guard_args(s.agent_id, epoch)]),
+            (_UPSERT, [s.agent_id, data, version, s.files.device_id(), round(time.time(), 3), epoch, *guard]),
             (_COPY, [s.agent_id, version, MARKER_CHARS, marker]),
             trim,
-            (_PURGE_LOG, [s.agent_id, s.agent_id]),
+            (_PURGE_LOG, [s.agent_id, s.agent_id, *guard]),
             (_VERSION, [s.agent_id]),
             (CURRENT, [s.agent_id]),
         ])
@@ -190,6 +191,3 @@ def legacy_cursor(base: dict[str, Any]) -> int:
     """-1 for a device that never read this server's log: the first exchange also reads critical_state."""
     return int(base["version"]) if base.get("log") else -1
 
-
-def fmt_ok(rep: Replica) -> bool:
-    return rep.get("fmt") == FMT
