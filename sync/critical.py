@@ -212,7 +212,9 @@ class _Sync:
     def finish(self, force: bool) -> dict[str, Any]:
         """Record the sync; a snapshot when one is due. Returns what to add to the result."""
         s, extra = self.s, {}
-        if self.last is not None and critical_log.snapshot_due(s, self.last, force or s.purge_history):
+        # periodic snapshots come from devices that write (a device that only reads adds nothing to the tail)
+        due = self.last is not None and critical_log.snapshot_due(s, self.last, force or s.purge_history)
+        if due and (self.sent or force or s.purge_history or self.last.snapshot is None):
             version, sent = critical_log.write_snapshot(s, self.rep, self.cursor, s.purge_history)
             s.bytes_sent += sent
             s.critical_bytes += sent
