@@ -157,15 +157,29 @@ class _Sync:
         self.start = max(self.cursor, 0)
         self.others_top = self.start  # the last seq other devices had reached when we looked
         self.legacy = int(base["version"])
-        self.cloud = s.files.cloud()
-        self._cloud_read = self.cloud  # cloud.json is written again only when it changed
+        self._cloud: Replica | None = None  # read when needed: nothing changed since the last sync → never
+        self._cloud_read: Replica | None = None  # cloud.json is written again only when it changed
         self.rep = base["replica"]
+        self._synced = base["pushed"] == replica_hash(self.rep)  # as it was when the last sync ended
         self.sent = self.received = self.uploaded = 0
         self.last: Exchange | None = None
         self._owed: tuple[Replica, Replica, Replica | None] | None = None
 
+    @property
+    def cloud(self) -> Replica:
+        """What the critical log is known to hold (sync/cloud.json)."""
+        if self._cloud is None:
+            self._cloud = self._cloud_read = self.s.files.cloud()
+        return self._cloud
+
+    @cloud.setter
+    def cloud(self, rep: Replica) -> None:
+        self._cloud = rep
+
     def owed(self) -> Replica | None:
         """The change this device owes the log (None: nothing); replicas are never changed in place."""
+        if self._synced and self._cloud is None:
+            return None
         if self._owed is None or self._owed[0] is not self.cloud or self._owed[1] is not self.rep:
             change = delta(self.cloud, self.rep)
             self._owed = (self.cloud, self.rep, None if is_empty(change) else change)
@@ -189,11 +203,13 @@ class _Sync:
         cursor = max(self.cursor, got.top, covered)
         self.others_top = max([self.others_top, covered, *(seq for seq, *_ in got.rows)])
         if got.appended:
+            self._synced = False  # from here on, cloud and rep are compared
             self.cloud = join(self.cloud, change)
             self.sent += 1
         if not is_empty(remote):
             s.conflicts += int(got.appended and bool(got.rows))
             self.received += len(got.rows) + int(got.snapshot is not None and got.snapshot[2] is not None)
+            self._synced = False
             self.rep = absorb(s, remote, cursor)
             self.cloud = join(self.cloud, remote)
         self.cursor, self.last = cursor, got  # saved by finish(): lost before it, a change is only sent twice
@@ -221,8 +237,8 @@ class _Sync:
             extra["snapshot"] = version
         now = time.time()
         pushed = {"last_push": now} if self.sent else {}
-        if self.cloud is not self._cloud_read:
-            s.files.save_cloud(self.cloud)
+        if self._cloud is not None and self._cloud is not self._cloud_read:
+            s.files.save_cloud(self._cloud)
         s.files.save_base(self.cursor, self.rep, replica_hash(self.rep), log=True, last_check=now, last_pull=now,
                           last_error=None, **pushed, **_checked(s))
         s.files.clear_outbox()
