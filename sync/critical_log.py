@@ -43,11 +43,12 @@ _HEAD = "SELECT COALESCE(MAX(seq), 0), COUNT(*), COALESCE(SUM(length(data)), 0) 
 # the snapshot's data only when this device needs it: rows it has not seen were purged (version > cursor),
 # or the first look at a server of the whole-state format (cursor -1) finds another version than its own
 _SNAPSHOT = "SELECT version, epoch, CASE WHEN version > ? AND version <> ? THEN data END FROM critical_state WHERE agent_id = ?"
-_UPSERT = ("INSERT INTO critical_state (agent_id, data, version, device_id, updated_at, epoch) "
-           "SELECT ?, ?, ?, ?, ?, ? WHERE " + GUARD + " "
+# `log` moves with every write: the schema's triggers refuse a write of the whole-state format, which leaves it
+_UPSERT = ("INSERT INTO critical_state (agent_id, data, version, device_id, updated_at, epoch, log) "
+           "SELECT ?, ?, ?, ?, ?, ?, 1 WHERE " + GUARD + " "
            "ON CONFLICT (agent_id) DO UPDATE SET data = excluded.data, version = excluded.version, "
-           "device_id = excluded.device_id, updated_at = excluded.updated_at, epoch = excluded.epoch "
-           "WHERE excluded.version >= critical_state.version")
+           "device_id = excluded.device_id, updated_at = excluded.updated_at, epoch = excluded.epoch, "
+           "log = critical_state.log + 1 WHERE excluded.version >= critical_state.version")
 _COPY = ("INSERT OR REPLACE INTO critical_versions (agent_id, version, data, device_id, updated_at, epoch) "
          "SELECT agent_id, version, data, device_id, updated_at, epoch FROM critical_state "
          "WHERE agent_id = ? AND version = ? AND substr(data, 1, ?) = ?")

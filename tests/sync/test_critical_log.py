@@ -17,7 +17,7 @@ from memoryd.sync.remote.db import connect
 from memoryd.sync.remote.schema import ensure_schema
 from memoryd.sync.restore import restore
 from memoryd.tiers.base.atomic import dumps
-from memoryd.tiers.base.errors import CryptoError
+from memoryd.tiers.base.errors import ArchiveError, CryptoError
 from memoryd.tiers.memory import hot, tree, warm
 from memhelp import AgentMemory
 
@@ -191,6 +191,15 @@ def test_a_server_of_the_whole_state_format_is_read_once_then_the_log(tmp_path, 
     assert state_of(c) == state_of(a)
     older = device(tmp_path, "d", sqld.http_url)
     assert restore(older, AGENT, key=key, at="3")["restored_version"] == 3  # the old history still opens
+    # a device still running the whole-state format cannot overwrite the snapshot: its write fails loudly
+    old_cas = ("INSERT INTO critical_state (agent_id, data, version, device_id, updated_at, epoch) "
+               "SELECT ?, ?, ?, 'old', 0, 0 WHERE 1 ON CONFLICT (agent_id) DO UPDATE SET data = excluded.data, "
+               "version = excluded.version WHERE critical_state.version = ?")
+    with connect(a) as db:
+        top = db.execute("SELECT version FROM critical_state WHERE agent_id = ?", [AGENT]).scalar()
+        for agent in (AGENT, "another"):
+            with pytest.raises(ArchiveError, match="upgrade memoryd"):
+                db.execute(old_cas, [agent, "MDS1", top + 1, top])
 
 
 def test_a_change_under_another_device_or_agent_name_is_refused(tmp_path, sqld):

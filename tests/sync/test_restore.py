@@ -89,7 +89,7 @@ def test_wrong_key_or_changed_byte_writes_nothing(tmp_path, sqld, cloud, damage)
 
         with connect(a) as db:
             data = db.execute("SELECT data FROM critical_state").scalar()
-            db.execute("UPDATE critical_state SET data = ?", [data[:-6] + ("AAAA" if data[-6:-2] != "AAAA" else "BBBB")
+            db.execute("UPDATE critical_state SET data = ?, log = log + 1", [data[:-6] + ("AAAA" if data[-6:-2] != "AAAA" else "BBBB")
                                                               + data[-2:]])
         use = key
     else:
