@@ -9,7 +9,7 @@ import pytest
 
 from memoryd.sync import critical_log
 from memoryd.sync.critical import pull_now, push_now
-from memoryd.sync.crypto.seal import seal_text
+from memoryd.sync.crypto.seal import open_text, seal_text
 from memoryd.sync.device_files import KIND, SyncFiles
 from memoryd.sync.merge.hlc import HLC
 from memoryd.sync.merge.replica import empty_replica, materialize, normal, replica_hash, restamp
@@ -215,3 +215,38 @@ def test_a_change_under_another_device_or_agent_name_is_refused(tmp_path, sqld):
     with pytest.raises(CryptoError):
         pull_now(b, AGENT)
     assert materialize(SyncFiles(b, AGENT).base()["replica"])["warm"]["entries"] == []
+
+
+def test_after_a_forget_no_change_or_snapshot_on_the_server_holds_it(tmp_path, sqld):
+    sqld.wipe()
+    a, key = first_device(tmp_path, sqld.http_url)
+    sample(AgentMemory(a, AGENT))
+    push_now(a, AGENT)
+    AgentMemory(a, AGENT).store("the garage door code is 4711", "home")
+    push_now(a, AGENT)
+    for i in range(3):  # later changes: the one holding the fact is no longer the last
+        AgentMemory(a, AGENT).change(lambda s, now, i=i: hot.set_identity(s["hot"], f"later{i}", str(i)), "test")
+        push_now(a, AGENT)
+    b = device(tmp_path, "b", sqld.http_url, key)
+    pull_now(b, AGENT)
+
+    def held() -> list[str]:
+        out = []
+        with connect(a) as db:
+            for device_id, epoch, data in db.execute("SELECT device_id, epoch, data FROM critical_log WHERE agent_id = ?",
+                                                     [AGENT]).rows:
+                out.append(open_text(key, data, agent_id=AGENT, kind=critical_log.change_kind(device_id, epoch),
+                                     version=critical_log.CHANGE_VERSION).decode())
+            for version, data in db.execute("SELECT version, data FROM critical_versions WHERE agent_id = ? UNION "
+                                            "SELECT version, data FROM critical_state WHERE agent_id = ?",
+                                            [AGENT, AGENT]).rows:
+                out.append(open_text(key, data, agent_id=AGENT, kind=KIND, version=int(version)).decode())
+        return [text for text in out if "4711" in text]
+
+    assert held()  # a change and nothing else holds it so far
+    AgentMemory(a, AGENT).change(lambda s, now: s["warm"]["entries"].__setitem__(
+        slice(None), [e for e in s["warm"]["entries"] if "4711" not in e["text"]]), "forget")
+    assert push_now(a, AGENT, purge_history=True)["status"] == "pushed"
+    assert held() == []
+    pull_now(b, AGENT)
+    assert "the garage door code is 4711" not in texts(b) and state_of(b) == state_of(a)
