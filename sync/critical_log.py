@@ -85,6 +85,7 @@ def change_kind(device_id: str, epoch: int) -> str:
 
 
 def seal_change(s: Session, change: Replica, device_id: str) -> tuple[int, str]:
+    """(epoch, ciphertext) of a change under the current epoch as this device knows it."""
     ring = s.local_ring()  # unchecked: the batch carries the key check, the guard refuses a stale epoch
     epoch = ring.current
     return epoch, seal_text(ring.key(epoch), dumps(change), agent_id=s.agent_id,
@@ -92,6 +93,7 @@ def seal_change(s: Session, change: Replica, device_id: str) -> tuple[int, str]:
 
 
 def open_change(s: Session, seq: int, device_id: str, epoch: int, data: str) -> Replica:
+    """Verify and decrypt one change row; CryptoError (naming the row) when it does not open."""
     plain = open_text(s.ring.key(epoch), data, agent_id=s.agent_id, kind=change_kind(device_id, epoch),
                       version=CHANGE_VERSION)
     try:
@@ -111,15 +113,14 @@ def change_size(change: Replica, key: bytes, agent_id: str) -> int:
 class Exchange:
     """What one exchange batch brought back."""
 
-    def __init__(self, results: list[Result], appended: bool) -> None:
+    def __init__(self, results: list[Result]) -> None:
         tail, head, snap, current = results[-4:]
         self.rows = [(int(r[0]), str(r[1]), int(r[2] or 0), r[3]) for r in tail.rows]
         top, count, size = head.rows[0]
         self.top, self.count, self.size = int(top or 0), int(count or 0), int(size or 0)
         self.snapshot = None if not snap.rows else (int(snap.rows[0][0]), int(snap.rows[0][1] or 0), snap.rows[0][2])
         self.epoch = int(current.scalar(0) or 0)
-        self.appended = appended
-        self.applied = True
+        self.applied = self.appended = False  # set by exchange(), which knows the epoch it sealed under
 
 
 def exchange(s: Session, cursor: int, legacy_version: int, change: Replica | None,
@@ -139,7 +140,7 @@ def exchange(s: Session, cursor: int, legacy_version: int, change: Replica | Non
         stmts.append((_APPEND, [s.agent_id, device_id, epoch, data, int(time.time()), *guard_args(s.agent_id, epoch)]))
     stmts += [(_TAIL, [s.agent_id, max(cursor, 0), device_id]), (_HEAD, [s.agent_id]),
               (_SNAPSHOT, [cursor, legacy_version if cursor < 0 else -1, s.agent_id]), (CURRENT, [s.agent_id])]
-    out = Exchange(s.batch(stmts), appended=False)
+    out = Exchange(s.batch(stmts))
     out.applied = out.epoch == epoch  # False: a new epoch began; the guard refused every write of this batch
     out.appended = change is not None and out.applied
     return out, sent
