@@ -1,5 +1,8 @@
 """Sync benchmarks: push latency/bytes after a conversation, restore time with 10k/100k cold rows, convergence.
 
+Bytes are sealed bytes sent (ciphertext in the statements, as Session.bytes_sent counts them); beside each push's
+critical bytes stands the sealed size of its change alone (the changed items' values, no stamps).
+
 Run: .venv/bin/python bench/bench_sync.py [--url http://127.0.0.1:8080] [--cold 10000,100000] [--rounds 20]
 Without --url it starts a private sqld (the test fixture's binary) on loopback.
 """
@@ -76,7 +79,7 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
     print(f"initial push (full hot/warm/tree): {1000 * (time.perf_counter() - t0):.1f} ms, "
           f"{first['bytes_sent']} bytes ciphertext (state {sum(len(dumps(v)) for v in mem.read_state().values())} bytes JSON)")
     for label, db in (("fresh connection per push", None), ("reused connection (daemon)", connect(a))):
-        times, sizes, trips = [], [], []
+        times, sizes, trips, changes, ratios = [], [], [], [], []
         for n in range(rounds):
             conversation(mem, n if db is None else n + 1000)
             t0 = time.perf_counter()
@@ -84,6 +87,8 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
             times.append(1000 * (time.perf_counter() - t0))
             sizes.append(r["bytes_sent"])
             trips.append(r["round_trips"])
+            changes.append(r.get("change_bytes", 0))
+            ratios.append((r["critical_bytes"], r.get("change_bytes", 0), "snapshot" in r))
         t0 = time.perf_counter()
         unchanged = push_now(a, AGENT, db=db)
         t_unchanged = 1000 * (time.perf_counter() - t0)
@@ -91,6 +96,9 @@ def bench_push(root: Path, url: str, rounds: int) -> tuple[object, bytes]:
               f"p95 {pct(times, 95):.1f} ms, bytes sent median {int(statistics.median(sizes))}, "
               f"round trips {max(trips)} (+1 ping on connect when fresh); unchanged push {t_unchanged:.2f} ms, "
               f"{unchanged['round_trips']} round trips")
+        print(f"  sealed size of the change (its items alone) median {int(statistics.median(changes))} bytes; "
+              "each push, critical bytes sent / sealed change: " + ", ".join(
+                  f"{c}/{ch}{' +snapshot' if snap else ''}" for c, ch, snap in ratios))
         if db is not None:
             db.close()
     return a, key

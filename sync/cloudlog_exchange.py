@@ -11,13 +11,16 @@ from typing import Any, Callable
 
 from memoryd.sync import cloudlog_legacy, cloudlog_transfer
 from memoryd.sync.cloudlog_device import DeviceLog
+from memoryd.sync.remote.result import Stmt
 from memoryd.sync.session import Session
 
 Progress = Callable[[int, int], None]
 
 
-def exchange(s: Session, *, pull: bool = True, force: bool = False, progress: Progress | None = None) -> dict[str, Any]:
-    """`s` is a session with a server URL. Returns what moved."""
+def exchange(s: Session, *, pull: bool = True, force: bool = False, progress: Progress | None = None,
+             upload: bool = True) -> dict[str, Any]:
+    """`s` is a session with a server URL. Returns what moved. `upload` False: a page of uploads rides in the
+    critical state's batch instead (riding()), unless more than a page is owed."""
     dev = DeviceLog(s.index, s.agent_id, s.files.db_id)
     out: dict[str, Any] = {}
     if force:
@@ -34,15 +37,39 @@ def exchange(s: Session, *, pull: bool = True, force: bool = False, progress: Pr
             from memoryd.tiers.cold.scrub import scrub
 
             out["scrubbed"] = scrub(s.index, s.agent_id)
-    out["uploaded"] = cloudlog_transfer.push(s, dev, s.files.device_id(), int(time.time()), progress)
+    if upload or dev.pending() > cloudlog_transfer.PUSH_BATCH:
+        out["uploaded"] = cloudlog_transfer.push(s, dev, s.files.device_id(), int(time.time()), progress)
+    else:
+        out["uploaded"] = 0
     cloudlog_legacy.finish(s)
     return out
 
 
-def upload(s: Session) -> int:
-    """Entries that left warm (a merge may have just evicted some) go up before a push announces their
-    removal from warm: losing this device right after the push loses nothing. 0 with nothing owed."""
+class Riding:
+    """A page of the outbox sealed for the critical state's batch: its statements, and what to settle once the
+    batch applied them (the caller checks the epoch the batch read back is `epoch`)."""
+
+    def __init__(self, dev: DeviceLog, page: list[Any], stmts: list[Stmt], epoch: int) -> None:
+        self.dev, self.page, self.stmts, self.epoch = dev, page, stmts, epoch
+
+    def done(self) -> int:
+        self.dev.outbox_done([(mid, op, queued) for mid, op, queued, _ in self.page])
+        return len(self.page)
+
+
+def riding(s: Session) -> Riding | None:
+    """What of the cloud log a critical push carries in its own batch: entries that left warm are in the log
+    in the same transaction that announces their removal from warm. More than a page goes up first, alone."""
+    if s.is_file:
+        return None
     dev = DeviceLog(s.index, s.agent_id, s.files.db_id)
-    if not dev.pending():
-        return 0
-    return cloudlog_transfer.push(s, dev, s.files.device_id(), int(time.time()))
+    pending = dev.pending()
+    if not pending:
+        return None
+    if pending > cloudlog_transfer.PUSH_BATCH:
+        cloudlog_transfer.push(s, dev, s.files.device_id(), int(time.time()))
+        return None
+    page = dev.outbox_page(cloudlog_transfer.PUSH_BATCH)
+    ring = s.local_ring()  # the batch carries the key check; the guard refuses a stale epoch
+    stmts = cloudlog_transfer.seal_page(s, s.agent_id, page, ring, s.files.device_id(), int(time.time()))
+    return Riding(dev, page, stmts, ring.current)

@@ -59,22 +59,10 @@ def push(remote: Remote, dev: DeviceLog, device_id: str, now: int, progress: Pro
         if not page:
             return sent
         ring = remote.local_ring()  # unchecked: the batch carries the key check, the guard refuses a stale epoch
-        epoch = ring.current
-        key = ring.key(epoch)
-        rows, stale = [], []
-        for mid, op, _queued, item in page:
-            if item is None:
-                continue  # forgotten (or gone) since it was queued: its own forget row follows
-            ref, digest, data = seal_row(key, agent_id, op, item, epoch)
-            rows.append([agent_id, ref, op, LOG_VERSION, digest, data, device_id, now, epoch])
-            remote.bytes_sent += len(data)
-            remote.log_bytes += len(data)
-            # older puts of it go (a forget: every put), under whichever epoch they were sealed
-            refs = {ref_of(k, agent_id, mid) for k in ring.epochs.values()} | {ref}
-            stale += [(r, digest if op == "put" and r == ref else "") for r in sorted(refs)]
-        if rows:
-            results = remote.batch(_statements(agent_id, rows, stale, epoch))
-            if int(results[-1].scalar(0) or 0) != epoch:  # a new epoch started meanwhile: nothing was written
+        stmts = seal_page(remote, agent_id, page, ring, device_id, now)
+        if stmts:
+            results = remote.batch(stmts + [(CURRENT, [agent_id])])
+            if int(results[-1].scalar(0) or 0) != ring.current:  # a new epoch started meanwhile: nothing was written
                 remote.refresh_keys()
                 continue
         dev.outbox_done([(mid, op, queued) for mid, op, queued, _ in page])
@@ -82,9 +70,28 @@ def push(remote: Remote, dev: DeviceLog, device_id: str, now: int, progress: Pro
         advance(len(page))
 
 
+def seal_page(remote: Remote, agent_id: str, page: list[Any], ring: KeyRing, device_id: str, now: int) -> list[Stmt]:
+    """The statements that upload one outbox page under `ring`'s current epoch (none when every item is gone),
+    each applying only while that epoch is current; counts the sealed bytes on `remote`."""
+    epoch = ring.current
+    key = ring.key(epoch)
+    rows, stale = [], []
+    for mid, op, _queued, item in page:
+        if item is None:
+            continue  # forgotten (or gone) since it was queued: its own forget row follows
+        ref, digest, data = seal_row(key, agent_id, op, item, epoch)
+        rows.append([agent_id, ref, op, LOG_VERSION, digest, data, device_id, now, epoch])
+        remote.bytes_sent += len(data)
+        remote.log_bytes += len(data)
+        # older puts of it go (a forget: every put), under whichever epoch they were sealed
+        refs = {ref_of(k, agent_id, mid) for k in ring.epochs.values()} | {ref}
+        stale += [(r, digest if op == "put" and r == ref else "") for r in sorted(refs)]
+    return _statements(agent_id, rows, stale, epoch) if rows else []
+
+
 def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str]], epoch: int) -> list[Stmt]:
-    """One atomic batch: the new rows, then the ciphertext they replace (older versions, forgotten puts),
-    both only while `epoch` is current; the last statement reads the current epoch back."""
+    """The new rows, then the ciphertext they replace (older versions, forgotten puts), both only while
+    `epoch` is current (the caller's batch reads the current epoch back)."""
     stmts: list[Stmt] = []
     guard = guard_args(agent_id, epoch)
     for i in range(0, len(rows), ROWS_PER_INSERT):
@@ -95,7 +102,6 @@ def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str
         stmts.append((f"DELETE FROM memory_log WHERE agent_id = ? AND kind = 'put' AND ref IN ({', '.join('?' * len(part))}) "
                       f"AND ref || ':' || digest NOT IN ({', '.join('?' * len(part))}) AND " + GUARD,
                       [agent_id, *[r for r, _ in part], *[f"{r}:{d}" for r, d in part], *guard]))
-    stmts.append((CURRENT, [agent_id]))
     return stmts
 
 

@@ -1,10 +1,11 @@
-"""Push and pull of the encrypted critical state: compare-and-swap on version, merge on conflict.
+"""Push and pull of the encrypted critical state as a log of per-item changes (sync/critical_log.py).
 
-push_now() stamps local changes (sync/base.json) before any network I/O, then sends one atomic
-batch: a conditional upsert of critical_state (applies only if the cloud is still at the version
-we merged), a copy into critical_versions, trimming to the last 30 versions, and a probe that
-returns the cloud's row unless it is ours. No conflict → one round trip. Conflict → the probe
-already carries the newer ciphertext: decrypt, merge, write local files, retry (bounded).
+push_now() stamps local changes (sync/base.json) before any network I/O, then sends one atomic batch:
+the change (every item where this device differs from what the log holds) appended under a server seq,
+and a read of what other devices appended since this device's cursor. Nobody races on a version: what
+came back is merged per item (sync/merge/replica.py) and written to the local files; only a merge that
+changes something of its own (limits evicting an item) sends again. Now and then a snapshot of the whole
+state is written too (a second round trip), which lets the changes it covers be deleted.
 """
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from typing import Any
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, StoreError, UsageError
 
-from memoryd.sync import cloudlog_exchange
-from memoryd.sync.epoch_store import CURRENT, GUARD, guard_args
+from memoryd.sync import cloudlog_exchange, critical_log
+from memoryd.sync.critical_log import Exchange, delta, is_empty
 from memoryd.sync.merge.hlc import stamp_seconds
 from memoryd.sync.merge.replica import (Replica, compact, drop_orphans, join, materialize, max_stamp, normal, orphans,
                                         replica_hash, restamp, unmerged)
@@ -24,22 +25,7 @@ from memoryd.sync.outbox import record_failure
 from memoryd.sync.session import Session
 
 log = logging.getLogger("memoryd.sync")
-KEEP_VERSIONS = 30
 MAX_ATTEMPTS = 8
-MARKER_CHARS = 24  # base64 of MAGIC + the random nonce: identifies one envelope
-
-# The upsert applies only while the epoch that sealed it is current (sync/epoch_store.py GUARD).
-_UPSERT = ("INSERT INTO critical_state (agent_id, data, version, device_id, updated_at, epoch) "
-           "SELECT ?, ?, ?, ?, ?, ? WHERE " + GUARD + " "
-           "ON CONFLICT (agent_id) DO UPDATE SET data = excluded.data, version = excluded.version, "
-           "device_id = excluded.device_id, updated_at = excluded.updated_at, epoch = excluded.epoch "
-           "WHERE critical_state.version = ?")
-_COPY = ("INSERT OR REPLACE INTO critical_versions (agent_id, version, data, device_id, updated_at, epoch) "
-         "SELECT agent_id, version, data, device_id, updated_at, epoch FROM critical_state "
-         "WHERE agent_id = ? AND version = ? AND substr(data, 1, ?) = ?")
-_TRIM = "DELETE FROM critical_versions WHERE agent_id = ? AND version <= ?"
-_PROBE = ("SELECT version, CASE WHEN version = ? AND substr(data, 1, ?) = ? THEN NULL ELSE data END, epoch "
-          "FROM critical_state WHERE agent_id = ?")
 
 
 def write_local(s: Session, state: dict[str, Any], now: float, reason: str) -> list[dict]:
@@ -78,21 +64,20 @@ def stamp_local(s: Session) -> dict[str, Any]:
     return base
 
 
-def absorb(s: Session, version: int, data: str, epoch: int = 0) -> tuple[Replica, bool]:
-    """Merge the cloud's version into local files and base; returns (merged, whether we hold more)."""
-    remote = s.open(version, data, epoch)  # CryptoError before anything local changes
-    remote_hash = replica_hash(normal(remote))
+def absorb(s: Session, remote: Replica, version: int) -> Replica:
+    """Merge changes from the cloud into local files and base (at log cursor `version`); returns the merged
+    local replica. The caller opened `remote` first: a CryptoError comes before anything local changes."""
     with s.mem.exclusive():
         resume_merge(s)
         base = s.files.base()
         hlc = s.files.hlc()
         hlc.observe(max(max_stamp(base["replica"]), max_stamp(remote)))
         local = restamp(base["replica"], _local_state(s, base["replica"]), hlc.now())
-        final = _apply_merge(s, join(local, remote), local, version, remote_hash, hlc)
-    return final, replica_hash(final) != remote_hash
+        return _apply_merge(s, join(local, remote), local, version, base["pushed"], hlc)
 
 
-def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, remote_hash: str, hlc: Any) -> Replica:
+
+def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, pushed: str, hlc: Any) -> Replica:
     """Write a merge to the tier files, then base.json. The merge journal goes first: a process killed
     in between is finished by the next one (resume_merge) instead of its half-written files being
     taken for local edits, whose fresh stamps would beat other devices' later edits."""
@@ -100,14 +85,14 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, remo
     promoted = view["hot"]["critical_lessons"]  # drop_orphans replaces this list, never changes it
     view = drop_orphans(view, merged, _archived(s, merged))
     if view != materialize(local):
-        s.files.save_merging(version, remote_hash, merged)
+        s.files.save_merging(version, pushed, merged)
         top = max_stamp(merged)
         now = stamp_seconds(top) if top else time.time()
         _log_removed(s, local, view, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
         write_local(s, view, now, "sync-merge")
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
     final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
-    s.files.save_base(version, final, remote_hash, hlc)
+    s.files.save_base(version, final, pushed, hlc)
     s.files.clear_merging()
     return final
 
@@ -157,77 +142,119 @@ def resume_merge(s: Session) -> None:
     _apply_merge(s, join(local, journal["merged"]), local, journal["version"], journal["remote_hash"], hlc)
 
 
-def cas(s: Session, expected: int, rep: Replica) -> tuple[bool, int, str | None, int]:
-    """One atomic batch: write version expected+1 if the cloud is at `expected` (and our epoch is current).
-    (applied, version, data, epoch)."""
-    upload_archived(s)
-    new = expected + 1
-    for _ in range(3):  # a rotation between our key check and this write: check again, seal again
-        epoch, data = s.seal(rep, new)
-        marker = data[:MARKER_CHARS]
-        s.bytes_sent += len(data)
-        s.critical_bytes += len(data)
-        results = s.batch([
-            (_UPSERT, [s.agent_id, data, new, s.files.device_id(), round(time.time(), 3), epoch,
-                       *guard_args(s.agent_id, epoch), expected]),
-            (_COPY, [s.agent_id, new, MARKER_CHARS, marker]),
-            (_TRIM, [s.agent_id, new - (1 if s.purge_history else KEEP_VERSIONS)]),
-            (_PROBE, [new, MARKER_CHARS, marker, s.agent_id]),
-            (CURRENT, [s.agent_id]),
-        ])
-        if int(results[4].scalar(0) or 0) == epoch:
-            break
-        s.refresh_keys()
-    rows = results[3].rows
-    if not rows:
-        raise RemoteError(f"critical state of agent {s.agent_id} vanished during the push", transient=True)
-    version, other, other_epoch = int(rows[0][0]), rows[0][1], int(rows[0][2] or 0)
-    return (version == new and other is None), version, other, other_epoch
-
-
-def upload_archived(s: Session) -> int:
-    """Entries that left warm are in the cloud log before a push announces their removal from warm."""
-    return 0 if s.is_file else cloudlog_exchange.upload(s)
-
-
 def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
     return {"agent_id": s.agent_id, "status": status, "version": version, "round_trips": s.round_trips,
             "bytes_sent": s.bytes_sent, "critical_bytes": s.critical_bytes, "log_bytes": s.log_bytes,
-            "conflicts": s.conflicts, "pending": int(status == "queued"), **extra}
+            "change_bytes": s.change_bytes, "conflicts": s.conflicts, "pending": int(status == "queued"), **extra}
 
 
-def _push_loop(s: Session, base: dict[str, Any], force: bool, rep_hash: str | None = None) -> dict[str, Any]:
-    version, rep = base["version"], base["replica"]
-    for _ in range(MAX_ATTEMPTS):
-        applied, remote_version, remote_data, remote_epoch = cas(s, version, rep)
-        if applied:
-            now = time.time()
-            s.files.save_base(remote_version, rep, rep_hash or replica_hash(rep), last_push=now, last_check=now,
-                              last_error=None, **_checked(s))
-            s.files.clear_outbox()
-            log.info("agent %s: pushed critical state v%d", s.agent_id, remote_version)
-            return _result(s, "pushed", remote_version)
-        s.conflicts += 1
-        if remote_data is None:
-            raise RemoteError(f"critical state of agent {s.agent_id} changed under us; retrying", transient=True)
-        rep, ahead = absorb(s, remote_version, remote_data, remote_epoch)
-        rep_hash = None
-        version = remote_version
-        if not ahead and not force and not s.purge_history:  # a purge still needs its own write
-            return _synced(s, "merged", version)
-        force = False
-    raise RemoteError(f"gave up pushing agent {s.agent_id} after {MAX_ATTEMPTS} conflicting writes", transient=True)
+class _Sync:
+    """One sync of the critical log: the cursor, what the log holds, what came back."""
+
+    def __init__(self, s: Session, base: dict[str, Any]) -> None:
+        self.s = s
+        self.cursor = critical_log.legacy_cursor(base)
+        self.start = max(self.cursor, 0)
+        self.others_top = self.start  # the last seq other devices had reached when we looked
+        self.legacy = int(base["version"])
+        self._cloud: Replica | None = None  # read when needed: nothing changed since the last sync → never
+        self._cloud_read: Replica | None = None  # cloud.json is written again only when it changed
+        self.rep = base["replica"]
+        self._synced = base["pushed"] == replica_hash(self.rep)  # as it was when the last sync ended
+        self.sent = self.received = self.uploaded = 0
+        self.last: Exchange | None = None
+        self._owed: tuple[Replica, Replica, Replica | None] | None = None
+
+    @property
+    def cloud(self) -> Replica:
+        """What the critical log is known to hold (sync/cloud.json)."""
+        if self._cloud is None:
+            self._cloud = self._cloud_read = self.s.files.cloud()
+        return self._cloud
+
+    @cloud.setter
+    def cloud(self, rep: Replica) -> None:
+        self._cloud = rep
+
+    def owed(self) -> Replica | None:
+        """The change this device owes the log (None: nothing); replicas are never changed in place."""
+        if self._synced and self._cloud is None:
+            return None
+        if self._owed is None or self._owed[0] is not self.cloud or self._owed[1] is not self.rep:
+            change = delta(self.cloud, self.rep)
+            self._owed = (self.cloud, self.rep, None if is_empty(change) else change)
+        return self._owed[2]
+
+    def round(self, change: Replica | None) -> bool:
+        """One exchange; True when it appended `change` (or there was none)."""
+        s = self.s
+        ride = cloudlog_exchange.riding(s)  # entries that left warm go up in the same batch
+        if change is not None:
+            s.change_bytes += critical_log.change_size(change, s.local_ring().key(s.local_ring().current), s.agent_id)
+        got, sent = critical_log.exchange(s, self.cursor, self.legacy, change, ride.stmts if ride else [])
+        if ride is not None and got.applied:
+            self.uploaded += ride.done()
+        s.bytes_sent += sent
+        s.critical_bytes += sent
+        remote = critical_log.remote_changes(s, got)  # all verified before anything local changes
+        covered = self.cursor
+        if got.snapshot is not None and (got.snapshot[2] is not None or got.snapshot[0] == self.legacy):
+            covered = max(covered, got.snapshot[0])
+        cursor = max(self.cursor, got.top, covered)
+        self.others_top = max([self.others_top, covered, *(seq for seq, *_ in got.rows)])
+        if got.appended:
+            self._synced = False  # from here on, cloud and rep are compared
+            self.cloud = join(self.cloud, change)
+            self.sent += 1
+        if not is_empty(remote):
+            s.conflicts += int(got.appended and bool(got.rows))
+            self.received += len(got.rows) + int(got.snapshot is not None and got.snapshot[2] is not None)
+            self._synced = False
+            self.rep = absorb(s, remote, cursor)
+            self.cloud = join(self.cloud, remote)
+        self.cursor, self.last = cursor, got  # saved by finish(): lost before it, a change is only sent twice
+        return got.applied
+
+    def run(self) -> None:
+        """Exchange until nothing is owed (a merge's own changes go up in the next round)."""
+        for _ in range(MAX_ATTEMPTS):
+            change = self.owed()
+            if change is None and self.last is not None:
+                return
+            if not self.round(change):
+                self.s.refresh_keys()  # a new epoch began: seal again under it
+        raise RemoteError(f"gave up pushing agent {self.s.agent_id} after {MAX_ATTEMPTS} rounds", transient=True)
+
+    def finish(self, force: bool) -> dict[str, Any]:
+        """Record the sync; a snapshot when one is due. Returns what to add to the result."""
+        s, extra = self.s, {}
+        # periodic snapshots come from devices that write (a device that only reads adds nothing to the tail)
+        due = self.last is not None and critical_log.snapshot_due(s, self.last, force or s.purge_history)
+        if due and (self.sent or force or s.purge_history or self.last.snapshot is None):
+            version, sent = critical_log.write_snapshot(s, self.rep, self.cursor, s.purge_history)
+            s.bytes_sent += sent
+            s.critical_bytes += sent
+            extra["snapshot"] = version
+        now = time.time()
+        pushed = {"last_push": now} if self.sent else {}
+        if self._cloud is not None and self._cloud is not self._cloud_read:
+            s.files.save_cloud(self._cloud)
+        s.files.save_base(self.cursor, self.rep, replica_hash(self.rep), log=True, last_check=now, last_pull=now,
+                          last_error=None, **pushed, **_checked(s))
+        s.files.clear_outbox()
+        return extra
+
+    def status(self, pulling: bool, snapshot: bool = False) -> str:
+        if self.sent or snapshot:
+            return "pushed"
+        if self.received:
+            return "pulled" if pulling else "merged"
+        return "current" if pulling else "unchanged"
+
 
 
 def _checked(s: Session) -> dict[str, Any]:
     return {"check": s.check} if s.check else {}
-
-
-def _synced(s: Session, status: str, version: int, **extra: Any) -> dict[str, Any]:
-    s.files.clear_outbox()
-    s.files.update_state(version=version, last_pull=time.time(), last_check=time.time(), last_error=None,
-                         **_checked(s))
-    return _result(s, status, version, **extra)
 
 
 def _guarded(s: Session, body: Any) -> dict[str, Any]:
@@ -273,12 +300,18 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
 
     def body() -> dict[str, Any]:
         base = stamp_local(s)  # local edits are stamped before any network I/O
-        cold = _cold(s, pull=False, progress=progress)
-        rep_hash = replica_hash(base["replica"])
-        if not force and rep_hash == base["pushed"]:
+        sync = _Sync(s, base)
+        unchanged = not force and sync.cursor >= 0 and sync.owed() is None
+        cold = _cold(s, pull=False, progress=progress, upload=unchanged)  # else a page rides in the push
+        if unchanged:
             s.files.clear_outbox()
             return _result(s, "unchanged", base["version"], **cold)
-        return dict(_push_loop(s, base, force, rep_hash), **cold)
+        sync.run()
+        extra = sync.finish(force)
+        if sync.uploaded and "cold" in cold:
+            cold["cold"]["uploaded"] = cold["cold"].get("uploaded", 0) + sync.uploaded
+        log.info("agent %s: pushed critical state (log seq %d)", s.agent_id, sync.cursor)
+        return _result(s, sync.status(False, "snapshot" in extra), sync.cursor, **extra, **cold)
 
     try:
         return _guarded(s, body)
@@ -286,17 +319,17 @@ def push_now(config: Config, agent_id: str, force: bool = False, *, db: Any = No
         s.close()
 
 
-def _cold(s: Session, *, pull: bool, force: bool = False, progress: Any = None) -> dict[str, Any]:
+def _cold(s: Session, *, pull: bool, force: bool = False, progress: Any = None, upload: bool = True) -> dict[str, Any]:
     """With a server URL: the cloud log's half of the sync (with file: the local index is the archive)."""
     if s.is_file:
         return {}
-    return {"cold": cloudlog_exchange.exchange(s, pull=pull, force=force, progress=progress)}
+    return {"cold": cloudlog_exchange.exchange(s, pull=pull, force=force, progress=progress, upload=upload)}
 
 
 def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None = None, force: bool = False,
              progress: Any = None) -> dict[str, Any]:
-    """Two-way: pull and apply what other devices pushed (cloud log, then a newer critical state:
-    one round trip when there is none), then push what only we hold. `force` also re-sends
+    """Two-way: pull and apply what other devices pushed (cloud log, then the critical state's changes),
+    and push what only we hold (the change rides in the same batch). `force` also re-sends
     everything (the cloud log from the start, the critical state even if unchanged)."""
     s = Session(config, agent_id, db=db, key=key)
     s.purge_history = bool((s.files.outbox() or {}).get("purge_history"))
@@ -305,22 +338,14 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
     def body() -> dict[str, Any]:
         base = stamp_local(s)  # local edits are stamped before any network I/O
         cold = _cold(s, pull=True, force=force, progress=progress)
-        start = base["version"]
-        rows = s.execute("SELECT version, data, epoch FROM critical_state WHERE agent_id = ? AND version <> ?",
-                         [agent_id, base["version"]]).rows
-        s.check = _check_report(base, rows, cold)
-        pulled = None
-        if rows:
-            s.conflicts = 0
-            pulled = int(rows[0][0])
-            _, ahead = absorb(s, pulled, rows[0][1], int(rows[0][2] or 0))
-            base = s.files.base()
-            if not ahead and not force and not s.purge_history:
-                return _synced(s, "pulled", base["version"], pulled_from=start, **cold)
-        elif replica_hash(base["replica"]) == base["pushed"] and not force and not s.purge_history:
-            return _synced(s, "current", base["version"], **cold)
-        out = _push_loop(s, base, force or s.purge_history)
-        return dict(out, **cold, **({"pulled_from": start, "pulled_version": pulled} if pulled else {}))
+        sync = _Sync(s, base)
+        ahead = sync.owed() is not None
+        sync.run()  # one batch appends what we owe and brings what the others appended
+        s.check = _check_report(sync, cold, ahead)
+        extra = sync.finish(force or s.purge_history)
+        if sync.received:
+            extra.update(pulled_from=sync.start, pulled_version=sync.cursor)
+        return _result(s, sync.status(True, "snapshot" in extra), sync.cursor, **extra, **cold)
 
     try:
         return _guarded(s, body)
@@ -328,10 +353,9 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
         s.close()
 
 
-def _check_report(base: dict[str, Any], rows: list[Any], cold: dict[str, Any]) -> dict[str, Any]:
+def _check_report(sync: _Sync, cold: dict[str, Any], ahead: bool) -> dict[str, Any]:
     """How far behind and ahead of the server this device was when it looked (shown by `status`)."""
-    remote = int(rows[0][0]) if rows else base["version"]
     c = cold.get("cold") or {}
-    return {"local_version": base["version"], "remote_version": remote, "behind": max(0, remote - base["version"]),
+    return {"local_version": sync.start, "remote_version": sync.others_top, "behind": sync.received,
             "pulled_rows": int((c.get("pulled") or {}).get("rows", 0)), "uploaded": int(c.get("uploaded", 0)),
-            "ahead": replica_hash(base["replica"]) != base["pushed"]}
+            "ahead": ahead}

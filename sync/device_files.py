@@ -12,7 +12,7 @@ from memoryd.tiers.base.config import Config, validate_agent_id
 
 from memoryd.sync.crypto.device_keys import ring_device_id
 from memoryd.sync.merge.hlc import HLC
-from memoryd.sync.merge.replica import Replica, empty_replica, valid_replica
+from memoryd.sync.merge.replica import Replica, empty_replica, replica_hash, valid_replica
 
 KIND = "critical"  # associated-data kind of the critical-state envelope
 
@@ -82,9 +82,10 @@ class SyncFiles:
             self._base = read_json(self.path("base.json"), lambda: {"replica": empty_replica()}, _valid_base)
         state = self.state()
         if state.get("db", self.db_id) != self.db_id:  # MEMORYD_DB_URL changed: that database has nothing of ours
-            return {"version": 0, "pushed": "", "replica": self._base["replica"], "hlc": self._base.get("hlc")}
+            return {"version": 0, "pushed": "", "replica": self._base["replica"], "hlc": self._base.get("hlc"),
+                    "log": False}
         return {"version": int(state.get("version", 0) or 0), "pushed": state.get("pushed", ""),
-                "replica": self._base["replica"], "hlc": self._base.get("hlc")}
+                "replica": self._base["replica"], "hlc": self._base.get("hlc"), "log": bool(state.get("log"))}
 
     def save_base(self, version: int, replica: Replica, pushed: str, hlc: HLC | None = None,
                   **state_changes: Any) -> None:
@@ -97,6 +98,25 @@ class SyncFiles:
             self._base = doc
         if version != old["version"] or pushed != old["pushed"] or state_changes or self.state().get("db") != self.db_id:
             self.update_state(version=version, pushed=pushed, db=self.db_id, **state_changes)
+
+    # --- cloud.json: what the critical log is known to hold (sync/critical_log.py) ------------------
+    # A push sends the items where the local replica differs from it. Missing (a device from before the
+    # log, another database): everything pushed is known to be there, else nothing is.
+    def cloud(self) -> Replica:
+        doc = read_json(self.path("cloud.json"), lambda: None)
+        if isinstance(doc, dict) and doc.get("db") == self.db_id:
+            try:
+                return valid_replica(doc.get("replica"))
+            except ValueError:
+                pass
+        base = self.base()
+        pushed = base["pushed"] and base["pushed"] == replica_hash(base["replica"])
+        return base["replica"] if pushed else empty_replica()
+
+    def save_cloud(self, replica: Replica) -> None:
+        ensure_private_dir(self.dir)
+        # not fsynced: written after the server has the change, a lost write only makes the next push resend it
+        atomic_write_json(self.path("cloud.json"), {"db": self.db_id, "replica": replica}, durable=False)
 
     # --- outbox: a durable "push pending" record with backoff ------------------------------
     def outbox(self) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from memoryd.tiers.memory.forget_derived_traces import derived_places
 from memoryd.tiers.memory.forget_traces import REMAINS, UNKNOWN, Place, forgotten_at, hot_items, index_place, tier_places
 
 from memoryd.sync.cloudlog import ref_of
+from memoryd.sync.critical_log import open_change
 from memoryd.sync.epoch_store import RECOVERY
 from memoryd.sync.key_epochs import HeldKey, has_identity, held_keys
 from memoryd.sync.merge.replica import Replica, materialize
@@ -41,7 +42,7 @@ def device_critical(s: Session, memory_id: str) -> Place:
 
 
 def server_places(s: Session, memory_id: str, keys: list[HeldKey]) -> list[Place]:
-    """The server's critical-state versions (opened with this device's keys) and memory_log rows."""
+    """The server's critical-state snapshots and changes (opened with this device's keys) and memory_log rows."""
     versions, log = Place("critical state (server)"), Place("memory_log (server)")
     held = {k.epoch for k in keys}
     try:
@@ -53,10 +54,10 @@ def server_places(s: Session, memory_id: str, keys: list[HeldKey]) -> list[Place
                              f"({', '.join('?' * len(refs))})", [s.agent_id, *refs]).rows if refs else []
         other = sorted(int(e) for (e,) in s.execute("SELECT DISTINCT epoch FROM memory_log WHERE agent_id = ?",
                                                     [s.agent_id]).rows if int(e) not in held)
+        closed = _changes_holding(s, memory_id, versions)
     except MemorydError as exc:
         versions.unknown = log.unknown = f"server not reachable: {exc.message}"
         return [versions, log]
-    closed = []
     for version, data, epoch in sorted(rows, key=lambda r: int(r[0])):
         try:
             rep = s.open(int(version), data, int(epoch or 0))
@@ -72,6 +73,22 @@ def server_places(s: Session, memory_id: str, keys: list[HeldKey]) -> list[Place
     if other:
         log.unknown = f"rows of epochs {other} cannot be matched with this device's keys"
     return [versions, log]
+
+
+def _changes_holding(s: Session, memory_id: str, place: Place) -> list[int]:
+    """The critical log's changes (sync/critical_log.py) that still hold the memory go into `place`; returns
+    the seqs that open with none of this device's keys."""
+    closed = []
+    rows = s.execute("SELECT seq, device_id, epoch, data FROM critical_log WHERE agent_id = ? ORDER BY seq",
+                     [s.agent_id]).rows
+    for seq, device_id, epoch, data in rows:
+        try:
+            change = open_change(s, int(seq), str(device_id), int(epoch or 0), data)
+        except MemorydError:
+            closed.append(int(seq))
+            continue
+        place.found += [f"{what} in change {int(seq)}" for what in replica_holds(change, memory_id)]
+    return closed
 
 
 def epoch_times(s: Session) -> tuple[dict[int, float], float | None]:

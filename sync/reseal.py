@@ -4,7 +4,8 @@
       1. pull everything (a normal sync): the local index holds every live memory and every forget
       2. queue every memory and every forget for upload (the outbox is the durable cursor: a kill resumes)
       3. sync again: the outbox goes up under the current epoch; each upload deletes its older copies
-      4. the critical state and its stored versions sealed again under the current epoch
+      4. the critical state and its stored versions sealed again under the current epoch (a snapshot that
+         covers every change appended under older epochs)
       5. the log's rows of older epochs deleted, then the older epochs dropped (wraps deleted on the
          server, keys deleted here; other devices drop theirs at their next key check)
 
@@ -90,6 +91,10 @@ def reseal(config: Config, agent_id: str, *, start: bool = True, progress: Any =
         sent += more
         removed = s.execute("DELETE FROM memory_log WHERE agent_id = ? AND epoch < ? AND " + GUARD,
                             [agent_id, ring.current, *guard_args(agent_id, ring.current)]).rows_affected
+        # critical-state changes of older epochs: the snapshot pushed above (under the current epoch) covers
+        # them, since none could be appended once the current epoch began (the guard refuses them)
+        removed += s.execute("DELETE FROM critical_log WHERE agent_id = ? AND epoch < ? AND " + GUARD,
+                             [agent_id, ring.current, *guard_args(agent_id, ring.current)]).rows_affected
         out["old_rows_deleted"] = int(removed)
         out["dropped_epochs"] = epochs.drop_epochs_below(s, ring.current)  # 5.
         out["epoch"] = ring.current

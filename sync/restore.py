@@ -9,16 +9,21 @@ from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, UsageError
 
 from memoryd.sync import cloudlog_transfer
+from memoryd.sync.critical_log import open_change
 from memoryd.sync.cloudlog_device import DeviceLog
 from memoryd.sync.critical import write_local
 from memoryd.sync.crypto.device_keys import KeyRing, has_store, save_ring
 from memoryd.sync.crypto.keys import fingerprint, import_key, load_key, read_key_file
 from memoryd.sync.device_files import SyncFiles
 from memoryd.sync.merge.hlc import stamp_seconds
-from memoryd.sync.merge.replica import Replica, compact, explode, materialize, max_stamp, normal, replica_hash, restamp
+from memoryd.sync.merge.replica import (Replica, compact, empty_replica, explode, join, materialize, max_stamp, normal,
+                                        replica_hash, restamp)
 from memoryd.sync.session import Session
 
 _ROW = "SELECT version, data, device_id, updated_at, epoch FROM critical_state WHERE agent_id = ?"
+# the changes after the last snapshot (every one of them when there is none yet)
+_TAIL = ("SELECT seq, device_id, epoch, data, created_at FROM critical_log WHERE agent_id = ? AND seq > "
+         "COALESCE((SELECT version FROM critical_state WHERE agent_id = ?), 0) ORDER BY seq")
 _AT_VERSION = ("SELECT version, data, device_id, updated_at, epoch FROM critical_versions "
                "WHERE agent_id = ? AND version = ?")
 _AT_TIME = ("SELECT version, data, device_id, updated_at, epoch FROM critical_versions WHERE agent_id = ? "
@@ -45,8 +50,7 @@ def parse_at(at: str | int | None) -> tuple[str, float] | None:
     return "time", stamp
 
 
-def _row(s: Session, sql: str, args: list[Any]) -> dict[str, Any] | None:
-    rows = s.execute(sql, args).rows
+def _as_row(rows: list[Any]) -> dict[str, Any] | None:
     if not rows:
         return None
     version, data, device, updated, epoch = rows[0]
@@ -54,11 +58,23 @@ def _row(s: Session, sql: str, args: list[Any]) -> dict[str, Any] | None:
             "epoch": int(epoch or 0)}
 
 
+def _row(s: Session, sql: str, args: list[Any]) -> dict[str, Any] | None:
+    return _as_row(s.execute(sql, args).rows)
+
+
 def _fetch(s: Session, at: tuple[str, float] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the row to restore, the latest row)."""
-    latest = _row(s, _ROW, [s.agent_id])
-    if latest is None:
+    """(the row to restore, the latest): the latest is the last snapshot with the changes after it ("tail"),
+    its version the last change's seq; an older row is a stored snapshot alone."""
+    snap, tail = s.batch([(_ROW, [s.agent_id]), (_TAIL, [s.agent_id, s.agent_id])])
+    snapshot = _as_row(snap.rows)
+    if snapshot is None and not tail.rows:
         raise RemoteError(f"no critical state for agent {s.agent_id} in {s.db.display_url}", transient=False)
+    latest = dict(snapshot or {"version": 0, "data": None, "device_id": "", "updated_at": 0.0, "epoch": 0},
+                  tail=[tuple(r) for r in tail.rows])
+    latest["snapshot"] = latest["version"]  # the version its ciphertext is bound to
+    if tail.rows:
+        last = tail.rows[-1]
+        latest.update(version=int(last[0]), device_id=last[1], updated_at=float(last[4]))
     if at is None:
         return latest, latest
     if at[0] == "version":
@@ -87,17 +103,26 @@ def _check_key(config: Config, agent_id: str, key: bytes, force: bool) -> None:
         raise UsageError(f"agent {agent_id} already has a different key ({fingerprint(current)}); use --force")
 
 
+def _newest(s: Session, latest: dict[str, Any]) -> Replica:
+    """The last snapshot joined with every change after it (each verified as it is opened)."""
+    rep = empty_replica()
+    if latest["data"] is not None:
+        rep = s.open(latest["snapshot"], latest["data"], latest["epoch"])
+    for seq, device_id, epoch, data, _ in latest["tail"]:
+        rep = join(rep, open_change(s, int(seq), device_id, int(epoch or 0), data))
+    return normal(rep)
+
+
 def _target(s: Session, row: dict[str, Any], latest: dict[str, Any]) -> tuple[Replica, Replica]:
     """Decrypt (nothing is written before this succeeds); an older version becomes a new change on top."""
+    newest = _newest(s, latest)
+    if row is latest:
+        return newest, newest
     chosen = s.open(row["version"], row["data"], row["epoch"])
-    newest = chosen if row["version"] == latest["version"] else s.open(latest["version"], latest["data"],
-                                                                        latest["epoch"])
-    if chosen is newest:
-        return normal(chosen), normal(newest)
     hlc = s.files.hlc()
     hlc.observe(max(max_stamp(chosen), max_stamp(newest)))
     s.files.update_state(hlc=hlc.last)
-    return normal(restamp(normal(newest), materialize(chosen), hlc.now())), normal(newest)
+    return normal(restamp(newest, materialize(chosen), hlc.now())), newest
 
 
 def restore(config: Config, agent_id: str, key: bytes | None = None, force: bool = False,
@@ -191,7 +216,8 @@ def _write(s: Session, target: Replica, newest: Replica, version: int) -> None:
         hlc = s.files.hlc()
         hlc.observe(top)
         final = compact(normal(restamp(target, s.mem.read_state(), hlc.now())))
-        s.files.save_base(version, final, replica_hash(newest), hlc)
+        s.files.save_cloud(newest)  # what the critical log holds: a change from it goes up at the next push
+        s.files.save_base(version, final, replica_hash(newest), hlc, log=True)
 
 
 def _report(s: Session, row: dict[str, Any], latest: dict[str, Any]) -> dict[str, Any]:

@@ -58,6 +58,7 @@ class Session:
         self.bytes_sent = 0  # every sealed byte sent: critical_bytes + log_bytes
         self.critical_bytes = 0  # sealed critical-state envelopes (hot, tree, warm)
         self.log_bytes = 0  # sealed memory-log rows (archived memories, forgets)
+        self.change_bytes = 0  # the sealed size of the changed items alone (what a push's change is)
         self.conflicts = 0
         self.purge_history = False  # after a forget: older versions (which still hold it) go too
         self.destroys: str | None = None  # the command, when this session deletes on purpose (shred, reseal)

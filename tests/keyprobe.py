@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryd.sync.cloudlog import open_row
+from memoryd.sync.critical_log import CHANGE_VERSION, change_kind
 from memoryd.sync.crypto.seal import open_text
 from memoryd.sync.crypto.wrap import unwrap
 from memoryd.sync.session import critical_kind
@@ -53,6 +54,9 @@ def rows_since(db: Any, agent_id: str, *, epoch: int, below: int | None = None) 
         for row in db.execute(f"SELECT version, data, epoch FROM {table} WHERE agent_id = ? AND epoch >= ? "
                               "AND epoch < ?", [agent_id, epoch, top]).rows:
             out.append(("critical", tuple(row)))
+    for row in db.execute("SELECT device_id, data, epoch FROM critical_log WHERE agent_id = ? AND epoch >= ? "
+                          "AND epoch < ?", [agent_id, epoch, top]).rows:
+        out.append(("change", tuple(row)))
     return out
 
 
@@ -63,6 +67,10 @@ def opens_any(keys: list[bytes], agent_id: str, item: tuple[str, tuple]) -> bool
         try:
             if what == "log":
                 open_row(key, agent_id, row)
+            elif what == "change":
+                device_id, data, epoch = row
+                open_text(key, data, agent_id=agent_id, kind=change_kind(str(device_id), int(epoch)),
+                          version=CHANGE_VERSION)
             else:
                 version, data, epoch = row
                 open_text(key, data, agent_id=agent_id, kind=critical_kind(int(epoch)), version=int(version))

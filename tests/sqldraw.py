@@ -154,8 +154,12 @@ def _critical_aad(row: Row) -> Iterable[tuple[str, str, int]]:
     yield str(row.get("agent_id")), f"critical{_epoch(row)}", int(row.get("version") or 0)
 
 
+def _change_aad(row: Row) -> Iterable[tuple[str, str, int]]:
+    yield str(row.get("agent_id")), f"critical-change:{row.get('device_id')}{_epoch(row)}", 1
+
+
 AAD_RULES: dict[str, AadRule] = {"memory_log": _log_aad, "critical_state": _critical_aad,
-                                 "critical_versions": _critical_aad}
+                                 "critical_versions": _critical_aad, "critical_log": _change_aad}
 
 
 def envelopes(rows: Iterable[Row], rules: dict[str, AadRule] | None = None) -> list[Envelope]:

@@ -110,8 +110,36 @@ _V3: tuple[str, ...] = (
     "ALTER TABLE critical_versions ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
 )
 
+# v4: the critical state as a log of sealed per-item changes (sync/critical_log.py); critical_state and
+# critical_versions keep the sealed snapshots, their `version` now the last log seq they cover. The log's
+# seqs start past every version of the whole-state format, so a snapshot newer than an old row sorts after it.
+_UPGRADE = ("memoryd: this server keeps the critical state as a log of changes (schema v4); "
+            "upgrade memoryd on this device")
+_V4: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS critical_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent_id TEXT NOT NULL,
+        device_id TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS critical_log_agent_seq ON critical_log(agent_id, seq)",
+    # AUTOINCREMENT never reuses a seq: a placeholder row at the highest old version moves the counter past it
+    "INSERT INTO critical_log (seq, agent_id, device_id, epoch, data, created_at) "
+    "SELECT v, '', '', 0, '', 0 FROM (SELECT MAX(version) AS v FROM critical_state) WHERE v > 0",
+    "DELETE FROM critical_log WHERE agent_id = ''",
+    # A memoryd of the whole-state format would overwrite the snapshot with a state that never read the log:
+    # its writes fail loudly instead. Every write of this one moves `log` (an old one's leaves it as it was).
+    "ALTER TABLE critical_state ADD COLUMN log INTEGER NOT NULL DEFAULT 0",
+    f"CREATE TRIGGER IF NOT EXISTS critical_state_insert_v4 BEFORE INSERT ON critical_state WHEN NEW.log = 0 "
+    f"BEGIN SELECT RAISE(ABORT, '{_UPGRADE}'); END",
+    f"CREATE TRIGGER IF NOT EXISTS critical_state_update_v4 BEFORE UPDATE ON critical_state WHEN NEW.log = OLD.log "
+    f"BEGIN SELECT RAISE(ABORT, '{_UPGRADE}'); END",
+)
+
 # MIGRATIONS[i] takes the schema from version i to version i + 1. Append only.
-MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2, _V3)
+MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

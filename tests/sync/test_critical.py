@@ -94,7 +94,7 @@ def test_tampered_row_is_refused(tmp_path, sqld):
         data = db.execute("SELECT data FROM critical_state WHERE agent_id = ?", [AGENT]).scalar()
         i = len(data) // 2
         flipped = data[:i] + ("A" if data[i] != "A" else "B") + data[i + 1:]
-        db.execute("UPDATE critical_state SET data = ? WHERE agent_id = ?", [flipped, AGENT])
+        db.execute("UPDATE critical_state SET data = ?, log = log + 1 WHERE agent_id = ?", [flipped, AGENT])
     b = device(tmp_path, "b", sqld.http_url, key)
     with pytest.raises(CryptoError):
         pull_now(b, AGENT)
@@ -108,13 +108,13 @@ def test_row_moved_to_another_agent_or_version_is_refused(tmp_path, sqld):
     AgentMemory(a, "other").store("other agent fact", "misc")
     push_now(a, "other")
     with _db(a) as db:  # copy agent ag's ciphertext over agent other's row (same key, same version)
-        db.execute("UPDATE critical_state SET data = (SELECT data FROM critical_state WHERE agent_id = ?) "
-                   "WHERE agent_id = ?", [AGENT, "other"])
+        db.execute("UPDATE critical_state SET data = (SELECT data FROM critical_state WHERE agent_id = ?), "
+                   "log = log + 1 WHERE agent_id = ?", [AGENT, "other"])
     b = device(tmp_path, "b", sqld.http_url, key, agent="other")
-    with pytest.raises(CryptoError, match="other v1"):
+    with pytest.raises(CryptoError, match=r"agent other v\d"):
         pull_now(b, "other")
     with _db(a) as db:  # replay agent ag's v1 as v2
-        db.execute("UPDATE critical_state SET version = 2 WHERE agent_id = ?", [AGENT])
+        db.execute("UPDATE critical_state SET version = 2, log = log + 1 WHERE agent_id = ?", [AGENT])
     c = device(tmp_path, "c", sqld.http_url, key)
     with pytest.raises(CryptoError, match="v2"):
         pull_now(c, AGENT)
@@ -154,7 +154,8 @@ def test_forget_on_one_device_is_not_resurrected(tmp_path, sqld):
 
 def test_history_keeps_last_30_versions(tmp_path, sqld):
     a, _ = _shared(tmp_path, sqld)
-    for _ in range(33):
+    for i in range(33):  # a forced push writes a snapshot, whose version is the last change it covers
+        AgentMemory(a, AGENT).change(lambda s, now, i=i: s["hot"]["identity"].update(round=str(i)), "test")
         push_now(a, AGENT, force=True)
     with _db(a) as db:
         rows = db.execute("SELECT version FROM critical_versions WHERE agent_id = ? ORDER BY version",

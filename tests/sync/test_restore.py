@@ -89,7 +89,7 @@ def test_wrong_key_or_changed_byte_writes_nothing(tmp_path, sqld, cloud, damage)
 
         with connect(a) as db:
             data = db.execute("SELECT data FROM critical_state").scalar()
-            db.execute("UPDATE critical_state SET data = ?", [data[:-6] + ("AAAA" if data[-6:-2] != "AAAA" else "BBBB")
+            db.execute("UPDATE critical_state SET data = ?, log = log + 1", [data[:-6] + ("AAAA" if data[-6:-2] != "AAAA" else "BBBB")
                                                               + data[-2:]])
         use = key
     else:
@@ -111,9 +111,9 @@ def test_bad_recovery_string_is_a_usage_error(tmp_path, sqld, cloud):
 def test_restore_an_older_version_and_it_sticks(tmp_path, sqld, cloud):
     a, key = cloud
     AgentMemory(a, AGENT).store("added in version two", "misc")
-    push_now(a, AGENT)
+    push_now(a, AGENT, force=True)  # a forced push stores a snapshot (its version: the change's log seq)
     AgentMemory(a, AGENT).store("added in version three", "misc")
-    push_now(a, AGENT)  # a moment later: versions carry milliseconds
+    push_now(a, AGENT, force=True)  # a moment later: versions carry milliseconds
     # An ISO time picks the newest version at or before it.
     from memoryd.sync.restore import list_versions
 
@@ -205,11 +205,12 @@ def test_cli_sync_json_and_human(tmp_path, sqld, cloud):
     out = CliRunner().invoke(_cli(), ["sync", "--agent-id", AGENT], env=env_for(a))
     assert out.exit_code == 0 and "in sync: v2 is current" in out.stdout
     out = CliRunner().invoke(_cli(), ["sync", "--force", "--agent-id", AGENT], env=env_for(a))
-    assert out.exit_code == 0 and "pushed critical state v3" in out.stdout
+    assert out.exit_code == 0 and "pushed critical state v2" in out.stdout  # the snapshot of v2 written again
 
 
 def test_cli_restore_list_shows_versions_without_restoring(tmp_path, sqld, cloud):
     a, _ = cloud
+    AgentMemory(a, AGENT).store("one more fact", "misc")
     push_now(a, AGENT, force=True)
     b = device(tmp_path, "b", sqld.http_url)
     out = CliRunner().invoke(_cli(), ["restore", "--list", "--agent-id", AGENT, "--json"], env=env_for(b))

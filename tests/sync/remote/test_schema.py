@@ -43,9 +43,9 @@ def names(db: Database, kind: str) -> set[str]:
 
 def test_fresh_database_gets_the_sealed_schema_only(db: Database) -> None:
     assert current_version(db) == 0
-    assert ensure_schema(db) == SCHEMA_VERSION == 3
+    assert ensure_schema(db) == SCHEMA_VERSION == 4
     tables = names(db, "table")
-    assert {"schema_meta", "critical_state", "critical_versions", "memory_log"} <= tables
+    assert {"schema_meta", "critical_state", "critical_versions", "memory_log", "critical_log"} <= tables
     assert not tables & {"cold_memories", "cold_fts", "cold_trigram"}  # no plaintext archive on a server any more
     assert {"memory_log_agent_seq", "memory_log_ref"} <= names(db, "index")
     if db.is_file:
@@ -104,5 +104,5 @@ def test_concurrent_migrations_on_one_file(tmp_path: Path) -> None:
         t.join()
     assert not errors and versions == [SCHEMA_VERSION] * 6
     handle = connect(Config(home=tmp_path, db_url=url))
-    assert handle.execute("SELECT version FROM schema_meta").rows == [(1,), (2,), (3,)]
+    assert handle.execute("SELECT version FROM schema_meta").rows == [(1,), (2,), (3,), (4,)]
     handle.close()
