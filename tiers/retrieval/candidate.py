@@ -124,7 +124,6 @@ class Candidate:
     confidence: float | None = None
     superseded_by: str | None = None
     restated_by: tuple[str, ...] = ()
-    mentioned_by: tuple[str, ...] = ()
     summary: tuple[str, str] | None = None   # (id, text) of the sealed summary the words did not reach
     access: tuple[int, int] | None = None    # (access_count, last_access) after this retrieve
 
@@ -168,8 +167,6 @@ class Candidate:
     def _knowledge_json(self, out: dict[str, Any]) -> None:
         if self.restated_by:
             out["restated_by"] = list(self.restated_by)
-        if self.mentioned_by:
-            out["mentioned_by"] = list(self.mentioned_by)
         if self.kind is not None:
             out["kind"] = self.kind
         if self.confidence is not None:
