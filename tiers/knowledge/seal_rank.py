@@ -2,7 +2,6 @@
 words found (its `summary`: id and text), never in a slot of its own (what the words found keeps every place)."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 from memoryd.tiers.knowledge.kinds import SEALED_IN_KEY
@@ -43,8 +42,8 @@ def behind_summaries(results: list[Candidate], archive: Archive | None, agent_id
         sid = _sealed_in(r)
         summary = have.get(sid) if sid and sid not in found and sid not in told else None
         if summary is not None:
-            r = replace(r, summary=(str(summary["id"]), str(summary["text"]))).noted("summaries", "told its summary",
-                                                                                  summary=sid)
+            r = r.tell(summary=(str(summary["id"]), str(summary["text"]))).noted("summaries", "told its summary",
+                                                                              summary=sid)
             told.add(str(sid))
         out.append(r)
     return out[:limit]

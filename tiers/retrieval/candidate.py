@@ -106,6 +106,33 @@ class Ranking:
 
 
 @dataclass(frozen=True, slots=True)
+class Told:
+    """What the knowledge stages tell of a result: its kind (set by the fold stage, with confidence and
+    superseded_by), the restatements folded into it, the summary of its sealed group the words did not reach."""
+
+    kind: str | None = None
+    confidence: float | None = None
+    superseded_by: str | None = None
+    restated_by: tuple[str, ...] = ()
+    summary: tuple[str, str] | None = None   # (id, text)
+
+    def to_json(self, out: dict[str, Any]) -> None:
+        if self.restated_by:
+            out["restated_by"] = list(self.restated_by)
+        if self.kind is not None:
+            out["kind"] = self.kind
+        if self.confidence is not None:
+            out["confidence"] = self.confidence
+        if self.superseded_by:
+            out["superseded_by"] = self.superseded_by
+        if self.summary is not None:
+            out["summary"] = {"id": self.summary[0], "text": self.summary[1]}
+
+
+NOTHING_TOLD = Told()
+
+
+@dataclass(frozen=True, slots=True)
 class Candidate:
     id: str
     text: str
@@ -117,14 +144,9 @@ class Candidate:
     terms: tuple[str, ...]               # the analyzer's terms of text and category (BM25's document)
     row: Mapping[str, Any]               # the row as gathered (the candidate's own: read only), returned as it is
                                          # with the fields below over it
-    said: str | None = None              # a hot item's words without what hot added (compared with memories)
     ranking: Ranking | None = None
     steps: tuple[Step, ...] = ()
-    kind: str | None = None              # set by the fold stage, with confidence and superseded_by
-    confidence: float | None = None
-    superseded_by: str | None = None
-    restated_by: tuple[str, ...] = ()
-    summary: tuple[str, str] | None = None   # (id, text) of the sealed summary the words did not reach
+    told: Told = NOTHING_TOLD
     access: tuple[int, int] | None = None    # (access_count, last_access) after this retrieve
 
     @classmethod
@@ -132,11 +154,17 @@ class Candidate:
         """The one way in: a gathered row (id, text, category, tier, path, score, …) and its date."""
         text, category = str(row["text"]), str(row.get("category", ""))
         return cls(str(row["id"]), text, category, str(row["tier"]), str(row["path"]), row.get("score"), date,
-                   analyzer.document_terms(text, category), MappingProxyType(row), row.get("said"))
+                   analyzer.document_terms(text, category), MappingProxyType(row))
 
     @property
     def metadata(self) -> Mapping[str, Any]:
         return self.row.get("metadata") or {}
+
+    @property
+    def said(self) -> str:
+        """What a memory says, without what hot added to it: a hot event's or task's "(2027-06-03)", a task's
+        status (hot_candidates keeps the words said as `said`). A hot item is compared with memories by these."""
+        return str(self.row.get("said") or self.text)
 
     @property
     def rank(self) -> float:
@@ -146,10 +174,14 @@ class Candidate:
         """This candidate with what `stage` did to it recorded."""
         return replace(self, steps=self.steps + (Step(stage, did, tuple(why.items())),))
 
+    def tell(self, **told: Any) -> Candidate:
+        """This candidate with what a knowledge stage tells of it (Told's fields)."""
+        return replace(self, told=replace(self.told, **told))
+
     def to_json(self) -> dict[str, Any]:
         """The one way out: the result dict the API returns."""
         out = dict(self.row)
-        if self.kind is not None:  # the fold stage drops what only its comparisons read
+        if self.told.kind is not None:  # the fold stage drops what only its comparisons read
             out.pop("said", None)
         out.update(tier=self.tier, path=self.path, date=self.date)
         if self.ranking is not None:
@@ -159,22 +191,10 @@ class Candidate:
             out["reason"] = self.ranking.reason(self.tier)
         if self.steps:
             out["stages"] = [s.to_json() for s in self.steps]
-        self._knowledge_json(out)
+        self.told.to_json(out)
         if self.access is not None:
             out.update(access_count=self.access[0], last_access=self.access[1])
         return out
-
-    def _knowledge_json(self, out: dict[str, Any]) -> None:
-        if self.restated_by:
-            out["restated_by"] = list(self.restated_by)
-        if self.kind is not None:
-            out["kind"] = self.kind
-        if self.confidence is not None:
-            out["confidence"] = self.confidence
-        if self.superseded_by:
-            out["superseded_by"] = self.superseded_by
-        if self.summary is not None:
-            out["summary"] = {"id": self.summary[0], "text": self.summary[1]}
 
 
 def time_view(cand: Candidate) -> dict[str, Any]:

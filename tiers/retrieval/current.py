@@ -109,12 +109,6 @@ def _current_end(r: Candidate, by_id: dict[str, Candidate]) -> Candidate:
     return head
 
 
-def said(cand: Candidate) -> str:
-    """What a memory says, without what hot added to it: a hot event's or task's "(2027-06-03)", a task's
-    status. A hot item is compared with the memory it came from by these words."""
-    return cand.said or cand.text
-
-
 def filler(cand: Candidate) -> bool:
     """A conversation's turn that says nothing (tiers/knowledge/lowvalue.py), kept before that rule knew it."""
     meta = cand.metadata
@@ -125,9 +119,9 @@ def finish(results: list[Candidate], limit: int) -> list[Candidate]:
     """Ranked results → what is returned: restatements folded into the higher one, each with its kind (and
     confidence, superseded_by when it has them)."""
     def same(a: Candidate, b: Candidate) -> bool:  # the same words, or an assistant echoing the person's
-        return restates(said(a), said(b)) or echoes(a, b) or echoes(b, a)
-    return [replace(r, kind=kinds.kind_of(r.row.get("metadata")), confidence=kinds.confidence_of(r.row.get("metadata")),
-                    superseded_by=superseded_by(r)) for r in fold(results, limit, same)]
+        return restates(a.said, b.said) or echoes(a, b) or echoes(b, a)
+    return [r.tell(kind=kinds.kind_of(r.metadata), confidence=kinds.confidence_of(r.metadata),
+                   superseded_by=superseded_by(r)) for r in fold(results, limit, same)]
 
 
 def fold(results: list[Candidate], limit: int, same: Callable[[Candidate, Candidate], bool]) -> list[Candidate]:
@@ -145,9 +139,9 @@ def fold(results: list[Candidate], limit: int, same: Callable[[Candidate, Candid
             continue
         if (raw_turn(keeper.row) and not raw_turn(r.row)) or (echo(keeper.row) and not echo(r.row)):
             # the distilled memory stands for the turn it came from; the owner's words for the assistant's echo
-            kept[at] = replace(r, restated_by=(*r.restated_by, keeper.id, *keeper.restated_by))
+            kept[at] = r.tell(restated_by=(*r.told.restated_by, keeper.id, *keeper.told.restated_by))
         else:
-            kept[at] = replace(keeper, restated_by=(*keeper.restated_by, r.id))
+            kept[at] = keeper.tell(restated_by=(*keeper.told.restated_by, r.id))
     return kept[:limit]
 
 
@@ -156,8 +150,8 @@ def echoes(a: Candidate, b: Candidate) -> bool:
     config."): every content word and number of its words is in `b`'s, said the same way (not negated)."""
     if not echo(a.row) or echo(b.row):
         return False
-    _na, ta, da, pa = signature(said(a))
-    _nb, tb, db, pb = signature(said(b))
+    _na, ta, da, pa = signature(a.said)
+    _nb, tb, db, pb = signature(b.said)
     ta = ta - _filler_terms()  # "Nice, … it is.": the pleasantry around the echo is not its content
     return bool(ta) and ta <= tb and set(da) <= set(db) and pa == pb
 

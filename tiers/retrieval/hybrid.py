@@ -42,6 +42,7 @@ ON_THE_FLY_S = 0.25    # ... within this time. Off: measured on bench/recall rig
 LIVE_INLINE = 8        # new warm/hot items a retrieve embeds and keeps; more (a bulk ingest into warm) are
                        # left to the back-fill (`memoryd embed`, the daemon), bar the best few keyword matches
 IDS_PER_STMT = 500
+MMR_POOL = 30                     # the top results maximal marginal relevance chooses among
 MMR_LAMBDA: float | None = 0.7    # maximal marginal relevance over the top results (word overlap as similarity),
                                   # once every candidate has its vector: bench/recall after back-fill, recall@5
                                   # 0.767 against 0.739 without (no measurement before back-fill: not applied)
@@ -210,17 +211,19 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpu
         if text > 0:
             keyword[cand.id] = text * boost * (ranking.DATE_BOOST if dated else 1.0) * timely
             terms[cand.id] = parts
-        meaning = Meaning(cos, dense.scaled(cand.id), fusion.describe(), base, cand.id in dense.fresh)
-        score = Score(text, tuple(parts.items()), p, boost, cand.score, via, path, dated, timely, meaning)
-        results.append(replace(cand, ranking=Ranking(round(text, 4), round(final, 6), score)))
-    results = _keep_rare_first(results, keyword, terms, corpus)
-    results.sort(key=lambda r: (-r.rank, r.id))
-    if MMR_LAMBDA is not None and dense.complete and (fusion.rule != "blend" or fusion.weight > 0):
-        return diverse(results, limit, MMR_LAMBDA)
-    return results[:limit]
+        meaning = (cos, dense.scaled(cand.id), fusion.describe(), base, cand.id in dense.fresh)
+        results.append([round(final, 6), cand, (text, tuple(parts.items()), p, boost, cand.score, via, path, dated,
+                                                timely), meaning, False])
+    _keep_rare_first(results, keyword, terms, corpus)
+    results.sort(key=lambda r: (-r[0], r[1].id))
+    lam = MMR_LAMBDA if dense.complete and (fusion.rule != "blend" or fusion.weight > 0) else None
+    # only the results kept become new candidates (most candidates of a retrieve match some common word)
+    kept = [replace(cand, ranking=Ranking(round(why[0], 4), final, Score(*why, Meaning(*meaning), rare)))
+            for final, cand, why, meaning, rare in results[:max(limit, MMR_POOL) if lam is not None else limit]]
+    return diverse(kept, limit, lam) if lam is not None else kept
 
 
-def diverse(ranked: list[Candidate], limit: int, lam: float, pool: int = 30) -> list[Candidate]:
+def diverse(ranked: list[Candidate], limit: int, lam: float, pool: int = MMR_POOL) -> list[Candidate]:
     """Maximal marginal relevance: each next result maximises lam × relevance − (1 − lam) × its largest
     word overlap (Jaccard) with those already chosen; relevance is the rank scaled to the best."""
     head = ranked[:pool]
@@ -242,17 +245,14 @@ def diverse(ranked: list[Candidate], limit: int, lam: float, pool: int = 30) -> 
     return chosen
 
 
-def _keep_rare_first(results: list[Candidate], keyword: dict[str, float], parts: dict[str, dict[str, float]],
-                     corpus: ranking.Corpus) -> list[Candidate]:
-    """Keyword mode's first result, when an exact rare term made it so, placed just above the best."""
+def _keep_rare_first(results: list[list[Any]], keyword: dict[str, float], parts: dict[str, dict[str, float]],
+                     corpus: ranking.Corpus) -> None:
+    """Keyword mode's first result, when an exact rare term made it so, placed just above the best (each of
+    `results`: [rank, candidate, …, rare_first])."""
     top = rare_first(keyword, parts, corpus.df)
     if top is None:
-        return results
-    best = max(r.rank for r in results)
-    return [_first(r, best) if r.id == top and r.rank < best else r for r in results]
-
-
-def _first(r: Candidate, best: float) -> Candidate:
-    assert r.ranking is not None and r.ranking.score is not None
-    score = replace(r.ranking.score, rare_first=True)
-    return replace(r, ranking=replace(r.ranking, rank=round(best * 1.000001 + 1e-6, 6), score=score))
+        return
+    best = max(r[0] for r in results)
+    for r in results:
+        if r[1].id == top and r[0] < best:
+            r[0], r[-1] = round(best * 1.000001 + 1e-6, 6), True

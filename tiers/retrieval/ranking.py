@@ -86,7 +86,7 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: Corpus, path_
     from memoryd.tiers.retrieval.filters import path_boost
     from memoryd.tiers.retrieval.time_rule import time_factor
 
-    results = []
+    scored = []
     for cand in cands:
         text, parts = bm25(query, cand.terms, corpus)
         path, via = path_boost(cand.category, path_scores)
@@ -99,7 +99,8 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: Corpus, path_
         if dated:
             final *= DATE_BOOST
         final *= (timely := time_factor(in_range, seen))
-        score = Score(text, tuple(parts.items()), p, 1 + BETA * p, cand.score, via, path, dated, timely)
-        results.append(replace(cand, ranking=Ranking(round(text, 4), round(final, 6), score)))
-    results.sort(key=lambda r: (-r.rank, r.id))
-    return results[:limit]
+        scored.append((round(final, 6), cand, (text, tuple(parts.items()), p, 1 + BETA * p, cand.score, via, path,
+                                               dated, timely)))
+    scored.sort(key=lambda s: (-s[0], s[1].id))
+    # only the results kept become new candidates (most candidates of a retrieve match some common word)
+    return [replace(cand, ranking=Ranking(round(why[0], 4), final, Score(*why))) for final, cand, why in scored[:limit]]
