@@ -3,8 +3,9 @@ row at ONE point (`Candidate.of`, when gathered) and turned into the JSON dict t
 (`Candidate.to_json`). Stages never edit a candidate: they return new ones (`dataclasses.replace`) and say what
 they changed in one structured field, `steps` (returned as `stages: [{"stage", "did", …why}]`).
 
-    Candidate  id, text, category, tier, path, score, date, terms (BM25's), the row as gathered (read only: what
-               filters, dates and kinds read), the knowledge stages' fields, and
+    Candidate  id, text, category, tier, path, score, terms (BM25's), the row as gathered (read only: what
+               filters, dates and kinds read; its date is read from it when first asked), what the knowledge
+               stages tell of it (Told), and
     Ranking    relevance, rank, and either the Score that ranked it or the basis it is there on (the filters
                alone; the current value of a result the words found)
     Score      the keyword ranking's parts (BM25 per term, prior, tree path, date, time rule), with Meaning in
@@ -12,11 +13,11 @@ they changed in one structured field, `steps` (returned as `stages: [{"stage", "
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from memoryd.tiers.retrieval import analyzer
+from memoryd.tiers.retrieval import analyzer, when
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +141,6 @@ class Candidate:
     tier: str
     path: str
     score: Any
-    date: str | None
     terms: tuple[str, ...]               # the analyzer's terms of text and category (BM25's document)
     row: Mapping[str, Any]               # the row as gathered (the candidate's own: read only), returned as it is
                                          # with the fields below over it
@@ -148,13 +148,22 @@ class Candidate:
     steps: tuple[Step, ...] = ()
     told: Told = NOTHING_TOLD
     access: tuple[int, int] | None = None    # (access_count, last_access) after this retrieve
+    _day: list[str | None] = field(default_factory=list, init=False, repr=False, compare=False)  # date, once read
 
     @classmethod
-    def of(cls, row: Mapping[str, Any], date: str | None) -> Candidate:
-        """The one way in: a gathered row (id, text, category, tier, path, score, …) and its date."""
+    def of(cls, row: Mapping[str, Any]) -> Candidate:
+        """The one way in: a gathered row (id, text, category, tier, path, score, …)."""
         text, category = str(row["text"]), str(row.get("category", ""))
-        return cls(str(row["id"]), text, category, str(row["tier"]), str(row["path"]), row.get("score"), date,
+        return cls(str(row["id"]), text, category, str(row["tier"]), str(row["path"]), row.get("score"),
                    analyzer.document_terms(text, category), MappingProxyType(row))
+
+    @property
+    def date(self) -> str | None:
+        """The day it was said (YYYY-MM-DD, when.memory_date of its row), read once when first asked: most
+        candidates of a retrieve are never dated (only the time rule and the results returned read it)."""
+        if not self._day:
+            self._day.append(when.memory_date(self.row))
+        return self._day[0]
 
     @property
     def metadata(self) -> Mapping[str, Any]:

@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from memoryd.tiers.retrieval import analyzer, pipeline, ranking, when
+from memoryd.tiers.retrieval import analyzer, pipeline, ranking
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.knowledge.fading import said_score
@@ -60,11 +60,11 @@ def _candidates(rows: list[dict[str, Any]], filters: Filters, corpus: ranking.Co
                 local: int) -> list[Candidate]:
     """The gathered rows as candidates (the one way in) that pass the filters. The first `local` rows (warm and
     hot) count in BM25's statistics whatever the filters; hot items pass every filter that lets hot in."""
-    mine = [Candidate.of(r, when.memory_date(r)) for r in rows[:local]]
+    mine = [Candidate.of(r) for r in rows[:local]]
     stats = ranking.local_corpus(mine, terms)
     corpus.add(stats.docs, stats.terms, stats.df)
     return ([c for c in mine if c.tier == "hot" or filters.matches(c.row)]
-            + [Candidate.of(r, when.memory_date(r)) for r in rows[local:] if filters.matches(r)])
+            + [Candidate.of(r) for r in rows[local:] if filters.matches(r)])
 
 
 def hot_candidates(hot: HotState) -> list[dict[str, Any]]:
@@ -145,7 +145,7 @@ def _fetch(view: RetrievalView, ids: list[str], filters: Filters) -> list[Candid
             out += [cold_row(e, view.now) for e in view.archive.get(view.agent_id, rest)]
         except MemorydError:
             pass  # the stale result is then left out, as before
-    return [Candidate.of(r, when.memory_date(r)) for r in out if filters.matches(r)]
+    return [Candidate.of(r) for r in out if filters.matches(r)]
 
 
 def cold_row(e: ColdEntry, now: float) -> dict[str, Any]:

@@ -23,7 +23,7 @@ def _ask(query: str, entries: list[dict], knowledge: bool) -> tuple[pipeline.Ask
     view = RetrievalView(agent_id="c", state={"hot": H.empty_hot(), "warm": warm, "tree": T.empty_tree()},
                          pending={}, archive=None, now=NOW, settings={"mode": "keyword"}, mode_chosen=False,
                          record_accesses=lambda counts: None, warn=lambda said: None, knowledge=knowledge)
-    cands = [Candidate.of(dict(e, tier="warm", path=e["category"]), "2023-11-14") for e in entries]
+    cands = [Candidate.of(dict(e, tier="warm", path=e["category"])) for e in entries]
     terms = analyzer.query_terms(query)
     return pipeline.Ask(view, query, terms, 5, Filters(), ranking.local_corpus(cands, terms)), cands
 
@@ -67,7 +67,7 @@ def test_the_layer_off_runs_the_ranking_alone() -> None:
 def test_a_result_is_its_row_with_what_the_ranking_says_over_it() -> None:
     row = dict(W.new_entry("Alice prefers green tea in the morning", "people/alice", 0.6, NOW), tier="warm",
                path="people/alice")
-    cand = Candidate.of(row, "2023-11-14")
+    cand = Candidate.of(row)
     assert cand.to_json() == dict(row, date="2023-11-14")  # nothing ranked: the row as gathered, dated
     terms = analyzer.query_terms("green tea")
     [ranked] = ranking.rank(terms, [cand], ranking.local_corpus([cand], terms), {}, 5)

@@ -36,7 +36,7 @@ def _rank(query: str, rows: list[dict], nodes: dict | None = None, limit: int = 
     """The ranking stage alone, on rows made candidates and returned as the API's dicts (the real conversions)."""
     terms = analyzer.query_terms(query)
     paths = score_paths(terms, nodes or {})
-    cands = [Candidate.of(dict(r, path=r["category"]), None) for r in rows]
+    cands = [Candidate.of(dict(r, path=r["category"])) for r in rows]
     return [c.to_json() for c in rank(terms, cands, local_corpus(cands, terms), paths, limit)]
 
 
