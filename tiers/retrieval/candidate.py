@@ -153,8 +153,8 @@ class Candidate:
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Candidate:
         """The one way in: a gathered row (id, text, category, tier, path, score, …)."""
-        text, category = str(row["text"]), str(row.get("category", ""))
-        return cls(str(row["id"]), text, category, str(row["tier"]), str(row["path"]), row.get("score"),
+        text, category = row["text"], row.get("category", "")  # strings as stored (every row of a retrieve: no copies)
+        return cls(row["id"], text, category, row["tier"], row["path"], row.get("score"),
                    analyzer.document_terms(text, category), MappingProxyType(row))
 
     @property

@@ -63,6 +63,8 @@ def _candidates(rows: list[dict[str, Any]], filters: Filters, corpus: ranking.Co
     mine = [Candidate.of(r) for r in rows[:local]]
     stats = ranking.local_corpus(mine, terms)
     corpus.add(stats.docs, stats.terms, stats.df)
+    if not filters:
+        return mine + [Candidate.of(r) for r in rows[local:]]
     return ([c for c in mine if c.tier == "hot" or filters.matches(c.row)]
             + [Candidate.of(r) for r in rows[local:] if filters.matches(r)])
 
