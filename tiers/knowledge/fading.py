@@ -10,7 +10,7 @@ access), must not change for facts, so the kind enters as a weight on importance
 A fact and an experience (same base rate) keep exactly the old score; a ten-day-old belief of importance
 0.5 keeps ~0.62 of its importance, a summary ~0.87. The score is what warm ranks, evicts and promotes
 by (tiers/memory/warm.py) and what retrieval's bounded prior reads (tiers/retrieval/ranking.py, and
-cold_candidate in tiers/retrieval/search.py), so a belief or summary sinks and leaves warm sooner than
+cold_row in tiers/retrieval/search.py), so a belief or summary sinks and leaves warm sooner than
 a fact said at the same time, while BM25 still decides what matches.
 
 Age is counted from when a memory was said (valid time, tiers/memory/said.py: its note's date, its turn's

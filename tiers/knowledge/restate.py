@@ -1,5 +1,5 @@
 """Restatements: when two texts say the same thing (the "Remember …" turn and the note's wording of it, a
-raw turn and the fact distilled from it), and folding them into one result at retrieve time.
+raw turn and the fact distilled from it). A retrieve folds them into one result (tiers/retrieval/current.fold).
 
 Two texts restate each other when, after a lead-in such as "Remember that" / "记住" is cut:
   - their normalised texts are equal, or
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Mapping
 
 from memoryd.tiers.memory.model import normalize_text
 from memoryd.tiers.retrieval import analyzer
@@ -102,56 +102,6 @@ def contradicts(a: str, b: str) -> bool:
     if not ta or not tb or da != db or pa == pb:
         return False
     return len(ta & tb) / len(ta | tb) >= JACCARD
-
-
-MENTION = "mention"  # what a `same` of fold() returns for a lower result naming a higher one's value in passing
-MENTIONED = "mentioned"  # … for a higher result naming a lower one's value in passing: the statement takes its place
-
-
-def fold(results: Iterable[dict[str, Any]], limit: int,
-         same: Callable[[dict[str, Any], dict[str, Any]], bool | str] | None = None) -> list[dict[str, Any]]:
-    """Results in rank order, each restatement of a higher-ranked one folded into it (its id listed in the
-    keeper's `restated_by`; a raw turn gives its place to the fact restating it, an assistant's echo to the owner's
-    words), cut to `limit`: no list holds the same sentence twice. `same(higher, lower)` says whether two results
-    restate each other (default: their texts restate each other); MENTION: the lower one names the higher one's
-    value in passing (tiers/knowledge/mentions.py), listed in its `mentioned_by`, never in its place; MENTIONED:
-    the higher one names the lower one's value in passing: the statement takes its place and lists it."""
-    same = same or (lambda a, b: restates(a["text"], b["text"]))
-    kept: list[dict[str, Any]] = []
-    for r in results:
-        at, how = _folds_into(kept, r, same)
-        if at is None:
-            kept.append(r)
-            continue
-        keeper = kept[at]
-        if keeper["id"] == r["id"]:
-            continue
-        if how == MENTION:
-            keeper.setdefault("mentioned_by", []).append(r["id"])
-        elif how == MENTIONED:  # the statement stands for what names its value in passing
-            kept[at] = r
-            r.setdefault("mentioned_by", []).extend([keeper["id"], *keeper.pop("mentioned_by", []),
-                                                     *keeper.pop("restated_by", [])])
-        elif (raw_turn(keeper) and not raw_turn(r)) or (echo(keeper) and not echo(r)):
-            # the distilled memory stands for the turn it came from; the owner's words for the assistant's echo
-            kept[at] = r
-            r.setdefault("restated_by", []).extend([keeper["id"], *keeper.pop("restated_by", [])])
-            if "mentioned_by" in keeper:
-                r.setdefault("mentioned_by", []).extend(keeper.pop("mentioned_by"))
-        else:
-            keeper.setdefault("restated_by", []).append(r["id"])
-    return kept[:limit]
-
-
-def _folds_into(kept: list[dict[str, Any]], r: dict[str, Any],
-                same: Callable[[dict[str, Any], dict[str, Any]], bool | str]) -> tuple[int | None, bool | str]:
-    for i, k in enumerate(kept):
-        if k["id"] == r["id"]:
-            return i, True
-        how = same(k, r)
-        if how:
-            return i, how
-    return None, False
 
 
 def echo(m: Mapping[str, Any]) -> bool:

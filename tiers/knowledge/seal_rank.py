@@ -2,29 +2,31 @@
 words found (its `summary`: id and text), never in a slot of its own (what the words found keeps every place)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from memoryd.tiers.knowledge.kinds import SEALED_IN_KEY
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import Archive
+    from memoryd.tiers.retrieval.candidate import Candidate
 
 
-def _sealed_in(result: dict[str, Any]) -> str | None:
-    meta = result.get("metadata")
+def _sealed_in(result: Candidate) -> str | None:
+    meta = result.row.get("metadata")
     sid = meta.get(SEALED_IN_KEY) if isinstance(meta, dict) else None
     return str(sid) if sid else None
 
 
-def behind_summaries(results: list[dict[str, Any]], archive: Archive | None, agent_id: str,
-                     limit: int) -> list[dict[str, Any]]:
+def behind_summaries(results: list[Candidate], archive: Archive | None, agent_id: str,
+                     limit: int) -> list[Candidate]:
     """Results with the summary of a sealed member told on it (when the words did not reach the summary itself);
     the order is untouched. Costs nothing without sealed results."""
     wanted = {sid for r in results if (sid := _sealed_in(r))}
     if not wanted:
         return results
-    have = {r["id"]: r for r in results}
-    missing = sorted(wanted - set(have))
+    found = {r.id for r in results}
+    have: dict[str, Mapping[str, Any]] = {}
+    missing = sorted(wanted - found)
     if missing and archive is not None:
         from memoryd.tiers.base.errors import MemorydError
 
@@ -33,14 +35,15 @@ def behind_summaries(results: list[dict[str, Any]], archive: Archive | None, age
         except MemorydError:
             fetched = []
         for entry in fetched:
-            have[entry["id"]] = dict(entry)
-    found = {r["id"] for r in results}
+            have[entry["id"]] = entry
     told: set[str] = set()
+    out = []
     for r in results:
         sid = _sealed_in(r)
         summary = have.get(sid) if sid and sid not in found and sid not in told else None
         if summary is not None:
-            r["summary"] = {"id": summary["id"], "text": summary["text"]}
-            r.setdefault("stages", []).append({"stage": "summaries", "did": "told its summary", "summary": sid})
+            r = r.tell(summary=(str(summary["id"]), str(summary["text"]))).noted("summaries", "told its summary",
+                                                                              summary=sid)
             told.add(str(sid))
-    return results[:limit]
+        out.append(r)
+    return out[:limit]

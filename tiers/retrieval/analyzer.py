@@ -125,6 +125,11 @@ def document(text: str, category: str = "") -> list[str]:
     return list(_document(text, category))
 
 
+def document_terms(text: str, category: str = "") -> tuple[str, ...]:
+    """document()'s terms as the shared tuple (no copy: a retrieve reads them for every warm and hot memory)."""
+    return _document(text, category)
+
+
 @functools.lru_cache(maxsize=4096)  # warm and hot are analysed on every retrieve: a long-lived process keeps them
 def _document(text: str, category: str) -> tuple[str, ...]:
     return tuple(terms(f"{text} {category.replace('/', ' ')}" if category else text))

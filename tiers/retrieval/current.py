@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable, Mapping
+from dataclasses import replace
+from typing import Callable
 
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
-from memoryd.tiers.knowledge.restate import echo, fold, restates, signature
+from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.retrieval import analyzer
-from memoryd.tiers.retrieval.trace import note
+from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 
-Candidate = dict[str, Any]
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
 HOPS = 5      # a chain of values (A → B → C) followed this far to its current end
 _EXACT = re.compile(r"[A-Za-z]*\d[\w.\-/:#]*|[A-Z]{2,}[\w\-]*")
@@ -29,12 +29,12 @@ def depth(limit: int) -> int:
 
 
 def superseded_by(cand: Candidate) -> str | None:
-    return (cand.get("metadata") or {}).get(kinds.SUPERSEDED_BY_KEY) or cand.get("superseded_by")
+    return cand.metadata.get(kinds.SUPERSEDED_BY_KEY) or cand.row.get("superseded_by")
 
 
 def followed_by(cand: Candidate) -> str | None:
     """The memory holding a newer value of what `cand` says: all of it (superseded) or one of its facts."""
-    return superseded_by(cand) or (cand.get("metadata") or {}).get(kinds.UPDATED_BY_KEY)
+    return superseded_by(cand) or cand.metadata.get(kinds.UPDATED_BY_KEY)
 
 
 def admit(cands: list[Candidate]) -> list[Candidate]:
@@ -49,7 +49,7 @@ def _exact_tokens(query: str) -> set[str]:
 
 
 def _named(cand: Candidate, tokens: set[str]) -> bool:
-    text = str(cand.get("text", "")).casefold()
+    text = cand.text.casefold()
     return any(re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", text) for t in tokens)
 
 
@@ -60,83 +60,98 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
     Nothing found is dropped. `fetch(ids)` gives candidates for memories not among the results."""
     if not any(followed_by(r) for r in results):
         return results
-    by_id = {r["id"]: r for r in results}
+    by_id = _with_successors(results, fetch)
+    tokens = _exact_tokens(query)
+    found = {r.id: r for r in results}
+    out: list[Candidate] = []
+    placed: set[str] = set()
+    for r in results:
+        head = _current_end(r, by_id)
+        if r.id in placed:
+            continue
+        if head is r or followed_by(head) or head.id in placed:
+            out.append(r)
+            placed.add(r.id)
+            continue
+        if head.id in found:
+            head = found[head.id]
+        else:  # not found by the words: it stands where the older one was found
+            head = replace(head, ranking=Ranking(0.0, float(r.rank), basis=f"the current value of {r.id}, which "
+                                                 "the words found"))
+        below = bool(tokens) and _named(r, tokens) and not _named(head, tokens)
+        head = head.noted("current", "placed below" if below else "placed above", current_of=r.id,
+                          why="the query names a value only the older one holds" if below else "holds the current "
+                          "value of what the words found")
+        out += [r, head] if below else [head, r]
+        placed |= {head.id, r.id}
+    return out
+
+
+def _with_successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candidate]]) -> dict[str, Candidate]:
+    """The results and the memories holding their newer values, by id (a chain followed HOPS far)."""
+    by_id = {r.id: r for r in results}
     for _ in range(HOPS):
         wanted = sorted({str(followed_by(r)) for r in by_id.values() if followed_by(r)} - set(by_id))
         if not wanted:
             break
         for c in fetch(wanted):
-            by_id.setdefault(c["id"], c)
-    tokens = _exact_tokens(query)
-    found = {r["id"] for r in results}
-    out: list[Candidate] = []
-    placed: set[str] = set()
-    for r in results:
-        head = r
-        for _ in range(HOPS):
-            nxt = followed_by(head)
-            if not nxt or nxt not in by_id:
-                break
-            head = by_id[nxt]
-        if r["id"] in placed:
-            continue
-        if head is r or followed_by(head) or head["id"] in placed:
-            out.append(r)
-            placed.add(r["id"])
-            continue
-        if head["id"] in found:
-            head = by_id[head["id"]]
-        else:
-            head = dict(head, rank=float(r.get("rank") or 0), relevance=head.get("relevance", 0.0),
-                        reason=f"the current value of {r['id']}, which the words found")
-        below = bool(tokens) and _named(r, tokens) and not _named(head, tokens)
-        note(head, "current", "placed below" if below else "placed above", current_of=r["id"],
-             why="the query names a value only the older one holds" if below else "holds the current value of "
-             "what the words found")
-        pair = [r, head] if below else [head, r]
-        out += pair
-        placed |= {head["id"], r["id"]}
-    return out
+            by_id.setdefault(c.id, c)
+    return by_id
 
 
-def said(cand: Candidate) -> str:
-    """What a memory says, without what hot added to it: a hot event's or task's "(2027-06-03)", a task's
-    status. A hot item is compared with the memory it came from by these words."""
-    return str(cand.get("said") or cand["text"])
+def _current_end(r: Candidate, by_id: dict[str, Candidate]) -> Candidate:
+    head = r
+    for _ in range(HOPS):
+        nxt = followed_by(head)
+        if not nxt or nxt not in by_id:
+            break
+        head = by_id[nxt]
+    return head
 
 
 def filler(cand: Candidate) -> bool:
     """A conversation's turn that says nothing (tiers/knowledge/lowvalue.py), kept before that rule knew it."""
-    meta = cand.get("metadata") or {}
-    return meta.get("kind") == "turn" and is_low_value(cand["text"], meta.get("role"))
+    meta = cand.metadata
+    return meta.get("kind") == "turn" and is_low_value(cand.text, meta.get("role"))
 
 
 def finish(results: list[Candidate], limit: int) -> list[Candidate]:
     """Ranked results → what is returned: restatements folded into the higher one, each with its kind (and
     confidence, superseded_by when it has them)."""
     def same(a: Candidate, b: Candidate) -> bool:  # the same words, or an assistant echoing the person's
-        return restates(said(a), said(b)) or echoes(a, b) or echoes(b, a)
-    out = fold(results, limit, same)
-    for r in out:
-        r.pop("said", None)
-        meta = r.get("metadata")
-        r["kind"] = kinds.kind_of(meta)
-        confidence = kinds.confidence_of(meta)
-        if confidence is not None:
-            r["confidence"] = confidence
-        by = superseded_by(r)
-        if by:
-            r["superseded_by"] = by
-    return out[:limit]
+        return restates(a.said, b.said) or echoes(a, b) or echoes(b, a)
+    return [r.tell(kind=kinds.kind_of(r.metadata), confidence=kinds.confidence_of(r.metadata),
+                   superseded_by=superseded_by(r)) for r in fold(results, limit, same)]
 
 
-def echoes(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def fold(results: list[Candidate], limit: int, same: Callable[[Candidate, Candidate], bool]) -> list[Candidate]:
+    """Results in rank order, each restatement of a higher-ranked one folded into it (its id listed in the
+    keeper's `restated_by`; a raw turn gives its place to the fact restating it, an assistant's echo to the owner's
+    words), cut to `limit`: no list holds the same sentence twice."""
+    kept: list[Candidate] = []
+    for r in results:
+        at = next((i for i, k in enumerate(kept) if k.id == r.id or same(k, r)), None)
+        if at is None:
+            kept.append(r)
+            continue
+        keeper = kept[at]
+        if keeper.id == r.id:
+            continue
+        if (raw_turn(keeper.row) and not raw_turn(r.row)) or (echo(keeper.row) and not echo(r.row)):
+            # the distilled memory stands for the turn it came from; the owner's words for the assistant's echo
+            kept[at] = r.tell(restated_by=(*r.told.restated_by, keeper.id, *keeper.told.restated_by))
+        else:
+            kept[at] = keeper.tell(restated_by=(*keeper.told.restated_by, r.id))
+    return kept[:limit]
+
+
+def echoes(a: Candidate, b: Candidate) -> bool:
     """`a` is the assistant echoing `b` ("Nice, VS Code it is." after "Spent the evening tuning my VS Code
     config."): every content word and number of its words is in `b`'s, said the same way (not negated)."""
-    if not echo(a) or echo(b):
+    if not echo(a.row) or echo(b.row):
         return False
-    _na, ta, da, pa = signature(said(a))
-    _nb, tb, db, pb = signature(said(b))
+    _na, ta, da, pa = signature(a.said)
+    _nb, tb, db, pb = signature(b.said)
     ta = ta - _filler_terms()  # "Nice, … it is.": the pleasantry around the echo is not its content
     return bool(ta) and ta <= tb and set(da) <= set(db) and pa == pb
 

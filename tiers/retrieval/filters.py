@@ -84,6 +84,8 @@ class Filters:
         return ", ".join(p for p in parts if p)
 
     def matches(self, entry: Mapping[str, Any]) -> bool:
+        if not self:
+            return True  # no filter: every candidate of a retrieve is checked, so none reads when it was said
         meta = entry.get("metadata") or {}
         if self.kind is not None:
             from memoryd.tiers.knowledge.kinds import kind_of

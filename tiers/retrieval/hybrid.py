@@ -21,13 +21,14 @@ tiers/retrieval/embed.py, the optional extra. Without it, retrieval says so and 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from memoryd.tiers.retrieval import analyzer, embed, passage, ranking
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.retrieval.fusion import MIN_SPAN, RRF_K, Dense, Fusion, fuse, rare_first
-from memoryd.tiers.retrieval.ranking import Candidate
+from memoryd.tiers.retrieval.candidate import Candidate, Meaning, Ranking, Score, time_view
 from memoryd.tiers.retrieval.view import RetrievalView
 
 __all__ = ["MIN_SPAN", "RRF_K", "Dense", "Fusion", "VectorIndex", "dense_side", "fuse", "rank"]
@@ -41,6 +42,7 @@ ON_THE_FLY_S = 0.25    # ... within this time. Off: measured on bench/recall rig
 LIVE_INLINE = 8        # new warm/hot items a retrieve embeds and keeps; more (a bulk ingest into warm) are
                        # left to the back-fill (`memoryd embed`, the daemon), bar the best few keyword matches
 IDS_PER_STMT = 500
+MMR_POOL = 30                     # the top results maximal marginal relevance chooses among
 MMR_LAMBDA: float | None = 0.7    # maximal marginal relevance over the top results (word overlap as similarity),
                                   # once every candidate has its vector: bench/recall after back-fill, recall@5
                                   # 0.767 against 0.739 without (no measurement before back-fill: not applied)
@@ -130,10 +132,11 @@ def cached_live(store: Any, agent: str) -> dict[str, tuple[bytes, bytes]] | None
             host.read("SELECT id, digest, vec FROM live_vectors WHERE agent_id = ?", [agent])}
 
 
-def dense_side(view: RetrievalView, query: str, live: list[Candidate], cands: list[Candidate], k: int,
-               to_candidate: Callable[[ColdEntry], Candidate]) -> tuple[Dense, Completer] | None:
-    """Cosines for every candidate; the index's nearest memories join `cands` (in place). None, with a
-    warning, when the model or the vectors cannot be had (the caller ranks by keywords alone)."""
+def dense_side(view: RetrievalView, query: str, live: list[dict[str, Any]], rows: list[dict[str, Any]], k: int,
+               to_row: Callable[[ColdEntry], dict[str, Any]]) -> tuple[Dense, Completer] | None:
+    """Cosines for every candidate; the index's nearest memories join the gathered `rows` (in place, before
+    they become candidates). None, with a warning, when the model or the vectors cannot be had (the caller
+    ranks by keywords alone)."""
     archive, agent = view.archive, view.agent_id
     if len(query) > QUERY_CHARS:
         view.warn(f"query embedded from its first {QUERY_CHARS} of {len(query)} characters "
@@ -158,11 +161,11 @@ def dense_side(view: RetrievalView, query: str, live: list[Candidate], cands: li
     bounds = ([lo, hi] if near else []) + list(sims.values())
     lo, hi = (min(bounds), max(bounds)) if bounds else (0.0, 0.0)
     sims.update(near)
-    seen = {c["id"] for c in cands}
+    seen = {c["id"] for c in rows}
     more = [i for i, _ in near if i not in seen]
     if more:
         try:
-            cands += [to_candidate(e) for e in archive.get(agent, more)]
+            rows += [to_row(e) for e in archive.get(agent, more)]
         except MemorydError as exc:
             view.warn(f"local index not searched by meaning: {exc.message}")
     return Dense(sims, lo, hi, complete=complete), Completer(view, store, model, qv)
@@ -179,50 +182,55 @@ def _sims(vectors: dict[str, bytes], qv: Any) -> dict[str, float]:
 def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpus, path_scores: dict[str, float],
          limit: int, in_range: Any, dense: Dense, fusion: Fusion, completer: Completer | None = None
          ) -> list[Candidate]:
-    """The best `limit` candidates by fused score × the keyword ranking's prior and date boost, explained."""
+    """The best `limit` candidates by fused score × the keyword ranking's prior and date boost, each with its
+    Ranking."""
     from memoryd.tiers.retrieval.filters import path_boost
     from memoryd.tiers.retrieval.time_rule import time_factor
 
     scored = []
     for cand in cands:
-        text, parts = ranking.bm25(query, ranking.doc_terms(cand), corpus)
-        scored.append((cand, text, parts, *path_boost(cand.get("category", ""), path_scores)))
+        text, parts = ranking.bm25(query, cand.terms, corpus)
+        scored.append((cand, text, parts, *path_boost(cand.category, path_scores)))
     if completer is not None:
-        by_words = sorted((s for s in scored if s[1] > 0), key=lambda s: (-s[1], s[0]["id"]))
-        completer.complete(dense, [(c["id"], passage.live_passage(c)) for c, *_ in by_words])  # dated, as stored ones
-    fused = fuse(fusion, {c["id"]: text for c, text, *_ in scored}, dense)
+        by_words = sorted((s for s in scored if s[1] > 0), key=lambda s: (-s[1], s[0].id))
+        completer.complete(dense, [(c.id, passage.live_passage(c.row)) for c, *_ in by_words])  # dated, as stored
+    fused = fuse(fusion, {c.id: text for c, text, *_ in scored}, dense)
     results, keyword, terms = [], {}, {}
     for cand, text, parts, path, via in scored:
-        base, cos = fused[cand["id"]], dense.sims.get(cand["id"])
+        base, cos = fused[cand.id], dense.sims.get(cand.id)
         if base <= 0 and path <= 0 and cos is None:
             continue  # neither a word nor a vector nor the tree relates it to the question
-        p = ranking.prior(float(cand.get("score") or 0.0), path)
+        p = ranking.prior(float(cand.score or 0.0), path)
         boost = 1 + ranking.BETA * p
         final = (base if base > 0 else 1e-6 * (1 + path)) * boost
-        dated = in_range(cand) if in_range else None
+        seen = time_view(cand) if in_range else None  # what the time rule reads: the date and the words
+        dated = in_range(seen) if in_range else None
         if dated:
             final *= ranking.DATE_BOOST
-        final *= (timely := time_factor(in_range, cand))
+        final *= (timely := time_factor(in_range, seen))
         if text > 0:
-            keyword[cand["id"]] = text * boost * (ranking.DATE_BOOST if dated else 1.0) * timely
-            terms[cand["id"]] = parts
-        results.append(_explain(cand, text, parts, path, via, p, base, cos, final, dated, dense, fusion))
-        results[-1]["ranking"]["time_rule"] = round(timely, 4)
+            keyword[cand.id] = text * boost * (ranking.DATE_BOOST if dated else 1.0) * timely
+            terms[cand.id] = parts
+        meaning = (cos, dense.scaled(cand.id), fusion.describe(), base, cand.id in dense.fresh)
+        results.append([round(final, 6), cand, (text, tuple(parts.items()), p, boost, cand.score, via, path, dated,
+                                                timely), meaning, False])
     _keep_rare_first(results, keyword, terms, corpus)
-    results.sort(key=lambda r: (-r["rank"], r["id"]))
-    if MMR_LAMBDA is not None and dense.complete and (fusion.rule != "blend" or fusion.weight > 0):
-        return diverse(results, limit, MMR_LAMBDA)
-    return results[:limit]
+    results.sort(key=lambda r: (-r[0], r[1].id))
+    lam = MMR_LAMBDA if dense.complete and (fusion.rule != "blend" or fusion.weight > 0) else None
+    # only the results kept become new candidates (most candidates of a retrieve match some common word)
+    kept = [replace(cand, ranking=Ranking(round(why[0], 4), final, Score(*why, Meaning(*meaning), rare)))
+            for final, cand, why, meaning, rare in results[:max(limit, MMR_POOL) if lam is not None else limit]]
+    return diverse(kept, limit, lam) if lam is not None else kept
 
 
-def diverse(ranked: list[Candidate], limit: int, lam: float, pool: int = 30) -> list[Candidate]:
+def diverse(ranked: list[Candidate], limit: int, lam: float, pool: int = MMR_POOL) -> list[Candidate]:
     """Maximal marginal relevance: each next result maximises lam × relevance − (1 − lam) × its largest
     word overlap (Jaccard) with those already chosen; relevance is the rank scaled to the best."""
     head = ranked[:pool]
     if len(head) <= 1:
         return head[:limit]
-    best = head[0]["rank"] or 1.0
-    words = {r["id"]: set(analyzer.terms(r["text"])) for r in head}
+    best = head[0].rank or 1.0
+    words = {r.id: set(analyzer.terms(r.text)) for r in head}
 
     def overlap(a: str, b: str) -> float:
         union = words[a] | words[b]
@@ -230,38 +238,21 @@ def diverse(ranked: list[Candidate], limit: int, lam: float, pool: int = 30) -> 
 
     chosen, left = [head[0]], head[1:]
     while left and len(chosen) < limit:
-        pick = max(left, key=lambda r: lam * r["rank"] / best
-                   - (1 - lam) * max(overlap(r["id"], c["id"]) for c in chosen))
+        pick = max(left, key=lambda r: lam * r.rank / best
+                   - (1 - lam) * max(overlap(r.id, c.id) for c in chosen))
         chosen.append(pick)
         left.remove(pick)
     return chosen
 
 
-def _keep_rare_first(results: list[Candidate], keyword: dict[str, float], parts: dict[str, dict[str, float]],
+def _keep_rare_first(results: list[list[Any]], keyword: dict[str, float], parts: dict[str, dict[str, float]],
                      corpus: ranking.Corpus) -> None:
+    """Keyword mode's first result, when an exact rare term made it so, placed just above the best (each of
+    `results`: [rank, candidate, …, rare_first])."""
     top = rare_first(keyword, parts, corpus.df)
     if top is None:
         return
-    best = max(r["rank"] for r in results)
+    best = max(r[0] for r in results)
     for r in results:
-        if r["id"] == top and r["rank"] < best:
-            r["rank"] = round(best * 1.000001 + 1e-6, 6)
-            r["reason"] = "exact rare term, first in keyword mode; " + r["reason"]
-
-
-def _explain(cand: Candidate, text: float, parts: dict[str, float], path: float, via: str | None, p: float,
-             base: float, cos: float | None, final: float, dated: Any, dense: Dense, fusion: Fusion) -> Candidate:
-    if cos is None:
-        meaning = "no vector yet; "
-    else:
-        made = ", embedded now" if cand["id"] in dense.fresh else ""
-        meaning = f"meaning {cos:.3f}{made} ({fusion.describe()}: {base:.3f}); "
-    out = {k: v for k, v in cand.items() if k != "_terms"}
-    out.update(relevance=round(text, 4), rank=round(final, 6),
-               ranking={"bm25": round(text, 4), "terms": {t: round(w, 4) for t, w in parts.items()},
-                        "dense": None if cos is None else round(cos, 4), "dense_scaled": round(dense.scaled(cand["id"]), 4),
-                        "fusion": fusion.describe(), "fused": round(base, 6), "prior": round(p, 4),
-                        "boost": round(1 + ranking.BETA * p, 4), "memory_score": cand.get("score"), "path": via,
-                        "path_score": round(path, 4), "date_match": dated},
-               reason=meaning + ranking._reason(parts, text, p, via, path, dated, cand["tier"]))
-    return out
+        if r[1].id == top and r[0] < best:
+            r[0], r[-1] = round(best * 1.000001 + 1e-6, 6), True

@@ -1,7 +1,8 @@
 """Retrieval as one declared pipeline: the stages a retrieve runs after its candidates are gathered, in order, each
 saying whether it belongs to the knowledge layer (`[knowledge] layer = "off"` skips those: the benchmark's "layer
-off" column) and recording what it changed on the results it touched, in one structured field:
-`stages: [{"stage": name, "did": what, …why}]`.
+off" column). Stages take and return frozen candidates (tiers/retrieval/candidate.py): a stage that changes one
+returns a new one, and what it did and why goes in the candidate's one structured field, `steps` (returned as
+`stages: [{"stage": name, "did": what, …why}]`).
 
     admit      knowledge  a conversation's turn that says nothing is left out (tiers/knowledge/lowvalue.py)
     rank       always     one BM25 ranking (fused with the embedding in hybrid mode), the time rule, the tree
@@ -13,13 +14,13 @@ A stage is a plain function of (Ask, results) → results; adding one is adding 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from memoryd.tiers.knowledge.seal_rank import behind_summaries
 from memoryd.tiers.retrieval import current, ranking
 from memoryd.tiers.retrieval.filters import Filters
-from memoryd.tiers.retrieval.ranking import Candidate
+from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 from memoryd.tiers.retrieval.view import RetrievalView
 
 
@@ -56,10 +57,9 @@ def _admit(ask: Ask, cands: list[Candidate]) -> list[Candidate]:
 
 
 def _rank(ask: Ask, cands: list[Candidate]) -> list[Candidate]:
-    if not ask.query:
-        cands.sort(key=lambda c: (-c["score"], c["id"]))
-        return [dict(c, relevance=1.0, rank=c["score"], reason=f"{ask.filters.describe()} in {c['tier']}")
-                for c in cands[:ask.depth]]
+    if not ask.query:  # the filters alone: the best-scored matches first
+        best = sorted(cands, key=lambda c: (-c.score, c.id))[:ask.depth]
+        return [replace(c, ranking=Ranking(1.0, c.score, basis=f"{ask.filters.describe()} in {c.tier}")) for c in best]
     if ask.dense is not None:  # [retrieval] mode = "hybrid" (tiers/retrieval/hybrid.py)
         from memoryd.tiers.retrieval.hybrid import Fusion, rank
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
-from memoryd.tiers.retrieval import analyzer
+from memoryd.tiers.retrieval.candidate import Candidate, Ranking, Score, time_view
 
 K1, B = 1.2, 0.5   # b 0.75 → 0.5: conversation turns are short and a short line holding one query word outranked
 # the answer (bench/recall seed 7 recall@5 0.626 → 0.655; bench/corpus dev current at 1 0.592 → 0.703; 0.3: 0.653, 0.740)
@@ -24,9 +24,6 @@ MEMORY_WEIGHT, PATH_WEIGHT = 0.7, 0.3
 HOT_SCORE = 0.7          # memory-score threshold of the hot tier: counts as fully alive
 DATE_BOOST = 1.5
 PATH_ONLY = 0.05         # a memory found only through its tree path ranks below every text match
-# A memory of any tier as ranked (a warm entry, a hot item or an index row, plus tier, path and score);
-# a result adds relevance, rank, ranking and reason. Built per retrieve and returned as JSON: a plain dict.
-Candidate = dict[str, Any]
 
 
 @dataclass
@@ -51,25 +48,19 @@ class Corpus:
         return max(1.0, self.terms / self.docs) if self.docs else 1.0
 
 
-def doc_terms(cand: Candidate) -> list[str]:
-    if "_terms" not in cand:
-        cand["_terms"] = analyzer.document(cand["text"], cand.get("category", ""))
-    return cand["_terms"]
-
-
 def local_corpus(cands: Iterable[Candidate], query: Sequence[str]) -> Corpus:
     """Statistics of the candidates held outside the local index (hot and warm)."""
     corpus = Corpus()
     wanted = set(query)
     for cand in cands:
-        found = doc_terms(cand)
+        found = cand.terms
         corpus.docs += 1
         corpus.terms += len(found)
         corpus.df.update(wanted.intersection(found))
     return corpus
 
 
-def bm25(query: Sequence[str], found: list[str], corpus: Corpus) -> tuple[float, dict[str, float]]:
+def bm25(query: Sequence[str], found: Sequence[str], corpus: Corpus) -> tuple[float, dict[str, float]]:
     """BM25 of one document and each query term's share of it."""
     if not found:
         return 0.0, {}
@@ -89,46 +80,28 @@ def prior(memory_score: float, path_score: float) -> float:
 
 def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: Corpus, path_scores: dict[str, float],
          limit: int, in_range: Any = None) -> list[Candidate]:
-    """Score candidates (each: id, text, category, tier, score) and return the best `limit`, explained.
+    """Score candidates and return the best `limit`, each with its Ranking.
 
     `in_range(cand) -> bool | None` says whether a memory's date falls in the range the question asks
     about (None: it asks about none); a time_rule.TimeRule also prefers the latest or a memory saying when."""
     from memoryd.tiers.retrieval.filters import path_boost
     from memoryd.tiers.retrieval.time_rule import time_factor
 
-    results = []
+    scored = []
     for cand in cands:
-        text, parts = bm25(query, doc_terms(cand), corpus)
-        path, via = path_boost(cand.get("category", ""), path_scores)
+        text, parts = bm25(query, cand.terms, corpus)
+        path, via = path_boost(cand.category, path_scores)
         if text <= 0 and path <= 0:
             continue
-        p = prior(float(cand.get("score") or 0.0), path)
+        p = prior(float(cand.score or 0.0), path)
         final = (text if text > 0 else PATH_ONLY * path) * (1 + BETA * p)
-        dated = in_range(cand) if in_range else None
+        seen = time_view(cand) if in_range else None  # what the time rule reads: the date and the words
+        dated = in_range(seen) if in_range else None
         if dated:
             final *= DATE_BOOST
-        final *= (timely := time_factor(in_range, cand))
-        out = {k: v for k, v in cand.items() if k != "_terms"}
-        out.update(relevance=round(text, 4), rank=round(final, 6),
-                   ranking={"bm25": round(text, 4), "terms": {t: round(w, 4) for t, w in parts.items()},
-                            "prior": round(p, 4), "boost": round(1 + BETA * p, 4), "memory_score": cand.get("score"),
-                            "path": via, "path_score": round(path, 4), "date_match": dated,
-                            "time_rule": round(timely, 4)},
-                   reason=_reason(parts, text, p, via, path, dated, cand["tier"]))
-        results.append(out)
-    results.sort(key=lambda r: (-r["rank"], r["id"]))
-    return results[:limit]
-
-
-def _reason(parts: dict[str, float], text: float, p: float, via: str | None, path: float, dated: Any,
-            tier: str) -> str:
-    why = []
-    if parts:
-        shown = sorted(parts.items(), key=lambda kv: -kv[1])[:6]
-        why.append("matched " + ", ".join(f"'{t}' {w:.2f}" for t, w in shown) + f" (bm25 {text:.2f})")
-    if via:
-        why.append(f"tree path {via} ({path:.2f})")
-    why.append(f"prior ×{1 + BETA * p:.2f}")
-    if dated:
-        why.append("date in range")
-    return "; ".join(why) + f" in {tier}"
+        final *= (timely := time_factor(in_range, seen))
+        scored.append((round(final, 6), cand, (text, tuple(parts.items()), p, 1 + BETA * p, cand.score, via, path,
+                                               dated, timely)))
+    scored.sort(key=lambda s: (-s[0], s[1].id))
+    # only the results kept become new candidates (most candidates of a retrieve match some common word)
+    return [replace(cand, ranking=Ranking(round(why[0], 4), final, Score(*why))) for final, cand, why in scored[:limit]]

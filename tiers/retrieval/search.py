@@ -1,16 +1,20 @@
 """A retrieve: candidates from hot, warm and the local index, through the declared stages of
-tiers/retrieval/pipeline.py (admit, rank, current, fold, summaries), then reinforcement."""
+tiers/retrieval/pipeline.py (admit, rank, current, fold, summaries), then reinforcement.
+
+The rows gathered (warm entries, hot items, index rows) become frozen candidates at one point (`_candidates`)
+and the results become the API's dicts at one point (the end of `retrieve`)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from memoryd.tiers.retrieval import analyzer, pipeline, ranking, when
+from memoryd.tiers.retrieval import analyzer, pipeline, ranking
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.knowledge.fading import said_score
 from memoryd.tiers.retrieval.filters import Filters, score_paths
-from memoryd.tiers.retrieval.ranking import Candidate
+from memoryd.tiers.retrieval.candidate import Candidate
 from memoryd.tiers.retrieval.time_rule import time_rule
 from memoryd.tiers.retrieval.view import RetrievalView
 
@@ -24,7 +28,7 @@ MAX_QUERY_CHARS = 2000   # a query is read up to here (its first MAX_QUERY_TERMS
 
 
 def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, float] | None,
-             filters: Filters) -> list[Candidate]:
+             filters: Filters) -> list[dict[str, Any]]:
     """Search hot, warm and cold for a checked query (AgentMemory.retrieve checks it and holds the lock);
     `paths` (from LLM tree search) replaces keyword path scores.
 
@@ -36,26 +40,38 @@ def retrieve(view: RetrievalView, query: str, limit: int, *, paths: dict[str, fl
         query = query[:MAX_QUERY_CHARS]
     rule = time_rule(query, now) if query else None   # a question about time (tiers/retrieval/time_rule.py)
     terms = rule.content(analyzer.query_terms(query)) if rule else analyzer.query_terms(query)
-    cands: list[Candidate] = [dict(e, tier="warm", path=e["category"]) for e in state["warm"]["entries"]]
+    rows: list[dict[str, Any]] = [dict(e, tier="warm", path=e["category"]) for e in state["warm"]["entries"]]
     if filters.takes_hot():
-        cands += hot_candidates(state["hot"])
-    corpus = ranking.local_corpus(cands, terms)
-    cands += _cold_candidates(view, terms, query, limit, {c["id"] for c in cands}, filters, corpus)
-    dense = _dense(view, query, state, cands, limit)
-    cands = [c for c in cands if c["tier"] == "hot" or filters.matches(c)]
-    for c in cands:
-        c["date"] = when.memory_date(c)
-    _date_hot_by_source(view, cands)
+        rows += hot_candidates(state["hot"])
+    local = len(rows)  # hot and warm: BM25's statistics count every one of them, whatever the filters
+    corpus = ranking.Corpus()
+    rows += _cold_rows(view, terms, query, limit, {r["id"] for r in rows}, filters, corpus)
+    dense = _dense(view, query, state, rows, limit)
+    _date_hot_by_source(view, rows)
+    cands = _candidates(rows, filters, corpus, terms, local)
     ask = pipeline.Ask(view, query, terms, limit, filters, corpus,
                        (score_paths(terms, state["tree"]["nodes"]) if paths is None else paths) if query else {},
-                       rule.prepare(cands) if rule and query else None, dense,
+                       rule.prepare([{"date": c.date} for c in cands]) if rule and query else None, dense,
                        lambda ids: _fetch(view, ids, filters))
-    results = pipeline.run(ask, cands)  # the declared stages (tiers/retrieval/pipeline.py)
-    _reinforce(view, results)
-    return results
+    results = _reinforce(view, pipeline.run(ask, cands))  # the declared stages (tiers/retrieval/pipeline.py)
+    return [r.to_json() for r in results]
 
 
-def hot_candidates(hot: HotState) -> list[Candidate]:
+def _candidates(rows: list[dict[str, Any]], filters: Filters, corpus: ranking.Corpus, terms: list[str],
+                local: int) -> list[Candidate]:
+    """The gathered rows as candidates (the one way in) that pass the filters. The first `local` rows (warm and
+    hot) count in BM25's statistics whatever the filters; hot items pass every filter that lets hot in."""
+    mine = [Candidate.of(r) for r in rows[:local]]
+    stats = ranking.local_corpus(mine, terms)
+    corpus.add(stats.docs, stats.terms, stats.df)
+    if not filters:
+        return mine + [Candidate.of(r) for r in rows[local:]]
+    return ([c for c in mine if c.tier == "hot" or filters.matches(c.row)]
+            + [Candidate.of(r) for r in rows[local:] if filters.matches(r)])
+
+
+def hot_candidates(hot: HotState) -> list[dict[str, Any]]:
+    """Hot's items as rows a retrieve gathers (and the web view and the embedder list)."""
     ctx = hot["active_context"]
     rows: list[tuple[str, str, str, float, int | None, str | None]] = [
         (x["id"], x["text"], f"lessons/{x['category']}", x["importance"], x.get("timestamp"), None)
@@ -76,22 +92,23 @@ def hot_candidates(hot: HotState) -> list[Candidate]:
             for i, t, c, s, ts, said in rows]
 
 
-def _date_hot_by_source(view: RetrievalView, cands: list[Candidate]) -> None:
+def _date_hot_by_source(view: RetrievalView, rows: list[dict[str, Any]]) -> None:
     """A hot item made from a memory is dated when that memory was said, not when hot took it in (its
-    timestamp): a lesson from a July note must not rank as today's news for a "now" question."""
-    wanted = {c["source_id"] for c in cands if c["tier"] == "hot" and c.get("source_id")}
+    timestamp): a lesson from a July note must not rank as today's news for a "now" question. Sets the hot
+    row's `day`, which when.memory_date reads for a row without metadata."""
+    wanted = {r["source_id"] for r in rows if r["tier"] == "hot" and r.get("source_id")}
     if not wanted:
         return
-    dates = {c["id"]: c.get("date") for c in cands if c["id"] in wanted}
+    dates = {r["id"]: when.memory_date(r) for r in rows if r["id"] in wanted}
     rest = sorted(wanted - set(dates))
     if rest and view.archive is not None:
         try:
             dates.update((e["id"], when.memory_date(e)) for e in view.archive.get(view.agent_id, rest))
         except MemorydError:
             pass  # left as hot dated it
-    for c in cands:
-        if c["tier"] == "hot" and dates.get(c.get("source_id") or ""):
-            c["date"] = dates[c["source_id"]]
+    for r in rows:
+        if r["tier"] == "hot" and dates.get(r.get("source_id") or ""):
+            r["day"] = dates[r["source_id"]]
 
 
 def _sentence(value: str) -> str | None:
@@ -110,8 +127,8 @@ def _undated(text: str) -> str | None:
     return cut if cut != text else None
 
 
-def _cold_candidates(view: RetrievalView, terms: list[str], query: str, limit: int, seen: set[str],
-                     filters: Filters, corpus: ranking.Corpus) -> list[Candidate]:
+def _cold_rows(view: RetrievalView, terms: list[str], query: str, limit: int, seen: set[str],
+              filters: Filters, corpus: ranking.Corpus) -> list[dict[str, Any]]:
     archive, agent = view.archive, view.agent_id
     if archive is None:
         return []
@@ -138,7 +155,7 @@ def _cold_candidates(view: RetrievalView, terms: list[str], query: str, limit: i
         if e["id"] in seen:
             continue  # also in warm (a crash between archiving and rewriting warm): warm's copy wins
         seen.add(e["id"])
-        out.append(cold_candidate(e, view.now))
+        out.append(cold_row(e, view.now))
     return out
 
 
@@ -150,18 +167,19 @@ def _fetch(view: RetrievalView, ids: list[str], filters: Filters) -> list[Candid
     rest = [i for i in ids if i not in warm]
     if rest and view.archive is not None:
         try:
-            out += [cold_candidate(e, view.now) for e in view.archive.get(view.agent_id, rest)]
+            out += [cold_row(e, view.now) for e in view.archive.get(view.agent_id, rest)]
         except MemorydError:
             pass  # the stale result is then left out, as before
-    return [c for c in out if filters.matches(c)]
+    return [Candidate.of(r) for r in out if filters.matches(r)]
 
 
-def cold_candidate(e: ColdEntry, now: float) -> Candidate:
+def cold_row(e: ColdEntry, now: float) -> dict[str, Any]:
+    """An index row as gathered: its score aged from when it was said, its tier and path."""
     s = said_score(dict(e, importance=float(e.get("importance") or 0.5)), now)  # aged from when it was said
     return dict(e, score=round(s, 4), tier="cold", path=e["category"])
 
 
-def _dense(view: RetrievalView, query: str, state: AgentState, cands: list[Candidate], limit: int) -> Any:
+def _dense(view: RetrievalView, query: str, state: AgentState, rows: list[dict[str, Any]], limit: int) -> Any:
     """Hybrid mode: the embedding side (tiers/retrieval/hybrid.py), or None (keyword mode, or no model)."""
     from memoryd.tiers.retrieval.embed import hybrid_status
 
@@ -172,23 +190,27 @@ def _dense(view: RetrievalView, query: str, state: AgentState, cands: list[Candi
         return None
     from memoryd.tiers.retrieval import hybrid
 
-    live = [c for c in cands if c["tier"] == "warm"] + hot_candidates(state["hot"])
-    return hybrid.dense_side(view, query, live, cands, max(limit * COLD_FACTOR, COLD_MIN),
-                             lambda e: cold_candidate(e, view.now))
+    live = [r for r in rows if r["tier"] == "warm"] + hot_candidates(state["hot"])
+    return hybrid.dense_side(view, query, live, rows, max(limit * COLD_FACTOR, COLD_MIN),
+                             lambda e: cold_row(e, view.now))
 
 
-def _reinforce(view: RetrievalView, results: list[Candidate]) -> None:
-    """Accesses (warm and cold) go to the access log; the next write folds them into warm and the index."""
+def _reinforce(view: RetrievalView, results: list[Candidate]) -> list[Candidate]:
+    """Accesses (warm and cold) go to the access log; the next write folds them into warm and the index.
+    Returns the results with their new access count."""
     warm = {e["id"]: e for e in view.state["warm"]["entries"]}
     now = view.now
     counts = {}
+    out = []
     for r in results:
-        if r["tier"] == "warm" and r["id"] in warm:
-            n = warm[r["id"]]["access_count"] + 1
-        elif r["tier"] == "cold":
-            n = max(int(r.get("access_count") or 0), view.pending.get(r["id"], (0, 0))[0]) + 1
+        if r.tier == "warm" and r.id in warm:
+            n = warm[r.id]["access_count"] + 1
+        elif r.tier == "cold":
+            n = max(int(r.row.get("access_count") or 0), view.pending.get(r.id, (0, 0))[0]) + 1
         else:
+            out.append(r)
             continue
-        counts[r["id"]] = (n, int(now))
-        r.update(access_count=n, last_access=int(now))
+        counts[r.id] = (n, int(now))
+        out.append(replace(r, access=(n, int(now))))
     view.record_accesses(counts)
+    return out

@@ -122,9 +122,15 @@ def test_a_100000_character_query_answers_within_a_second_with_a_warning(home: P
 
 
 def test_mmr_prefers_a_different_result_over_a_near_copy() -> None:
-    ranked = [{"id": "a", "rank": 1.0, "text": "the staging server listens on port 8089"},
-              {"id": "b", "rank": 0.95, "text": "the staging server listens on port 8089 again"},
-              {"id": "c", "rank": 0.9, "text": "Alice prefers green tea over coffee"}]
-    assert [r["id"] for r in hybrid.diverse(ranked, 2, 0.7)] == ["a", "c"]
-    assert [r["id"] for r in hybrid.diverse(ranked, 2, 1.0)] == ["a", "b"]  # lambda 1: relevance only
+    from dataclasses import replace
+
+    from memoryd.tiers.retrieval.candidate import Candidate, Ranking
+
+    rows = [{"id": "a", "rank": 1.0, "text": "the staging server listens on port 8089"},
+            {"id": "b", "rank": 0.95, "text": "the staging server listens on port 8089 again"},
+            {"id": "c", "rank": 0.9, "text": "Alice prefers green tea over coffee"}]
+    ranked = [replace(Candidate.of(dict(r, tier="warm", path="x")), ranking=Ranking(r["rank"], r["rank"]))
+              for r in rows]
+    assert [r.id for r in hybrid.diverse(ranked, 2, 0.7)] == ["a", "c"]
+    assert [r.id for r in hybrid.diverse(ranked, 2, 1.0)] == ["a", "b"]  # lambda 1: relevance only
     assert hybrid.diverse(ranked[:1], 5, 0.7) == ranked[:1]

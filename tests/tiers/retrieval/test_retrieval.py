@@ -9,6 +9,7 @@ from memoryd.tiers.memory.consolidate import consolidate
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.model import DAY
 from memoryd.tiers.retrieval import analyzer
+from memoryd.tiers.retrieval.candidate import Candidate
 from memoryd.tiers.retrieval.ranking import Corpus, local_corpus, rank
 from memoryd.tiers.retrieval.filters import score_paths
 from clock import Clock
@@ -31,10 +32,12 @@ def test_analyzer_english_and_cjk() -> None:
     assert analyzer.terms("Café naïve") == analyzer.terms("cafe naive")
 
 
-def _rank(query: str, cands: list[dict], nodes: dict | None = None, limit: int = 10) -> list[dict]:
+def _rank(query: str, rows: list[dict], nodes: dict | None = None, limit: int = 10) -> list[dict]:
+    """The ranking stage alone, on rows made candidates and returned as the API's dicts (the real conversions)."""
     terms = analyzer.query_terms(query)
     paths = score_paths(terms, nodes or {})
-    return rank(terms, cands, local_corpus(cands, terms), paths, limit)
+    cands = [Candidate.of(dict(r, path=r["category"])) for r in rows]
+    return [c.to_json() for c in rank(terms, cands, local_corpus(cands, terms), paths, limit)]
 
 
 def test_rank_fields_and_order() -> None:

@@ -1,0 +1,79 @@
+"""The frozen candidate: made from a gathered row at one point, returned as the API's dict at one point, never
+edited by a stage (each returns new candidates and records what it did in `steps`)."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from memoryd.tiers.memory import hot as H
+from memoryd.tiers.memory import tree as T
+from memoryd.tiers.memory import warm as W
+from memoryd.tiers.retrieval import analyzer, pipeline, ranking
+from memoryd.tiers.retrieval.candidate import Candidate, Step
+from memoryd.tiers.retrieval.filters import Filters
+from memoryd.tiers.retrieval.view import RetrievalView
+
+NOW = 1_700_000_000.0
+
+
+def _ask(query: str, entries: list[dict], knowledge: bool) -> tuple[pipeline.Ask, list[Candidate]]:
+    warm = W.empty_warm()
+    warm["entries"] += entries
+    view = RetrievalView(agent_id="c", state={"hot": H.empty_hot(), "warm": warm, "tree": T.empty_tree()},
+                         pending={}, archive=None, now=NOW, settings={"mode": "keyword"}, mode_chosen=False,
+                         record_accesses=lambda counts: None, warn=lambda said: None, knowledge=knowledge)
+    cands = [Candidate.of(dict(e, tier="warm", path=e["category"])) for e in entries]
+    terms = analyzer.query_terms(query)
+    return pipeline.Ask(view, query, terms, 5, Filters(), ranking.local_corpus(cands, terms)), cands
+
+
+def _pair() -> tuple[dict, dict]:
+    old = W.new_entry("Our wifi password is hunter-blue-7", "home", 0.6, NOW - 86400)
+    new = W.new_entry("We changed the wifi password to otter-green-2", "home", 0.6, NOW)
+    old["metadata"]["superseded_by"] = new["id"]
+    return old, new
+
+
+def test_the_stages_return_new_candidates_and_record_what_they_did() -> None:
+    old, new = _pair()
+    ask, cands = _ask("wifi password hunter", [old, new], knowledge=True)
+    before = [dataclasses.replace(c) for c in cands]
+    found = pipeline.run(ask, cands)
+    assert cands == before and all(c.ranking is None and c.steps == () for c in cands)  # the stages made new ones
+    assert [c.id for c in found] == [new["id"], old["id"]]  # the current value directly above what was found
+    assert found[0].steps == (Step("current", "placed above", (("current_of", old["id"]),
+                                                               ("why", "holds the current value of what the words "
+                                                                "found"))),)
+    shown = [c.to_json() for c in found]
+    assert shown[0]["stages"] == [{"stage": "current", "did": "placed above", "current_of": old["id"],
+                                   "why": "holds the current value of what the words found"}]
+    assert shown[1]["superseded_by"] == new["id"] and "stages" not in shown[1]
+    assert {s["kind"] for s in shown} == {"fact"}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        found[0].text = "edited"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        found[0].row["text"] = "edited"  # type: ignore[index]
+
+
+def test_the_layer_off_runs_the_ranking_alone() -> None:
+    old, new = _pair()
+    ask, cands = _ask("wifi password hunter", [old, new], knowledge=False)
+    shown = [c.to_json() for c in pipeline.run(ask, cands)]
+    assert [s["id"] for s in shown] == [old["id"], new["id"]]  # as the words found them
+    assert not any("stages" in s or "kind" in s or "superseded_by" in s for s in shown)
+
+
+def test_a_result_is_its_row_with_what_the_ranking_says_over_it() -> None:
+    row = dict(W.new_entry("Alice prefers green tea in the morning", "people/alice", 0.6, NOW), tier="warm",
+               path="people/alice")
+    cand = Candidate.of(row)
+    assert cand.to_json() == dict(row, date="2023-11-14")  # nothing ranked: the row as gathered, dated
+    terms = analyzer.query_terms("green tea")
+    [ranked] = ranking.rank(terms, [cand], ranking.local_corpus([cand], terms), {}, 5)
+    shown = ranked.to_json()
+    assert {k: shown[k] for k in row} == row and shown["date"] == "2023-11-14"
+    assert ranked.ranking is not None and ranked.ranking.score is not None
+    assert shown["rank"] == ranked.ranking.rank and shown["relevance"] == round(ranked.ranking.score.bm25, 4)
+    assert shown["ranking"]["terms"].keys() == {"green", "tea"} and shown["ranking"]["time_rule"] == 1.0
+    assert shown["reason"] == ranked.ranking.score.reason("warm") and shown["reason"].startswith("matched '")
