@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from memoryd.tiers.retrieval import analyzer, pipeline, ranking
+from memoryd.tiers.retrieval import analyzer, pipeline, ranking, when
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.knowledge.fading import said_score
