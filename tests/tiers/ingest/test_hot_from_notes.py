@@ -28,7 +28,7 @@ def _day(text: str) -> float:
 
 
 def test_hot_items_from_a_note_keep_their_source_and_a_passed_day_leaves_hot(config) -> None:
-    clock = Clock(_day("2026-03-02T12:00:00"))
+    clock = Clock(_day("2026-03-04T12:00:00"))        # the note of March 2, read two days later
     mem = AgentMemory(config, "main", archive=LazyIndex(config), clock=clock)
     (config.workspace / "memory").mkdir(parents=True, exist_ok=True)
     (config.workspace / "memory" / "2026-03-02.md").write_text(NOTE, encoding="utf-8")
@@ -39,7 +39,9 @@ def test_hot_items_from_a_note_keep_their_source_and_a_passed_day_leaves_hot(con
     stored = {e["id"] for e in mem.read_state()["warm"]["entries"]}
     assert {i["source_id"] for i in items} <= stored
 
-    clock.days(5)                                       # March 7: the dinner has passed, the permit is not due
+    clock.days(3)                                       # March 7: the dinner has passed, the permit is not due
+    lesson = next(r for r in mem.retrieve("Friday release branch reviewer", 5) if r["tier"] == "hot")
+    assert lesson["date"] == "2026-03-02"               # dated by the note it came from, not by today
     consolidate(mem, "daily")
     hot = mem.read_state()["hot"]
     assert hot["active_context"]["events"] == []
