@@ -91,6 +91,9 @@ def entity_show(engine: Engine, params: Params) -> dict[str, Any]:
         raise UsageError("entity name is empty")
     with engine.memory(_known_agent(engine, params), clock(engine.config)) as mem, mem.exclusive():
         warm = mem.read_state()["warm"]["entries"]
+        known = lookup(mem.archive, mem.agent_id, name, mem.clock())
+        if not known and not entities.unread_say(mem.archive, mem.agent_id, warm, name):
+            raise UsageError(f"no entity called {name!r} (memoryd entity list shows them)")  # nothing written
         entities.refresh(mem.archive, mem.agent_id, warm, _llm(engine.config), mem.warnings.append)
         found = lookup(mem.archive, mem.agent_id, name, mem.clock())
         if not found:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 from test_knowledge import run
@@ -34,3 +35,19 @@ def test_a_first_name_and_the_full_name_are_one_entity_until_a_second_full_name(
     assert run("store", "Dinner with Jonas Berg on Friday", "--category", "people", env=env).returncode == 0
     listed = {e["name"]: e for e in json.loads(run("entity", "list", "--json", env=env).stdout)["entities"]}
     assert listed["Jonas"]["mentions"] == 2 and listed["Jonas Vogt"]["mentions"] == 1 and "Jonas Berg" in listed
+
+
+def test_an_unknown_name_is_refused_and_changes_nothing(home: Path) -> None:
+    env = dict(os.environ)
+    assert run("store", "Dinner with Sam Lee at the harbour", "--category", "social", env=env).returncode == 0
+    def dump() -> str:
+        conn = sqlite3.connect(home / "cold.db")   # rows, WAL included: the file alone may not show a write
+        try:
+            return "\n".join(conn.iterdump())
+        finally:
+            conn.close()
+
+    before = dump()
+    refused = run("entity", "show", "8fa36681593e7afa", "--json", env=env)
+    assert refused.returncode == 2 and dump() == before   # nothing read, nothing written
+    assert run("entity", "show", "Sam Lee", "--json", env=env).returncode == 0  # a name a memory says: read, found

@@ -72,13 +72,7 @@ def refresh(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM |
     The caller holds the agent's lock (warm must not change meanwhile). Returns counts."""
     in_warm = {e["id"]: e for e in warm}
     _rules_current(index, agent_id)
-    queued = [r[0] for r in index.read("SELECT id FROM entity_queue WHERE agent_id = ?", [agent_id])]
-    with index.reading() as conn:
-        was_warm = [r[0] for r in conn.execute("SELECT memory_id FROM entity_seen WHERE agent_id = ? AND warm = 1",
-                                               [agent_id])]
-        known = store.seen(conn, agent_id, list(in_warm))
-    changed_warm = [i for i, e in in_warm.items() if known.get(i) != (signature(e, llm is not None), 1)]
-    todo = list(dict.fromkeys(queued + changed_warm + [i for i in was_warm if i not in in_warm]))
+    todo = _unread(index, agent_id, in_warm, llm)
     counts = {"read": 0, "gone": 0, "mentions": 0}
     before = _echo_names(index, agent_id) if todo else {}
     stages: list[tuple[Sequence[str], dict[str, Entity]]] = []  # each chunk, and the names known once it was read
@@ -88,6 +82,29 @@ def refresh(index: LocalIndex, agent_id: str, warm: Sequence[Memory], llm: LLM |
     if stages:
         _echo_back(index, agent_id, in_warm, before, stages, llm, warn, counts)
     return counts
+
+
+def _unread(index: LocalIndex, agent_id: str, in_warm: Mapping[str, Memory], llm: LLM | None) -> list[str]:
+    """Ids of the memories a refresh reads: queued by the index, warm ones new or changed, warm ones gone."""
+    queued = [r[0] for r in index.read("SELECT id FROM entity_queue WHERE agent_id = ?", [agent_id])]
+    with index.reading() as conn:
+        was_warm = [r[0] for r in conn.execute("SELECT memory_id FROM entity_seen WHERE agent_id = ? AND warm = 1",
+                                               [agent_id])]
+        known = store.seen(conn, agent_id, list(in_warm))
+    changed_warm = [i for i, e in in_warm.items() if known.get(i) != (signature(e, llm is not None), 1)]
+    return list(dict.fromkeys(queued + changed_warm + [i for i in was_warm if i not in in_warm]))
+
+
+def unread_say(index: LocalIndex, agent_id: str, warm: Sequence[Memory], name: str) -> bool:
+    """Whether a memory not read yet holds `name` (case-insensitive): only then can a refresh find an entity
+    the index does not know. A lookup refused without it changes nothing (bad input leaves no trace)."""
+    in_warm = {e["id"]: e for e in warm}
+    ids = _unread(index, agent_id, in_warm, None)
+    wanted = name.casefold()
+    texts = [in_warm[i]["text"] for i in ids if i in in_warm]
+    rest = [i for i in ids if i not in in_warm]
+    texts += [e["text"] for e in index.get(agent_id, rest)] if rest else []
+    return any(wanted in str(t).casefold() for t in texts)
 
 
 def _echo_names(index: LocalIndex, agent_id: str) -> dict[str, Entity]:
