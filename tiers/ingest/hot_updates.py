@@ -44,7 +44,7 @@ def owner_says(text: str) -> bool:
     """The owner's own statement about themself (first person, or an agent's note starting "The owner …", "User
     …", "用户…"), with no speaker label ("Marco: I prefer …" in a note is Marco speaking, not the owner; "Marco
     prefers …" is about Marco). The first person must be in the clause that says the preference or the
-    personal fact: in "good idea, Kas doesn't eat onions, I'll leave them out" the preference is Kas's."""
+    personal fact: in "good idea, Dana doesn't eat onions, I'll leave them out" the preference is Dana's."""
     from memoryd.tiers.distillation.fact_rules import owner_cue
 
     if _SPEAKER.match(text) is not None:

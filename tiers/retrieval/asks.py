@@ -1,4 +1,4 @@
-"""A memory that only asks: every sentence of it is a question or filler ("Exciting! Do they have the address?",
+"""A memory that only asks: every sentence of it is a question or filler ("Wonderful! Did they send the lease yet?",
 "Wait, any news about the puppy?"). It names what was talked about but holds no answer, so a question ranks it
 below a memory that states something (time_rule.TimeRule.factor); nothing is dropped.
 """
@@ -11,7 +11,7 @@ from memoryd.tiers.knowledge.lowvalue import is_low_value
 _LABEL = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:@?[\w .'-]{1,40}:\s+)?")   # "Speaker: " or "@entity: "
 _SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
 _ASKS = re.compile(r"[?？]\W*$")
-_EXCLAIMS = re.compile(r"^\D{1,30}[!！]+$")   # "Exciting!", "Oh nice!", "太好了！": says how it felt, no fact
+_EXCLAIMS = re.compile(r"^\D{1,30}[!！]+$")   # "Wonderful!", "Oh nice!", "太好了！": says how it felt, no fact
 _QUESTION = re.compile(r"[?？]\W*$|^\W*(?:what|which|who|whom|whose|where|when|why|how|is|are|do|does|did|can|"
                        r"could|should|will|would)\b|(?:吗|呢|什么|哪|几|多少|谁)\W*$", re.I)
 

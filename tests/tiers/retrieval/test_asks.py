@@ -15,7 +15,7 @@ from memoryd.tiers.retrieval.asks import asks_only, is_question
 
 @pytest.mark.parametrize("text", [
     "Wait, any news about the greenhouse?", "Nice! Where is it?", "Ravi: so what's the new gate code?",
-    "Got it. Phone numbers for them?", "你们定好日子了吗？", "Assistant: Exciting! Do they have the address yet?"])
+    "Noted. And the landlord's email?", "你们定好日子了吗？", "Assistant: Wonderful! Did they send the lease yet?"])
 def test_a_memory_of_questions_and_filler_only_asks(text: str) -> None:
     assert asks_only(text)
 
