@@ -33,6 +33,8 @@ ROWS = (  # measure, goal, what it is
     ("owner_profile_precision", "≥ 0.95", "owner-profile values that are the owner's own current facts"),
     ("owner_profile", "", "owner-profile keys"),
     ("hot_stale_values", "0", "changed facts whose earlier value hot still shows"),
+    ("review_precision", "", "review questions asked (the agent decides) that are a real change of one fact"),
+    ("review_questions", "", "review questions open at the end"),
     ("entity_precision", "≥ 0.95", "listed entities that are tagged entities"),
     ("entity_recall", "≥ 0.85", "tagged entities listed"),
     ("ingest_s", "", "seconds to take everything in"),

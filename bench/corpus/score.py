@@ -208,6 +208,19 @@ def entities(listed: Iterable[str], conv: Conversation) -> dict[str, Any]:
             "entity_recall": _share(recalled, len(conv.entities))}
 
 
+def review(questions: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
+    """Open review questions (what the agent is asked to decide): right when its two memories state two values
+    of one topic, the newer one later."""
+    pairs = [q["members"] for q in questions if len(q.get("members") or []) == 2]
+    right = 0
+    for old, new in pairs:
+        a, b = match.turn(old), match.turn(new)
+        fa, fb = _facts(a), _facts(b)
+        right += bool(a and b) and b.line > a.line and any(k in fb and fb[k] != v for k, v in fa.items())  # type: ignore
+    return {"review_questions": len(questions), "review_right": right,
+            "review_precision": _share(right, len(pairs))}
+
+
 def score(conv: Conversation, run: Any, actions: bool = True) -> dict[str, Any]:
     truth = Truth(conv)
     match = Matcher(conv, run.sources)
@@ -217,7 +230,7 @@ def score(conv: Conversation, run: Any, actions: bool = True) -> dict[str, Any]:
         out |= supersessions(run.memories, match, truth) | merges(run.memories, match)
         out["by_rule"] = by_rule(run.memories, match)
         out |= swaps(qs, run.ranked, run.memories, match, truth) | hot(run.hot, conv, truth)
-        out |= entities(run.entities, conv)
+        out |= entities(run.entities, conv) | review(getattr(run, "questions", []), match)
     return out
 
 
@@ -241,6 +254,8 @@ def total(rows: list[dict[str, Any]]) -> dict[str, Any]:
         vals = [(r.get(k), r.get(w) if w else r["changing_questions"] + r["stable_questions"]) for r in rows]
         n = sum(c for v, c in vals if v is not None)
         out[k] = round(sum(v * c for v, c in vals if v is not None) / n, 3) if n else None
+    if "review_questions" in out:
+        out["review_precision"] = _share(int(out["review_right"]), int(out["review_questions"]))
     for act in ("supersede", "update", "merge", "swap_in"):
         if act in out:
             out[f"{act}_precision"] = _share(int(out[f"{act}_right"]), int(out[act]))

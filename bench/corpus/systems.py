@@ -31,6 +31,7 @@ class Run:
     memories: list[dict[str, Any]] = field(default_factory=list)            # the export, every tier
     hot: dict[str, Any] = field(default_factory=dict)
     entities: list[str] = field(default_factory=list)
+    questions: list[dict[str, Any]] = field(default_factory=list)          # open review questions at the end
     sources: dict[str, str] = field(default_factory=dict)                   # source → turn id
     ingest_s: float = 0.0
     consolidate_s: float = 0.0
@@ -75,6 +76,7 @@ def run_memoryd(conv: Conversation, root: Path, knowledge: bool = True, mode: st
         lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
         run.memories = [x["entry"] for x in lines if x.get("type") in ("warm", "cold")]
         run.hot = dict(api.hot_show(agent_id=AGENT_ID).get("hot") or {})  # {"agent_id", "hot", "markdown"}
+        run.questions = list(api.review_list(agent_id=AGENT_ID).get("questions") or [])
         listed = api.entity_list(agent_id=AGENT_ID)
         run.entities = [str(e.get("name")) for e in listed.get("entities", [])]
     finally:
