@@ -212,7 +212,8 @@ class Book:
         lookups) or contradict (warm opinions sharing its words)."""
         self._index_warm()
         key = restate_key(new["text"])
-        opinions = {id(m): m for w in self._words(new["text"]) for m in self._opinions.get(w, ())}
+        opinions = {id(m): m for w in self._words(new["text"]) for m in self._opinions.get(w, ())} \
+            if self._opinions else {}  # no warm opinion: the words of each new fact need not be read
         return self._current(self._by_key.get(key, []) + list(opinions.values())  # type: ignore[union-attr]
                              + self._cold_same(key), new)
 
