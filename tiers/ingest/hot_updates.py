@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from memoryd.tiers.base.errors import UsageError
-from memoryd.tiers.distillation.fact_rules import Fact
+from memoryd.tiers.distillation.fact_rules import Fact, owner_cue
 
 if TYPE_CHECKING:
     from memoryd.tiers.memory.types import AgentState
@@ -45,8 +45,6 @@ def owner_says(text: str) -> bool:
     …", "用户…"), with no speaker label ("Marco: I prefer …" in a note is Marco speaking, not the owner; "Marco
     prefers …" is about Marco). The first person must be in the clause that says the preference or the
     personal fact: in "good idea, Dana doesn't eat onions, I'll leave them out" the preference is Dana's."""
-    from memoryd.tiers.distillation.fact_rules import owner_cue
-
     if _SPEAKER.match(text) is not None:
         return False
     clauses = [c for c in _CLAUSE.split(text) if c.strip()]

@@ -168,7 +168,7 @@ def _evicted(kind: str, item: Mapping[str, Any], why: str) -> Eviction:
             "what": preview(str(item.get("text") or item.get("name") or item.get("value", ""))), "why": why}
 
 
-_DAY_SAID = re.compile(r"\((\d{4}-\d{2}-\d{2})\)\s*$")   # the day a fact_rules event or task is about
+DAY_SAID = re.compile(r"\s*\((\d{4}-\d{2}-\d{2})\)\s*$")   # " (YYYY-MM-DD)" hot adds: the day an event or task is about
 TASK_GRACE_DAYS = 14   # a dated task this long past its day was done or dropped: out of what the agent always reads
 
 
@@ -181,7 +181,7 @@ def expire_passed(hot: Hot, now: float) -> list[Eviction]:
     out: list[Eviction] = []
     for kind, items, before in (("event", ctx["events"], today), ("task", ctx["tasks"], grace)):
         for item in list(items):
-            day = _DAY_SAID.search(str(item.get("text", "")))
+            day = DAY_SAID.search(str(item.get("text", "")))
             if day and day.group(1) < before and item.get("status", "pending") == "pending":
                 items.remove(item)
                 out.append(_evicted(kind, item, f"its day {day.group(1)} has passed"))

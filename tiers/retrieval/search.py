@@ -5,7 +5,6 @@ The rows gathered (warm entries, hot items, index rows) become frozen candidates
 and the results become the API's dicts at one point (the end of `retrieve`)."""
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -117,13 +116,12 @@ def _sentence(value: str) -> str | None:
     return value if len(str(value).split()) >= 3 else None
 
 
-_HOT_DATE = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
-
-
 def _undated(text: str) -> str | None:
     """A hot event's or task's words without the date hot added ("… on June 3 (2027-06-03)"): the memory
     it came from says them (tiers/distillation/fact_rules.Fact.hot_text)."""
-    cut = _HOT_DATE.sub("", text)
+    from memoryd.tiers.memory.hot import DAY_SAID
+
+    cut = DAY_SAID.sub("", text)
     return cut if cut != text else None
 
 
