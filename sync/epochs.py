@@ -28,7 +28,7 @@ from memoryd.sync.crypto.wrap import unwrap
 from memoryd.sync.remote.errors import ConstraintError
 
 log = logging.getLogger("memoryd.sync")
-MAX_RACE = 5  # attempts when another device starts an epoch at the same moment
+MAX_RACE = 8  # attempts when another device starts an epoch at the same moment
 
 
 class RevokedError(CryptoError):
@@ -81,7 +81,9 @@ def not_enrolled(agent_id: str, epoch: int | None) -> str:
 def start_epoch(s: Any, reason: str, revoke: str | None = None) -> int:
     """Start a new epoch (after a fresh key check): returns its number. Writes sealed from now on use
     it; a concurrent rotation by another device is picked up and this one numbered after it."""
-    for _ in range(MAX_RACE):
+    for attempt in range(MAX_RACE):
+        if attempt:  # a replica may not show the winner's epoch yet: give it a moment to replay it
+            time.sleep(min(0.05 * 2 ** attempt, 0.5))
         ring = s.refresh_keys()
         epoch = max(ring.current, max(ring.epochs, default=0)) + 1
         key = os.urandom(KEY_BYTES)

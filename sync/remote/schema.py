@@ -159,6 +159,18 @@ def _refuse_newer(db: Database, version: int) -> None:
         )
 
 
+def _await_version(db: Database, wanted: int, *, within_s: float = 30.0) -> None:
+    """Wait (bounded) until reads see schema `wanted`, which the primary already holds."""
+    deadline = time.monotonic() + within_s
+    pause = 0.02
+    while current_version(db) < wanted:
+        if time.monotonic() > deadline:
+            raise ArchiveError(f"another device migrated the schema to v{wanted}, but reads from "
+                               f"{db.display_url} still do not show it after {within_s:.0f} s")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
+
+
 def ensure_schema(db: Database, *, target: int = SCHEMA_VERSION) -> int:
     """Migrate forward to `target` (idempotent; one read when already current). Returns the version."""
     version = current_version(db)
@@ -170,9 +182,9 @@ def ensure_schema(db: Database, *, target: int = SCHEMA_VERSION) -> int:
         try:
             db.batch(stmts)
         except ConstraintError:
-            # Another device applied this migration first; pick up from where it left the schema.
-            if current_version(db) <= version:
-                raise
+            # Another device applied this migration first; pick up from where it left the schema. Reads may
+            # come from a replica that has not replayed it yet: the constraint proves it is on the primary.
+            _await_version(db, version + 1)
         version = current_version(db)
         _refuse_newer(db, version)
     return version

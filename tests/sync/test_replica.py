@@ -146,3 +146,37 @@ def test_restore_from_the_replica(tmp_path: Path, sqld_cluster: SqldCluster) -> 
     c = on_replica(tmp_path, sqld_cluster, key, "c")
     assert state_of(c) == state_of(a)
     assert cold_ids(c) == cold_ids(a) and len(cold_ids(c)) == 40
+
+
+def test_devices_racing_to_create_the_schema_through_the_replica_all_see_it(tmp_path: Path,
+                                                                             sqld_cluster: SqldCluster) -> None:
+    """The loser of the race learns of the winner's migration from a read the replica may not have replayed
+    yet: it waits for it instead of failing (the fleet's first sync of a new agent did, in CI)."""
+    from memoryd.sync.remote.db import connect
+    from memoryd.sync.remote.schema import SCHEMA_VERSION, current_version, ensure_schema
+
+    config = device(tmp_path, "racer", sqld_cluster.replica.http_url)
+    dbs = [connect(config) for _ in range(12)]
+    start = threading.Barrier(len(dbs))
+    versions: list[int] = []
+    failures: list[BaseException] = []
+
+    def migrate(db) -> None:  # type: ignore[no-untyped-def]
+        start.wait()
+        try:
+            versions.append(ensure_schema(db))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=migrate, args=(db,)) for db in dbs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert not failures, failures[0]
+        assert versions == [SCHEMA_VERSION] * len(dbs)
+        assert current_version(dbs[0]) == SCHEMA_VERSION
+    finally:
+        for db in dbs:
+            db.close()
