@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from memoryd.tiers.distillation.rxgate import Gated, GateSet, Scan
+from memoryd.tiers.distillation.standing import standing
 
 KIND_CATEGORY = {"decision": "decisions", "preference": "owner/preferences", "personal": "owner/facts",
                  "lesson": "lessons", "task": "tasks", "event": "events", "fact": "notes"}
@@ -58,13 +59,9 @@ _NOT_A_FACT = _rx(r"\bjust for context\b|\bnothing to do\b|\bfor reference only\
                   r"\bhypothetically\b|\bjust kidding\b|\bnever mind\b", r"开玩笑|随便说说|算了")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|(?<=[。！？；])|\n+")
 _PREFIX = re.compile(r"(?i)^(?:hi|hey|hello|ok(?:ay)?|so|well|also|and|btw|by the way|please|oh)\b[,!.]?\s*|^(?:顺便说一下|另外|还有)[，,]?")
-_NAME = re.compile(r"\b(?:my name is|I'?m|call me)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)")
-# a standing preference, said as one (what the owner profile keeps under a key of its own words)
-_STANDING = re.compile(r"(?i)\bi (?:really |much |strongly |generally |usually )?prefer\b|\bi'?d rather\b|"
-                       r"\bplease (?:always|never)\b|\bmy favou?rite\b|\bi (?:only|never|always) \w+\b|偏好|更喜欢|请用|以后.{0,8}请")
+_NAME = re.compile(r"\b(?:[Mm]y name is|I'?m|[Cc]all me)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)")
 _PROFILE_KEYS = ((r"urgent|紧急", "urgent contact"), (r"meeting|会议|开会", "meeting hours"),
                  (r"周报|中文|chinese|english|language|语言", "language"), (r"\b(?:coffee|teas?)\b|咖啡|茶", "drinks"),
-                 (r"moved to|live in|relocated|住在|搬到", "location"),
                  (r"time ?zone|europe/|america/|asia/|calendar|时区", "timezone"), (r"email|e-mail|邮件", "email"),
                  (r"\b(?:food|eat|eating|vegetarian|vegan)\b|吃", "food"))  # words: not "seats", "team"
 
@@ -182,18 +179,20 @@ def owner_cue(clause: str) -> bool:
 
 
 def profile_key(kind: str, text: str) -> str | None:
-    """The owner-profile key a preference (or an identity fact) is filed under."""
-    if kind not in ("preference", "personal"):
+    """The owner-profile key a standing preference (or the owner's name) is filed under; None for the rest.
+
+    Right or silent: a reaction ("I love this song"), one occasion ("tonight I'd rather order in"), a
+    hypothetical or a past habit stays in warm (standing.py), and so do personal facts that change (where the
+    owner lives): MEMORY.md would show them after they stopped being true."""
+    if kind == "personal":
+        return "name" if _NAME.search(text) and not re.search(r"(?i)moved|live in|passport|birthday", text) else None
+    if kind != "preference" or not standing(text):
         return None
-    if kind == "personal" and _NAME.search(text) and not re.search(r"(?i)moved|live in|passport|birthday", text):
-        return "name"
     for pattern, key in _PROFILE_KEYS:
         if re.search(pattern, text, re.IGNORECASE):
             return key
-    if kind == "personal" or not _STANDING.search(text):
-        return None  # "I love this song", "I hate Mondays": a reaction to the moment stays in warm, not in the profile
     words = [w.lower() for w in re.findall(r"[A-Za-z]{3,}|[\u4e00-\u9fff]{2,}", text)
-             if w.lower() not in ("prefer", "like", "love", "always", "never", "please", "the", "and", "don't")]
+             if w.lower() not in ("prefer", "like", "love", "always", "never", "please", "the", "and", "don't", "rather")]
     return " ".join(words[:3])[:40] or None
 
 
@@ -222,7 +221,7 @@ def extract(text: str, ref_date: str | dt.date, limit: int = 2) -> list[Fact]:
             last = None
             continue
         clean = _tidy(sentence)
-        key = profile_key(kind, clean)
+        key = profile_key(kind, sentence.strip())
         if kind == "personal" and key == "name":
             name = _NAME.search(clean)
             clean = f"The owner's name is {name.group(1)}." if name and len(clean) < 40 else clean

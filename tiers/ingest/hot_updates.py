@@ -34,6 +34,8 @@ def similar(a: str, b: str, threshold: float = 0.8) -> bool:
 
 _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b|我(?!们)|"
                            r"^\s*(?:the\s+)?(?:owner|user)(?:'s)?\b|^\s*(?:用户|主人)")  # an agent's note on its owner
+# the owner telling the assistant how to work with them ("please never book …", "以后请用中文"): theirs too
+_INSTRUCTION = re.compile(r"(?i)^\s*(?:please\s+)?(?:always|never)\s|^\s*(?:以后)?请")
 _SPEAKER = re.compile(r"^\s*[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s")
 
 
@@ -49,7 +51,7 @@ def owner_says(text: str) -> bool:
         return False
     clauses = [c for c in _CLAUSE.split(text) if c.strip()]
     cued = [c for c in clauses if owner_cue(c)]
-    return any(_FIRST_PERSON.search(c) for c in cued or clauses)
+    return any(_FIRST_PERSON.search(c) or _INSTRUCTION.match(c) for c in cued or clauses)
 
 
 def hot_changes(facts: Sequence[Fact], owners: Sequence[bool] | None = None,

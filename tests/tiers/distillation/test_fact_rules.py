@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
+from bench.profile.__main__ import lines, profiled
 from memoryd.tiers.distillation.fact_rules import extract, find_date
 
 REF = dt.date(2026, 11, 20)  # a Friday
@@ -21,7 +23,13 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("I prefer short summaries over long paragraphs.", "preference", None, "short summaries over"),
     ("For anything urgent, call me on my mobile.", "preference", None, "urgent contact"),
     ("我更喜欢早上开会。", "preference", None, "meeting hours"),
-    ("I moved to Lisbon last spring.", "personal", None, "location"),
+    ("I moved to Lisbon last spring.", "personal", None, None),  # it changes: warm keeps it, not MEMORY.md's profile
+    ("My name is Odile Brant.", "personal", None, "name"),
+    ("Please never book me on a red-eye.", "preference", None, "book red eye"),
+    ("Tonight I'd rather have ramen.", "preference", None, None),              # one occasion
+    ("If it were up to me I'd rather work from the cabin.", "preference", None, None),  # a hypothetical
+    ("I prefer the third layout you showed me.", "preference", None, None),  # a choice in this conversation
+    ("Honestly, I'd rather not.", "preference", None, None),                  # nothing to keep
     ("I prefer window seats on trains.", "preference", None, "window seats trains"),  # not "food" (s-eat-s)
     ("I prefer the team standup in the afternoon.", "preference", None, "team standup afternoon"),  # not drinks
     ("I prefer green tea in the afternoon.", "preference", None, "drinks"),
@@ -66,3 +74,11 @@ def test_a_reason_stays_with_its_decision() -> None:
 ])
 def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
+
+
+def test_the_profile_rule_on_the_hand_written_profile_lines() -> None:
+    """bench/profile/dev.txt: 50 lines written before the rule (standing preferences and their look-alikes)."""
+    path = Path(__file__).parents[3] / "bench" / "profile" / "dev.txt"
+    got = [(want, profiled(speaker, text) is not None) for want, speaker, text in lines(path)]
+    assert sum(1 for want, made in got if made and not want) == 0        # precision 1.0 on the lines it was read on
+    assert sum(1 for want, made in got if want and not made) <= 1

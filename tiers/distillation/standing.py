@@ -1,0 +1,51 @@
+"""Whether a preference is a standing one — it holds until said otherwise, the owner profile's to keep — or is
+about one moment ("tonight I'd rather order in", "I prefer the second option you gave", "if I had the choice").
+
+Vocabularies as data: tiers/distillation/lang/profile_<lang>.json. Silent by default: a preference without a
+standing cue, or with an occasion, a hypothetical or a past habit in its sentence, stays in warm only.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+_LANGS = ("en", "zh")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True)
+class _Rules:
+    cues: re.Pattern[str]      # the preference holds in general
+    moment: re.Pattern[str]    # an occasion, a hypothetical, a past habit: it does not
+    empty: frozenset[str]      # words after a cue that say nothing to keep ("I'd rather not")
+
+
+def _either(fragments: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{f})" for f in fragments) or r"(?!)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _rules() -> _Rules:
+    merged: dict[str, list[str]] = {}
+    for code in _LANGS:
+        text = resources.files("memoryd.tiers.distillation").joinpath(f"lang/profile_{code}.json").read_text("utf-8")
+        for part, values in json.loads(text).items():
+            if not part.startswith("_"):
+                merged.setdefault(part, []).extend(values)
+    return _Rules(_either(merged["cues"]), _either(merged["occasion"] + merged["hypothetical"] + merged["past"]),
+                  frozenset(merged["empty_after_cue"]))
+
+
+def standing(sentence: str) -> bool:
+    """A standing preference with something to keep: a cue, no occasion / hypothetical / past habit, and words
+    after the cue that say what is preferred ("honestly I'd rather not" says nothing to keep)."""
+    rules, text = _rules(), sentence.strip()
+    cue = rules.cues.search(text)
+    if cue is None or rules.moment.search(text):
+        return False
+    rest = text[cue.end():]
+    return any(w.lower() not in rules.empty for w in _LATIN_WORD.findall(rest)) or bool(_CJK.search(rest))
