@@ -35,6 +35,7 @@ ROWS = (  # measure, goal, what it is
     ("hot_stale_values", "0", "changed facts whose earlier value hot still shows"),
     ("review_precision", "", "review questions asked (the agent decides) that are a real change of one fact"),
     ("review_questions", "", "review questions open at the end"),
+    ("review_unplaced", "", "review questions with a member the scorer cannot place in the conversation"),
     ("entity_precision", "≥ 0.95", "listed entities that are tagged entities"),
     ("entity_recall", "≥ 0.85", "tagged entities listed"),
     ("ingest_s", "", "seconds to take everything in"),

@@ -208,16 +208,19 @@ def entities(listed: Iterable[str], conv: Conversation) -> dict[str, Any]:
             "entity_recall": _share(recalled, len(conv.entities))}
 
 
-def review(questions: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
+def review(questions: list[dict[str, Any]], match: Matcher, memories: list[dict[str, Any]]) -> dict[str, Any]:
     """Open review questions (what the agent is asked to decide): right when its two memories state two values
-    of one topic, the newer one later."""
+    of one topic, the newer one later. A member is read as the memory it names (the export: its source and
+    whole text), not as the list's preview, which the matcher cannot place."""
+    held = {str(m.get("id")): m for m in memories}
     pairs = [q["members"] for q in questions if len(q.get("members") or []) == 2]
-    right = 0
+    right = unplaced = 0
     for old, new in pairs:
-        a, b = match.turn(old), match.turn(new)
+        a, b = (match.turn(held.get(str(m.get("id")), m)) for m in (old, new))
         fa, fb = _facts(a), _facts(b)
+        unplaced += a is None or b is None
         right += bool(a and b) and b.line > a.line and any(k in fb and fb[k] != v for k, v in fa.items())  # type: ignore
-    return {"review_questions": len(questions), "review_right": right,
+    return {"review_questions": len(questions), "review_right": right, "review_unplaced": unplaced,
             "review_precision": _share(right, len(pairs))}
 
 
@@ -230,7 +233,7 @@ def score(conv: Conversation, run: Any, actions: bool = True) -> dict[str, Any]:
         out |= supersessions(run.memories, match, truth) | merges(run.memories, match)
         out["by_rule"] = by_rule(run.memories, match)
         out |= swaps(qs, run.ranked, run.memories, match, truth) | hot(run.hot, conv, truth)
-        out |= entities(run.entities, conv) | review(getattr(run, "questions", []), match)
+        out |= entities(run.entities, conv) | review(getattr(run, "questions", []), match, run.memories)
     return out
 
 

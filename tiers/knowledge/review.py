@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from memoryd.tiers.base.atomic import atomic_write_json, read_json
 from memoryd.tiers.base.errors import CorruptStateError, UsageError
 from memoryd.tiers.knowledge import change, kinds, log
-from memoryd.tiers.knowledge.restate import restates
+from memoryd.tiers.knowledge.restate import IDENTIFIER, NUMBER, core_text, restates
 from memoryd.tiers.knowledge.truth import judged, moment, newer
 from memoryd.tiers.memory.model import preview
 from memoryd.tiers.retrieval import analyzer
@@ -124,11 +124,20 @@ def questions_from(memories: Iterable[Mapping[str, Any]], limit: int = MAX_OPEN)
     return out
 
 
+def values(text: str) -> frozenset[str]:
+    """The numbers and codes a text names (9443, 9:45, DP-1187): the values a change of one would show."""
+    core = core_text(text)
+    return frozenset(NUMBER.findall(core) + [i.lower() for i in IDENTIFIER.findall(core)])
+
+
 def _pair(old: Memory, new: Memory, n: int) -> dict[str, Any] | None:
     if kinds.kind_of(old.get("metadata")) != kinds.kind_of(new.get("metadata")) or not newer(new, old):
         return None
     if old["id"] in ((new.get("metadata") or {}).get(kinds.SUPERSEDES_KEY) or []) or restates(old["text"], new["text"]):
         return None
+    said_now = values(new["text"])
+    if said_now and said_now <= values(old["text"]):
+        return None  # every number or code the newer names, the older names too: the same value said again
     said = preview(new["text"], 40)
     q = question("same_thing", [old["id"], new["id"]], f"the newer says a value changed (\"{said}\") and shares "
                  f"{n} words with the older, but names no value it replaces", 0)

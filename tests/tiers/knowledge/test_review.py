@@ -44,6 +44,14 @@ def test_a_change_cue_naming_no_old_value_asks_and_near_misses_stay_silent() -> 
     assert review.questions_from([answered, newer]) == []
 
 
+def test_a_newer_memory_naming_only_numbers_the_older_names_asks_nothing() -> None:
+    older = m("a1", "The build agent for the kiln repo listens on 7311", 0)
+    echo = m("b2", "Right, so the kiln build agent is on 7311 now", 2)      # the same value said again
+    changed = m("c3", "The kiln build agent is on 7420 now, not the old port", 2)
+    assert review.questions_from([older, echo]) == []
+    assert [q["members"] for q in review.questions_from([older, changed])] == [["a1", "c3"]]
+
+
 def test_chinese_cue_words_ask_too() -> None:
     older = m("a1", "周会在三楼的大会议室开", 0)
     newer = m("b2", "周会现在在五楼的小会议室开", 2)
