@@ -77,7 +77,7 @@ class _Lang:
 
 @functools.lru_cache(maxsize=None)
 def _lang(code: str) -> _Lang:
-    data = json.loads(resources.files("memoryd.tiers.knowledge").joinpath(f"lang/{code}.json").read_text("utf-8"))
+    data = _lang_data(code)
     value = data["value"]
 
     def compile_all(key: str) -> tuple[_Rule, ...]:
@@ -236,10 +236,20 @@ def ask_words() -> tuple[frozenset[str], tuple[str, ...]]:
     return frozenset(words), tuple(phrases)
 
 
+@functools.lru_cache(maxsize=1)
+def ask_not() -> tuple[str, ...]:
+    """Phrases holding an ask word that say nothing changed ("right now", "for now", 现在就), every language."""
+    return tuple(p.casefold() for code in LANGUAGES for p in _lang_data(code).get("ask_not", ()))
+
+
+@functools.lru_cache(maxsize=None)
+def _lang_data(code: str) -> dict:
+    return dict(json.loads(resources.files("memoryd.tiers.knowledge").joinpath(f"lang/{code}.json").read_text("utf-8")))
+
+
 @functools.lru_cache(maxsize=None)
 def _ask(code: str) -> tuple[str, ...]:
-    data = json.loads(resources.files("memoryd.tiers.knowledge").joinpath(f"lang/{code}.json").read_text("utf-8"))
-    return tuple(w.casefold() for w in data.get("ask_words", ()))
+    return tuple(w.casefold() for w in _lang_data(code).get("ask_words", ()))
 
 
 def replaced(new: Memory, held: Iterable[Memory], earlier: Any) -> list[tuple[Memory, Cue, str]]:

@@ -30,6 +30,7 @@ from memoryd.tiers.knowledge.restate import IDENTIFIER, NUMBER, core_text, resta
 from memoryd.tiers.knowledge.truth import judged, moment, newer
 from memoryd.tiers.memory.model import preview
 from memoryd.tiers.retrieval import analyzer
+from memoryd.tiers.retrieval.asks import asks_only
 
 if TYPE_CHECKING:
     from memoryd.tiers.memory.agent import AgentMemory
@@ -66,7 +67,9 @@ def question(kind: str, ids: Iterable[str], why: str, at: float) -> dict[str, An
 # -- the producer: pairs no rule decides ----------------------------------------------------------------
 def _has_cue(text: str) -> bool:
     """Words saying a value changed (tiers/knowledge/lang/*.json ask_words)."""
-    said = change.spoken(text)
+    said = change.spoken(text).casefold()
+    for phrase in change.ask_not():
+        said = said.replace(phrase, " ")
     words, phrases = change.ask_words()
     return bool({w.casefold() for w in _LATIN.findall(said)} & words) or any(c in said.casefold() for c in phrases)
 
@@ -135,6 +138,8 @@ def _pair(old: Memory, new: Memory, n: int) -> dict[str, Any] | None:
         return None
     if old["id"] in ((new.get("metadata") or {}).get(kinds.SUPERSEDES_KEY) or []) or restates(old["text"], new["text"]):
         return None
+    if asks_only(old["text"]) or asks_only(new["text"]):
+        return None  # a memory that only asks holds no value to replace or be replaced
     said_now = values(new["text"])
     if said_now and said_now <= values(old["text"]):
         return None  # every number or code the newer names, the older names too: the same value said again

@@ -52,6 +52,14 @@ def test_a_newer_memory_naming_only_numbers_the_older_names_asks_nothing() -> No
     assert [q["members"] for q in review.questions_from([older, changed])] == [["a1", "c3"]]
 
 
+def test_now_that_says_nothing_changed_and_a_memory_that_only_asks_ask_nothing() -> None:
+    older = m("a1", "The pottery class meets in the east annex", 0)
+    for text in ("Right now I'm at the pottery class in the east annex, it's lovely",
+                 "Is the pottery class still in the east annex now?"):
+        assert review.questions_from([older, m("b2", text, 2)]) == [], text
+    assert review.questions_from([older, m("c3", "The pottery class now meets in the annex's big hall", 2)])
+
+
 def test_chinese_cue_words_ask_too() -> None:
     older = m("a1", "周会在三楼的大会议室开", 0)
     newer = m("b2", "周会现在在五楼的小会议室开", 2)
