@@ -1,7 +1,9 @@
-"""Score the owner-profile rule on hand-written lines: `python -m bench.profile [FILE]` (default: dev.txt).
+"""Score the owner-profile rule on hand-written lines: `python -m bench.profile [--lines] [FILE ...]`.
 
-Prints the lines the rule puts in the owner profile that it should not (false), the ones it misses, and
-precision / recall. What the rule does is exactly what ingest does with a turn: extract its facts, and file a
+Default: every *.txt here — dev.txt (written by the rule's author before the rule), dev2.txt (written by someone
+who had not seen the rules; read while changing them), test.txt (the same, a second set nobody changing the rules
+has read: its lines are never printed). Prints precision / recall per file; `--lines` also the lines the rule puts
+in the owner profile that it should not (false) and the ones it misses, for dev files only. What the rule does is exactly what ingest does with a turn: extract its facts, and file a
 preference under a profile key when the owner says it in their own clause (tiers/ingest/hot_updates.py)."""
 from __future__ import annotations
 
@@ -30,22 +32,25 @@ def profiled(speaker: str, text: str) -> str | None:
     return None
 
 
-def main() -> None:
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).with_name("dev.txt")
+def score(path: Path, show: bool) -> str:
     tp = fp = fn = 0
     for want, speaker, text in lines(path):
         key = profiled(speaker, text)
-        if key and want:
-            tp += 1
-        elif key:
-            fp += 1
+        tp, fp, fn = tp + bool(key and want), fp + bool(key and not want), fn + bool(want and not key)
+        if show and key and not want:
             print(f"false  [{key}] {speaker}: {text}")
-        elif want:
-            fn += 1
+        elif show and want and not key:
             print(f"missed {speaker}: {text}")
     p = tp / (tp + fp) if tp + fp else float("nan")
     r = tp / (tp + fn) if tp + fn else float("nan")
-    print(f"profile: right {tp} false {fp} missed {fn} precision {p:.3f} recall {r:.3f}")
+    return f"profile {path.name}: right {tp} false {fp} missed {fn} precision {p:.3f} recall {r:.3f}"
+
+
+def main() -> None:
+    args = [a for a in sys.argv[1:] if a != "--lines"]
+    paths = [Path(a) for a in args] or sorted(Path(__file__).parent.glob("*.txt"))
+    for path in paths:
+        print(score(path, "--lines" in sys.argv and not path.name.startswith("test")))
 
 
 if __name__ == "__main__":
