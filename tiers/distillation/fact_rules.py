@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from memoryd.tiers.distillation.rxgate import Gated, GateSet, Scan
-from memoryd.tiers.distillation.standing import standing
+from memoryd.tiers.distillation.standing import says_standing, standing
 
 KIND_CATEGORY = {"decision": "decisions", "preference": "owner/preferences", "personal": "owner/facts",
                  "lesson": "lessons", "task": "tasks", "event": "events", "fact": "notes"}
@@ -161,8 +161,10 @@ def classify(sentence: str, has_date: bool, scan: Scan | None = None) -> str | N
     if scan.search(_QUESTION) or len(sentence) < 6 or scan.search(_NOT_A_FACT):
         return None
     may, text = scan.open, scan.text
-    return next((kind for kind, rx, needs_date in _ORDER
+    kind = next((kind for kind, rx, needs_date in _ORDER
                  if (has_date or not needs_date) and rx in may and rx.rx.search(text)), None)
+    # a standing statement the kind words do not name ("metric units always", 我吃素): the profile may keep it
+    return "preference" if kind in (None, "fact") and says_standing(sentence) else kind
 
 
 # every gate of classify and find_date: one pass over a sentence's needles for all of them
@@ -184,10 +186,10 @@ def profile_key(kind: str, text: str) -> str | None:
     Right or silent: a reaction ("I love this song"), one occasion ("tonight I'd rather order in"), a
     hypothetical or a past habit stays in warm (standing.py), and so do personal facts that change (where the
     owner lives): MEMORY.md would show them after they stopped being true."""
-    if kind == "personal":
-        return "name" if _NAME.search(text) and not re.search(r"(?i)moved|live in|passport|birthday", text) else None
-    if kind != "preference" or not standing(text):
-        return None
+    if kind == "personal" and _NAME.search(text) and not re.search(r"(?i)moved|live in|passport|birthday", text):
+        return "name"
+    if kind not in ("preference", "personal") or not standing(text):
+        return None  # a personal fact with no standing cue (where the owner lives) changes: warm keeps it
     for pattern, key in _PROFILE_KEYS:
         if re.search(pattern, text, re.IGNORECASE):
             return key

@@ -40,6 +40,11 @@ def _rules() -> _Rules:
                   frozenset(merged["empty_after_cue"]))
 
 
+def says_standing(sentence: str) -> bool:
+    """Whether the sentence has a standing cue at all (a preference the kind rules' words may not name)."""
+    return _rules().cues.search(sentence.strip()) is not None
+
+
 def standing(sentence: str) -> bool:
     """A standing preference with something to keep: a cue, no occasion / hypothetical / past habit, and words
     after the cue that say what is preferred ("honestly I'd rather not" says nothing to keep)."""

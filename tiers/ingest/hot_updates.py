@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.distillation.fact_rules import Fact, owner_cue
+from memoryd.tiers.distillation.standing import says_standing
 
 if TYPE_CHECKING:
     from memoryd.tiers.memory.types import AgentState
@@ -50,7 +51,7 @@ def owner_says(text: str) -> bool:
     if _SPEAKER.match(text) is not None:
         return False
     clauses = [c for c in _CLAUSE.split(text) if c.strip()]
-    cued = [c for c in clauses if owner_cue(c)]
+    cued = [c for c in clauses if owner_cue(c) or says_standing(c)]
     return any(_FIRST_PERSON.search(c) or _INSTRUCTION.match(c) for c in cued or clauses)
 
 

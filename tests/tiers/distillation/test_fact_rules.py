@@ -26,6 +26,7 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("I moved to Lisbon last spring.", "personal", None, None),  # it changes: warm keeps it, not MEMORY.md's profile
     ("My name is Odile Brant.", "personal", None, "name"),
     ("Please never book me on a red-eye.", "preference", None, "book red eye"),
+    ("I'm allergic to hazelnuts, so check the cake.", "personal", None, "allergic hazelnuts check"),  # a standing fact
     ("Tonight I'd rather have ramen.", "preference", None, None),              # one occasion
     ("If it were up to me I'd rather work from the cabin.", "preference", None, None),  # a hypothetical
     ("I prefer the third layout you showed me.", "preference", None, None),  # a choice in this conversation
@@ -76,9 +77,15 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
 
 
-def test_the_profile_rule_on_the_hand_written_profile_lines() -> None:
-    """bench/profile/dev.txt: 50 lines written before the rule (standing preferences and their look-alikes)."""
-    path = Path(__file__).parents[3] / "bench" / "profile" / "dev.txt"
+@pytest.mark.parametrize("name, most_false, least_right", [
+    ("dev.txt", 0, 13),    # written by the rule's author before the rule
+    ("dev2.txt", 0, 16),   # by someone who had not seen the rules; read while changing them
+    ("test.txt", 1, 11),   # by someone who had seen neither: the measured line (precision 0.917, recall 0.367)
+])
+def test_the_profile_rule_on_the_hand_written_profile_lines(name: str, most_false: int, least_right: int) -> None:
+    """bench/profile: owner-profile lines and look-alikes (one occasion, a hypothetical, someone else's, the
+    assistant's echo, a pick among options, a joke); right or silent, so false keys are held first."""
+    path = Path(__file__).parents[3] / "bench" / "profile" / name
     got = [(want, profiled(speaker, text) is not None) for want, speaker, text in lines(path)]
-    assert sum(1 for want, made in got if made and not want) == 0        # precision 1.0 on the lines it was read on
-    assert sum(1 for want, made in got if want and not made) <= 1
+    assert sum(1 for want, made in got if made and not want) <= most_false
+    assert sum(1 for want, made in got if made and want) >= least_right
