@@ -78,6 +78,19 @@ def person_part(name: str) -> str | None:
     return joined if is_person_name(joined) else None
 
 
+_OPENERS = ".!?…:;。！？：；(\"“"
+_BULLETS = "-–—*•"
+
+
+def sentence_start(text: str, at: int) -> bool:
+    """Whether `at` starts a sentence (the text's start, after a speaker label, a full stop, a bullet or a
+    dash): there every word is capitalised, so the capital does not say it is a name."""
+    before = text[:at].rstrip()
+    if not before or before[-1] in _OPENERS or "\n" in text[len(before):at]:
+        return True
+    return before[-1] in _BULLETS and (len(before) == 1 or before[-2].isspace())
+
+
 def is_business(name: str) -> bool:
     return name.split()[-1] in english().business_words
 
@@ -91,6 +104,9 @@ def english_people(text: str) -> Iterable[str]:
                 continue  # "a tool called Zed" names a thing
             if key == "after" and (is_business(m.group(1)) or (m.group(2) or "") in v.possessive_org_nouns):
                 continue  # "Kestrel Cleaning said", "Acme's office": a company
+            if key == "after" and " " not in m.group(1) and sentence_start(text, m.start(1)) \
+                    and m.group(1).casefold().endswith(v.common_noun_endings):
+                continue  # "Supplier said", "Receptionist's desk": a role's capital at a sentence's start
             yield m.group(1)
     for m in rx["and_i"].finditer(text):
         yield m.group(1) or m.group(2)
@@ -102,6 +118,9 @@ def english_people(text: str) -> Iterable[str]:
         if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
             yield m.group(1)
     for m in rx["and"].finditer(text):
+        before = _WORD_BEFORE.search(text, 0, m.start())
+        if before and before.group(1).lower() in v.determiners:
+            continue  # `at the Fox and Hound`: one named thing, no two people
         if is_person_name(m.group(1)) and is_person_name(m.group(2)):
             yield m.group(1)
             yield m.group(2)

@@ -229,7 +229,8 @@ def chinese_things(text: str, add: Add) -> None:
     rx = _zh()
     for m in rx["project"].finditer(text) if "项目" in text else ():
         name = m.group(1) or m.group(2)
-        if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies:
+        if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies \
+                and (name.isascii() or not any(w in name for w in zh.not_bodies)):  # 迁移项目, 数据迁移项目: a kind
             add("project", name)
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)

@@ -51,6 +51,7 @@ class English:
     known_places: frozenset[str]  # never a person's name, fine as a place
     street_endings: tuple[str, ...]  # `Sleepstraat`, `Elm Street`: part of an address, not a place
     trade_verbs: str  # `ordered … from X`, `switched from X`: X is an organisation
+    common_noun_endings: tuple[str, ...]  # `Supplier`, `Policy`: a role's or an abstract noun's ending
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,8 @@ def english() -> English:
         _alternation(d["person_verbs_after"]), _alternation(_both_cases(d["person_cues_before"])), _alternation(d["relations"]), _alternation(_both_cases(d["place_cues"])),
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
-        frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])))
+        frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])),
+        tuple(d["common_noun_endings"]))
 
 
 @lru_cache(maxsize=1)

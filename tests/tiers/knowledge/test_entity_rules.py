@@ -49,6 +49,24 @@ def test_near_misses_name_no_person(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "person"}
 
 
+@pytest.mark.parametrize("text", [
+    "Plumber said he can come on Thursday",            # a role at the start of a sentence, then a verb of a person
+    "Gwenllian: Receptionist called in sick again",     # … after a speaker label
+    "Busy day. Supplier emailed about the late order",  # … after a full stop
+    "Councillor replied to my letter at last",
+    "Policy says we charge half for late cancellations",
+    "Receptionist's desk needs a second screen",        # … with a possessive
+    "Drinks at the Pike and Heron after work",          # one pub's name after `the`, not two people
+])
+def test_a_common_noun_at_a_sentence_start_is_no_person(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "person"}
+
+
+def test_a_name_at_a_sentence_start_still_counts() -> None:
+    assert found("Gwenllian: Idris said the van is booked") == {("person", "Idris")}
+    assert found("Then Idris said the van is booked") == {("person", "Idris")}
+
+
 def test_no_verb_and_no_word_twice_in_a_name() -> None:
     assert found("Reviewed Tamsin's pull request") == {("person", "Tamsin")}
     assert found("Tamsin Tamsin said hi") == {("person", "Tamsin")}
@@ -78,6 +96,10 @@ def test_projects(text: str, want: set[tuple[str, str]]) -> None:
     "raise ValueError when the file is empty",  # a code identifier
     "a hobby project for the winter",           # a kind word, not a name
     "我们在做的新项目很难",                         # the kind of project, not its name
+    "数据迁移项目拖了两周",                         # a kind of work before 项目, not a name
+    "重构项目还没排期",
+    "二期项目明年再说",                             # a phase
+    "Covered the walk-ins this morning",        # a plural compound noun
 ])
 def test_near_misses_name_no_project(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "project"}
