@@ -163,6 +163,21 @@ _NOT_NICKS = frozenset(("小孩", "小心", "小时", "小区", "小学", "小�
 _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")
 
 
+@lru_cache(maxsize=1)
+def _latin_in_han() -> re.Pattern[str]:
+    v = chinese()
+    return re.compile(rf"(?<![\w-])({WORD})\s?(?=(?:{v.after_person}|和我|跟我))|"
+                      rf"(?:{v.before_person})\s?({WORD})(?![\w-])(?=\s?(?:{v.after_person}|{v.after_person_soft}|[{_HAN}]|$))")
+
+
+def latin_people_in_chinese(text: str) -> Iterable[str]:
+    """A Latin first name among Chinese words, by the same cues as a Han name (`Kevin 说`, `跟 Tony 对接口`)."""
+    for m in _latin_in_han().finditer(text):
+        name = m.group(1) or m.group(2)
+        if is_person_name(name) and name.casefold() not in english().products:
+            yield name
+
+
 def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
     """Chinese names; `latin_around`: the text is mostly Latin, so a Han name written alone is a name."""
     rx = _zh()

@@ -13,12 +13,12 @@ from typing import Any, Mapping
 
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
 from memoryd.tiers.knowledge.entity_people import (WORD, chinese_people, english_people, is_business,
-                                                   is_person_name, person_part)
+                                                   is_person_name, latin_people_in_chinese, person_part)
 from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "4"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "5"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,9 @@ def _from_text(text: str) -> dict[str, Entity]:
         joined = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", plain)
         for name in chinese_people(joined, latin_around=han * 3 < len(plain)):
             add("person", name)
+        if han:
+            for name in latin_people_in_chinese(plain):
+                add("person", name)
         chinese_things(joined, add)
     return found
 

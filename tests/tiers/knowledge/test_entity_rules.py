@@ -151,6 +151,24 @@ def test_chinese_people(text: str, want: set[tuple[str, str]]) -> None:
     assert want <= found(text)
 
 
+@pytest.mark.parametrize("text, want", [
+    ("Ruairi 说他明天看", {("person", "Ruairi")}),               # a Latin first name before a Chinese verb
+    ("跟 Ruairi 对了一下接口", {("person", "Ruairi")}),          # … after a Chinese cue
+    ("Ruairi 和我一起做压测", {("person", "Ruairi")}),
+])
+def test_latin_names_in_chinese_text(text: str, want: set[tuple[str, str]]) -> None:
+    assert found(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    "Jenkins 说实话挺难用",      # a tool before 说
+    "和 Python 打交道久了",       # a language after 和
+    "CTO 说要控制成本",           # an acronym
+])
+def test_latin_words_in_chinese_text_that_name_no_one(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "person"}
+
+
 @pytest.mark.parametrize("text", [
     "周末说好了，马上就走。",
     "这张表还没建索引",       # 张 as a measure word
