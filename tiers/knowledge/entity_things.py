@@ -223,6 +223,27 @@ _ZH_NOT_WORKPLACE = ("家", "公司", "单位", "这", "那", "外面", "外地"
 _ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "一个"))
 
 
+_PLACE_BEFORE_EN = re.compile(r"\b(?:in|near|at|to|from|around|on|off|past|via)\s*$", re.IGNORECASE)
+
+
+def _place_said(text: str, start: int, name: str, body: str) -> bool:
+    """A name ending in a one-character place word (区, 街, 山, 岛 …) is a place only where a place is said: after
+    a place cue (`住在`, `去`, `in`, `near`) or with a city in it (`杭州西湖区`); `临界区`, `灰度区`, `信息孤岛` are
+    things of work. Longer place words (`公园`, `火车站`) and 省/市/县 say it themselves."""
+    zh = chinese()
+    if len(name) - len(body) > 1 or name[-1] not in zh.weak_place_ends:
+        return True
+    if any(body.startswith(c) for c in zh.cities):
+        return True
+    before = text[max(0, start - 6):start].rstrip()
+    return bool(_place_before().search(before) or _PLACE_BEFORE_EN.search(before))
+
+
+@lru_cache(maxsize=1)
+def _place_before() -> re.Pattern[str]:
+    return re.compile(f"(?:{chinese().place_before})$")
+
+
 def chinese_things(text: str, add: Add) -> None:
     v = english()
     zh = chinese()
@@ -242,7 +263,8 @@ def chinese_things(text: str, add: Add) -> None:
         for m in rx[key].finditer(text):
             suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[:suffix.start()] if suffix else m.group(1)
-            if body not in zh.not_bodies and not body.endswith("家") and not any(w in body for w in zh.not_bodies):
+            if body not in zh.not_bodies and not body.endswith("家") and not any(w in body for w in zh.not_bodies) \
+                    and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):
                 add(key, m.group(1))
     for m in rx["city"].finditer(text):
         add("place", m.group(1) or m.group(2))

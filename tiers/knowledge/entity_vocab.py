@@ -76,6 +76,7 @@ class Chinese:
     city_before: str  # a city name stands as a word after these (`去苏州`), not inside a word (`最大连接数`)
     project_followers: str  # after a kebab-case name in Chinese text: the person's project (`order-api 这个服务`)
     work_after: str  # `在X上班`: X is an organisation
+    weak_place_ends: str  # 区, 街, 山 …: a place only where a place is said (`住在西湖区`), not `临界区`
 
 
 @lru_cache(maxsize=1)
@@ -104,4 +105,5 @@ def chinese() -> Chinese:
         _alternation(d["org_suffixes"]), _alternation(d["place_suffixes"]), frozenset(d["cities"]),
         _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
         d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
-        d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]))
+        d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]),
+        d["weak_place_ends"])

@@ -122,6 +122,8 @@ def test_organisations(text: str, want: set[tuple[str, str]]) -> None:
     ("We might live near Zandvoort next year", {("place", "Zandvoort")}),
     ("opening a second shop in Amsterdam", {("place", "Amsterdam")}),
     ("住在西湖区，离公司很近", {("place", "西湖区")}),
+    ("下个月搬到滨湖区", {("place", "滨湖区")}),               # a district after a place cue
+    ("rents a studio near 柳树巷 for the summer", {("place", "柳树巷")}),
     ("公司年会定在杭州开", {("place", "杭州")}),
 ])
 def test_places(text: str, want: set[tuple[str, str]]) -> None:
@@ -135,6 +137,9 @@ def test_places(text: str, want: set[tuple[str, str]]) -> None:
     "wrote it in Excel",                       # a product after `in`
     "数据湖和可用区都在规划",                      # a kind of zone, not a place
     "新地址是中山路88号",                          # a road with its number is an address
+    "临界区要加锁",                                # a word of work ending in 区, no district
+    "灰度区先放一台机器",
+    "信息孤岛的问题一直没解决",                    # … ending in 岛
 ])
 def test_near_misses_name_no_place(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "place"}
