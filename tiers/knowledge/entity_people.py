@@ -167,7 +167,8 @@ _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆�
 def _latin_in_han() -> re.Pattern[str]:
     v = chinese()
     return re.compile(rf"(?<![\w-])({WORD})\s?(?=(?:{v.after_person}|和我|跟我))|"
-                      rf"(?:{v.before_person})\s?({WORD})(?![\w-])(?=\s?(?:{v.after_person}|{v.after_person_soft}|[{_HAN}]|$))")
+                      rf"(?:{v.before_person})\s?({WORD})(?![\w-])"
+                      rf"(?=\s?(?:{v.after_person}|{v.after_person_soft}|[{_HAN}]|$))")
 
 
 def latin_people_in_chinese(text: str) -> Iterable[str]:

@@ -209,7 +209,8 @@ def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
     """One name, one kind: a project or repo is not also an organisation, person or place (`with OpenClaw`), an
     organisation not also a person or place (`Acme said`), a person not also a place (`flew to Lisbon with
     Maria` is fine; `talked to Maria` after `with Maria` keeps the person), and a word of a longer name in the
-    same memory is that name (`Veldman & Zonen says`: not a person `Zonen`)."""
+    same memory is that name (`Veldman & Zonen says`: not a person `Zonen`; a rule that reads two words of
+    `Harbour Medical Supplies` gives no `Harbour Medical` beside it)."""
     order = {"repo": 0, "project": 0, "org": 1, "person": 2, "place": 3}
     best: dict[str, int] = {}
     for e in ents:
@@ -217,8 +218,11 @@ def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
         best[name] = min(best.get(name, 9), order.get(e.type, 9))
     parts = {w for e in ents if e.type in ("person", "org", "place") and len(e.name.split()) > 1
              for w in e.name.casefold().replace("&", " ").split()}
+    longer = [f" {e.name.casefold()} " for e in ents if e.type in ("person", "org", "place") and " " in e.name]
     return [e for e in ents if order.get(e.type, 9) <= best[e.name.casefold()] and not (
-        e.type in ("person", "org", "place") and " " not in e.name and e.name.casefold() in parts)]
+        e.type in ("person", "org", "place") and " " not in e.name and e.name.casefold() in parts) and not (
+        e.type in ("person", "org", "place") and " " in e.name  # `Carrick Medical` of `Carrick Medical Supplies`
+        and any(f" {e.name.casefold()} " in n and n != f" {e.name.casefold()} " for n in longer))]
 
 
 _RETAIN_HEAD = re.compile(r"\s*@(\S+(?:\s" + WORD + r"){0,3}):\s")

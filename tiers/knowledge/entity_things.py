@@ -263,8 +263,9 @@ def chinese_things(text: str, add: Add) -> None:
         for m in rx[key].finditer(text):
             suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[:suffix.start()] if suffix else m.group(1)
-            if body not in zh.not_bodies and not body.endswith("家") and not any(w in body for w in zh.not_bodies) \
-                    and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):
+            if body not in zh.not_bodies and not body.endswith(("家", "分")) \
+                    and not any(w in body for w in zh.not_bodies) \
+                    and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch
                 add(key, m.group(1))
     for m in rx["city"].finditer(text):
         add("place", m.group(1) or m.group(2))

@@ -306,6 +306,19 @@ def test_a_place_reading_joins_the_name_and_a_person_and_project_stay_two() -> N
         "place:acme": "org:acme systems"}  # an organisation's first word, not its company word
 
 
+def test_a_short_form_joins_the_one_longer_name() -> None:
+    assert found("Ordered gloves from Thornbury Dental Supplies today") == {("org", "Thornbury Dental Supplies")}
+    away = folded_away(groups(_rows(("org:thornbury dental", 2), ("org:thornbury dental supplies", 1),
+                                    ("person:thornbury", 1))))
+    assert away == {"org:thornbury dental": "org:thornbury dental supplies",
+                    "person:thornbury": "org:thornbury dental supplies"}
+    assert groups(_rows(("org:acme one", 2), ("org:acme one labs", 1), ("org:acme one travel", 1))) == {}
+
+
+def test_a_branch_of_ones_own_company_is_its_city() -> None:
+    assert found("一帆下个月调去广州分公司") == {("place", "广州")}
+
+
 def test_llm_answer_checked_against_the_text() -> None:
     texts = ["Lunch with Marguerite at Chez Panisse", "nothing here"]
     answer = "sure! " + json.dumps({"1": [{"name": "Marguerite", "type": "person"},
