@@ -47,9 +47,9 @@ def _en() -> dict[str, re.Pattern[str]]:
         "firm": re.compile(rf"\b({WORD}\s&\s{WORD})\s+"
                            r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
                            rf"\b({WORD}\s&\s{WORD})\b"),
-        # `the Zwarte Ekster will`, `the Tin Cormorants were`: two names after `the`, then a verb: a named thing
-        "the_named": re.compile(rf"\b[Tt]he\s+({WORD}\s{WORD})\s+(?:is|was|are|were|has|had|will|would|can|"
-                                r"could|said|says|want|wants)\b"),
+        # `the Zwarte Ekster will`, `the Tin Cormorants rehearse`, `the Tin Cormorants' gig`: two names after `the`,
+        # then a verb or a possessive: a named thing
+        "the_named": re.compile(rf"\b(The\s|the\s)\s*({WORD}\s{WORD})(?:\s+(?:{v.named_thing_verbs})\b|['’]s?\s)"),
         "trip": re.compile(rf"\b(?:the|our|my|a|this|that)\s+({WORD})\s+(?:trip|holiday|vacation|getaway)\b"),
         # `ordered gloves from X`, `switched from X to Y`, `hired through X`: a deal is done with a company
         "trade": re.compile(rf"\b(?:{v.trade_verbs})\b(?:\s+[a-z][\w'-]*,?){{0,4}}\s+(?:from|through|via)\s+"
@@ -143,9 +143,9 @@ def orgs_and_places(text: str, add: Add) -> None:
         name = m.group(1) or m.group(2)
         if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
             add("org", name)
-    for m in rx["the_named"].finditer(text):
-        if all(_plain(w) for w in m.group(1).split()) and m.group(1).split()[-1] not in v.business_words:
-            add("org", m.group(1))
+    for m in rx["the_named"].finditer(text):  # `The Tin Cormorants` written so: the article is part of the name
+        if all(_plain(w) for w in m.group(2).split()) and m.group(2).split()[-1] not in v.business_words:
+            add("org", ("The " if m.group(1) == "The " else "") + m.group(2))
     for m in rx["trade"].finditer(text):
         name = m.group(1)
         if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):

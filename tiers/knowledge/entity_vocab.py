@@ -52,6 +52,7 @@ class English:
     street_endings: tuple[str, ...]  # `Sleepstraat`, `Elm Street`: part of an address, not a place
     trade_verbs: str  # `ordered … from X`, `switched from X`: X is an organisation
     common_noun_endings: tuple[str, ...]  # `Supplier`, `Policy`: a role's or an abstract noun's ending
+    named_thing_verbs: str  # `the Tin Cormorants rehearse`: after `the` and two names, a verb makes it a name
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def english() -> English:
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
         frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])),
-        tuple(d["common_noun_endings"]))
+        tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]))
 
 
 @lru_cache(maxsize=1)

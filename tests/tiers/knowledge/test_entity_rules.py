@@ -112,6 +112,9 @@ def test_near_misses_name_no_project(text: str) -> None:
     ("Fintara's headquarters moved", {("org", "Fintara")}),
     ("她在星河物流上班", {("org", "星河物流")}),
     ("去阿里巴巴集团面试", {("org", "阿里巴巴集团")}),
+    ("The Velvet Lanterns rehearse on Mondays", {("org", "The Velvet Lanterns")}),   # the article in the name
+    ("the Velvet Lanterns' next gig is in May", {("org", "Velvet Lanterns")}),
+    ("it still gets all its maps from Quorvale", {("org", "Quorvale")}),       # where a thing comes from
 ])
 def test_organisations(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
