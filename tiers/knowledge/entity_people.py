@@ -191,5 +191,26 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
                 yield name
     if latin_around:
         for m in rx["alone"].finditer(text):
-            if _zh_name_ok(m.group(1)):
+            if _zh_name_ok(m.group(1)) and _latin_cue_around(text, m.start(1), m.end(1)):
                 yield m.group(1)
+
+
+_MORE_VERBS = ("is|was|has|had|will|can|would|just|also|still|runs|ran|leads|led|works|worked|lives|lived|moved|"
+               "joined|left|came|comes|went|goes|got|gets|needs|knows|knew|does|did|sent|sends|made|makes|helps|"
+               "helped|uses|used|changed|wants")
+
+
+@lru_cache(maxsize=1)
+def _latin_cues() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    v = english()
+    before = re.compile(r"(?:\b(?:" + v.person_cues_before + r"|with|and)|(?:\b(?:[Mm]y|[Oo]ur|his|her|their)|['’]s)"
+                        r"\s+(?:\w+\s+)?(?:" + v.relations + r"|mother|father|mom|mum|dad|wife|husband)|[,(])\s*$")
+    after = re.compile(r"\s*(?:(?:" + v.person_verbs_after + r"|and\s+I|" + _MORE_VERBS + r")\b|['’]s\b|[,)]|\()")
+    return before, after
+
+
+def _latin_cue_around(text: str, start: int, end: int) -> bool:
+    """A Han word alone inside Latin text is a name where a Latin sentence says a person there (`with 张伟`,
+    `张伟 said`, `my cousin 张伟`, `张伟's`); `my 叶酸 supplements` or `a bowl of 陈皮 tea` say none."""
+    before, after = _latin_cues()
+    return bool(before.search(text, max(0, start - 40), start) or after.match(text, end))

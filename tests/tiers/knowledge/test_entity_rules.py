@@ -172,9 +172,23 @@ def test_latin_names_in_chinese_text(text: str, want: set[tuple[str, str]]) -> N
     "Jenkins 说实话挺难用",      # a tool before 说
     "和 Python 打交道久了",       # a language after 和
     "CTO 说要控制成本",           # an acronym
+    "Reviewer 说要改",            # a role in English
+    "和 Leader 说了",
 ])
 def test_latin_words_in_chinese_text_that_name_no_one(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "person"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("had lunch with 翁思远 today", {("person", "翁思远")}),
+    ("翁思远 said the budget is fine", {("person", "翁思远")}),
+    ("my cousin 翁思远 is visiting", {("person", "翁思远")}),
+    ("my 叶酸 supplements ran out", set()),          # a Han word alone in Latin text, no person said there
+    ("a bowl of 陈皮 tea after dinner", set()),
+    ("going to 林芝 in October", set()),
+])
+def test_a_han_name_inside_latin_text_needs_a_latin_cue(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "person"} == want
 
 
 @pytest.mark.parametrize("text", [
