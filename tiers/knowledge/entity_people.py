@@ -144,6 +144,8 @@ def _zh() -> dict[str, re.Pattern[str]]:
                            f"(?={v.after_person})"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
         "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$)"),
+        # `跟白老师学书法`, `给卢老师发邮件`: after a cue of a person, a surname and a title whatever follows
+        "cue_title": re.compile(f"(?:{v.before_person})([{v.surnames}](?:{v.titles}))"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
@@ -182,7 +184,7 @@ def latin_people_in_chinese(text: str) -> Iterable[str]:
 def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
     """Chinese names; `latin_around`: the text is mostly Latin, so a Han name written alone is a name."""
     rx = _zh()
-    for key in ("before", "after", "familiar", "title", "nick"):
+    for key in ("before", "after", "familiar", "title", "cue_title", "nick"):
         if key in ("familiar", "nick") and "老" not in text and "小" not in text and "阿" not in text:
             continue
         for m in rx[key].finditer(text):

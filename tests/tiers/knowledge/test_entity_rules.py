@@ -153,6 +153,7 @@ def test_near_misses_name_no_place(text: str) -> None:
     ("周末和王芳一起吃饭", {("person", "王芳")}),
     ("李工说缓存要加过期时间", {("person", "李工")}),
     ("问过鲍总了，他同意", {("person", "鲍总")}),
+    ("给卢老师发了邮件", {("person", "卢老师")}),               # a title after a cue, whatever follows
     ("The review is with 孔令辉 now", {("person", "孔令辉")}),   # a Han name alone inside Latin text
 ])
 def test_chinese_people(text: str, want: set[tuple[str, str]]) -> None:
@@ -195,6 +196,8 @@ def test_a_han_name_inside_latin_text_needs_a_latin_cue(text: str, want: set[tup
     "周末说好了，马上就走。",
     "这张表还没建索引",       # 张 as a measure word
     "单测已经过了",           # a word that starts with a rare surname character
+    "周末和金毛一起去公园散步",   # a dog's breed after a cue
+    "和宋朝的历史有关",           # a dynasty
     "上家公司的老板很凶",     # the kind of company, not its name
     "The train to 高铁站 is late",
 ])
