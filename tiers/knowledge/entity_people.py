@@ -132,6 +132,11 @@ def english_people(text: str) -> Iterable[str]:
         before = _WORD_BEFORE.search(text, 0, m.start())
         if before and before.group(1).lower() in v.determiners:
             continue  # `a Marathon Plus might`: a thing's name, no person's
+        if before and before.group(1)[:1].isupper() and is_person_name(before.group(1)) and \
+                not text[before.end(1):m.start()].strip():
+            continue  # `Hot Stone Massage is`: the end of a longer capitalised title, no person's two names
+        if sentence_start(text, m.start(1)) and words[-1].casefold().endswith(v.thing_endings):
+            continue  # `Sports Massage is our bestseller`: a service title-cased, no person
         if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
             yield m.group(1)
     for m in rx["and"].finditer(text):

@@ -54,6 +54,7 @@ class English:
     common_noun_endings: tuple[str, ...]  # `Supplier`, `Policy`: a role's or an abstract noun's ending
     named_thing_verbs: str  # `the Tin Cormorants rehearse`: after `the` and two names, a verb makes it a name
     family_one: str  # `my dad`, `my sister`: a relation said without a name is that person
+    thing_endings: tuple[str, ...]  # `Sports Massage is`: a service's or an abstract noun's ending
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def english() -> English:
         frozenset(d["speaker_labels"]),
         frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])),
         tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]),
-        _alternation(_both_cases(d["family_one"])))
+        _alternation(_both_cases(d["family_one"])), tuple(d["thing_endings"]))
 
 
 @lru_cache(maxsize=1)

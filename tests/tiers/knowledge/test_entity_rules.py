@@ -57,6 +57,8 @@ def test_near_misses_name_no_person(text: str) -> None:
     "Policy says we charge half for late cancellations",
     "Receptionist's desk needs a second screen",        # … with a possessive
     "Drinks at the Pike and Heron after work",          # one pub's name after `the`, not two people
+    "Hot Stone Massage is booked out all week",          # a service title-cased at a sentence's start
+    "Cold Plunge Therapy is our new thing",
 ])
 def test_a_common_noun_at_a_sentence_start_is_no_person(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "person"}
