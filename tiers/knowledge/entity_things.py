@@ -24,6 +24,7 @@ _CAMEL = re.compile(r"(?<![\w@/.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])
 _KEBAB = re.compile(r"(?<![\w@/.:-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z0-9])")
 _NEXT_WORD = re.compile(r"\s*('s\b|[A-Za-z]+|[^\sA-Za-z]|$)")
 _PREV_WORD = re.compile(r"([A-Za-z]+)\s*$")
+_WORDS_BEFORE = re.compile(r"[A-Za-z]+")
 
 
 @lru_cache(maxsize=1)
@@ -157,8 +158,10 @@ def orgs_and_places(text: str, add: Add) -> None:
         if m.group(3) in nouns and _plain(m.group(1)):
             add("org", m.group(1))
     for m in rx["work"].finditer(text):  # `works at Acme`: the word before `at` says it is work
-        before = _PREV_WORD.search(text, max(0, m.start() - 30), m.start())
-        if before and before.group(1).lower() in v.work_cues and (_plain(m.group(1)) or m.group(1).isupper()) \
+        before = _WORDS_BEFORE.findall(text, max(0, m.start() - 30), m.start())[-2:]  # `works nights at X`
+        cue = bool(before) and (before[-1].lower() in v.work_cues or (
+            len(before) == 2 and before[-1].islower() and before[0].lower() in v.work_cues))
+        if cue and (_plain(m.group(1)) or m.group(1).isupper()) \
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))
     _places(text, add)
@@ -177,6 +180,8 @@ def _places(text: str, add: Add) -> None:
     for key in ("place", "at", "the"):
         for m in rx[key].finditer(text):
             name = m.group(1)
+            if key == "at" and name.isupper():
+                continue  # `at CPD`, `at GP surgery`: letters of a course or a service, no place one goes
             if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
                     v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-" \
                     and not name.split()[-1].casefold().endswith(v.street_endings) \

@@ -122,6 +122,7 @@ def test_near_misses_name_no_project(text: str) -> None:
     ("Pay the invoice from Healthline Supplies", {("org", "Healthline Supplies")}),
     ("Our accountant at Veldman & Zonen says the return is due", {("org", "Veldman & Zonen")}),
     ("She works at Fintara now", {("org", "Fintara")}),
+    ("He works nights at QRH, the county hospital", {("org", "QRH")}),   # a word between the work and `at`
     ("Fintara's headquarters moved", {("org", "Fintara")}),
     ("她在星河物流上班", {("org", "星河物流")}),
     ("去阿里巴巴集团面试", {("org", "阿里巴巴集团")}),
@@ -151,6 +152,8 @@ def test_places(text: str, want: set[tuple[str, str]]) -> None:
     "\"Dust in the Wind\" for the recital",    # a quoted title
     "Moved the meeting to Friday",             # a day
     "wrote it in Excel",                       # a product after `in`
+    "I'm at CPD all day, back at six",         # letters of a course after `at`
+    "at GP surgery this morning",
     "数据湖和可用区都在规划",                      # a kind of zone, not a place
     "新地址是中山路88号",                          # a road with its number is an address
     "临界区要加锁",                                # a word of work ending in 区, no district
