@@ -83,8 +83,19 @@ def _camel(text: str, add: Add) -> None:
     for m in _CAMEL.finditer(text):
         name = m.group(1)
         if name not in NOT_NAMES and name.casefold() not in v.products and not name.endswith(v.code_suffixes) \
-                and not name.endswith(v.product_suffixes):
+                and not name.endswith(v.product_suffixes) and _named_in_chinese(text, m.end()):
             add("project", name)
+
+
+_HAN_NEXT = re.compile(r"\s?[\u4e00-\u9fff]")
+
+
+def _named_in_chinese(text: str, end: int) -> bool:
+    """A CamelCase word followed by Chinese words is the person's project only where a project word follows
+    (`LedgerKit 这个服务`, `LedgerKit 的负责人`): `NebulaGraph 做关系图` names a tool. Elsewhere the word decides."""
+    if not _HAN_NEXT.match(text, end):
+        return True
+    return bool(_zh_follower().match(text, end))
 
 
 def _kebab_is_name(text: str, m: re.Match[str]) -> bool:

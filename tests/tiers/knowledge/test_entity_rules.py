@@ -94,6 +94,7 @@ def test_no_verb_and_no_word_twice_in_a_name() -> None:
     ("Budget for Project Quokka is fine", {("project", "Quokka")}),
     ("the quokka project slipped a week", {("project", "quokka")}),
     ("银河项目下周上线", {("project", "银河")}),
+    ("QuillGraph 的预算批了", {("project", "QuillGraph")}),          # … with one
 ])
 def test_projects(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
@@ -107,6 +108,9 @@ def test_projects(text: str, want: set[tuple[str, str]]) -> None:
     "three no-shows this morning",              # a plural noun
     "Moved the tables to PostgreSQL",           # a well-known product is not the person's project
     "raise ValueError when the file is empty",  # a code identifier
+    "HashMap is not thread-safe",               # a type's ending (Map, Local, Balancer …)
+    "LoadBalancer 的配置改了",
+    "QuillGraph 做关系图",                      # a tool among Chinese words, no project word after it
     "a hobby project for the winter",           # a kind word, not a name
     "我们在做的新项目很难",                         # the kind of project, not its name
     "数据迁移项目拖了两周",                         # a kind of work before 项目, not a name
