@@ -106,6 +106,8 @@ def test_projects(text: str, want: set[tuple[str, str]]) -> None:
     "feeling nervous-ish about it",             # an English suffix
     "set max-age = 3600 in the config",         # a setting
     "three no-shows this morning",              # a plural noun
+    "hot-fix 分支合了",                          # a common compound before a project word
+    "trace-id 的服务查不到",                     # a field's name
     "Moved the tables to PostgreSQL",           # a well-known product is not the person's project
     "raise ValueError when the file is empty",  # a code identifier
     "HashMap is not thread-safe",               # a type's ending (Map, Local, Balancer …)
