@@ -91,23 +91,6 @@ def sentence_start(text: str, at: int) -> bool:
     return before[-1] in _BULLETS and (len(before) == 1 or before[-2].isspace())
 
 
-@lru_cache(maxsize=1)
-def _family() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    return (re.compile(r"\b[Mm]y\s+(" + english().family_one + r")(?![\w-])(?!,?\s+\(?[A-Z\u4e00-\u9fff])"),
-            re.compile(f"({chinese().family_one})"))
-
-
-def family(text: str) -> Iterable[str]:
-    """A relation most people have one of, said without a name (`my dad`, `我妈`): that person, named as said
-    (`my dad`; `my sister Ylva` names Ylva instead)."""
-    en, zh = _family()
-    for m in en.finditer(text):
-        yield "my " + m.group(1).casefold()
-    if not text.isascii():
-        for m in zh.finditer(text):
-            yield m.group(1)
-
-
 def is_business(name: str) -> bool:
     return name.split()[-1] in english().business_words
 

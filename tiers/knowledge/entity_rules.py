@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
-from memoryd.tiers.knowledge.entity_people import (WORD, chinese_people, english_people, family, is_business,
+from memoryd.tiers.knowledge.entity_people import (WORD, chinese_people, english_people, is_business,
                                                    is_person_name, latin_people_in_chinese, person_part)
 from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
@@ -106,8 +106,6 @@ def _from_text(text: str) -> dict[str, Entity]:
     projects(plain, add)
     orgs_and_places(plain, add)
     plain = _OTHER_SCRIPT.sub("", plain)  # "张伟 (Zhang Wei) 说", "Zhang Wei (张伟) said": the name beside its cue
-    for name in family(plain):
-        add("person", name)
     for raw in english_people(plain):
         name = person_part(raw) if not raw.islower() else raw
         if name:

@@ -53,7 +53,6 @@ class English:
     trade_verbs: str  # `ordered … from X`, `switched from X`: X is an organisation
     common_noun_endings: tuple[str, ...]  # `Supplier`, `Policy`: a role's or an abstract noun's ending
     named_thing_verbs: str  # `the Tin Cormorants rehearse`: after `the` and two names, a verb makes it a name
-    family_one: str  # `my dad`, `my sister`: a relation said without a name is that person
     thing_endings: tuple[str, ...]  # `Sports Massage is`: a service's or an abstract noun's ending
 
 
@@ -80,7 +79,6 @@ class Chinese:
     project_followers: str  # after a kebab-case name in Chinese text: the person's project (`order-api 这个服务`)
     work_after: str  # `在X上班`: X is an organisation
     weak_place_ends: str  # 区, 街, 山 …: a place only where a place is said (`住在西湖区`), not `临界区`
-    family_one: str  # 我爸, 老妈: a relation said without a name is that person
 
 
 @lru_cache(maxsize=1)
@@ -97,8 +95,7 @@ def english() -> English:
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
         frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])),
-        tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]),
-        _alternation(_both_cases(d["family_one"])), tuple(d["thing_endings"]))
+        tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]))
 
 
 @lru_cache(maxsize=1)
@@ -111,4 +108,4 @@ def chinese() -> Chinese:
         _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
         d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
         d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]),
-        d["weak_place_ends"], _alternation(d["family_one"]))
+        d["weak_place_ends"])
