@@ -4,7 +4,8 @@ Folded when read, never stored (the mention tables stay a plain record of what e
 or a pull stays exact): a one-word person, organisation or place joins the one multi-word person, place or
 organisation that has that word as a name (`Jonas` → `Jonas Vogt`, `Okafor` → `Hannah Okafor`, `Acme` →
 `Acme Systems`, never `Systems`), never when two full names share it (`Jonas Vogt`,
-`Jonas Berg`: `Jonas` stays apart); and one name of several kinds is the kind its strongest cue gave
+`Jonas Berg`: `Jonas` stays apart); a name of two words or more that starts the one longer name joins it
+(`Harbour Medical` → `Harbour Medical Supplies`); and one name of several kinds is the kind its strongest cue gave
 (a project or repo, then an organisation, a person, a place). A folded entity's mentions and hotness are
 counted again over the memories of all its names, each memory once.
 """
@@ -35,6 +36,7 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
             best = min(same, key=lambda r: (_ORDER.get(r[2], 9), -r[3], r[0]))
             for r in same:
                 head_of[r[0]] = best[0]
+    _fold_short_forms(rows, head_of)
     full_by_word: dict[str, set[str]] = defaultdict(set)
     for key, name, kind, _ in rows:
         words = _name(key).split()
@@ -61,6 +63,25 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
         if key != head:
             out[head].append(key)
     return {head: [head, *sorted(members)] for head, members in out.items()}
+
+
+def _fold_short_forms(rows: Sequence[tuple[str, str, str, int]], head_of: dict[str, str]) -> None:
+    """A name of two words or more that starts the one longer name of a person, organisation or place joins it
+    (`Harbour Medical` → `Harbour Medical Supplies`); beside two such names it stays apart."""
+    by_first: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    key_of: dict[tuple[str, ...], str] = {}
+    for key, _, kind, _ in rows:
+        words = tuple(_name(key).split())
+        if kind in ("person", "org", "place") and len(words) >= 2:
+            by_first[words[0]].append(words)
+            key_of.setdefault(words, key)
+    for words, key in key_of.items():
+        if head_of.get(key, key) != key:
+            continue
+        heads = {head_of.get(key_of[w], key_of[w]) for w in by_first[words[0]]
+                 if len(w) > len(words) and w[:len(words)] == words}
+        if len(heads) == 1:
+            head_of[key] = next(iter(heads))
 
 
 def members_of(folded: dict[str, list[str]], key: str) -> Sequence[str]:

@@ -78,6 +78,19 @@ def person_part(name: str) -> str | None:
     return joined if is_person_name(joined) else None
 
 
+_OPENERS = ".!?…:;。！？：；(\"“"
+_BULLETS = "-–—*•"
+
+
+def sentence_start(text: str, at: int) -> bool:
+    """Whether `at` starts a sentence (the text's start, after a speaker label, a full stop, a bullet or a
+    dash): there every word is capitalised, so the capital does not say it is a name."""
+    before = text[:at].rstrip()
+    if not before or before[-1] in _OPENERS or "\n" in text[len(before):at]:
+        return True
+    return before[-1] in _BULLETS and (len(before) == 1 or before[-2].isspace())
+
+
 def is_business(name: str) -> bool:
     return name.split()[-1] in english().business_words
 
@@ -91,6 +104,9 @@ def english_people(text: str) -> Iterable[str]:
                 continue  # "a tool called Zed" names a thing
             if key == "after" and (is_business(m.group(1)) or (m.group(2) or "") in v.possessive_org_nouns):
                 continue  # "Kestrel Cleaning said", "Acme's office": a company
+            if key == "after" and " " not in m.group(1) and sentence_start(text, m.start(1)) \
+                    and m.group(1).casefold().endswith(v.common_noun_endings):
+                continue  # "Supplier said", "Receptionist's desk": a role's capital at a sentence's start
             yield m.group(1)
     for m in rx["and_i"].finditer(text):
         yield m.group(1) or m.group(2)
@@ -99,9 +115,17 @@ def english_people(text: str) -> Iterable[str]:
         before = _WORD_BEFORE.search(text, 0, m.start())
         if before and before.group(1).lower() in v.determiners:
             continue  # `a Marathon Plus might`: a thing's name, no person's
+        if before and before.group(1)[:1].isupper() and is_person_name(before.group(1)) and \
+                not text[before.end(1):m.start()].strip():
+            continue  # `Hot Stone Massage is`: the end of a longer capitalised title, no person's two names
+        if sentence_start(text, m.start(1)) and words[-1].casefold().endswith(v.thing_endings):
+            continue  # `Sports Massage is our bestseller`: a service title-cased, no person
         if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
             yield m.group(1)
     for m in rx["and"].finditer(text):
+        before = _WORD_BEFORE.search(text, 0, m.start())
+        if before and before.group(1).lower() in v.determiners:
+            continue  # `at the Fox and Hound`: one named thing, no two people
         if is_person_name(m.group(1)) and is_person_name(m.group(2)):
             yield m.group(1)
             yield m.group(2)
@@ -125,6 +149,8 @@ def _zh() -> dict[str, re.Pattern[str]]:
                            f"(?={v.after_person})"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
         "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$)"),
+        # `跟白老师学书法`, `给卢老师发邮件`: after a cue of a person, a surname and a title whatever follows
+        "cue_title": re.compile(f"(?:{v.before_person})([{v.surnames}](?:{v.titles}))"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
@@ -144,10 +170,26 @@ _NOT_NICKS = frozenset(("小孩", "小心", "小时", "小区", "小学", "小�
 _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")
 
 
+@lru_cache(maxsize=1)
+def _latin_in_han() -> re.Pattern[str]:
+    v = chinese()
+    return re.compile(rf"(?<![\w-])({WORD})\s?(?=(?:{v.after_person}|和我|跟我))|"
+                      rf"(?:{v.before_person})\s?({WORD})(?![\w-])"
+                      rf"(?=\s?(?:{v.after_person}|{v.after_person_soft}|[{_HAN}]|$))")
+
+
+def latin_people_in_chinese(text: str) -> Iterable[str]:
+    """A Latin first name among Chinese words, by the same cues as a Han name (`Kevin 说`, `跟 Tony 对接口`)."""
+    for m in _latin_in_han().finditer(text):
+        name = m.group(1) or m.group(2)
+        if is_person_name(name) and name.casefold() not in english().products:
+            yield name
+
+
 def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
     """Chinese names; `latin_around`: the text is mostly Latin, so a Han name written alone is a name."""
     rx = _zh()
-    for key in ("before", "after", "familiar", "title", "nick"):
+    for key in ("before", "after", "familiar", "title", "cue_title", "nick"):
         if key in ("familiar", "nick") and "老" not in text and "小" not in text and "阿" not in text:
             continue
         for m in rx[key].finditer(text):
@@ -156,5 +198,26 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
                 yield name
     if latin_around:
         for m in rx["alone"].finditer(text):
-            if _zh_name_ok(m.group(1)):
+            if _zh_name_ok(m.group(1)) and _latin_cue_around(text, m.start(1), m.end(1)):
                 yield m.group(1)
+
+
+_MORE_VERBS = ("is|was|has|had|will|can|would|just|also|still|runs|ran|leads|led|works|worked|lives|lived|moved|"
+               "joined|left|came|comes|went|goes|got|gets|needs|knows|knew|does|did|sent|sends|made|makes|helps|"
+               "helped|uses|used|changed|wants")
+
+
+@lru_cache(maxsize=1)
+def _latin_cues() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    v = english()
+    before = re.compile(r"(?:\b(?:" + v.person_cues_before + r"|with|and)|(?:\b(?:[Mm]y|[Oo]ur|his|her|their)|['’]s)"
+                        r"\s+(?:\w+\s+)?(?:" + v.relations + r"|mother|father|mom|mum|dad|wife|husband)|[,(])\s*$")
+    after = re.compile(r"\s*(?:(?:" + v.person_verbs_after + r"|and\s+I|" + _MORE_VERBS + r")\b|['’]s\b|[,)]|\()")
+    return before, after
+
+
+def _latin_cue_around(text: str, start: int, end: int) -> bool:
+    """A Han word alone inside Latin text is a name where a Latin sentence says a person there (`with 张伟`,
+    `张伟 said`, `my cousin 张伟`, `张伟's`); `my 叶酸 supplements` or `a bowl of 陈皮 tea` say none."""
+    before, after = _latin_cues()
+    return bool(before.search(text, max(0, start - 40), start) or after.match(text, end))

@@ -13,12 +13,12 @@ from typing import Any, Mapping
 
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
 from memoryd.tiers.knowledge.entity_people import (WORD, chinese_people, english_people, is_business,
-                                                   is_person_name, person_part)
+                                                   is_person_name, latin_people_in_chinese, person_part)
 from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "4"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "5"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,9 @@ def _from_text(text: str) -> dict[str, Entity]:
         joined = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", plain)
         for name in chinese_people(joined, latin_around=han * 3 < len(plain)):
             add("person", name)
+        if han:
+            for name in latin_people_in_chinese(plain):
+                add("person", name)
         chinese_things(joined, add)
     return found
 
@@ -206,7 +209,8 @@ def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
     """One name, one kind: a project or repo is not also an organisation, person or place (`with OpenClaw`), an
     organisation not also a person or place (`Acme said`), a person not also a place (`flew to Lisbon with
     Maria` is fine; `talked to Maria` after `with Maria` keeps the person), and a word of a longer name in the
-    same memory is that name (`Veldman & Zonen says`: not a person `Zonen`)."""
+    same memory is that name (`Veldman & Zonen says`: not a person `Zonen`; a rule that reads two words of
+    `Harbour Medical Supplies` gives no `Harbour Medical` beside it)."""
     order = {"repo": 0, "project": 0, "org": 1, "person": 2, "place": 3}
     best: dict[str, int] = {}
     for e in ents:
@@ -214,8 +218,11 @@ def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
         best[name] = min(best.get(name, 9), order.get(e.type, 9))
     parts = {w for e in ents if e.type in ("person", "org", "place") and len(e.name.split()) > 1
              for w in e.name.casefold().replace("&", " ").split()}
+    longer = [f" {e.name.casefold()} " for e in ents if e.type in ("person", "org", "place") and " " in e.name]
     return [e for e in ents if order.get(e.type, 9) <= best[e.name.casefold()] and not (
-        e.type in ("person", "org", "place") and " " not in e.name and e.name.casefold() in parts)]
+        e.type in ("person", "org", "place") and " " not in e.name and e.name.casefold() in parts) and not (
+        e.type in ("person", "org", "place") and " " in e.name  # `Carrick Medical` of `Carrick Medical Supplies`
+        and any(f" {e.name.casefold()} " in n and n != f" {e.name.casefold()} " for n in longer))]
 
 
 _RETAIN_HEAD = re.compile(r"\s*@(\S+(?:\s" + WORD + r"){0,3}):\s")

@@ -24,6 +24,7 @@ _CAMEL = re.compile(r"(?<![\w@/.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])
 _KEBAB = re.compile(r"(?<![\w@/.:-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z0-9])")
 _NEXT_WORD = re.compile(r"\s*('s\b|[A-Za-z]+|[^\sA-Za-z]|$)")
 _PREV_WORD = re.compile(r"([A-Za-z]+)\s*$")
+_WORDS_BEFORE = re.compile(r"[A-Za-z]+")
 
 
 @lru_cache(maxsize=1)
@@ -47,9 +48,9 @@ def _en() -> dict[str, re.Pattern[str]]:
         "firm": re.compile(rf"\b({WORD}\s&\s{WORD})\s+"
                            r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
                            rf"\b({WORD}\s&\s{WORD})\b"),
-        # `the Zwarte Ekster will`, `the Tin Cormorants were`: two names after `the`, then a verb: a named thing
-        "the_named": re.compile(rf"\b[Tt]he\s+({WORD}\s{WORD})\s+(?:is|was|are|were|has|had|will|would|can|"
-                                r"could|said|says|want|wants)\b"),
+        # `the Zwarte Ekster will`, `the Tin Cormorants rehearse`, `the Tin Cormorants' gig`: two names after `the`,
+        # then a verb or a possessive: a named thing
+        "the_named": re.compile(rf"\b(The\s|the\s)\s*({WORD}\s{WORD})(?:\s+(?:{v.named_thing_verbs})\b|['’]s?\s)"),
         "trip": re.compile(rf"\b(?:the|our|my|a|this|that)\s+({WORD})\s+(?:trip|holiday|vacation|getaway)\b"),
         # `ordered gloves from X`, `switched from X to Y`, `hired through X`: a deal is done with a company
         "trade": re.compile(rf"\b(?:{v.trade_verbs})\b(?:\s+[a-z][\w'-]*,?){{0,4}}\s+(?:from|through|via)\s+"
@@ -82,8 +83,19 @@ def _camel(text: str, add: Add) -> None:
     for m in _CAMEL.finditer(text):
         name = m.group(1)
         if name not in NOT_NAMES and name.casefold() not in v.products and not name.endswith(v.code_suffixes) \
-                and not name.endswith(v.product_suffixes):
+                and not name.endswith(v.product_suffixes) and _named_in_chinese(text, m.end()):
             add("project", name)
+
+
+_HAN_NEXT = re.compile(r"\s?[\u4e00-\u9fff]")
+
+
+def _named_in_chinese(text: str, end: int) -> bool:
+    """A CamelCase word followed by Chinese words is the person's project only where a project word follows
+    (`LedgerKit 这个服务`, `LedgerKit 的负责人`): `NebulaGraph 做关系图` names a tool. Elsewhere the word decides."""
+    if not _HAN_NEXT.match(text, end):
+        return True
+    return bool(_zh_follower().match(text, end))
 
 
 def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
@@ -143,9 +155,9 @@ def orgs_and_places(text: str, add: Add) -> None:
         name = m.group(1) or m.group(2)
         if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
             add("org", name)
-    for m in rx["the_named"].finditer(text):
-        if all(_plain(w) for w in m.group(1).split()) and m.group(1).split()[-1] not in v.business_words:
-            add("org", m.group(1))
+    for m in rx["the_named"].finditer(text):  # `The Tin Cormorants` written so: the article is part of the name
+        if all(_plain(w) for w in m.group(2).split()) and m.group(2).split()[-1] not in v.business_words:
+            add("org", ("The " if m.group(1) == "The " else "") + m.group(2))
     for m in rx["trade"].finditer(text):
         name = m.group(1)
         if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
@@ -157,8 +169,10 @@ def orgs_and_places(text: str, add: Add) -> None:
         if m.group(3) in nouns and _plain(m.group(1)):
             add("org", m.group(1))
     for m in rx["work"].finditer(text):  # `works at Acme`: the word before `at` says it is work
-        before = _PREV_WORD.search(text, max(0, m.start() - 30), m.start())
-        if before and before.group(1).lower() in v.work_cues and (_plain(m.group(1)) or m.group(1).isupper()) \
+        before = _WORDS_BEFORE.findall(text, max(0, m.start() - 30), m.start())[-2:]  # `works nights at X`
+        cue = bool(before) and (before[-1].lower() in v.work_cues or (
+            len(before) == 2 and before[-1].islower() and before[0].lower() in v.work_cues))
+        if cue and (_plain(m.group(1)) or m.group(1).isupper()) \
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))
     _places(text, add)
@@ -177,6 +191,8 @@ def _places(text: str, add: Add) -> None:
     for key in ("place", "at", "the"):
         for m in rx[key].finditer(text):
             name = m.group(1)
+            if key == "at" and name.isupper():
+                continue  # `at CPD`, `at GP surgery`: letters of a course or a service, no place one goes
             if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
                     v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-" \
                     and not name.split()[-1].casefold().endswith(v.street_endings) \
@@ -223,13 +239,35 @@ _ZH_NOT_WORKPLACE = ("家", "公司", "单位", "这", "那", "外面", "外地"
 _ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "一个"))
 
 
+_PLACE_BEFORE_EN = re.compile(r"\b(?:in|near|at|to|from|around|on|off|past|via)\s*$", re.IGNORECASE)
+
+
+def _place_said(text: str, start: int, name: str, body: str) -> bool:
+    """A name ending in a one-character place word (区, 街, 山, 岛 …) is a place only where a place is said: after
+    a place cue (`住在`, `去`, `in`, `near`) or with a city in it (`杭州西湖区`); `临界区`, `灰度区`, `信息孤岛` are
+    things of work. Longer place words (`公园`, `火车站`) and 省/市/县 say it themselves."""
+    zh = chinese()
+    if len(name) - len(body) > 1 or name[-1] not in zh.weak_place_ends:
+        return True
+    if any(body.startswith(c) for c in zh.cities):
+        return True
+    before = text[max(0, start - 6):start].rstrip()
+    return bool(_place_before().search(before) or _PLACE_BEFORE_EN.search(before))
+
+
+@lru_cache(maxsize=1)
+def _place_before() -> re.Pattern[str]:
+    return re.compile(f"(?:{chinese().place_before})$")
+
+
 def chinese_things(text: str, add: Add) -> None:
     v = english()
     zh = chinese()
     rx = _zh()
     for m in rx["project"].finditer(text) if "项目" in text else ():
         name = m.group(1) or m.group(2)
-        if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies:
+        if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies \
+                and (name.isascii() or not any(w in name for w in zh.not_bodies)):  # 迁移项目, 数据迁移项目: a kind
             add("project", name)
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)
@@ -241,7 +279,9 @@ def chinese_things(text: str, add: Add) -> None:
         for m in rx[key].finditer(text):
             suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[:suffix.start()] if suffix else m.group(1)
-            if body not in zh.not_bodies and not body.endswith("家") and not any(w in body for w in zh.not_bodies):
+            if body not in zh.not_bodies and not body.endswith(("家", "分")) \
+                    and not any(w in body for w in zh.not_bodies) \
+                    and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch
                 add(key, m.group(1))
     for m in rx["city"].finditer(text):
         add("place", m.group(1) or m.group(2))

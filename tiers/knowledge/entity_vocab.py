@@ -51,6 +51,9 @@ class English:
     known_places: frozenset[str]  # never a person's name, fine as a place
     street_endings: tuple[str, ...]  # `Sleepstraat`, `Elm Street`: part of an address, not a place
     trade_verbs: str  # `ordered … from X`, `switched from X`: X is an organisation
+    common_noun_endings: tuple[str, ...]  # `Supplier`, `Policy`: a role's or an abstract noun's ending
+    named_thing_verbs: str  # `the Tin Cormorants rehearse`: after `the` and two names, a verb makes it a name
+    thing_endings: tuple[str, ...]  # `Sports Massage is`: a service's or an abstract noun's ending
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class Chinese:
     city_before: str  # a city name stands as a word after these (`去苏州`), not inside a word (`最大连接数`)
     project_followers: str  # after a kebab-case name in Chinese text: the person's project (`order-api 这个服务`)
     work_after: str  # `在X上班`: X is an organisation
+    weak_place_ends: str  # 区, 街, 山 …: a place only where a place is said (`住在西湖区`), not `临界区`
 
 
 @lru_cache(maxsize=1)
@@ -90,7 +94,8 @@ def english() -> English:
         _alternation(d["person_verbs_after"]), _alternation(_both_cases(d["person_cues_before"])), _alternation(d["relations"]), _alternation(_both_cases(d["place_cues"])),
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
-        frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])))
+        frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])),
+        tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]))
 
 
 @lru_cache(maxsize=1)
@@ -102,4 +107,5 @@ def chinese() -> Chinese:
         _alternation(d["org_suffixes"]), _alternation(d["place_suffixes"]), frozenset(d["cities"]),
         _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
         d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
-        d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]))
+        d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]),
+        d["weak_place_ends"])

@@ -49,6 +49,26 @@ def test_near_misses_name_no_person(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "person"}
 
 
+@pytest.mark.parametrize("text", [
+    "Plumber said he can come on Thursday",            # a role at the start of a sentence, then a verb of a person
+    "Gwenllian: Receptionist called in sick again",     # … after a speaker label
+    "Busy day. Supplier emailed about the late order",  # … after a full stop
+    "Councillor replied to my letter at last",
+    "Policy says we charge half for late cancellations",
+    "Receptionist's desk needs a second screen",        # … with a possessive
+    "Drinks at the Pike and Heron after work",          # one pub's name after `the`, not two people
+    "Hot Stone Massage is booked out all week",          # a service title-cased at a sentence's start
+    "Cold Plunge Therapy is our new thing",
+])
+def test_a_common_noun_at_a_sentence_start_is_no_person(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "person"}
+
+
+def test_a_name_at_a_sentence_start_still_counts() -> None:
+    assert found("Gwenllian: Idris said the van is booked") == {("person", "Idris")}
+    assert found("Then Idris said the van is booked") == {("person", "Idris")}
+
+
 def test_no_verb_and_no_word_twice_in_a_name() -> None:
     assert found("Reviewed Tamsin's pull request") == {("person", "Tamsin")}
     assert found("Tamsin Tamsin said hi") == {("person", "Tamsin")}
@@ -63,6 +83,7 @@ def test_no_verb_and_no_word_twice_in_a_name() -> None:
     ("Budget for Project Quokka is fine", {("project", "Quokka")}),
     ("the quokka project slipped a week", {("project", "quokka")}),
     ("银河项目下周上线", {("project", "银河")}),
+    ("QuillGraph 的预算批了", {("project", "QuillGraph")}),          # … with one
 ])
 def test_projects(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
@@ -74,10 +95,19 @@ def test_projects(text: str, want: set[tuple[str, str]]) -> None:
     "feeling nervous-ish about it",             # an English suffix
     "set max-age = 3600 in the config",         # a setting
     "three no-shows this morning",              # a plural noun
+    "hot-fix 分支合了",                          # a common compound before a project word
+    "trace-id 的服务查不到",                     # a field's name
     "Moved the tables to PostgreSQL",           # a well-known product is not the person's project
     "raise ValueError when the file is empty",  # a code identifier
+    "HashMap is not thread-safe",               # a type's ending (Map, Local, Balancer …)
+    "LoadBalancer 的配置改了",
+    "QuillGraph 做关系图",                      # a tool among Chinese words, no project word after it
     "a hobby project for the winter",           # a kind word, not a name
     "我们在做的新项目很难",                         # the kind of project, not its name
+    "数据迁移项目拖了两周",                         # a kind of work before 项目, not a name
+    "重构项目还没排期",
+    "二期项目明年再说",                             # a phase
+    "Covered the walk-ins this morning",        # a plural compound noun
 ])
 def test_near_misses_name_no_project(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "project"}
@@ -87,9 +117,13 @@ def test_near_misses_name_no_project(text: str) -> None:
     ("Pay the invoice from Healthline Supplies", {("org", "Healthline Supplies")}),
     ("Our accountant at Veldman & Zonen says the return is due", {("org", "Veldman & Zonen")}),
     ("She works at Fintara now", {("org", "Fintara")}),
+    ("He works nights at QRH, the county hospital", {("org", "QRH")}),   # a word between the work and `at`
     ("Fintara's headquarters moved", {("org", "Fintara")}),
     ("她在星河物流上班", {("org", "星河物流")}),
     ("去阿里巴巴集团面试", {("org", "阿里巴巴集团")}),
+    ("The Velvet Lanterns rehearse on Mondays", {("org", "The Velvet Lanterns")}),   # the article in the name
+    ("the Velvet Lanterns' next gig is in May", {("org", "Velvet Lanterns")}),
+    ("it still gets all its maps from Quorvale", {("org", "Quorvale")}),       # where a thing comes from
 ])
 def test_organisations(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
@@ -100,6 +134,8 @@ def test_organisations(text: str, want: set[tuple[str, str]]) -> None:
     ("We might live near Zandvoort next year", {("place", "Zandvoort")}),
     ("opening a second shop in Amsterdam", {("place", "Amsterdam")}),
     ("住在西湖区，离公司很近", {("place", "西湖区")}),
+    ("下个月搬到滨湖区", {("place", "滨湖区")}),               # a district after a place cue
+    ("rents a studio near 柳树巷 for the summer", {("place", "柳树巷")}),
     ("公司年会定在杭州开", {("place", "杭州")}),
 ])
 def test_places(text: str, want: set[tuple[str, str]]) -> None:
@@ -111,8 +147,13 @@ def test_places(text: str, want: set[tuple[str, str]]) -> None:
     "\"Dust in the Wind\" for the recital",    # a quoted title
     "Moved the meeting to Friday",             # a day
     "wrote it in Excel",                       # a product after `in`
+    "I'm at CPD all day, back at six",         # letters of a course after `at`
+    "at GP surgery this morning",
     "数据湖和可用区都在规划",                      # a kind of zone, not a place
     "新地址是中山路88号",                          # a road with its number is an address
+    "临界区要加锁",                                # a word of work ending in 区, no district
+    "灰度区先放一台机器",
+    "信息孤岛的问题一直没解决",                    # … ending in 岛
 ])
 def test_near_misses_name_no_place(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "place"}
@@ -123,16 +164,51 @@ def test_near_misses_name_no_place(text: str) -> None:
     ("周末和王芳一起吃饭", {("person", "王芳")}),
     ("李工说缓存要加过期时间", {("person", "李工")}),
     ("问过鲍总了，他同意", {("person", "鲍总")}),
+    ("给卢老师发了邮件", {("person", "卢老师")}),               # a title after a cue, whatever follows
     ("The review is with 孔令辉 now", {("person", "孔令辉")}),   # a Han name alone inside Latin text
 ])
 def test_chinese_people(text: str, want: set[tuple[str, str]]) -> None:
     assert want <= found(text)
 
 
+@pytest.mark.parametrize("text, want", [
+    ("Ruairi 说他明天看", {("person", "Ruairi")}),               # a Latin first name before a Chinese verb
+    ("跟 Ruairi 对了一下接口", {("person", "Ruairi")}),          # … after a Chinese cue
+    ("Ruairi 和我一起做压测", {("person", "Ruairi")}),
+])
+def test_latin_names_in_chinese_text(text: str, want: set[tuple[str, str]]) -> None:
+    assert found(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    "Jenkins 说实话挺难用",      # a tool before 说
+    "和 Python 打交道久了",       # a language after 和
+    "CTO 说要控制成本",           # an acronym
+    "Reviewer 说要改",            # a role in English
+    "和 Leader 说了",
+])
+def test_latin_words_in_chinese_text_that_name_no_one(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "person"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("had lunch with 翁思远 today", {("person", "翁思远")}),
+    ("翁思远 said the budget is fine", {("person", "翁思远")}),
+    ("my cousin 翁思远 is visiting", {("person", "翁思远")}),
+    ("my 叶酸 supplements ran out", set()),          # a Han word alone in Latin text, no person said there
+    ("a bowl of 陈皮 tea after dinner", set()),
+    ("going to 林芝 in October", set()),
+])
+def test_a_han_name_inside_latin_text_needs_a_latin_cue(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "person"} == want
+
+
 @pytest.mark.parametrize("text", [
     "周末说好了，马上就走。",
     "这张表还没建索引",       # 张 as a measure word
     "单测已经过了",           # a word that starts with a rare surname character
+    "周末和金毛一起去公园散步",   # a dog's breed after a cue
+    "和宋朝的历史有关",           # a dynasty
     "上家公司的老板很凶",     # the kind of company, not its name
     "The train to 高铁站 is late",
 ])
@@ -259,6 +335,19 @@ def test_a_place_reading_joins_the_name_and_a_person_and_project_stay_two() -> N
     assert hidden == {"place:haugen": ""}  # `to the Haugens` beside two Haugens: listed nowhere, joined to neither
     assert folded_away(groups(_rows(("org:acme systems", 3), ("place:acme", 1), ("place:systems", 1)))) == {
         "place:acme": "org:acme systems"}  # an organisation's first word, not its company word
+
+
+def test_a_short_form_joins_the_one_longer_name() -> None:
+    assert found("Ordered gloves from Thornbury Dental Supplies today") == {("org", "Thornbury Dental Supplies")}
+    away = folded_away(groups(_rows(("org:thornbury dental", 2), ("org:thornbury dental supplies", 1),
+                                    ("person:thornbury", 1))))
+    assert away == {"org:thornbury dental": "org:thornbury dental supplies",
+                    "person:thornbury": "org:thornbury dental supplies"}
+    assert groups(_rows(("org:acme one", 2), ("org:acme one labs", 1), ("org:acme one travel", 1))) == {}
+
+
+def test_a_branch_of_ones_own_company_is_its_city() -> None:
+    assert found("一帆下个月调去广州分公司") == {("place", "广州")}
 
 
 def test_llm_answer_checked_against_the_text() -> None:
