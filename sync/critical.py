@@ -73,14 +73,16 @@ def absorb(s: Session, remote: Replica, version: int) -> Replica:
         hlc = s.files.hlc()
         hlc.observe(max(max_stamp(base["replica"]), max_stamp(remote)))
         local = restamp(base["replica"], _local_state(s, base["replica"]), hlc.now())
-        return _apply_merge(s, join(local, remote), local, version, base["pushed"], hlc)
+        # the cursor (state.json) moves once, when the sync ends (_Sync.finish): one write less per pull
+        return _apply_merge(s, join(local, remote), local, version, base["pushed"], hlc, cursor=False)
 
 
-
-def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, pushed: str, hlc: Any) -> Replica:
-    """Write a merge to the tier files, then base.json. The merge journal goes first: a process killed
-    in between is finished by the next one (resume_merge) instead of its half-written files being
-    taken for local edits, whose fresh stamps would beat other devices' later edits."""
+def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, pushed: str, hlc: Any, *,
+                 cursor: bool = True) -> Replica:
+    """Write a merge to the tier files, then base.json (and the cursor `version` in state.json unless not
+    `cursor`: the caller records it later; a crash before then only reads the same changes again). The merge
+    journal goes first: a process killed in between is finished by the next one (resume_merge) instead of
+    its half-written files being taken for local edits, whose fresh stamps would beat other devices' later edits."""
     view = materialize(merged)
     promoted = view["hot"]["critical_lessons"]  # drop_orphans replaces this list, never changes it
     view = drop_orphans(view, merged, _archived(s, merged))
@@ -92,7 +94,10 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, push
         write_local(s, view, now, "sync-merge")
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
     final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
-    s.files.save_base(version, final, pushed, hlc)
+    if cursor:
+        s.files.save_base(version, final, pushed, hlc)
+    else:
+        s.files.save_replica(final, hlc)
     s.files.clear_merging()
     return final
 
