@@ -156,8 +156,9 @@ def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, An
 class _Sync:
     """One sync of the critical log: the cursor, what the log holds, what came back."""
 
-    def __init__(self, s: Session, base: dict[str, Any]) -> None:
+    def __init__(self, s: Session, base: dict[str, Any], cold: cloudlog_exchange.ColdPull | None = None) -> None:
         self.s = s
+        self.cold = cold  # a pull's look at the cloud log: rides in the first batch, applied before any merge
         self.cursor = critical_log.legacy_cursor(base)
         self.start = max(self.cursor, 0)
         self.others_top = self.start  # the last seq other devices had reached when we looked
@@ -196,9 +197,12 @@ class _Sync:
         ride = cloudlog_exchange.riding(s)  # entries that left warm go up in the same batch
         if change is not None:
             s.change_bytes += critical_log.change_size(change, s.local_ring().key(s.local_ring().current), s.agent_id)
-        got, sent = critical_log.exchange(s, self.cursor, self.legacy, change, ride.stmts if ride else [])
+        lead = self.cold.reads if self.cold is not None and not self.cold.applied else []
+        got, sent = critical_log.exchange(s, self.cursor, self.legacy, change, ride.stmts if ride else [], lead)
         if ride is not None and got.applied:
             self.uploaded += ride.done()
+        if lead:  # memories archived elsewhere are in the index before a merge looks for orphaned lessons' sources
+            self.cold.apply(got.lead)
         s.bytes_sent += sent
         s.critical_bytes += sent
         remote = critical_log.remote_changes(s, got)  # all verified before anything local changes
@@ -342,10 +346,11 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
 
     def body() -> dict[str, Any]:
         base = stamp_local(s)  # local edits are stamped before any network I/O
-        cold = _cold(s, pull=True, force=force, progress=progress)
-        sync = _Sync(s, base)
+        cold_pull = None if s.is_file else cloudlog_exchange.ColdPull(s, force=force, progress=progress)
+        sync = _Sync(s, base, cold_pull)
         ahead = sync.owed() is not None
-        sync.run()  # one batch appends what we owe and brings what the others appended
+        sync.run()  # one batch reads the cloud log, appends what we owe and brings what the others appended
+        cold = {} if cold_pull is None else {"cold": cold_pull.result(sync.uploaded)}
         s.check = _check_report(sync, cold, ahead)
         extra = sync.finish(force or s.purge_history)
         if sync.received:
