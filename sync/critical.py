@@ -59,6 +59,8 @@ def stamp_local(s: Session) -> dict[str, Any]:
         rep = restamp(base["replica"], _local_state(s, base["replica"]), hlc.now())
         if rep is not base["replica"]:
             rep = compact(normal(rep))
+            if base["pushed"] and base["pushed"] == replica_hash(base["replica"]):
+                s.files.save_cloud(base["replica"])  # what the log holds, until now the base itself (see cloud())
             s.files.save_base(base["version"], rep, base["pushed"], hlc)
             base = dict(base, replica=rep)
     return base
@@ -164,18 +166,19 @@ class _Sync:
         self.others_top = self.start  # the last seq other devices had reached when we looked
         self.legacy = int(base["version"])
         self._cloud: Replica | None = None  # read when needed: nothing changed since the last sync → never
-        self._cloud_read: Replica | None = None  # cloud.json is written again only when it changed
         self.rep = base["replica"]
         self._synced = base["pushed"] == replica_hash(self.rep)  # as it was when the last sync ended
+        self._start = self.rep if self._synced else None  # then that is what the log holds (no cloud.json)
         self.sent = self.received = self.uploaded = 0
         self.last: Exchange | None = None
         self._owed: tuple[Replica, Replica, Replica | None] | None = None
 
     @property
     def cloud(self) -> Replica:
-        """What the critical log is known to hold (sync/cloud.json)."""
+        """What the critical log is known to hold: the base as the sync began if it was synced, else cloud.json
+        (read before this sync changes base.json, whose `pushed` no longer matches it then)."""
         if self._cloud is None:
-            self._cloud = self._cloud_read = self.s.files.cloud()
+            self._cloud = self._start if self._start is not None else self.s.files.cloud()
         return self._cloud
 
     @cloud.setter
@@ -246,10 +249,11 @@ class _Sync:
             extra["snapshot"] = version
         now = time.time()
         pushed = {"last_push": now} if self.sent else {}
-        if self._cloud is not None and self._cloud is not self._cloud_read:
-            s.files.save_cloud(self._cloud)
+        # nothing is owed now: the log holds the base replica whose hash goes in as `pushed`; cloud.json,
+        # written when local edits were stamped, goes (a forgotten memory's text leaves with it)
         s.files.save_base(self.cursor, self.rep, replica_hash(self.rep), log=True, last_check=now, last_pull=now,
                           last_error=None, **pushed, **_checked(s))
+        s.files.drop_cloud()
         s.files.clear_outbox()
         return extra
 

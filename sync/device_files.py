@@ -112,8 +112,11 @@ class SyncFiles:
             self._base = doc
 
     # --- cloud.json: what the critical log is known to hold (sync/critical_log.py) ------------------
-    # A push sends the items where the local replica differs from it. Missing (a device from before the
-    # log, another database): everything pushed is known to be there, else nothing is.
+    # A push sends the items where the local replica differs from it. A sync ends with nothing owed, so the
+    # log then holds the base replica (`pushed` is its hash) and cloud.json is not written: it is written when
+    # the base leaves that state (local edits stamped, a restore) and removed when a sync ends. One left behind
+    # by a crash only ever says less than the log holds (the log only grows): a push sends a few items twice.
+    # Missing or of another database: everything pushed is known to be there, else nothing is.
     def cloud(self) -> Replica:
         doc = read_json(self.path("cloud.json"), lambda: None)
         if isinstance(doc, dict) and doc.get("db") == self.db_id:
@@ -129,6 +132,9 @@ class SyncFiles:
         ensure_private_dir(self.dir)
         # not fsynced: written after the server has the change, a lost write only makes the next push resend it
         atomic_write_json(self.path("cloud.json"), {"db": self.db_id, "replica": replica}, durable=False)
+
+    def drop_cloud(self) -> None:
+        self.path("cloud.json").unlink(missing_ok=True)
 
     # --- outbox: a durable "push pending" record with backoff ------------------------------
     def outbox(self) -> dict[str, Any] | None:
