@@ -95,7 +95,8 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, push
         _log_removed(s, local, view, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
         write_local(s, view, now, "sync-merge")
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
-    final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
+    after = restamp(merged, s.mem.read_state(), hlc.now())
+    final = compact(merged if after is merged else normal(after))  # a join's result is normal already
     if cursor:
         s.files.save_base(version, final, pushed, hlc)
     else:
