@@ -87,12 +87,13 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, push
     its half-written files being taken for local edits, whose fresh stamps would beat other devices' later edits."""
     view = materialize(merged)
     promoted = view["hot"]["critical_lessons"]  # drop_orphans replaces this list, never changes it
-    view = drop_orphans(view, merged, _archived(s, merged))
-    if view != materialize(local):
+    view = drop_orphans(view, merged, _archived(s, merged, view))
+    held = materialize(local)
+    if view != held:
         s.files.save_merging(version, pushed, merged)
         top = max_stamp(merged)
         now = stamp_seconds(top) if top else time.time()
-        _log_removed(s, local, view, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
+        _log_removed(s, held, view, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
         write_local(s, view, now, "sync-merge")
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
     after = restamp(merged, s.mem.read_state(), hlc.now())
@@ -105,10 +106,11 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, push
     return final
 
 
-def _archived(s: Session, merged: Replica) -> frozenset[str]:
+def _archived(s: Session, merged: Replica, view: dict | None = None) -> frozenset[str]:
     """Sources of orphaned lessons that are in the local index: archived to cold, not forgotten (a forget
-    deletes the index row too, here or, pulled from the cloud log, from another device)."""
-    ids = sorted({les["source_id"] for les in orphans(materialize(merged), merged)})
+    deletes the index row too, here or, pulled from the cloud log, from another device). `view`: the
+    materialized `merged`, when the caller has it."""
+    ids = sorted({les["source_id"] for les in orphans(materialize(merged) if view is None else view, merged)})
     if not ids or s.mem.archive is None:
         return frozenset()
     return frozenset(e["id"] for e in s.mem.archive.get(s.agent_id, ids))
@@ -122,7 +124,7 @@ def _hot_items(state: dict) -> dict[str, str]:
     return {i["id"]: kind for kind, items in groups for i in items if isinstance(i, dict) and "id" in i}
 
 
-def _log_removed(s: Session, local: Replica, view: dict, orphaned: list[dict], now: float) -> None:
+def _log_removed(s: Session, held: dict, view: dict, orphaned: list[dict], now: float) -> None:
     """Hot items this device held that the merge removes are logged like any eviction, before the files
     change: no hot item leaves without a row saying which and why. Ids only, no text: the cause may be a
     forget (on another device, whose own log says which); hot's limits log their rows in write_state."""
@@ -131,7 +133,7 @@ def _log_removed(s: Session, local: Replica, view: dict, orphaned: list[dict], n
     rows = [{"tier": "hot", "kind": kind, "id": item_id, "what": "", "reason": "sync-merge",
              "why": "its source memory was forgotten on another device" if item_id in dropped
              else "removed on another device (evicted or forgotten there)"}
-            for item_id, kind in sorted(_hot_items(materialize(local)).items()) if item_id not in kept]
+            for item_id, kind in sorted(_hot_items(held).items()) if item_id not in kept]
     s.mem.record_evictions(rows, now)
 
 
