@@ -128,7 +128,7 @@ class Fleet:
         the bench had compared them."""
         pending = set(range(self.args.agents))
         last: dict[str, dict] = {}
-        rounds, pulls, queued, done_at, verified_at = 0, [], 0, started, started
+        rounds, pulls, cpu, queued, done_at, verified_at = 0, [], [], 0, started, started
         deadline = started + self.args.converge_limit
         while pending and (rounds == 0 or time.monotonic() < deadline):
             rounds += 1
@@ -137,13 +137,14 @@ class Fleet:
                 for r in part:
                     last[r["device"]] = r
                     pulls.append(r["ms"])
+                    cpu.append(r["cpu_ms"])
                     queued += r["status"] == "queued"
                     done_at = max(done_at, r["done"])
             for agent in sorted(pending):
                 if len({last[s.name]["digest"] for s in self.specs if s.agent == agent}) == 1:
                     pending.discard(agent)
             verified_at = time.monotonic()
-        return {"pending": pending, "rounds": rounds, "pulls": pulls, "queued": queued, "last": last,
+        return {"pending": pending, "rounds": rounds, "pulls": pulls, "cpu": cpu, "queued": queued, "last": last,
                 "converge_s": done_at - started, "verified_s": verified_at - started}
 
     def lost(self, last: dict[str, dict]) -> int:
@@ -195,7 +196,7 @@ def report(args: argparse.Namespace, fleet: Fleet, measured: dict[str, Any]) -> 
     print(f"server: primary data dir {measured['data_bytes'] / 1e6:.1f} MB ({parts}) for {memories} memories "
           f"= {measured['data_bytes'] / max(1, memories):.0f} bytes per memory")
     print(f"convergence: {conv['rounds']} pull rounds ({len(conv['pulls'])} pulls, p50 {pct(conv['pulls'], 50):.0f} ms "
-          f"p95 {pct(conv['pulls'], 95):.0f} ms), "
+          f"p95 {pct(conv['pulls'], 95):.0f} ms; the device process's CPU per pull p50 {pct(conv['cpu'], 50):.1f} ms), "
           f"the last one done {conv['converge_s']:.1f} s after the burst (digests compared at "
           f"{conv['verified_s']:.1f} s); agents not identical: {len(conv['pending'])}")
     r_ms = measured["fresh_restore_ms"]

@@ -170,14 +170,15 @@ def pull_round(specs: list[DeviceSpec]) -> list[dict[str, Any]]:
 
     pulled = []
     for spec in specs:
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         status = pull_now(config_of(spec), spec.agent_id)["status"]
-        pulled.append((spec, status, 1000 * (time.perf_counter() - t0), time.monotonic()))
+        pulled.append((spec, status, 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - cpu0),
+                       time.monotonic()))
     out = []
-    for spec, status, ms, done in pulled:
+    for spec, status, ms, cpu_ms, done in pulled:
         h, tickets = digest(spec)
-        out.append({"status": status, "ms": ms, "done": done, "digest": h, "tickets": tickets, "device": spec.name,
-                    "agent": spec.agent})
+        out.append({"status": status, "ms": ms, "cpu_ms": cpu_ms, "done": done, "digest": h, "tickets": tickets,
+                    "device": spec.name, "agent": spec.agent})
     return out
 
 
