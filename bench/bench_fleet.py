@@ -122,10 +122,13 @@ class Fleet:
         return results, wall
 
     def converge(self, started: float) -> dict[str, Any]:
-        """Pull rounds over the agents not yet identical on every device, until none is left or the deadline."""
+        """Pull rounds over the agents not yet identical on every device, until none is left or the deadline.
+        converge_s: from the burst's end to the end of the last pull of the round after which every device of
+        every agent is identical (the digests, taken after the round's pulls, say so); verified_s: to the moment
+        the bench had compared them."""
         pending = set(range(self.args.agents))
         last: dict[str, dict] = {}
-        rounds, pulls, queued, done_at = 0, [], 0, started
+        rounds, pulls, cpu, queued, done_at, verified_at = 0, [], [], 0, started, started
         deadline = started + self.args.converge_limit
         while pending and (rounds == 0 or time.monotonic() < deadline):
             rounds += 1
@@ -134,13 +137,15 @@ class Fleet:
                 for r in part:
                     last[r["device"]] = r
                     pulls.append(r["ms"])
+                    cpu.append(r["cpu_ms"])
                     queued += r["status"] == "queued"
+                    done_at = max(done_at, r["done"])
             for agent in sorted(pending):
                 if len({last[s.name]["digest"] for s in self.specs if s.agent == agent}) == 1:
                     pending.discard(agent)
-            done_at = time.monotonic()
-        return {"pending": pending, "rounds": rounds, "pulls": pulls, "queued": queued, "last": last,
-                "converge_s": done_at - started}
+            verified_at = time.monotonic()
+        return {"pending": pending, "rounds": rounds, "pulls": pulls, "cpu": cpu, "queued": queued, "last": last,
+                "converge_s": done_at - started, "verified_s": verified_at - started}
 
     def lost(self, last: dict[str, dict]) -> int:
         """Stored tickets missing from at least one device of their agent."""
@@ -191,8 +196,9 @@ def report(args: argparse.Namespace, fleet: Fleet, measured: dict[str, Any]) -> 
     print(f"server: primary data dir {measured['data_bytes'] / 1e6:.1f} MB ({parts}) for {memories} memories "
           f"= {measured['data_bytes'] / max(1, memories):.0f} bytes per memory")
     print(f"convergence: {conv['rounds']} pull rounds ({len(conv['pulls'])} pulls, p50 {pct(conv['pulls'], 50):.0f} ms "
-          f"p95 {pct(conv['pulls'], 95):.0f} ms), "
-          f"{conv['converge_s']:.1f} s after the burst; agents not identical: {len(conv['pending'])}")
+          f"p95 {pct(conv['pulls'], 95):.0f} ms; the device process's CPU per pull p50 {pct(conv['cpu'], 50):.1f} ms), "
+          f"the last one done {conv['converge_s']:.1f} s after the burst (digests compared at "
+          f"{conv['verified_s']:.1f} s); agents not identical: {len(conv['pending'])}")
     r_ms = measured["fresh_restore_ms"]
     print(f"fresh restores from the replica: {len(r_ms)}, p50 {pct(r_ms, 50):.0f} ms, differing {measured['differ']}")
     for name, (before, after) in measured["sqld"].items():

@@ -162,6 +162,26 @@ def pull_digest(spec: DeviceSpec) -> dict[str, Any]:
     return {"status": status, "ms": ms, "digest": h, "tickets": tickets}
 
 
+def pull_round(specs: list[DeviceSpec]) -> list[dict[str, Any]]:
+    """Each device pulls, one after another, then each one's digest is taken. `done`: when its pull ended
+    (time.monotonic, one clock for every process of the machine). The digests come after every pull: they are
+    the bench's look at the devices, not part of converging, and would otherwise delay the pulls after them."""
+    from memoryd.sync.critical import pull_now
+
+    pulled = []
+    for spec in specs:
+        t0, cpu0 = time.perf_counter(), time.process_time()
+        status = pull_now(config_of(spec), spec.agent_id)["status"]
+        pulled.append((spec, status, 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - cpu0),
+                       time.monotonic()))
+    out = []
+    for spec, status, ms, cpu_ms, done in pulled:
+        h, tickets = digest(spec)
+        out.append({"status": status, "ms": ms, "cpu_ms": cpu_ms, "done": done, "digest": h, "tickets": tickets,
+                    "device": spec.name, "agent": spec.agent})
+    return out
+
+
 def burst(specs: list[DeviceSpec], plan: dict[str, list[list[int]]], deadline: float, seed_: int) -> list[dict]:
     """Every device's conversations, round by round in a shuffled order, until done or past the deadline."""
     rng = random.Random(seed_)
@@ -183,7 +203,7 @@ def serve(conn: Any) -> None:
         "seed": lambda p: [dict(seed(s, t), device=s.name, agent=s.agent) for s, t in p],
         "restore": lambda p: [dict(restore_device(s, k), device=s.name, agent=s.agent) for s, k in p],
         "burst": lambda p: burst(p["specs"], p["plan"], p["deadline"], p["seed"]),
-        "pull": lambda p: [dict(pull_digest(s), device=s.name, agent=s.agent) for s in p],
+        "pull": pull_round,
         "usage": lambda p: {"cpu_s": time.process_time(),
                             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024},
     }

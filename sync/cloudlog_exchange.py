@@ -2,7 +2,8 @@
 
 Runs inside a critical-state sync (same lock, same database, same outbox-and-backoff on failure),
 before the critical state is pushed: entries that left warm are in the cloud log before a push
-announces their removal from warm, so losing this device right after the push loses nothing.
+announces their removal from warm (or in the same batch), so losing this device right after the push
+loses nothing. A pull's first look at the log rides in the critical state's first batch (ColdPull).
 """
 from __future__ import annotations
 
@@ -43,6 +44,45 @@ def exchange(s: Session, *, pull: bool = True, force: bool = False, progress: Pr
         out["uploaded"] = 0
     cloudlog_legacy.finish(s)
     return out
+
+
+class ColdPull:
+    """A pull's share of the cloud log whose first look rides in the critical state's first batch (one round
+    trip for both): made before it (migration, first start, more than a page of uploads owed), then apply()
+    with that batch's results, before the critical changes are merged, as exchange() runs before them."""
+
+    def __init__(self, s: Session, *, force: bool = False, progress: Progress | None = None) -> None:
+        self.s, self.progress = s, progress
+        self.dev = DeviceLog(s.index, s.agent_id, s.files.db_id)
+        self.out: dict[str, Any] = {}
+        if force:
+            self.out["requeued"] = self.dev.reset()
+        migrated = cloudlog_legacy.migrate(s, progress)
+        if migrated:
+            self.out["migrated"] = migrated
+        queued = self.dev.ensure_started()
+        if queued:
+            self.out["queued"] = queued
+        if self.dev.pending() > cloudlog_transfer.PUSH_BATCH:  # else a page rides in the batch (riding())
+            self.out["uploaded"] = cloudlog_transfer.push(s, self.dev, s.files.device_id(), int(time.time()), progress)
+        self.reads: list[Stmt] = cloudlog_transfer.first_look(s.agent_id, self.dev.cursor() or 0)
+        self.applied = False
+
+    def apply(self, first: list[Any]) -> None:
+        """The rows past this device's cursor into the local index (first: the results of `reads`)."""
+        s = self.s
+        self.applied = True
+        pulled = cloudlog_transfer.pull(s, self.dev, s.local_ring(), self.progress, s.files.device_id(), first=first)
+        self.out["pulled"] = pulled
+        if pulled.get("forgotten"):  # another device's forget: the rows' bytes leave this file too
+            from memoryd.tiers.cold.scrub import scrub
+
+            self.out["scrubbed"] = scrub(s.index, s.agent_id)
+
+    def result(self, uploaded: int) -> dict[str, Any]:
+        """What moved (as exchange() says it), `uploaded` rows having ridden in the critical batches."""
+        cloudlog_legacy.finish(self.s)
+        return dict(self.out, uploaded=self.out.get("uploaded", 0) + uploaded)
 
 
 class Riding:

@@ -6,7 +6,7 @@ cursor, a page per local transaction (cursor included), so a kill at any point r
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from memoryd.tiers.base.errors import RemoteError
 from memoryd.tiers.cold.index_rows import reporter
@@ -105,15 +105,24 @@ def _statements(agent_id: str, rows: list[list[Any]], stale: list[tuple[str, str
     return stmts
 
 
+def first_look(agent_id: str, cursor: int) -> list[Stmt]:
+    """The statements of a pull's first look (the log's top and its first page past `cursor`): they can ride
+    in another batch, whose results pull() then takes as `first`."""
+    return [(_TOP, [agent_id, agent_id, cursor]), (_PAGE, [agent_id, cursor, PULL_PAGE])]
+
+
 def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | None = None,
-         device_id: str | None = None) -> dict[str, int]:
+         device_id: str | None = None, first: Sequence[Result] | None = None) -> dict[str, int]:
     """Apply every log row past this device's cursor; returns counts (rows, added, forgotten) and the cursor.
     `ring` may be unchecked: the first statement carries the key check, which brings it up to date.
     `device_id`: this device's own earlier uploads of a memory it changed since (still owed) are not applied
-    over the change (a review's answer on an archived memory would be undone by its own echo)."""
+    over the change (a review's answer on an archived memory would be undone by its own echo).
+    `first`: the results of first_look() at this cursor, read already (no round trip of its own)."""
     agent_id = dev.agent_id
     cursor = dev.cursor() or 0
-    top, count = remote.execute(_TOP, [agent_id, agent_id, cursor]).rows[0]
+    head = first[0] if first is not None else remote.execute(_TOP, [agent_id, agent_id, cursor])
+    rows: list[Any] | None = list(first[1].rows) if first is not None else None
+    top, count = head.rows[0]
     top, count = int(top or 0), int(count or 0)
     if top < cursor:
         raise RemoteError(f"the cloud log of agent {agent_id} ends at {top}, before this device's cursor {cursor}: "
@@ -123,7 +132,8 @@ def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | Non
     gone: list[str] = []  # the ids whose forget arrived: what was derived from them is made again (daemon)
     advance = reporter(progress, "cloud log", count)
     while cursor < top:
-        rows = remote.execute(_PAGE, [agent_id, cursor, PULL_PAGE]).rows
+        if rows is None:
+            rows = remote.execute(_PAGE, [agent_id, cursor, PULL_PAGE]).rows
         if not rows:
             break
         items = [open_row(ring.key, agent_id, tuple(r)) for r in rows]  # all verified before any is applied
@@ -135,6 +145,7 @@ def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | Non
         cursor = int(rows[-1][0])
         seen, added, forgotten = seen + len(rows), added + a, forgotten + f
         advance(len(rows))
+        rows = None
     out = {"rows": seen, "added": added, "forgotten": forgotten, "cursor": cursor}
     return dict(out, forgotten_ids=sorted(set(gone))) if gone else out
 

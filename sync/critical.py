@@ -59,6 +59,8 @@ def stamp_local(s: Session) -> dict[str, Any]:
         rep = restamp(base["replica"], _local_state(s, base["replica"]), hlc.now())
         if rep is not base["replica"]:
             rep = compact(normal(rep))
+            if base["pushed"] and base["pushed"] == replica_hash(base["replica"]):
+                s.files.save_cloud(base["replica"])  # what the log holds, until now the base itself (see cloud())
             s.files.save_base(base["version"], rep, base["pushed"], hlc)
             base = dict(base, replica=rep)
     return base
@@ -73,34 +75,42 @@ def absorb(s: Session, remote: Replica, version: int) -> Replica:
         hlc = s.files.hlc()
         hlc.observe(max(max_stamp(base["replica"]), max_stamp(remote)))
         local = restamp(base["replica"], _local_state(s, base["replica"]), hlc.now())
-        return _apply_merge(s, join(local, remote), local, version, base["pushed"], hlc)
+        # the cursor (state.json) moves once, when the sync ends (_Sync.finish): one write less per pull
+        return _apply_merge(s, join(local, remote), local, version, base["pushed"], hlc, cursor=False)
 
 
-
-def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, pushed: str, hlc: Any) -> Replica:
-    """Write a merge to the tier files, then base.json. The merge journal goes first: a process killed
-    in between is finished by the next one (resume_merge) instead of its half-written files being
-    taken for local edits, whose fresh stamps would beat other devices' later edits."""
+def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, pushed: str, hlc: Any, *,
+                 cursor: bool = True) -> Replica:
+    """Write a merge to the tier files, then base.json (and the cursor `version` in state.json unless not
+    `cursor`: the caller records it later; a crash before then only reads the same changes again). The merge
+    journal goes first: a process killed in between is finished by the next one (resume_merge) instead of
+    its half-written files being taken for local edits, whose fresh stamps would beat other devices' later edits."""
     view = materialize(merged)
     promoted = view["hot"]["critical_lessons"]  # drop_orphans replaces this list, never changes it
-    view = drop_orphans(view, merged, _archived(s, merged))
-    if view != materialize(local):
+    view = drop_orphans(view, merged, _archived(s, merged, view))
+    held = materialize(local)
+    if view != held:
         s.files.save_merging(version, pushed, merged)
         top = max_stamp(merged)
         now = stamp_seconds(top) if top else time.time()
-        _log_removed(s, local, view, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
+        _log_removed(s, held, view, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
         write_local(s, view, now, "sync-merge")
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
-    final = compact(normal(restamp(merged, s.mem.read_state(), hlc.now())))
-    s.files.save_base(version, final, pushed, hlc)
+    after = restamp(merged, s.mem.read_state(), hlc.now())
+    final = compact(merged if after is merged else normal(after))  # a join's result is normal already
+    if cursor:
+        s.files.save_base(version, final, pushed, hlc)
+    else:
+        s.files.save_replica(final, hlc)
     s.files.clear_merging()
     return final
 
 
-def _archived(s: Session, merged: Replica) -> frozenset[str]:
+def _archived(s: Session, merged: Replica, view: dict | None = None) -> frozenset[str]:
     """Sources of orphaned lessons that are in the local index: archived to cold, not forgotten (a forget
-    deletes the index row too, here or, pulled from the cloud log, from another device)."""
-    ids = sorted({les["source_id"] for les in orphans(materialize(merged), merged)})
+    deletes the index row too, here or, pulled from the cloud log, from another device). `view`: the
+    materialized `merged`, when the caller has it."""
+    ids = sorted({les["source_id"] for les in orphans(materialize(merged) if view is None else view, merged)})
     if not ids or s.mem.archive is None:
         return frozenset()
     return frozenset(e["id"] for e in s.mem.archive.get(s.agent_id, ids))
@@ -114,7 +124,7 @@ def _hot_items(state: dict) -> dict[str, str]:
     return {i["id"]: kind for kind, items in groups for i in items if isinstance(i, dict) and "id" in i}
 
 
-def _log_removed(s: Session, local: Replica, view: dict, orphaned: list[dict], now: float) -> None:
+def _log_removed(s: Session, held: dict, view: dict, orphaned: list[dict], now: float) -> None:
     """Hot items this device held that the merge removes are logged like any eviction, before the files
     change: no hot item leaves without a row saying which and why. Ids only, no text: the cause may be a
     forget (on another device, whose own log says which); hot's limits log their rows in write_state."""
@@ -123,7 +133,7 @@ def _log_removed(s: Session, local: Replica, view: dict, orphaned: list[dict], n
     rows = [{"tier": "hot", "kind": kind, "id": item_id, "what": "", "reason": "sync-merge",
              "why": "its source memory was forgotten on another device" if item_id in dropped
              else "removed on another device (evicted or forgotten there)"}
-            for item_id, kind in sorted(_hot_items(materialize(local)).items()) if item_id not in kept]
+            for item_id, kind in sorted(_hot_items(held).items()) if item_id not in kept]
     s.mem.record_evictions(rows, now)
 
 
@@ -151,25 +161,27 @@ def _result(s: Session, status: str, version: int, **extra: Any) -> dict[str, An
 class _Sync:
     """One sync of the critical log: the cursor, what the log holds, what came back."""
 
-    def __init__(self, s: Session, base: dict[str, Any]) -> None:
+    def __init__(self, s: Session, base: dict[str, Any], cold: cloudlog_exchange.ColdPull | None = None) -> None:
         self.s = s
+        self.cold = cold  # a pull's look at the cloud log: rides in the first batch, applied before any merge
         self.cursor = critical_log.legacy_cursor(base)
         self.start = max(self.cursor, 0)
         self.others_top = self.start  # the last seq other devices had reached when we looked
         self.legacy = int(base["version"])
         self._cloud: Replica | None = None  # read when needed: nothing changed since the last sync → never
-        self._cloud_read: Replica | None = None  # cloud.json is written again only when it changed
         self.rep = base["replica"]
         self._synced = base["pushed"] == replica_hash(self.rep)  # as it was when the last sync ended
+        self._start = self.rep if self._synced else None  # then that is what the log holds (no cloud.json)
         self.sent = self.received = self.uploaded = 0
         self.last: Exchange | None = None
         self._owed: tuple[Replica, Replica, Replica | None] | None = None
 
     @property
     def cloud(self) -> Replica:
-        """What the critical log is known to hold (sync/cloud.json)."""
+        """What the critical log is known to hold: the base as the sync began if it was synced, else cloud.json
+        (read before this sync changes base.json, whose `pushed` no longer matches it then)."""
         if self._cloud is None:
-            self._cloud = self._cloud_read = self.s.files.cloud()
+            self._cloud = self._start if self._start is not None else self.s.files.cloud()
         return self._cloud
 
     @cloud.setter
@@ -191,9 +203,12 @@ class _Sync:
         ride = cloudlog_exchange.riding(s)  # entries that left warm go up in the same batch
         if change is not None:
             s.change_bytes += critical_log.change_size(change, s.local_ring().key(s.local_ring().current), s.agent_id)
-        got, sent = critical_log.exchange(s, self.cursor, self.legacy, change, ride.stmts if ride else [])
+        lead = self.cold.reads if self.cold is not None and not self.cold.applied else []
+        got, sent = critical_log.exchange(s, self.cursor, self.legacy, change, ride.stmts if ride else [], lead)
         if ride is not None and got.applied:
             self.uploaded += ride.done()
+        if lead:  # memories archived elsewhere are in the index before a merge looks for orphaned lessons' sources
+            self.cold.apply(got.lead)
         s.bytes_sent += sent
         s.critical_bytes += sent
         remote = critical_log.remote_changes(s, got)  # all verified before anything local changes
@@ -237,10 +252,11 @@ class _Sync:
             extra["snapshot"] = version
         now = time.time()
         pushed = {"last_push": now} if self.sent else {}
-        if self._cloud is not None and self._cloud is not self._cloud_read:
-            s.files.save_cloud(self._cloud)
+        # nothing is owed now: the log holds the base replica whose hash goes in as `pushed`; cloud.json,
+        # written when local edits were stamped, goes (a forgotten memory's text leaves with it)
         s.files.save_base(self.cursor, self.rep, replica_hash(self.rep), log=True, last_check=now, last_pull=now,
                           last_error=None, **pushed, **_checked(s))
+        s.files.drop_cloud()
         s.files.clear_outbox()
         return extra
 
@@ -337,10 +353,11 @@ def pull_now(config: Config, agent_id: str, *, db: Any = None, key: bytes | None
 
     def body() -> dict[str, Any]:
         base = stamp_local(s)  # local edits are stamped before any network I/O
-        cold = _cold(s, pull=True, force=force, progress=progress)
-        sync = _Sync(s, base)
+        cold_pull = None if s.is_file else cloudlog_exchange.ColdPull(s, force=force, progress=progress)
+        sync = _Sync(s, base, cold_pull)
         ahead = sync.owed() is not None
-        sync.run()  # one batch appends what we owe and brings what the others appended
+        sync.run()  # one batch reads the cloud log, appends what we owe and brings what the others appended
+        cold = {} if cold_pull is None else {"cold": cold_pull.result(sync.uploaded)}
         s.check = _check_report(sync, cold, ahead)
         extra = sync.finish(force or s.purge_history)
         if sync.received:

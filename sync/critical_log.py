@@ -113,7 +113,8 @@ def change_size(change: Replica, key: bytes, agent_id: str) -> int:
 class Exchange:
     """What one exchange batch brought back."""
 
-    def __init__(self, results: list[Result]) -> None:
+    def __init__(self, results: list[Result], lead: int = 0) -> None:
+        self.lead = results[:lead]  # the results of the statements that led the batch (exchange's `lead`)
         tail, head, snap, current = results[-4:]
         self.rows = [(int(r[0]), str(r[1]), int(r[2] or 0), r[3]) for r in tail.rows]
         top, count, size = head.rows[0]
@@ -124,14 +125,15 @@ class Exchange:
 
 
 def exchange(s: Session, cursor: int, legacy_version: int, change: Replica | None,
-             ride: Sequence[Stmt] = ()) -> tuple[Exchange, int]:
+             ride: Sequence[Stmt] = (), lead: Sequence[Stmt] = ()) -> tuple[Exchange, int]:
     """One batch: append `change` (if any) under the current epoch, read what others appended past `cursor`.
     `cursor` -1: this device never read this server's log (a server of the whole-state format is read once:
     its critical_state unless at `legacy_version`, which this device already holds). Returns (what came
     back, the sealed bytes sent); a change the guard refused (a new epoch) has `appended` False. `ride`:
-    statements sealed under the current epoch too (cloud-log uploads) sent first in the same batch."""
+    statements sealed under the current epoch too (cloud-log uploads) sent first in the same batch. `lead`:
+    reads that go before everything (a pull's first look at the cloud log), their results in `lead`."""
     device_id = s.files.device_id()
-    stmts: list[Stmt] = list(ride)
+    stmts: list[Stmt] = [*lead, *ride]
     sent = 0
     epoch = s.local_ring().current
     if change is not None:
@@ -140,7 +142,7 @@ def exchange(s: Session, cursor: int, legacy_version: int, change: Replica | Non
         stmts.append((_APPEND, [s.agent_id, device_id, epoch, data, int(time.time()), *guard_args(s.agent_id, epoch)]))
     stmts += [(_TAIL, [s.agent_id, max(cursor, 0), device_id]), (_HEAD, [s.agent_id]),
               (_SNAPSHOT, [cursor, legacy_version if cursor < 0 else -1, s.agent_id]), (CURRENT, [s.agent_id])]
-    out = Exchange(s.batch(stmts))
+    out = Exchange(s.batch(stmts), len(lead))
     out.applied = out.epoch == epoch  # False: a new epoch began; the guard refused every write of this batch
     out.appended = change is not None and out.applied
     return out, sent

@@ -15,6 +15,8 @@ from memoryd.sync.merge.hlc import HLC
 from memoryd.sync.merge.replica import Replica, empty_replica, replica_hash, valid_replica
 
 KIND = "critical"  # associated-data kind of the critical-state envelope
+# state.json keys that only say when this device last looked (shown by `status`); their loss costs nothing
+BOOKKEEPING = frozenset({"last_check", "last_pull", "last_error", "check"})
 
 
 def _is_dict(obj: Any) -> None:
@@ -51,8 +53,12 @@ class SyncFiles:
         return self._state
 
     def update_state(self, **changes: Any) -> dict[str, Any]:
-        state = dict(self.state(), **changes)
-        atomic_write_json(self.path("state.json"), state)
+        old = self.state()
+        state = dict(old, **changes)
+        # Only when the last look at the server is all that moved is the write not fsynced (still atomic):
+        # a power cut may take back those times, never a cursor, a hash, the device id or the clock.
+        durable = any(old.get(k) != v for k, v in changes.items() if k not in BOOKKEEPING)
+        atomic_write_json(self.path("state.json"), state, durable=durable)
         self._state = state
         return state
 
@@ -89,6 +95,14 @@ class SyncFiles:
 
     def save_base(self, version: int, replica: Replica, pushed: str, hlc: HLC | None = None,
                   **state_changes: Any) -> None:
+        old = self.base()
+        self.save_replica(replica, hlc)
+        if version != old["version"] or pushed != old["pushed"] or state_changes or self.state().get("db") != self.db_id:
+            self.update_state(version=version, pushed=pushed, db=self.db_id, **state_changes)
+
+    def save_replica(self, replica: Replica, hlc: HLC | None = None) -> None:
+        """base.json alone (the replica and the clock); the cursor in state.json stays where it was: a crash
+        before it moves only makes the next sync read those changes again, and joining them twice changes nothing."""
         ensure_private_dir(self.dir)
         old = self.base()
         stamp = max(filter(None, (old["hlc"], hlc.last if hlc else None)), default=None)
@@ -96,12 +110,13 @@ class SyncFiles:
             doc = {"replica": replica, "hlc": stamp}
             atomic_write_json(self.path("base.json"), doc)
             self._base = doc
-        if version != old["version"] or pushed != old["pushed"] or state_changes or self.state().get("db") != self.db_id:
-            self.update_state(version=version, pushed=pushed, db=self.db_id, **state_changes)
 
     # --- cloud.json: what the critical log is known to hold (sync/critical_log.py) ------------------
-    # A push sends the items where the local replica differs from it. Missing (a device from before the
-    # log, another database): everything pushed is known to be there, else nothing is.
+    # A push sends the items where the local replica differs from it. A sync ends with nothing owed, so the
+    # log then holds the base replica (`pushed` is its hash) and cloud.json is not written: it is written when
+    # the base leaves that state (local edits stamped, a restore) and removed when a sync ends. One left behind
+    # by a crash only ever says less than the log holds (the log only grows): a push sends a few items twice.
+    # Missing or of another database: everything pushed is known to be there, else nothing is.
     def cloud(self) -> Replica:
         doc = read_json(self.path("cloud.json"), lambda: None)
         if isinstance(doc, dict) and doc.get("db") == self.db_id:
@@ -117,6 +132,9 @@ class SyncFiles:
         ensure_private_dir(self.dir)
         # not fsynced: written after the server has the change, a lost write only makes the next push resend it
         atomic_write_json(self.path("cloud.json"), {"db": self.db_id, "replica": replica}, durable=False)
+
+    def drop_cloud(self) -> None:
+        self.path("cloud.json").unlink(missing_ok=True)
 
     # --- outbox: a durable "push pending" record with backoff ------------------------------
     def outbox(self) -> dict[str, Any] | None:

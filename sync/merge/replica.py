@@ -201,6 +201,14 @@ def _merge_maxf(into: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _raises(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """_merge_maxf(old, new) != old, without building it (restamp asks for every item on every sync)."""
+    for f, v in new.items():
+        if f not in old or (_maxkey(v) > _maxkey(old[f]) and v != old[f]):
+            return True
+    return False
+
+
 def restamp(rep: Replica, state: dict, stamp: str) -> Replica:
     """A replica for `state`: every field that differs from `rep` (created, changed, deleted) gets `stamp`.
 
@@ -219,9 +227,11 @@ def restamp(rep: Replica, state: dict, stamp: str) -> Replica:
 
     for key, (fields, maxf) in current.items():
         old_max = rep["maxf"].get(key, {})
-        if maxf and _merge_maxf(old_max, maxf) != old_max:
+        if maxf and _raises(old_max, maxf):
             mut()["maxf"][key] = _merge_maxf(old_max, maxf)
         old = rep["items"].get(key, {})
+        if key in alive and old == fields:  # most items: unchanged
+            continue
         if key not in alive:
             r = mut()
             gone = set(r["stamps"].get(key, {})) - set(fields)

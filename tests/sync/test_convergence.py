@@ -282,21 +282,21 @@ def test_a_fresh_fact_at_the_warm_cap_reaches_the_other_device(tmp_path: Path, s
 
 
 # A sync killed (SIGKILL, from inside: a fixed point) after the merge reached the tier files but before
-# base.json recorded it.
+# base.json recorded it (save_replica: base.json, alone or as save_base's first half).
 KILLED_MERGE = """
 import os, signal
 from memoryd.sync import critical, device_files as syncstate
 from memoryd.tiers.base.config import load_config
 written = []
-real_write, real_save = critical.write_local, syncstate.SyncFiles.save_base
+real_write, real_save = critical.write_local, syncstate.SyncFiles.save_replica
 def write_local(*args, **kw):
     written.append(1)
     return real_write(*args, **kw)
-def save_base(self, *args, **kw):
+def save_replica(self, *args, **kw):
     if written:
         os.kill(os.getpid(), signal.SIGKILL)
     return real_save(self, *args, **kw)
-critical.write_local, syncstate.SyncFiles.save_base = write_local, save_base
+critical.write_local, syncstate.SyncFiles.save_replica = write_local, save_replica
 critical.pull_now(load_config(), "ag")
 """
 
