@@ -15,8 +15,6 @@ from memoryd.sync.merge.hlc import HLC
 from memoryd.sync.merge.replica import Replica, empty_replica, replica_hash, valid_replica
 
 KIND = "critical"  # associated-data kind of the critical-state envelope
-# state.json keys that only say when this device last looked (shown by `status`); their loss costs nothing
-BOOKKEEPING = frozenset({"last_check", "last_pull", "last_error", "check"})
 
 
 def _is_dict(obj: Any) -> None:
@@ -53,12 +51,10 @@ class SyncFiles:
         return self._state
 
     def update_state(self, **changes: Any) -> dict[str, Any]:
-        old = self.state()
-        state = dict(old, **changes)
-        # Only when the last look at the server is all that moved is the write not fsynced (still atomic):
-        # a power cut may take back those times, never a cursor, a hash, the device id or the clock.
-        durable = any(old.get(k) != v for k, v in changes.items() if k not in BOOKKEEPING)
-        atomic_write_json(self.path("state.json"), state, durable=durable)
+        state = dict(self.state(), **changes)
+        # always fsynced: the file also holds the cursor, the device id and the clock, and a rename whose data a
+        # power cut did not reach (filesystems without ext4's rename heuristic) would leave it empty
+        atomic_write_json(self.path("state.json"), state)
         self._state = state
         return state
 
