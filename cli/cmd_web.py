@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import signal
-from typing import Any
 
 import click
 
@@ -35,19 +34,18 @@ def web(port: int | None, open_browser: bool, agent_id: str | None) -> None:
         _open(url, open_browser)
         return
     server = WebServer(config, port, agent_id=agent_id)
+    # a service manager's stop: serve_forever returns and closes as after Ctrl-C. Set before the address is
+    # printed (whoever reads it may stop us at once), and no exception raised wherever the signal lands: one
+    # raised inside the closing code left the process hanging now and then
+    signal.signal(signal.SIGTERM, lambda signum, frame: server.request_stop())
     click.echo(server.url)
     edits = "edits allowed" if server.edits else "read-only"
     click.echo(f"memoryd: web view on http://127.0.0.1:{server.port}/ ({edits}); Ctrl-C to stop", err=True)
     _open(server.url, open_browser)
-    signal.signal(signal.SIGTERM, _stop)  # a service manager's stop: the same clean exit as Ctrl-C
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
-
-
-def _stop(signum: int, frame: Any) -> None:
-    raise SystemExit(0)
 
 
 def _open(url: str, wanted: bool) -> None:

@@ -70,12 +70,17 @@ class WebServer:
         self._thread.start()
         return self
 
-    def stop(self, timeout: float = 2.0) -> None:
+    def request_stop(self) -> None:
+        """Make serve_forever() return after the request in hand; safe in a signal handler (it raises nothing
+        into the code it interrupts, so the server closes in its own time)."""
         self._stopping.set()
         try:  # wake the blocking select() with one empty connection
             socket.create_connection((HOST, self.port), timeout=0.5).close()
         except OSError:
             pass
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self.request_stop()
         if self._thread is not None:
             self._thread.join(timeout)
 
