@@ -76,8 +76,8 @@ def test_a_pull_is_one_round_trip_and_brings_the_cloud_log_with_it(tmp_path: Pat
     assert (again["status"], again["round_trips"], again["cold"]["pulled"]["rows"]) == ("current", 1, 0)
 
 
-def test_a_pull_replaces_state_json_once_and_nothing_else_when_nothing_is_new(tmp_path: Path,
-                                                                             sqld: SqldServer) -> None:
+def behind_by_a_conversation(tmp_path: Path, sqld: SqldServer) -> tuple[Config, Config]:
+    """Devices a and b of one agent, in step, then a pushes a conversation b has not pulled."""
     sqld.wipe()
     a, key = first_device(tmp_path, sqld.http_url)
     b = device(tmp_path, "b", sqld.http_url, key)
@@ -85,6 +85,12 @@ def test_a_pull_replaces_state_json_once_and_nothing_else_when_nothing_is_new(tm
     pull_now(b, AGENT)
     sample(AgentMemory(a, AGENT))
     push_now(a, AGENT)
+    return a, b
+
+
+def test_a_pull_replaces_state_json_once_and_nothing_else_when_nothing_is_new(tmp_path: Path,
+                                                                             sqld: SqldServer) -> None:
+    a, b = behind_by_a_conversation(tmp_path, sqld)
     merged = replaced_by(lambda: pull_now(b, AGENT))
     assert merged["state.json"] == 1 and merged["base.json"] == 1 and merged["merging.json"] == 1, merged
     assert "cloud.json" not in merged and not SyncFiles(b, AGENT).path("cloud.json").exists()
@@ -119,13 +125,7 @@ critical.pull_now(load_config(), "ag")
 
 def test_a_pull_killed_before_its_cursor_moved_reads_the_same_changes_again(tmp_path: Path,
                                                                            sqld: SqldServer) -> None:
-    sqld.wipe()
-    a, key = first_device(tmp_path, sqld.http_url)
-    b = device(tmp_path, "b", sqld.http_url, key)
-    push_now(a, AGENT)
-    pull_now(b, AGENT)
-    sample(AgentMemory(a, AGENT))
-    push_now(a, AGENT)
+    a, b = behind_by_a_conversation(tmp_path, sqld)
     cursor = SyncFiles(b, AGENT).state()["version"]
     killed = run_py(KILLED_AT_CURSOR, env_for(b))
     assert killed.returncode == -signal.SIGKILL, killed.stderr
