@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from memoryd.tiers.distillation.rxgate import Gated, GateSet, Scan
-from memoryd.tiers.distillation.standing import says_standing, standing
+from memoryd.tiers.distillation.standing import cue_gate, says_standing, standing
 
 KIND_CATEGORY = {"decision": "decisions", "preference": "owner/preferences", "personal": "owner/facts",
                  "lesson": "lessons", "task": "tasks", "event": "events", "fact": "notes"}
@@ -164,11 +164,11 @@ def classify(sentence: str, has_date: bool, scan: Scan | None = None) -> str | N
     kind = next((kind for kind, rx, needs_date in _ORDER
                  if (has_date or not needs_date) and rx in may and rx.rx.search(text)), None)
     # a standing statement the kind words do not name ("metric units always", 我吃素): the profile may keep it
-    return "preference" if kind in (None, "fact") and says_standing(sentence) else kind
+    return "preference" if kind in (None, "fact") and says_standing(sentence, scan) else kind
 
 
 # every gate of classify and find_date: one pass over a sentence's needles for all of them
-GATES = GateSet([_ISO, _MONTH_DAY, _ZH_DATE, _RELATIVE, _QUESTION, _NOT_A_FACT] + [rx for _, rx, _ in _ORDER])
+GATES = GateSet([_ISO, _MONTH_DAY, _ZH_DATE, _RELATIVE, _QUESTION, _NOT_A_FACT, cue_gate()] + [rx for _, rx, _ in _ORDER])
 
 
 def scan(text: str) -> Scan:
