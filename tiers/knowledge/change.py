@@ -237,9 +237,12 @@ def ask_words() -> tuple[frozenset[str], tuple[str, ...]]:
 
 
 @functools.lru_cache(maxsize=1)
-def ask_not() -> tuple[str, ...]:
-    """Phrases holding an ask word that say nothing changed ("right now", "for now", 现在就), every language."""
-    return tuple(p.casefold() for code in LANGUAGES for p in _lang_data(code).get("ask_not", ()))
+def ask_not() -> re.Pattern[str]:
+    """Phrases holding an ask word that say nothing changed ("right now", "for now", 现在就), every language, as one
+    pattern over casefolded text (the review producer cuts them from every current memory it reads)."""
+    said = {p.casefold() for code in LANGUAGES for p in _lang_data(code).get("ask_not", ())}
+    longest_first = sorted(said, key=len, reverse=True)  # "now and again" before any shorter phrase inside it
+    return re.compile("|".join(map(re.escape, longest_first)) or r"(?!)")
 
 
 @functools.lru_cache(maxsize=None)

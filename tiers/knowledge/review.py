@@ -67,9 +67,7 @@ def question(kind: str, ids: Iterable[str], why: str, at: float) -> dict[str, An
 # -- the producer: pairs no rule decides ----------------------------------------------------------------
 def _has_cue(text: str) -> bool:
     """Words saying a value changed (tiers/knowledge/lang/*.json ask_words)."""
-    said = change.spoken(text).casefold()
-    for phrase in change.ask_not():
-        said = said.replace(phrase, " ")
+    said = change.ask_not().sub(" ", change.spoken(text).casefold())
     words, phrases = change.ask_words()
     return bool({w.casefold() for w in _LATIN.findall(said)} & words) or any(c in said.casefold() for c in phrases)
 
