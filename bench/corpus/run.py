@@ -1,4 +1,4 @@
-"""`python -m bench.corpus run [--split dev|test|all] [--json] [--mode keyword|hybrid] [FILE…]`: memoryd with its
+"""`python -m bench.corpus run [--split dev|test|held|all] [--json] [--mode keyword|hybrid] [FILE…]`: memoryd with its
 knowledge layer, memoryd with the layer off, and plain BM25, in one run over the corpus's conversations."""
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def report(res: dict[str, Any]) -> str:
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.corpus run")
     p.add_argument("files", nargs="*")
-    p.add_argument("--split", choices=("dev", "test", "all"), default="test")
+    p.add_argument("--split", choices=("dev", "test", "held", "all"), default="test")
     p.add_argument("--mode", choices=("keyword", "hybrid"), default="keyword")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
