@@ -11,6 +11,8 @@
     when     "when did …", "on what day …", "哪天": a memory that says a time ("yesterday", "last Friday",
              "上周六") gets × WHEN_BOOST: the answer is a time, so the memory holding it says one
     answer   any question: a memory that only asks (tiers/retrieval/asks.py) holds no answer: × ASKS_ONLY
+    shape    a question asking "how much", "what time", "how long", "which version": a memory holding an amount,
+             a clock time, a duration, a number (tiers/retrieval/answer_shape.py) gets × SHAPE_BOOST
 A query that is none of these gets no rule (None) and ranks as before.
 """
 from __future__ import annotations
@@ -19,12 +21,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from memoryd.tiers.retrieval import analyzer, when
+from memoryd.tiers.retrieval import analyzer, answer_shape, when
 from memoryd.tiers.retrieval.asks import asks_only, is_question
 
 WINDOW_WORDS_OFF = False  # measured: no gain (temporal recall@5, seed 7: 0.498 against 0.506; 11, 13: equal)
 PRESENT_BOOST = 0.5  # measured on bench/corpus dev: current at 1 0.371 → 0.408 (1.0: the same); recall@5 seed 7 unchanged
 WHEN_BOOST = 1.2
+SHAPE_BOOST = 1.2
 ASKS_ONLY = 0.6  # bench/corpus dev current at 1 0.408 → 0.445; bench/recall seed 7 recall@5 0.621 → 0.640
 
 _PRESENT = re.compile(r"\b(now|currently|current|these days|at the moment|nowadays|at present|latest)\b"
@@ -48,6 +51,7 @@ class TimeRule:
     present: float = 0.0   # the preference for the latest: PRESENT_BOOST or none
     asks_when: bool = False
     question: bool = False   # a question: a memory that only asks holds no answer to it
+    shapes: tuple[re.Pattern[str], ...] = ()   # what the answer looks like (answer_shape.py)
     _order: dict[str, float] = field(default_factory=dict)
 
     def content(self, terms: list[str]) -> list[str]:
@@ -76,6 +80,8 @@ class TimeRule:
             out *= WHEN_BOOST
         if self.question and asks_only(str(cand.get("text", ""))):
             out *= ASKS_ONLY
+        if self.shapes and answer_shape.holds_any(str(cand.get("text", "")), self.shapes):
+            out *= SHAPE_BOOST
         return out
 
 
@@ -85,8 +91,9 @@ def time_rule(query: str, now: float | None) -> TimeRule | None:
     rule = TimeRule(span, set(analyzer.terms(when.expression(query) or "")) if span else set(),
                     _present(query),
                     WHEN_BOOST != 1.0 and _WHEN.search(query) is not None,
-                    ASKS_ONLY != 1.0 and is_question(query))
-    return rule if rule.span or rule.present or rule.asks_when or rule.question else None
+                    ASKS_ONLY != 1.0 and is_question(query),
+                    answer_shape.asked(query) if SHAPE_BOOST != 1.0 and is_question(query) else ())
+    return rule if rule.span or rule.present or rule.asks_when or rule.question or rule.shapes else None
 
 
 def _present(query: str) -> float:

@@ -1,0 +1,54 @@
+"""A question that asks for an amount, a clock time, a duration or a number ranks a memory holding one above a
+memory that only names the topic; nothing is dropped."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+
+from memhelp import AgentMemory
+from memoryd.tiers.base.config import load_config
+from memoryd.tiers.cold.source import open_index
+from memoryd.tiers.retrieval.answer_shape import asked, holds_any
+
+
+@pytest.mark.parametrize("question, holding, naming", [
+    ("How much is the greenhouse budget now?", "greenhouse budget went up to 3,200", "greenhouse budget, the roof, the drains"),
+    ("温室的预算是多少？", "温室预算改成三万五了", "温室预算的事下周再说"),
+    ("What time does the choir meet?", "choir meets at 7:30 from now on", "choir meeting was fun"),
+    ("合唱团几点集合？", "合唱团改到七点半集合", "合唱团集合的事别忘了"),
+    ("How long is the drive to the cabin?", "the drive to the cabin took forty minutes", "the drive to the cabin was pretty"),
+    ("车程多久？", "车程大概两个小时", "车程太远了"),
+    ("Which version is the scanner on?", "scanner upgraded to 4.2", "scanner upgrade went fine"),
+])
+def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str) -> None:
+    shapes = asked(question)
+    assert shapes and holds_any(holding, shapes) and not holds_any(naming, shapes)
+
+
+@pytest.mark.parametrize("question", ["Who is the greenhouse contractor?", "Where does Ravi live now?",
+                                      "How long ago did we meet?", "谁负责温室？"])
+def test_a_question_that_names_no_shape_asks_for_none(question: str) -> None:
+    assert asked(question) == ()
+
+
+def test_for_a_question_of_an_amount_the_memory_holding_one_ranks_first(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")  # the words' order alone, so the shape decides
+    config = load_config(dict(os.environ))
+    mem = AgentMemory(config, "default", archive=open_index(config))
+    mem.init()
+    said = [("Ravi: greenhouse budget, the glazing and the spring start", "2025-06-02"),
+            ("Ravi: the greenhouse budget ends up at 3,200 euros with the glazing", "2025-06-02")]
+    mem.archive.put("default", [
+        {"id": f"m{i}", "text": t, "category": "notes", "importance": 0.5, "metadata": {"date": d},
+         "created_at": int(dt.datetime.fromisoformat(d).replace(tzinfo=dt.timezone.utc).timestamp())}
+        for i, (t, d) in enumerate(said)])
+    try:
+        plain = [r["text"] for r in mem.retrieve("greenhouse budget", 5)]
+        assert plain[0] == said[0][0]                  # not a question: the plain BM25 order
+        found = mem.retrieve("What is the greenhouse budget?", 5)
+        assert [r["text"] for r in found] == [said[1][0], said[0][0]]   # the amount first, both kept
+    finally:
+        mem.archive.close()

@@ -1,0 +1,29 @@
+"""What shape a question's answer takes: "how much", "what time", "how long", "which version/number" ask for an
+amount, a clock time, a duration, a number. A memory holding something of that shape may hold the answer; one
+that only names the topic ("the budget, the slip, and whether I'm overloaded") cannot, so the time rule ranks the
+first × SHAPE_BOOST (time_rule.TimeRule.factor). Nothing is dropped. Shapes as data: lang/answer_shapes.json.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+_DATA = Path(__file__).with_name("lang") / "answer_shapes.json"
+
+
+@lru_cache(maxsize=1)
+def _shapes() -> dict[str, tuple[re.Pattern[str], re.Pattern[str]]]:
+    raw = json.loads(_DATA.read_text(encoding="utf-8"))
+    return {name: (re.compile(s["asks"], re.I), re.compile(s["holds"], re.I))
+            for name, s in raw.items() if not name.startswith("_")}
+
+
+def asked(query: str) -> tuple[re.Pattern[str], ...]:
+    """The shapes the question asks for (empty: it names none), as the patterns a memory holding one matches."""
+    return tuple(holds for asks, holds in _shapes().values() if asks.search(query))
+
+
+def holds_any(text: str, shapes: tuple[re.Pattern[str], ...]) -> bool:
+    return any(p.search(text) for p in shapes)
