@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CHAT_KINDS = ("notes", "openclaw")
-SPLITS = ("dev", "test")
+SPLITS = ("dev", "test", "held")
 ENTITY_TYPES = ("person", "project", "org", "place", "other")
 
 _SECTION = re.compile(r"^==\s+(\d{4}-\d{2}-\d{2})(?:\s+(\d{1,2}:\d{2}))?\s+(chat\s+\w+|retain|store)\s*$")
@@ -233,7 +233,7 @@ def parse(path: str | Path) -> Conversation:
         if key not in conv.meta:
             raise CorpusError(str(path), 1, f"header '# {key}: …' is missing")
     if conv.split not in SPLITS:
-        raise CorpusError(str(path), 1, f"split must be dev or test, not {conv.split!r}")
+        raise CorpusError(str(path), 1, f"split must be one of {', '.join(SPLITS)}, not {conv.split!r}")
     for t in conv.topics.values():
         if t.subject != "owner" and t.subject not in conv.entities:
             raise CorpusError(str(path), 1, f"topic {t.key!r}: subject {t.subject!r} is not an @entity")
