@@ -162,7 +162,7 @@ def cues(text: str) -> tuple[Cue, ...]:
                 thing = frozenset(t for t in analyzer.terms(_thing_before(clause[:m.start()], lang))
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
                 out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule.id,
-                               rule.act))
+                               rule.act and bool(new)))  # no new value read: it may not say what it became
     return tuple(out)
 
 
@@ -173,7 +173,8 @@ def _thing_before(head: str, lang: _Lang) -> str:
     words = head.split()
     for i in range(len(words) - 1, -1, -1):
         if words[i].casefold().strip("'\"") in lang.change_words:
-            words = words[i + 1:]
+            # "the office" in "we moved the office from …"; the subject in "the Bonxie refit moved from …"
+            words = words[i + 1:] or words[:i]
             break
     return " ".join(words[-THING_WORDS:])
 

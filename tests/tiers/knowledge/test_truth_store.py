@@ -64,6 +64,7 @@ def test_contradiction_is_the_same_words_with_the_other_polarity() -> None:
     ("\u5bbd\u5e26\u4ece\u7535\u4fe1\u6362\u6210\u4e86\u8054\u901a", "\u7535\u4fe1", "\u8054\u901a"),
     ("\u6211\u4eec\u4e0d\u518d\u7528\u9489\u9489\u4e86", "\u9489\u9489", ""),
     ("Mira: switched the ferry booking from Tuesday 7:40 to Friday 9:15", "Tuesday 7:40", "Friday 9:15"),
+    ("好，库存系统从阿里云迁到了 Hetzner（德国）。", "阿里云", "Hetzner"),   # 了 and a space before the new value
 ])
 def test_a_change_is_read_with_the_value_it_replaces(text: str, old: str, new: str) -> None:
     [cue] = change.cues(text)
@@ -110,6 +111,17 @@ def test_a_change_naming_the_old_value_supersedes_it_and_retrieve_keeps_both(mem
     assert found[ids.index(old["id"])]["superseded_by"] == new["id"]
     [placed] = found[ids.index(new["id"])]["stages"]
     assert (placed["stage"], placed["did"], placed["current_of"]) == ("current", "placed above", old["id"])
+
+
+def test_a_change_said_after_its_subject_touches_only_that_subjects_memories(mem, clock) -> None:
+    other = mem.store("The Gannet had her refit at Leith last year", "boats", 0.6)
+    same = mem.store("The Osprey's refit is booked at Leith for March", "boats", 0.6)
+    clock.t += DAY
+    new = mem.store("Osprey refit moved from Leith to Rosyth, April now", "boats", 0.6)
+    entries = warm(mem)
+    assert "superseded_by" not in entries[other["id"]]["metadata"]   # another boat's refit: not the subject
+    assert new["id"] in (entries[same["id"]]["metadata"].get("superseded_by"),
+                         entries[same["id"]]["metadata"].get("updated_by"))
 
 
 def test_a_change_without_the_old_value_named_changes_nothing(mem, clock) -> None:
