@@ -115,6 +115,11 @@ def supersessions(memories: list[dict[str, Any]], match: Matcher, truth: Truth) 
             "update_precision": _share(parts_right, parts)}
 
 
+def _words(text: str) -> str:
+    """A text's words alone: "done!! !" and "done!!!" say the same."""
+    return re.sub(r"[\W_]+", " ", normal(text)).strip()
+
+
 def merges(memories: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
     total = right = 0
     for m in memories:
@@ -124,7 +129,7 @@ def merges(memories: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
                 continue
             total += 1
             a, b = match.turn(m), match.turn_of_source(str(s.get("source")))
-            said, kept = (normal(b.text) if b else ""), normal(str(m.get("text", "")))
+            said, kept = (_words(b.text) if b else ""), _words(str(m.get("text", "")))
             same_words = bool(said and kept) and (said == kept or said in kept or kept in said)  # a lead-in cut
             right += same_words or (a is not None and b is not None and _facts(a) == _facts(b) and bool(_facts(a)))
     return {"merge": total, "merge_right": right, "merge_precision": _share(right, total)}
