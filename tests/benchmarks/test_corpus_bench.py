@@ -88,3 +88,34 @@ def test_memory_md_after_the_test_half_is_written_and_private(test_half: dict[st
     for home in test_half["homes"]:
         rendered = home / "agents" / "main" / "MEMORY.md"
         assert rendered.exists() and rendered.stat().st_mode & 0o077 == 0
+
+
+@pytest.fixture(scope="module")
+def held(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """The held files: written after the rules by engineers who had read neither them nor the other files."""
+    rows: dict[str, list[dict]] = {"on": [], "off": []}
+    for path in files("held", []):
+        conv = parse(path)
+        for name, knowledge in (("on", True), ("off", False)):
+            rows[name].append(score(conv, run_memoryd(conv, tmp_path_factory.mktemp(f"{path.stem}-{name}"),
+                                                      knowledge=knowledge)))
+    return {k: total(v) for k, v in rows.items()}
+
+
+def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[str, dict]) -> None:
+    on, off = held["on"], held["off"]
+    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] == 0
+    if on.get("supersede"):
+        assert on["supersede_precision"] >= 0.95, (on["supersede"], on["supersede_right"])
+    assert on["current_at_1"] >= off["current_at_1"] and on["stale_above"] <= off["stale_above"]
+    assert on["stable_recall5"] >= off["stable_recall5"] and on["duplicate_top5"] <= off["duplicate_top5"]
+
+
+def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_line(held: dict[str, dict]) -> None:
+    """Issue 29's goal is precision ≥ 0.95 for every action; measured at their first score on the held files: 14
+    supersessions and updates with 6 right and 2 true facts hidden. With the subject said before the change word
+    required, 7 with 6 right; placements at retrieve 8 with 4 right (the wrong four placed a later value that
+    changed again without a cue, or followed a chain cut short). This holds that line: it fails above it."""
+    on = held["on"]
+    assert on["update"] - on["update_right"] <= 1
+    assert on["swap_in"] - on["swap_in_right"] <= 4
