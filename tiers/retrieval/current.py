@@ -62,6 +62,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         return results
     by_id = _with_successors(results, fetch)
     tokens = _exact_tokens(query)
+    terms = set(analyzer.terms(query))
     found = {r.id: r for r in results}
     out: list[Candidate] = []
     placed: set[str] = set()
@@ -75,6 +76,12 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
             continue
         if head.id in found:
             head = found[head.id]
+        elif terms and not terms & set(analyzer.terms(head.text)):
+            # the words found the older one but say nothing of the newer: it answers another question (the price
+            # change under "which courier?"), so the older one stands as found, with its superseded_by
+            out.append(r)
+            placed.add(r.id)
+            continue
         else:  # not found by the words: it stands where the older one was found
             head = replace(head, ranking=Ranking(0.0, float(r.rank), basis=f"the current value of {r.id}, which "
                                                  "the words found"))

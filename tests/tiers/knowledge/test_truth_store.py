@@ -124,6 +124,17 @@ def test_a_change_said_after_its_subject_touches_only_that_subjects_memories(mem
                          entries[same["id"]]["metadata"].get("updated_by"))
 
 
+def test_the_current_value_is_placed_only_where_the_words_speak_of_it(keyword_mode, mem, clock) -> None:
+    """Keyword mode: in hybrid the embedding may find the newer one too, and then it is placed as found."""
+    old = mem.store("The garage door opener runs on a Somfy hub", "home", 0.6)
+    clock.t += DAY
+    new = mem.store("Swapped the garage door's Somfy hub for a Shelly relay", "home", 0.6)
+    asked = [r["id"] for r in mem.retrieve("garage opener")]
+    assert asked.index(new["id"]) == asked.index(old["id"]) - 1           # its words: the current value above
+    other = [r["id"] for r in mem.retrieve("opener runs")]
+    assert old["id"] in other and new["id"] not in other   # words of the old one only: it stands as found
+
+
 def test_a_change_without_the_old_value_named_changes_nothing(mem, clock) -> None:
     old = mem.store("The garage door opener runs on a Somfy hub", "home", 0.6)
     clock.t += DAY
