@@ -26,7 +26,7 @@ def _rx(en: str, zh: str = "") -> Gated:
     return Gated(re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else "")))
 
 
-_LESSON = _rx(r"\blessons? learned\b|\blesson:|\blearned the hard way\b|\bnote to self\b|\bnever again\b|"
+_LESSON = _rx(r"\blessons? learned\b|\blesson:|\blearned the hard way\b|\bnote to self\b|\bnever (?:[\w']+ ){1,8}again\b|"
               r"\b(?:we|i) learned that\b|\btakeaway:|\blesson from [^:.!?]{1,40}:|\blesson for (?:me|myself|us):|"
               r"\brule for (?:me|myself|us|the [^:.!?]{1,30}):|\bmy rule:|\b(?:that|this|it) to my checklist\b",
               r"教训|吸取.{0,6}经验|以后再也不|经验是")
