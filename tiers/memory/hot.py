@@ -188,6 +188,21 @@ def expire_passed(hot: Hot, now: float) -> list[Eviction]:
     return out
 
 
+def expire_let_go(hot: Hot, in_warm: set[str]) -> list[Eviction]:
+    """Pending tasks with no day of their own whose memory warm has let go (its score decayed below keeping: said
+    long ago and not asked about since) leave hot with it: "I need to pay the florist" from six weeks ago is done
+    or dropped, and its words may name what has changed since. The memory stays in the local index."""
+    out: list[Eviction] = []
+    tasks = hot["active_context"]["tasks"]
+    for task in list(tasks):
+        source = task.get("source_id")
+        if (source and source not in in_warm and task.get("status", "pending") == "pending"
+                and not DAY_SAID.search(str(task.get("text", "")))):
+            tasks.remove(task)
+            out.append(_evicted("task", task, "its memory has aged out of warm"))
+    return out
+
+
 def prune_hot(hot: Hot) -> list[Eviction]:
     """Apply count limits, then shrink progressively until the JSON is ≤ 5 KB."""
     out: list[Eviction] = []

@@ -57,6 +57,26 @@ def test_hot_items_from_a_note_keep_their_source_and_a_passed_day_leaves_hot(con
     assert len(mem.read_state()["hot"]["critical_lessons"]) == 1   # a lesson has no day: it stays
 
 
+def test_a_task_with_no_day_leaves_hot_when_its_memory_ages_out_of_warm(config) -> None:
+    from memoryd.tiers.ingest.conversation import distill_segment
+    from memoryd.tiers.ingest.openclaw.events import Turn
+
+    said = _day("2026-03-02T09:10:00")
+    clock = Clock(said + 3600)
+    mem = AgentMemory(config, "main", archive=LazyIndex(config), clock=clock)
+    distill_segment(mem, [Turn("s1", 1, "user", "ok, florist stuff: I need to pay the second instalment", said)])
+    [task] = mem.read_state()["hot"]["active_context"]["tasks"]
+    clock.days(5)                                        # recent: still active
+    consolidate(mem, "daily")
+    assert [t["id"] for t in mem.read_state()["hot"]["active_context"]["tasks"]] == [task["id"]]
+    clock.days(60)                                       # its memory decays out of warm: the task goes with it
+    consolidate(mem, "daily")
+    assert mem.read_state()["hot"]["active_context"]["tasks"] == []
+    assert task["source_id"] not in {e["id"] for e in mem.read_state()["warm"]["entries"]}
+    assert any(r["why"] == "its memory has aged out of warm" for r in mem.eviction_rows() if r["tier"] == "hot")
+    assert any("instalment" in r["text"] for r in mem.retrieve("florist instalment", 5))   # still remembered
+
+
 @pytest.mark.parametrize("text, owners", [
     ("I prefer window seats on long flights", True),
     ("我不喝咖啡，只喝茶", True),
