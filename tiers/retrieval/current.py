@@ -43,7 +43,7 @@ def admit(cands: list[Candidate]) -> list[Candidate]:
     return [c for c in cands if not filler(c)]
 
 
-def _exact_tokens(query: str) -> set[str]:
+def exact_tokens(query: str) -> set[str]:
     """The query's numbers, codes and ids ("8013", "KG-412", "v0.10.1"): asked for by their exact value."""
     return {t.casefold() for t in _EXACT.findall(query)}
 
@@ -61,7 +61,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
     if not any(followed_by(r) for r in results):
         return results
     by_id = _with_successors(results, fetch)
-    tokens = _exact_tokens(query)
+    tokens = exact_tokens(query)
     terms = set(analyzer.terms(query))
     found = {r.id: r for r in results}
     out: list[Candidate] = []

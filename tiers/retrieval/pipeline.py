@@ -6,6 +6,7 @@ returns a new one, and what it did and why goes in the candidate's one structure
 
     admit      knowledge  a conversation's turn that says nothing is left out (tiers/knowledge/lowvalue.py)
     rank       always     one BM25 ranking (fused with the embedding in hybrid mode), the time rule, the tree
+    latest     knowledge  a question about now: the latest of the first results nearly as good as the best first
     current    knowledge  the memory holding a superseded result's current value is placed directly above it
     fold       knowledge  restatements fold into the higher-ranked result; kind, confidence, superseded_by
     summaries  knowledge  a sealed result carries the summary the words did not reach
@@ -20,6 +21,7 @@ from typing import Any, Callable
 from memoryd.tiers.knowledge.seal_rank import behind_summaries
 from memoryd.tiers.retrieval import current, ranking
 from memoryd.tiers.retrieval.filters import Filters
+from memoryd.tiers.retrieval.latest import latest_first
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 from memoryd.tiers.retrieval.view import RetrievalView
 
@@ -68,6 +70,10 @@ def _rank(ask: Ask, cands: list[Candidate]) -> list[Candidate]:
     return ranking.rank(ask.terms, cands, ask.corpus, ask.path_scores, ask.depth, ask.in_range)
 
 
+def _latest(ask: Ask, results: list[Candidate]) -> list[Candidate]:
+    return results if ask.dense is not None else latest_first(results, ask.in_range, ask.query)  # keyword mode
+
+
 def _current(ask: Ask, results: list[Candidate]) -> list[Candidate]:
     if ask.filters.history:
         return results  # --history: what the words found, as they found it
@@ -85,6 +91,7 @@ def _summaries(ask: Ask, results: list[Candidate]) -> list[Candidate]:
 STAGES: tuple[Stage, ...] = (
     Stage("admit", True, _admit),
     Stage("rank", False, _rank),
+    Stage("latest", True, _latest),
     Stage("current", True, _current),
     Stage("fold", True, _fold),
     Stage("summaries", True, _summaries),

@@ -268,4 +268,4 @@ def test_the_pipeline_is_declared_and_the_knowledge_stages_switch_off_together()
     from memoryd.tiers.retrieval import pipeline
 
     assert [(s.name, s.knowledge) for s in pipeline.STAGES] == [
-        ("admit", True), ("rank", False), ("current", True), ("fold", True), ("summaries", True)]
+        ("admit", True), ("rank", False), ("latest", True), ("current", True), ("fold", True), ("summaries", True)]

@@ -1,0 +1,45 @@
+"""For a question about now, the newest of the first results nearly as relevant as the best comes first; nothing
+else moves, nothing leaves, and a question naming an exact value keeps the words' order."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+
+from memhelp import AgentMemory
+from memoryd.tiers.base.config import load_config
+from memoryd.tiers.cold.source import open_index
+
+SAID = [("greenhouse watering rota: Monday and Thursday", "2025-06-02"),
+        ("watering rota: Tuesdays and Fridays now", "2025-07-14")]
+OTHER = ["Ines: lunch at noon on the terrace", "the shed key is under the blue pot", "Ravi paid the water bill",
+         "compost goes out on Saturdays", "the tomatoes need staking", "Ines fixed the greenhouse door hinge"]
+
+
+@pytest.fixture
+def mem(home: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    config = load_config(dict(os.environ))
+    mem = AgentMemory(config, "default", archive=open_index(config))
+    mem.init()
+    mem.archive.put("default", [
+        {"id": f"m{i}", "text": t, "category": "notes", "importance": 0.5, "metadata": {"date": d},
+         "created_at": int(dt.datetime.fromisoformat(d).replace(tzinfo=dt.timezone.utc).timestamp())}
+        for i, (t, d) in enumerate(SAID + [(t, "2025-05-01") for t in OTHER])])
+    yield mem
+    mem.archive.close()
+
+
+def test_a_question_about_now_puts_the_newer_of_two_near_equals_first(mem) -> None:
+    plain = [r["text"] for r in mem.retrieve("greenhouse watering rota", 5)]
+    assert plain[0] == SAID[0][0]                             # no question about now: more of the words first
+    now = mem.retrieve("What is the greenhouse watering rota now?", 5)
+    assert [r["text"] for r in now][:2] == [SAID[1][0], SAID[0][0]]
+    assert any(s["stage"] == "latest" for s in now[0].get("stages") or [])
+
+
+def test_a_question_naming_an_exact_value_keeps_the_words_order(mem) -> None:
+    found = mem.retrieve("Is the greenhouse watering rota on 2 days now?", 5)
+    assert found[0]["text"] == SAID[0][0]
