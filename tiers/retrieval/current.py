@@ -62,7 +62,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         return results
     by_id = _with_successors(results, fetch)
     tokens = exact_tokens(query)
-    terms = set(analyzer.terms(query))
+    terms = {t for t in analyzer.terms(query) if t.isascii() or len(t) > 1}  # one Han character says little
     found = {r.id: r for r in results}
     out: list[Candidate] = []
     placed: set[str] = set()
@@ -76,7 +76,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
             continue
         if head.id in found:
             head = found[head.id]
-        elif terms and not terms & set(analyzer.terms(head.text)):
+        elif terms and not _speaks_of(terms, head.text):
             # the words found the older one but say nothing of the newer: it answers another question (the price
             # change under "which courier?"), so the older one stands as found, with its superseded_by
             out.append(r)
@@ -92,6 +92,10 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         out += [r, head] if below else [head, r]
         placed |= {head.id, r.id}
     return out
+
+
+def _speaks_of(terms: set[str], text: str) -> bool:
+    return bool(terms & set(analyzer.terms(text)))
 
 
 def _with_successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candidate]]) -> dict[str, Candidate]:

@@ -77,3 +77,19 @@ def test_a_result_is_its_row_with_what_the_ranking_says_over_it() -> None:
     assert shown["rank"] == ranked.ranking.rank and shown["relevance"] == round(ranked.ranking.score.bm25, 4)
     assert shown["ranking"]["terms"].keys() == {"green", "tea"} and shown["ranking"]["time_rule"] == 1.0
     assert shown["reason"] == ranked.ranking.score.reason("warm") and shown["reason"].startswith("matched '")
+
+
+def test_the_current_value_is_placed_where_the_query_speaks_of_it_and_one_han_character_is_not_that() -> None:
+    from memoryd.tiers.retrieval import current
+
+    old = W.new_entry("柳岸小店的围巾售价 168 元", "shop", 0.6, NOW - 86400)
+    new = W.new_entry("好，围巾从168调到188元，店庆结束了", "shop", 0.6, NOW)
+    old["metadata"]["superseded_by"] = new["id"]
+    old_c, new_c = (Candidate.of(dict(e, tier="warm", path=e["category"])) for e in (old, new))
+
+    def placed(query: str) -> list[str]:
+        terms = analyzer.query_terms(query)
+        ranked = ranking.rank(terms, [old_c], ranking.local_corpus([old_c], terms), {}, 5)
+        return [c.id for c in current.successors(ranked, lambda ids: [new_c], query)]
+    assert placed("柳岸小店的围巾现在多少钱？") == [new["id"], old["id"]]   # the query speaks of it: placed above
+    assert placed("柳岸小店现在用哪家快递？") == [old["id"]]              # only 店 in common: another question
