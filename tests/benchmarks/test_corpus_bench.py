@@ -114,9 +114,9 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
 def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_line(held: dict[str, dict]) -> None:
     """Issue 29's goal is precision ≥ 0.95 for every action. Measured at their first score on the first two held
     files: 14 supersessions and updates, 6 right, 2 true facts hidden; with the subject said before the change
-    word required, 7 with 6 right. Over all six held files now: updates 10 with 8 right (a plan to change the
-    server, a list of past topics), placements at retrieve 8, all right once a placement needs the query to speak
+    word required, 7 with 6 right. Over all six held files now: updates 9 with 8 right (a plan to change the
+    server; 从X到Y alone, a span, no longer reads as a change), placements at retrieve 8, all right once a placement needs the query to speak
     of the memory placed (one shared Han character is not that). This holds that line: it fails above it."""
     on = held["on"]
-    assert on["update"] - on["update_right"] <= 2
+    assert on["update"] - on["update_right"] <= 1
     assert on["swap_in"] - on["swap_in_right"] <= 0

@@ -77,6 +77,7 @@ def test_a_change_is_read_with_the_value_it_replaces(text: str, old: str, new: s
     "The meeting is at 10 now",                             # a change that does not name what it replaces: silent
     "Thanks!",
     "Mira: we went from one thing to another",              # nothing precise enough to find
+    "这学期从浮力讲到大气压强，又到摩擦力",                    # 从X到Y with no change verb: a span, not a change
 ])
 def test_no_cue_is_read_where_the_words_do_not_name_a_replaced_value(text: str) -> None:
     assert change.cues(text) == ()
