@@ -13,3 +13,22 @@ def AgentMemory(config: Config, agent_id: str, archive: Any = None,  # noqa: N80
                 clock: Callable[[], float] = time.time) -> _AgentMemory:
     return _AgentMemory(config, agent_id, archive=archive if archive is not None else LazyIndex(config, clock),
                         clock=clock)
+
+
+def memory_with_said(said: list[tuple[str, str]], agent_id: str = "default") -> _AgentMemory:
+    """A fresh agent (config from the environment, its own local index) whose index holds `said`: (text, the day it
+    was said as YYYY-MM-DD) rows as a note's turns, ids m0, m1, … Close its archive when done."""
+    import datetime as dt
+    import os
+
+    from memoryd.tiers.base.config import load_config
+    from memoryd.tiers.cold.source import open_index
+
+    config = load_config(dict(os.environ))
+    mem = AgentMemory(config, agent_id, archive=open_index(config))
+    mem.init()
+    mem.archive.put(agent_id, [
+        {"id": f"m{i}", "text": text, "category": "notes", "importance": 0.5, "metadata": {"date": day},
+         "created_at": int(dt.datetime.fromisoformat(day).replace(tzinfo=dt.timezone.utc).timestamp())}
+        for i, (text, day) in enumerate(said)])
+    return mem

@@ -2,15 +2,11 @@
 memory that only names the topic; nothing is dropped."""
 from __future__ import annotations
 
-import datetime as dt
-import os
 from pathlib import Path
 
 import pytest
 
-from memhelp import AgentMemory
-from memoryd.tiers.base.config import load_config
-from memoryd.tiers.cold.source import open_index
+from memhelp import memory_with_said
 from memoryd.tiers.retrieval.answer_shape import asked, holds_any
 
 
@@ -34,17 +30,12 @@ def test_a_question_that_names_no_shape_asks_for_none(question: str) -> None:
     assert asked(question) == ()
 
 
-def test_for_a_question_of_an_amount_the_memory_holding_one_ranks_first(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_for_a_question_of_an_amount_the_memory_holding_one_ranks_first(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")  # the words' order alone, so the shape decides
-    config = load_config(dict(os.environ))
-    mem = AgentMemory(config, "default", archive=open_index(config))
-    mem.init()
     said = [("Ravi: greenhouse budget, the glazing and the spring start", "2025-06-02"),
             ("Ravi: the greenhouse budget ends up at 3,200 euros with the glazing", "2025-06-02")]
-    mem.archive.put("default", [
-        {"id": f"m{i}", "text": t, "category": "notes", "importance": 0.5, "metadata": {"date": d},
-         "created_at": int(dt.datetime.fromisoformat(d).replace(tzinfo=dt.timezone.utc).timestamp())}
-        for i, (t, d) in enumerate(said)])
+    mem = memory_with_said(said)
     try:
         plain = [r["text"] for r in mem.retrieve("greenhouse budget", 5)]
         assert plain[0] == said[0][0]                  # not a question: the plain BM25 order

@@ -1,15 +1,11 @@
 """A memory that only asks ranks below one that states something, for a question; nothing is dropped."""
 from __future__ import annotations
 
-import datetime as dt
-import os
 from pathlib import Path
 
 import pytest
 
-from memhelp import AgentMemory
-from memoryd.tiers.base.config import load_config
-from memoryd.tiers.cold.source import open_index
+from memhelp import memory_with_said
 from memoryd.tiers.retrieval.asks import asks_only, is_question
 
 
@@ -34,15 +30,9 @@ def test_what_is_a_question() -> None:
 
 
 def test_for_a_question_a_statement_ranks_above_a_memory_that_only_asks(home: Path) -> None:
-    config = load_config(dict(os.environ))
-    mem = AgentMemory(config, "default", archive=open_index(config))
-    mem.init()
     said = [("Ravi: and the greenhouse gate code?", "2025-06-01"),
             ("Ravi: greenhouse gate code is 4471 now", "2025-06-01")]
-    mem.archive.put("default", [
-        {"id": f"m{i}", "text": t, "category": "notes", "importance": 0.5, "metadata": {"date": d},
-         "created_at": int(dt.datetime.fromisoformat(d).replace(tzinfo=dt.timezone.utc).timestamp())}
-        for i, (t, d) in enumerate(said)])
+    mem = memory_with_said(said)
     try:
         plain = [r["text"] for r in mem.retrieve("greenhouse gate code", 5)]
         assert plain[0] == said[0][0]                  # not a question: the plain BM25 order (more of the words)

@@ -2,15 +2,11 @@
 else moves, nothing leaves, and a question naming an exact value keeps the words' order."""
 from __future__ import annotations
 
-import datetime as dt
-import os
 from pathlib import Path
 
 import pytest
 
-from memhelp import AgentMemory
-from memoryd.tiers.base.config import load_config
-from memoryd.tiers.cold.source import open_index
+from memhelp import memory_with_said
 
 SAID = [("greenhouse watering rota: Monday and Thursday", "2025-06-02"),
         ("watering rota: Tuesdays and Fridays now", "2025-07-14")]
@@ -21,13 +17,7 @@ OTHER = ["Ines: lunch at noon on the terrace", "the shed key is under the blue p
 @pytest.fixture
 def mem(home: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
-    config = load_config(dict(os.environ))
-    mem = AgentMemory(config, "default", archive=open_index(config))
-    mem.init()
-    mem.archive.put("default", [
-        {"id": f"m{i}", "text": t, "category": "notes", "importance": 0.5, "metadata": {"date": d},
-         "created_at": int(dt.datetime.fromisoformat(d).replace(tzinfo=dt.timezone.utc).timestamp())}
-        for i, (t, d) in enumerate(SAID + [(t, "2025-05-01") for t in OTHER])])
+    mem = memory_with_said(SAID + [(t, "2025-05-01") for t in OTHER])
     yield mem
     mem.archive.close()
 
