@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Callable
 
 from memoryd.tiers.distillation.lexicon import NOT_NAMES
-from memoryd.tiers.knowledge.entity_people import UP, WORD, is_person_name
+from memoryd.tiers.knowledge.entity_people import UP, WORD, is_person_name, sentence_start
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 Add = Callable[[str, str], None]
@@ -147,8 +147,8 @@ def orgs_and_places(text: str, add: Add) -> None:
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
     for m in rx["business"].finditer(text):
         words = m.group(1).split()
-        while words and (words[0] in v.not_people or words[0] in NOT_NAMES):
-            words.pop(0)  # "The", "Thanks": not part of the company's name
+        while words and (words[0] in v.not_people or words[0] in NOT_NAMES or words[0] in v.lead_verbs):
+            words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name
         if len(words) >= 2:
             add("org", " ".join(words))
     for m in rx["firm"].finditer(text):
@@ -157,7 +157,7 @@ def orgs_and_places(text: str, add: Add) -> None:
             add("org", name)
     for m in rx["the_named"].finditer(text):  # `The Tin Cormorants` written so: the article is part of the name
         if all(_plain(w) for w in m.group(2).split()) and m.group(2).split()[-1] not in v.business_words:
-            add("org", ("The " if m.group(1) == "The " else "") + m.group(2))
+            add("org", ("The " if _article_kept(text, m) else "") + m.group(2))
     for m in rx["trade"].finditer(text):
         name = m.group(1)
         if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
@@ -178,6 +178,25 @@ def orgs_and_places(text: str, add: Add) -> None:
     _places(text, add)
 
 
+def _article_kept(text: str, m: re.Match[str]) -> bool:
+    """`The` is part of the name where it is capitalised inside a sentence, or opens one before a group's plural
+    name (`The Tin Cormorants rehearse`); a sentence's capital before one thing (`The Grey Heron moved`) says
+    nothing."""
+    if m.group(1) != "The ":
+        return False
+    last = m.group(2).split()[-1]
+    return not sentence_start(text, m.start(1)) or (last.endswith("s") and not last.endswith("ss"))
+
+
+_STREET_NEXT = re.compile(rf",\s*((?:{WORD}\s){{0,2}}{WORD})\b")
+
+
+def _before_street(text: str, end: int) -> bool:
+    """`Thornbank, Millbrae Road`: a house's name before its street is part of an address (a value)."""
+    m = _STREET_NEXT.match(text, end)
+    return bool(m) and m.group(1).split()[-1].casefold().endswith(english().street_endings)
+
+
 def _places(text: str, add: Add) -> None:
     """Places: a known one after in/from/to, one before `trip`, one after a place cue, `at X`, `to the X`."""
     v = english()
@@ -196,7 +215,7 @@ def _places(text: str, add: Add) -> None:
             if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
                     v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-" \
                     and not name.split()[-1].casefold().endswith(v.street_endings) \
-                    and not _NAME_GOES_ON.match(text, m.end()):
+                    and not _NAME_GOES_ON.match(text, m.end()) and not _before_street(text, m.end()):
                 add("place", name)  # a street (`Sleepstraat`, `Elm Street`) is part of an address: a value
 
 
@@ -260,6 +279,16 @@ def _place_before() -> re.Pattern[str]:
     return re.compile(f"(?:{chinese().place_before})$")
 
 
+def _zh_verb_phrase(text: str, end: int, body: str) -> bool:
+    """A kind word that starts a common word (`图省事`: save trouble), or comes after a verb of coming (`每周来工作室`,
+    `没来过公司`: where one goes, the kind word a common noun); a two-character name ending so stays (`未来工作室`)."""
+    zh = chinese()
+    if text[end - 1:end + 1] in zh.suffix_words:
+        return True
+    verb = next((e for e in zh.motion_endings if body.endswith(e)), "")
+    return bool(verb) and len(body) - len(verb) != 1
+
+
 def chinese_things(text: str, add: Add) -> None:
     v = english()
     zh = chinese()
@@ -267,7 +296,8 @@ def chinese_things(text: str, add: Add) -> None:
     for m in rx["project"].finditer(text) if "项目" in text else ():
         name = m.group(1) or m.group(2)
         if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies \
-                and (name.isascii() or not any(w in name for w in zh.not_bodies)):  # 迁移项目, 数据迁移项目: a kind
+                and (name.isascii() or not any(w in name for w in zh.not_bodies)) \
+                and not (m.group(2) and text.endswith(zh.demonstratives, 0, m.start(2))):  # 那个记账项目: a description
             add("project", name)
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)
@@ -280,7 +310,7 @@ def chinese_things(text: str, add: Add) -> None:
             suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[:suffix.start()] if suffix else m.group(1)
             if body not in zh.not_bodies and not body.endswith(("家", "分")) \
-                    and not any(w in body for w in zh.not_bodies) \
+                    and not any(w in body for w in zh.not_bodies) and not _zh_verb_phrase(text, m.end(1), body) \
                     and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch
                 add(key, m.group(1))
     for m in rx["city"].finditer(text):

@@ -1,0 +1,102 @@
+"""Entity rules that stay silent where a name is glued to the words around it; every sentence invented here."""
+from __future__ import annotations
+
+import pytest
+
+from memoryd.tiers.knowledge.entity_rules import extract
+
+
+def found(text: str) -> set[tuple[str, str]]:
+    return {(e.type, e.name) for e in extract(text)}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Saved Brackwater Plumbing, 0161 496 0321.", ("org", "Brackwater Plumbing")),   # a note opens with its verb
+    ("Booked Tallowmere Dental for the 14th", ("org", "Tallowmere Dental")),
+    ("Phoned Corriebrae Engineering about the gearbox", ("org", "Corriebrae Engineering")),
+    ("Rang Fennick Engineering's office twice today", ("org", "Fennick Engineering")),
+    ("Harrowgate Engineering fixed the pump", ("org", "Harrowgate Engineering")),    # no verb: unchanged
+])
+def test_a_verb_that_opens_a_note_is_no_part_of_a_name(text: str, want: tuple[str, str]) -> None:
+    got = found(text)
+    assert want in got
+    assert not any(n.split()[0] in ("Saved", "Booked", "Phoned", "Rang") for _, n in got)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("The Grey Whaup moved to the winter berth on Friday.", ("org", "Grey Whaup")),   # the capital of a sentence
+    ("Notes: The Brindled Kestrel is getting a new mast.", ("org", "Brindled Kestrel")),
+    ("The Velvet Lanterns rehearse on Mondays", ("org", "The Velvet Lanterns")),      # a group keeps its article
+    ("we took The Grey Whaup's old engine out", ("org", "The Grey Whaup")),            # written so mid-sentence
+])
+def test_an_article_at_a_sentence_start_is_part_of_a_name_only_for_a_group(text: str, want: tuple[str, str]) -> None:
+    got = found(text)
+    assert want in got
+    assert not {n for _, n in got if n.startswith("The ")} - {want[1]}
+
+
+@pytest.mark.parametrize("text", [
+    "always drain the Brenna's water trap after a storm",    # a boat, an engine: `the` before it
+    "check the Kessler's secondary filter before the first start",
+    "a Marlowe's hull needs more paint than you think",
+])
+def test_a_possessive_after_an_article_is_a_things(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "person"}
+
+
+def test_a_possessive_without_an_article_is_still_a_person() -> None:
+    assert ("person", "Brenna") in found("Brenna's water bottle is in the van")
+    assert ("person", "Brenna") in found("told her Brenna's coming round at six")
+
+
+@pytest.mark.parametrize("text", [
+    "my aunt lives at Thornbank, Millbrae Road, Kilree now",     # a house's name before its street
+    "post it to Windyknowe, Old Quarry Lane, Dunmorris",
+])
+def test_a_house_name_before_its_street_is_part_of_an_address(text: str) -> None:
+    assert not {n for t, n in found(text) if t == "place" and n in ("Thornbank", "Windyknowe")}
+
+
+def test_a_place_before_a_comma_and_no_street_is_still_a_place() -> None:
+    assert ("place", "Thornbank") in found("we meet at Thornbank, then drive on together")
+
+
+@pytest.mark.parametrize("text, want", [
+    ("吴师傅刚发消息说零件到了", {("person", "吴师傅")}),          # 傅 ends the title, it starts no name
+    ("挺舍不得吴师傅 他人挺好的", {("person", "吴师傅")}),
+])
+def test_a_title_ending_in_a_surname_character_starts_no_name(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "person"} <= want
+
+
+@pytest.mark.parametrize("text", [
+    "我把那几块老黄花梨板子收起来了",      # 老 after a measure word: old, not a familiar name
+    "桌上两只小马克杯洗一下",
+])
+def test_old_or_small_after_a_measure_word_is_no_familiar_name(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "person"}
+
+
+def test_a_familiar_name_still_counts() -> None:
+    assert ("person", "老黄") in found("老黄打电话来了")
+
+
+@pytest.mark.parametrize("text", [
+    "排班定了，每周来工作室三天",            # coming to the studio: the kind word as a common noun
+    "他们从来没来过工作室",
+    "好的，明天回公司再说",
+    "当时图省事就没改",                      # 省 of 省事 (save trouble), no province
+    "那个记账项目下周上线",                  # that bookkeeping project: a description, no name
+])
+def test_verb_phrases_before_a_kind_word_name_nothing(text: str) -> None:
+    assert not {e for e in found(text) if e[0] in ("org", "place", "project")}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("周末去未来工作室拍照", ("org", "未来工作室")),     # a two-character name that ends like a verb stays
+    ("凤凰项目下周上线", ("project", "凤凰")),
+    ("她在光年工作室上班", ("org", "光年工作室")),
+    ("下个月搬到滨湖区", ("place", "滨湖区")),
+])
+def test_names_before_a_kind_word_still_count(text: str, want: tuple[str, str]) -> None:
+    assert want in found(text)
