@@ -204,6 +204,7 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
             continue
         for m in rx[key].finditer(text):
             name = m.group(1) or m.group(2)
+            name = _without_verb(name) if key == "before" else name
             if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS) \
                     and not _ends_a_title(text, m.start(1) if m.group(1) else m.start(2)):
                 yield name
@@ -211,6 +212,13 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
         for m in rx["alone"].finditer(text):
             if _zh_name_ok(m.group(1)) and _latin_cue_around(text, m.start(1), m.end(1)):
                 yield m.group(1)
+
+
+def _without_verb(name: str) -> str:
+    """`产品经理张磊提的`: after a cue, a one-character verb ends the clause, not the given name (张磊, not 张磊提)."""
+    v = chinese()
+    given = name[2:] if name[:2] in v.compound_surnames else name[1:]
+    return name[:-1] if len(given) == 2 and given[-1] in v.name_verbs else name
 
 
 @lru_cache(maxsize=1)

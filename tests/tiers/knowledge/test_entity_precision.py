@@ -100,3 +100,12 @@ def test_verb_phrases_before_a_kind_word_name_nothing(text: str) -> None:
 ])
 def test_names_before_a_kind_word_still_count(text: str, want: tuple[str, str]) -> None:
     assert want in found(text)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("这个需求是产品经理葛文提的", ("person", "葛文")),     # a verb after the name ends the 是…的 clause
+    ("方案是组长裴宁写的，我只改了格式", ("person", "裴宁")),
+    ("组长是葛文涛，他说周五前交", ("person", "葛文涛")),    # a given name's own last character stays
+])
+def test_a_one_character_verb_after_a_name_is_no_part_of_it(text: str, want: tuple[str, str]) -> None:
+    assert {e for e in found(text) if e[0] == "person"} == {want}
