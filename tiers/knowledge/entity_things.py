@@ -134,6 +134,7 @@ def projects(text: str, add: Add) -> None:
                 add("project", name)
 
 
+_ORG_IN = re.compile(rf"\s+in\s+({WORD})\b(?![-'’]|\s{WORD})")
 _NAME_GOES_ON = re.compile(rf"'s\s+{WORD}")  # `at King's College`: the place is the whole name, not `King`
 _QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」")
 _HOUSE_NUMBER = re.compile(r"\s\d{1,4}[a-zA-Z]?\b")
@@ -151,6 +152,9 @@ def orgs_and_places(text: str, add: Add) -> None:
             words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name
         if len(words) >= 2:
             add("org", " ".join(words))
+            where = _ORG_IN.match(text, m.end())  # `Harbour Dental in Portree`: where the company is
+            if where and _plain(where.group(1)) and not _HOUSE_NUMBER.match(text, where.end()):
+                add("place", where.group(1))
     for m in rx["firm"].finditer(text):
         name = m.group(1) or m.group(2)
         if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):

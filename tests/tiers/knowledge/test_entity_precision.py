@@ -109,3 +109,20 @@ def test_names_before_a_kind_word_still_count(text: str, want: tuple[str, str]) 
 ])
 def test_a_one_character_verb_after_a_name_is_no_part_of_it(text: str, want: tuple[str, str]) -> None:
     assert {e for e in found(text) if e[0] == "person"} == {want}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Booked a check-up at Harbour Dental in Portwenna, 3pm", ("place", "Portwenna")),   # where a company is
+    ("filters now come from Brackley Engineering in Dunvarra", ("place", "Dunvarra")),
+])
+def test_a_company_in_a_town_names_the_town(text: str, want: tuple[str, str]) -> None:
+    assert want in found(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Harbour Dental in March was fully booked",            # a month, no town
+    "Brackley Engineering in Python land is rare",         # a product
+    "Brackley Engineering in New Haven Street 4 closed",   # more than one word: not read
+])
+def test_a_company_in_a_common_word_names_no_town(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "place"}
