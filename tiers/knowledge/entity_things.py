@@ -134,6 +134,7 @@ def projects(text: str, add: Add) -> None:
                 add("project", name)
 
 
+_POST_TOWN = re.compile(rf"(?<![\w-])({WORD}),?\s+[A-Z]{{1,2}}\d[A-Z\d]?\s\d[A-Z]{{2}}\b")
 _ORG_IN = re.compile(rf"\s+in\s+({WORD})\b(?![-'’]|\s{WORD})")
 _NAME_GOES_ON = re.compile(rf"'s\s+{WORD}")  # `at King's College`: the place is the whole name, not `King`
 _QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」")
@@ -208,6 +209,9 @@ def _places(text: str, add: Add) -> None:
     for m in rx["known_place"].finditer(text):
         if m.group(1) in v.known_places:
             add("place", m.group(1))
+    for m in _POST_TOWN.finditer(text) if any(c.isdigit() for c in text) else ():
+        if _plain(m.group(1)) and not m.group(1).casefold().endswith(v.street_endings):
+            add("place", m.group(1))  # `22 Mill Street, Portwenna PW4 2JD`: the town of an address
     for m in rx["trip"].finditer(text):  # `the Moganshan trip`: where one goes
         if _plain(m.group(1)):
             add("place", m.group(1))

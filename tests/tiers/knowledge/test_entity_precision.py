@@ -126,3 +126,13 @@ def test_a_company_in_a_town_names_the_town(text: str, want: tuple[str, str]) ->
 ])
 def test_a_company_in_a_common_word_names_no_town(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "place"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("send it to 22 Mill Street, Portwenna PW4 2JD please", {("place", "Portwenna")}),   # the town of an address
+    ("Flat 2, 9 Quarry Brae, Dunvarra DV3 1QT", {("place", "Dunvarra")}),
+    ("the parts are at 14 Harbour Road PW4 2JD", set()),                                 # a street, no town
+    ("Order ABC12 3XY arrived", set()),
+])
+def test_the_town_before_a_postcode_is_a_place(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "place"} == want
