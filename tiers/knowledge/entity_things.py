@@ -149,8 +149,10 @@ def orgs_and_places(text: str, add: Add) -> None:
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
     for m in rx["business"].finditer(text):
         words = m.group(1).split()
-        while words and (words[0] in v.not_people or words[0] in NOT_NAMES or words[0] in v.lead_verbs):
-            words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name
+        while words and (words[0] in v.lead_verbs or (words[0] in v.not_people or words[0] in NOT_NAMES)
+                         and not (len(words) > 2 and words[1].casefold() in v.street_endings)):
+            words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name;
+            # a company named after its street keeps it (`Station Road Garage`)
         if len(words) >= 2:
             add("org", " ".join(words))
             where = _ORG_IN.match(text, m.end())  # `Harbour Dental in Portree`: where the company is

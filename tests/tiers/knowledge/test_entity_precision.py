@@ -136,3 +136,12 @@ def test_a_company_in_a_common_word_names_no_town(text: str) -> None:
 ])
 def test_the_town_before_a_postcode_is_a_place(text: str, want: set[tuple[str, str]]) -> None:
     assert {e for e in found(text) if e[0] == "place"} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Booked the van in at Station Road Garage for Monday", ("org", "Station Road Garage")),  # named after its street
+    ("Park Lane Pharmacy has the prescription ready", ("org", "Park Lane Pharmacy")),
+    ("The Harbour Bakery closes at four", ("org", "Harbour Bakery")),                         # the article still goes
+])
+def test_a_company_named_after_its_street_keeps_the_street(text: str, want: tuple[str, str]) -> None:
+    assert want in found(text)
