@@ -232,6 +232,7 @@ def _places(text: str, add: Add) -> None:
 @lru_cache(maxsize=1)
 def _zh() -> dict[str, re.Pattern[str]]:
     v = chinese()
+    cities = "|".join(sorted(v.cities, key=len, reverse=True))
     edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于叫]))"
     body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫])[{_HAN}])"
     return {
@@ -245,10 +246,10 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # not inside a longer word (`最大连接数` holds no 大连)
         # `在字节跳动上班`: where one works, two to six characters that are no kind word (`在家`, `在公司`)
         "work": re.compile(f"在((?:(?![{re.escape(v.clause_breaks)}])[{_HAN}A-Za-z]){{2,6}}?)(?:{v.work_after})"),
-        "city": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))("
-                           + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])|("
-                           + "|".join(sorted(v.cities, key=len, reverse=True)) + f")(?=[{re.escape(v.clause_breaks)}市]|"
-                           f"[^{_HAN}]|$|那边|这边|那里|这里)"),
+        # the first characters of the names first: most places in a text start no name, and fail there at once
+        "city": re.compile(f"(?=[{''.join(sorted({c[0] for c in v.cities}))}])(?:"
+                           f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))({cities})"
+                           f"(?![路街巷道区号])|({cities})(?=[{re.escape(v.clause_breaks)}市]|[^{_HAN}]|$|那边|这边|那里|这里))"),
     }
 
 
@@ -319,6 +320,8 @@ def chinese_things(text: str, add: Add) -> None:
         for m in rx[key].finditer(text):
             suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[:suffix.start()] if suffix else m.group(1)
+            if key == "place" and body in zh.cities:
+                continue  # `四川省`, `苏州市`: the city rule reads the place by its bare name
             if body not in zh.not_bodies and not body.endswith(("家", "分")) \
                     and not any(w in body for w in zh.not_bodies) and not _zh_verb_phrase(text, m.end(1), body) \
                     and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch

@@ -145,3 +145,21 @@ def test_the_town_before_a_postcode_is_a_place(text: str, want: set[tuple[str, s
 ])
 def test_a_company_named_after_its_street_keeps_the_street(text: str, want: tuple[str, str]) -> None:
     assert want in found(text)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("国庆想去云南玩几天", {("place", "云南")}),                 # a province
+    ("我外婆住在宜宾，身体还不错", {("place", "宜宾")}),          # a prefecture-level city
+    ("下周二在湖南省人民医院复查", {("place", "湖南")}),          # 湖南省: one place, by its bare name
+])
+def test_provinces_and_cities(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "place"} == want
+
+
+@pytest.mark.parametrize("text", [
+    "早上吃了个三明治",           # a city's name that is a common word as well stays out of the list
+    "这两个方案大同小异",
+    "阳台日照挺足的",
+])
+def test_city_names_that_are_common_words_name_no_place(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "place"}
