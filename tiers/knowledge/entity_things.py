@@ -148,7 +148,7 @@ def orgs_and_places(text: str, add: Add) -> None:
     rx = _en()
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
     for m in rx["business"].finditer(text):
-        words = m.group(1).split()
+        words = m.group(1).split() + _more_kind_words(text, m.end())
         while words and (words[0] in v.lead_verbs or (words[0] in v.not_people or words[0] in NOT_NAMES)
                          and not (len(words) > 2 and words[1].casefold() in v.street_endings)):
             words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name;
@@ -183,6 +183,20 @@ def orgs_and_places(text: str, add: Add) -> None:
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))
     _places(text, add)
+
+
+_NEXT_CAP = re.compile(rf"\s({WORD})\b")
+
+
+def _more_kind_words(text: str, end: int) -> list[str]:
+    """`Riverside Veterinary Centre`: kind words right after a company's business word are its name too."""
+    v = english()
+    more: list[str] = []
+    m = _NEXT_CAP.match(text, end)
+    while m and len(more) < 2 and m.group(1) in v.kind_words_after:
+        more.append(m.group(1))
+        m = _NEXT_CAP.match(text, m.end())
+    return more
 
 
 def _article_kept(text: str, m: re.Match[str]) -> bool:

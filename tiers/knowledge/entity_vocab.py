@@ -56,6 +56,7 @@ class English:
     thing_endings: tuple[str, ...]  # `Sports Massage is`: a service's or an abstract noun's ending
     lead_verbs: frozenset[str]  # `Saved`, `Rang`: capitalised verbs that open a note, never a name's first word
     article_determiners: frozenset[str]  # `the X's filter`: X is a thing's name, no person's
+    kind_words_after: frozenset[str]  # `Riverside Veterinary Centre`: goes on a company's name, starts none
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def english() -> English:
         frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])),
         tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]),
         frozenset(w.capitalize() for w in d["note_verbs"] + d["person_verbs_after"] + d["trade_verbs"]),
-        frozenset(d["article_determiners"]))
+        frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]))
 
 
 @lru_cache(maxsize=1)

@@ -163,3 +163,13 @@ def test_provinces_and_cities(text: str, want: set[tuple[str, str]]) -> None:
 ])
 def test_city_names_that_are_common_words_name_no_place(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "place"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Ivy Lane Vets bought out Millbeck Veterinary Centre", {("org", "Ivy Lane Vets"),
+                                                             ("org", "Millbeck Veterinary Centre")}),
+    ("Harbourside Medical Practice rang about the smear results", {("org", "Harbourside Medical Practice")}),
+    ("the Medical Centre is shut on Sundays", set()),      # a kind word starts no name alone
+])
+def test_a_kind_word_after_a_business_word_is_part_of_the_name(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "org"} == want
