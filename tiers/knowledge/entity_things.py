@@ -178,7 +178,7 @@ def orgs_and_places(text: str, add: Add) -> None:
     for m in rx["work"].finditer(text):  # `works at Acme`: the word before `at` says it is work
         before = _WORDS_BEFORE.findall(text, max(0, m.start() - 30), m.start())[-2:]  # `works nights at X`
         cue = bool(before) and (before[-1].lower() in v.work_cues or (
-            len(before) == 2 and before[-1].islower() and before[0].lower() in v.work_cues))
+            len(before) == 2 and before[-1] in v.work_between and before[0].lower() in v.work_cues))
         if cue and (_plain(m.group(1)) or m.group(1).isupper()) \
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))

@@ -173,3 +173,20 @@ def test_city_names_that_are_common_words_name_no_place(text: str) -> None:
 ])
 def test_a_kind_word_after_a_business_word_is_part_of_the_name(text: str, want: set[tuple[str, str]]) -> None:
     assert {e for e in found(text) if e[0] == "org"} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Poor Ksenia has the flu again", {("person", "Ksenia")}),         # a word that opens the sentence
+    ("Lovely Marguerite said she'd water the plants", {("person", "Marguerite")}),
+])
+def test_a_word_that_opens_a_sentence_is_no_part_of_a_name(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "person"} <= want   # the name, or silence; never `Poor Ksenia`
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Maybe Friday works better for Nadezhda", set()),                 # suits her: no employer
+    ("that slot worked out for Ottoline in the end", set()),
+    ("He works nights at Corrimony, the care home", {("org", "Corrimony")}),   # a time between: still work
+])
+def test_work_for_someone_needs_work_words_between(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "org"} == want
