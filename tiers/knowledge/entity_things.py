@@ -304,11 +304,13 @@ def _place_before() -> re.Pattern[str]:
     return re.compile(f"(?:{chinese().place_before})$")
 
 
-def _zh_verb_phrase(text: str, end: int, body: str) -> bool:
-    """A kind word that starts a common word (`图省事`: save trouble), or comes after a verb of coming (`每周来工作室`,
-    `没来过公司`: where one goes, the kind word a common noun); a two-character name ending so stays (`未来工作室`)."""
+def _zh_verb_phrase(text: str, start: int, end: int, body: str) -> bool:
+    """A kind word that starts a common word (`图省事`: save trouble), a name that would start inside a time word
+    (`下个月上幼儿园`), or a kind word after a verb of coming (`每周来工作室`, `没来过公司`: where one goes, the kind
+    word a common noun); a two-character name ending so stays (`未来工作室`)."""
     zh = chinese()
-    if text[end - 1:end + 1] in zh.suffix_words:
+    if text[end - 1:end + 1] in zh.suffix_words or (text[start - 1:start] == "个" and
+                                                    text.startswith(zh.time_units, start)):
         return True
     verb = next((e for e in zh.motion_endings if body.endswith(e)), "")
     return bool(verb) and len(body) - len(verb) != 1
@@ -337,7 +339,7 @@ def chinese_things(text: str, add: Add) -> None:
             if key == "place" and body in zh.cities:
                 continue  # `四川省`, `苏州市`: the city rule reads the place by its bare name
             if body not in zh.not_bodies and not body.endswith(("家", "分")) \
-                    and not any(w in body for w in zh.not_bodies) and not _zh_verb_phrase(text, m.end(1), body) \
+                    and not any(w in body for w in zh.not_bodies) and not _zh_verb_phrase(text, m.start(1), m.end(1), body) \
                     and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch
                 add(key, m.group(1))
     for m in rx["city"].finditer(text):

@@ -88,6 +88,7 @@ class Chinese:
     suffix_words: frozenset[str]  # `省事`, `市场`: a kind character starting a common word ends no name
     motion_endings: tuple[str, ...]  # `每周来工作室`: coming to a place, the kind word a common noun
     name_verbs: str  # `产品经理X提的`: a one-character verb after a two-character name, no part of it
+    time_units: tuple[str, ...]  # `下个月`: after 个 a time unit, where no name starts
 
 
 @lru_cache(maxsize=1)
@@ -120,4 +121,4 @@ def chinese() -> Chinese:
         d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
         d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]),
         d["weak_place_ends"], d["thing_measures"], tuple(d["demonstratives"]), frozenset(d["suffix_words"]),
-        tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"])
+        tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]))

@@ -87,6 +87,8 @@ def test_a_familiar_name_still_counts() -> None:
     "好的，明天回公司再说",
     "当时图省事就没改",                      # 省 of 省事 (save trouble), no province
     "那个记账项目下周上线",                  # that bookkeeping project: a description, no name
+    "孩子下个月上幼儿园",                    # 下个月 is a time word; 上幼儿园 attends one
+    "女儿明年上小学了",
 ])
 def test_verb_phrases_before_a_kind_word_name_nothing(text: str) -> None:
     assert not {e for e in found(text) if e[0] in ("org", "place", "project")}
