@@ -192,3 +192,12 @@ def test_a_word_that_opens_a_sentence_is_no_part_of_a_name(text: str, want: set[
 ])
 def test_work_for_someone_needs_work_words_between(text: str, want: set[tuple[str, str]]) -> None:
     assert {e for e in found(text) if e[0] == "org"} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("布料以后从云岫扎染坊拿，老板人很实在", {("org", "云岫扎染坊")}),     # a workshop (坊) is an organisation
+    ("周末去作坊看看新到的布", set()),                                  # the kind word alone names none
+    ("在工坊里待了一下午", set()),
+])
+def test_a_workshop_is_an_organisation(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "org"} == want
