@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from memoryd.tiers.knowledge.entity_fold import folded_away, groups
 from memoryd.tiers.knowledge.entity_rules import extract
 
 
@@ -201,3 +202,15 @@ def test_work_for_someone_needs_work_words_between(text: str, want: set[tuple[st
 ])
 def test_a_workshop_is_an_organisation(text: str, want: set[tuple[str, str]]) -> None:
     assert {e for e in found(text) if e[0] == "org"} == want
+
+
+def _rows(*keys: tuple[str, int]) -> list[tuple[str, str, str, int]]:
+    return [(k, k.partition(":")[2], k.partition(":")[0], n) for k, n in keys]
+
+
+def test_a_town_stays_apart_from_the_club_named_after_it() -> None:
+    assert folded_away(groups(_rows(("org:portwenna rowing club", 3), ("place:portwenna", 4)))) == {}
+    assert folded_away(groups(_rows(("org:acme systems", 3), ("place:acme", 1)))) == {   # a company's own name
+        "place:acme": "org:acme systems"}
+    assert folded_away(groups(_rows(("org:portwenna rowing club", 3), ("person:portwenna", 1)))) == {
+        "person:portwenna": "org:portwenna rowing club"}                                  # only a place stays apart
