@@ -33,8 +33,9 @@ def _en() -> dict[str, re.Pattern[str]]:
                            r"regarding|today|tomorrow|yesterday|tonight|this|next|last)\b)"),
         "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
-        "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+({WORD})\b"),
-        "relation": re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
+        "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof|{v.family_titles})\.?\s+({WORD})\b"),
+        # `my sister Ylva`, and whose relation it is by name (`Dad's new partner, Linda`)
+        "relation": re.compile(rf"(?:\b[Mm]y|\b[Oo]ur|\b{WORD}['’]s)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
                                + v.relations + r"),?\s+" + _NAME + r"\b"),
         "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?(?:my|our)\s+(?:(?:little|big|older|younger|best)\s+)?"
                                      r"(?:" + v.relations + r")\b"),

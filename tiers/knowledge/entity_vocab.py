@@ -58,6 +58,7 @@ class English:
     article_determiners: frozenset[str]  # `the X's filter`: X is a thing's name, no person's
     kind_words_after: frozenset[str]  # `Riverside Veterinary Centre`: goes on a company's name, starts none
     work_between: frozenset[str]  # `works nights at X`: what may stand between work and at/for
+    family_titles: str  # `Auntie Grace`, `Uncle Rashid`: a family word before a name, as a title
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ def english() -> English:
         frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])),
         tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]),
         frozenset(w.capitalize() for w in d["note_verbs"] + d["person_verbs_after"] + d["trade_verbs"]),
-        frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]), frozenset(d["work_between"]))
+        frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]), frozenset(d["work_between"]),
+        _alternation(d["family_titles"]))
 
 
 @lru_cache(maxsize=1)

@@ -214,3 +214,16 @@ def test_a_town_stays_apart_from_the_club_named_after_it() -> None:
         "place:acme": "org:acme systems"}
     assert folded_away(groups(_rows(("org:portwenna rowing club", 3), ("person:portwenna", 1)))) == {
         "person:portwenna": "org:portwenna rowing club"}                                  # only a place stays apart
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Auntie Brannagh sent a parcel from home", {("person", "Brannagh")}),        # a family word as a title
+    ("Grandpa Tiberiu turns 90 on Sunday", {("person", "Tiberiu")}),
+    ("Dad's new partner, Leocadia, is lovely", {("person", "Leocadia")}),          # whose relation, by name
+    ("Ask Bartosz whether Wednesday works", {("person", "Bartosz")}),              # a request the note makes
+    ("remind Ileana to restock the towels", {("person", "Ileana")}),
+    ("Ask Google what time the tip closes", set()),                                # a product, no person
+    ("bought Granny Smith apples for the crumble", set()),                         # an apple, no grandmother
+])
+def test_more_cues_of_a_person(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "person"} == want
