@@ -149,7 +149,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
     name = f"(?<![{v.measure_before}])((?:{compound})[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
     return {
         # `和张伟开会`, and a role said with a copula between (`组长是张伟，`)
-        "before": re.compile(f"(?:{v.before_person})(?:{v.copulas})?" + name +
+        "before": re.compile(f"(?:{v.before_person})(?:了|过)?(?:{v.copulas})?" + name +
                              f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),
         # `老王`, `小李`; not after a measure word of things (`几块老蓝布`: old, not a familiar name)
@@ -159,7 +159,8 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "nick": re.compile(f"(?<![{_HAN}])((?:小|阿)[{_HAN}])(?={v.after_person})|(?<=[，。！？、；：\\s])((?:小|阿)[{_HAN}])"
                            f"(?={v.after_person})"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
-        "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$)"),
+        "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$|"
+                            f"{v.time_words})"),  # `谢总今天心情不错`: a time word after it
         # `跟白老师学书法`, `给卢老师发邮件`: after a cue of a person, a surname and a title whatever follows
         "cue_title": re.compile(f"(?:{v.before_person})([{v.surnames}](?:{v.titles}))"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),

@@ -90,6 +90,7 @@ class Chinese:
     motion_endings: tuple[str, ...]  # `每周来工作室`: coming to a place, the kind word a common noun
     name_verbs: str  # `产品经理X提的`: a one-character verb after a two-character name, no part of it
     time_units: tuple[str, ...]  # `下个月`: after 个 a time unit, where no name starts
+    time_words: str  # `谢总今天…`: a word of time after a title ends it
 
 
 @lru_cache(maxsize=1)
@@ -123,4 +124,5 @@ def chinese() -> Chinese:
         d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
         d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]),
         d["weak_place_ends"], d["thing_measures"], tuple(d["demonstratives"]), frozenset(d["suffix_words"]),
-        tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]))
+        tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]),
+        _alternation(d["time_words"]))

@@ -227,3 +227,13 @@ def test_a_town_stays_apart_from_the_club_named_after_it() -> None:
 ])
 def test_more_cues_of_a_person(text: str, want: set[tuple[str, str]]) -> None:
     assert {e for e in found(text) if e[0] == "person"} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("晚上约了裴思远吃饭", {("person", "裴思远")}),        # a cue verb with 了 before the name
+    ("把文档发给了裴思远", {("person", "裴思远")}),
+    ("邵总今天心情不错", {("person", "邵总")}),           # a title, then a word of time
+    ("邵总监下午到", set()),                              # 总监 is a title of its own, no 宁总
+])
+def test_chinese_cues_with_a_particle_or_a_time_word(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "person"} == want
