@@ -153,6 +153,8 @@ def orgs_and_places(text: str, add: Add) -> None:
                          and not (len(words) > 2 and words[1].casefold() in v.street_endings)):
             words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name;
             # a company named after its street keeps it (`Station Road Garage`)
+        if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):
+            words.pop(0)  # `Reminder set: Chase Fife Council`: what the note asks, not the council's name
         if len(words) >= 2:
             add("org", " ".join(words))
             where = _ORG_IN.match(text, m.end())  # `Harbour Dental in Portree`: where the company is
@@ -177,6 +179,9 @@ def orgs_and_places(text: str, add: Add) -> None:
             add("org", m.group(1))
     for m in rx["work"].finditer(text):  # `works at Acme`: the word before `at` says it is work
         before = _WORDS_BEFORE.findall(text, max(0, m.start() - 30), m.start())[-2:]  # `works nights at X`
+        said = _WORDS_BEFORE.findall(text, max(0, m.start() - 40), m.start())[-3:]
+        if len(said) >= 2 and said[-1].lower() in ("works", "worked") and said[-2].lower() in v.suits_subjects:
+            continue  # `Tuesday works for X`: it suits X
         cue = bool(before) and (before[-1].lower() in v.work_cues or (
             len(before) == 2 and before[-1] in v.work_between and before[0].lower() in v.work_cues))
         if cue and (_plain(m.group(1)) or m.group(1).isupper()) \

@@ -59,6 +59,8 @@ class English:
     kind_words_after: frozenset[str]  # `Riverside Veterinary Centre`: goes on a company's name, starts none
     work_between: frozenset[str]  # `works nights at X`: what may stand between work and at/for
     family_titles: str  # `Auntie Grace`, `Uncle Rashid`: a family word before a name, as a title
+    request_verbs: frozenset[str]  # `Chase Acme Plumbing`: a sentence's opening request, capitalised
+    suits_subjects: frozenset[str]  # `Tuesday works for X`: suits X, no employer
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,8 @@ def english() -> English:
         tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]),
         frozenset(w.capitalize() for w in d["note_verbs"] + d["person_verbs_after"] + d["trade_verbs"]),
         frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]), frozenset(d["work_between"]),
-        _alternation(d["family_titles"]))
+        _alternation(d["family_titles"]), frozenset(w.capitalize() for w in d["request_verbs"]),
+        frozenset(d["suits_subjects"]))
 
 
 @lru_cache(maxsize=1)

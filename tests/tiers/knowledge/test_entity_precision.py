@@ -237,3 +237,21 @@ def test_more_cues_of_a_person(text: str, want: set[tuple[str, str]]) -> None:
 ])
 def test_chinese_cues_with_a_particle_or_a_time_word(text: str, want: set[tuple[str, str]]) -> None:
     assert {e for e in found(text) if e[0] == "person"} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Reminder set: Chase Dunmore District Council on Tuesday.", {("org", "Dunmore District Council")}),
+    ("Call Quarrybank Dental about the crown", {("org", "Quarrybank Dental")}),
+    ("Book Club moved to Thursdays", {("org", "Book Club")}),     # one word would stay: the name is kept whole
+])
+def test_a_request_that_opens_a_note_is_no_part_of_a_company(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "org"} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Sure, Tuesday works for Lachlainn too.", set()),            # it suits him: no employer
+    ("that works for Ottoline, she said", set()),
+    ("Her brother works for Tavistock now", {("org", "Tavistock")}),
+])
+def test_what_works_for_someone_is_no_employer(text: str, want: set[tuple[str, str]]) -> None:
+    assert {e for e in found(text) if e[0] == "org"} == want
