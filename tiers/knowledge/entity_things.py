@@ -147,19 +147,7 @@ def orgs_and_places(text: str, add: Add) -> None:
     v = english()
     rx = _en()
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
-    for m in rx["business"].finditer(text):
-        words = m.group(1).split() + _more_kind_words(text, m.end())
-        while words and (words[0] in v.lead_verbs or (words[0] in v.not_people or words[0] in NOT_NAMES)
-                         and not (len(words) > 2 and words[1].casefold() in v.street_endings)):
-            words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name;
-            # a company named after its street keeps it (`Station Road Garage`)
-        if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):
-            words.pop(0)  # `Reminder set: Chase Fife Council`: what the note asks, not the council's name
-        if len(words) >= 2:
-            add("org", " ".join(words))
-            where = _ORG_IN.match(text, m.end())  # `Harbour Dental in Portree`: where the company is
-            if where and _plain(where.group(1)) and not _HOUSE_NUMBER.match(text, where.end()):
-                add("place", where.group(1))
+    _businesses(text, add)
     for m in rx["firm"].finditer(text):
         name = m.group(1) or m.group(2)
         if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
@@ -188,6 +176,25 @@ def orgs_and_places(text: str, add: Add) -> None:
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))
     _places(text, add)
+
+
+def _businesses(text: str, add: Add) -> None:
+    """Capitalised words ending in a company word (`Kestrel Cleaning`), and the town after `in` (`Harbour Dental in
+    Portree`)."""
+    v = english()
+    for m in _en()["business"].finditer(text):
+        words = m.group(1).split() + _more_kind_words(text, m.end())
+        while words and (words[0] in v.lead_verbs or (words[0] in v.not_people or words[0] in NOT_NAMES)
+                         and not (len(words) > 2 and words[1].casefold() in v.street_endings)):
+            words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name;
+            # a company named after its street keeps it (`Station Road Garage`)
+        if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):
+            words.pop(0)  # `Reminder set: Chase Fife Council`: what the note asks, not the council's name
+        if len(words) >= 2:
+            add("org", " ".join(words))
+            where = _ORG_IN.match(text, m.end())
+            if where and _plain(where.group(1)) and not _HOUSE_NUMBER.match(text, where.end()):
+                add("place", where.group(1))
 
 
 _NEXT_CAP = re.compile(rf"\s({WORD})\b")
