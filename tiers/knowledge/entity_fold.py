@@ -3,8 +3,8 @@
 Folded when read, never stored (the mention tables stay a plain record of what each memory said, so a forget
 or a pull stays exact): a one-word person, organisation or place joins the one multi-word person, place or
 organisation that has that word as a name (`Jonas` → `Jonas Vogt`, `Okafor` → `Hannah Okafor`, `Acme` →
-`Acme Systems`, never `Systems`), never when two full names share it (`Jonas Vogt`,
-`Jonas Berg`: `Jonas` stays apart); a name of two words or more that starts the one longer name joins it
+`Acme Systems`, never `Systems`; a place never joins an organisation named after it, `Portwenna Rowing Club`),
+never when two full names share it (`Jonas Vogt`, `Jonas Berg`: `Jonas` stays apart); a name of two words or more that starts the one longer name joins it
 (`Harbour Medical` → `Harbour Medical Supplies`); and one name of several kinds is the kind its strongest cue gave
 (a project or repo, then an organisation, a person, a place). A folded entity's mentions and hotness are
 counted again over the memories of all its names, each memory once.
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from typing import Iterable, Sequence
+
+from memoryd.tiers.knowledge.entity_vocab import english
 
 _ORDER = {"repo": 0, "project": 0, "org": 1, "person": 2, "place": 3}
 _WEAK = ("place",)
@@ -38,15 +40,20 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
                 head_of[r[0]] = best[0]
     _fold_short_forms(rows, head_of)
     full_by_word: dict[str, set[str]] = defaultdict(set)
+    town_named: set[str] = set()  # `Leswick Rowing Club`: named after a town, whose name is the town's too
     for key, name, kind, _ in rows:
         words = _name(key).split()
         if kind in ("person", "org", "place") and len(words) >= 2:
             for w in (words[:1] if kind == "org" else words):  # `Acme` of `Acme Systems`, not `Systems`
                 full_by_word[w].add(head_of.get(key, key))
+            if kind == "org" and not all(w.capitalize() in _business_words() for w in words[1:]):
+                town_named.add(head_of.get(key, key))
     for key, name, kind, _ in rows:
         words = _name(key).split()
         if len(words) == 1 and head_of.get(key, key) == key and kind in ("person", "org", "place"):
             fulls = full_by_word.get(words[0], set())
+            if kind == "place":  # `at Portwenna` beside `Portwenna Rowing Club`: the town, not the club
+                fulls = fulls - town_named
             if len(fulls) == 1:
                 head_of[key] = next(iter(fulls))
             elif len(fulls) > 1 and kind in _WEAK:
@@ -63,6 +70,10 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
         if key != head:
             out[head].append(key)
     return {head: [head, *sorted(members)] for head, members in out.items()}
+
+
+def _business_words() -> frozenset[str]:
+    return english().business_words | english().kind_words_after
 
 
 def _fold_short_forms(rows: Sequence[tuple[str, str, str, int]], head_of: dict[str, str]) -> None:

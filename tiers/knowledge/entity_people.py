@@ -33,8 +33,9 @@ def _en() -> dict[str, re.Pattern[str]]:
                            r"regarding|today|tomorrow|yesterday|tonight|this|next|last)\b)"),
         "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
-        "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+({WORD})\b"),
-        "relation": re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
+        "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof|{v.family_titles})\.?\s+({WORD})\b"),
+        # `my sister Ylva`, and whose relation it is by name (`Dad's new partner, Linda`)
+        "relation": re.compile(rf"(?:\b[Mm]y|\b[Oo]ur|\b{WORD}['’]s)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
                                + v.relations + r"),?\s+" + _NAME + r"\b"),
         "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?(?:my|our)\s+(?:(?:little|big|older|younger|best)\s+)?"
                                      r"(?:" + v.relations + r")\b"),
@@ -58,7 +59,8 @@ def is_person_name(name: str) -> bool:
     v = english()
     words = name.split()
     return bool(words) and all(w not in NOT_NAMES and w not in v.not_people and w.capitalize() not in v.not_people
-                               and w.casefold() not in v.products and w not in v.known_places for w in words)
+                               and w.casefold() not in v.products and w not in v.known_places
+                               and w not in v.lead_verbs for w in words)
 
 
 def _verb_like(word: str) -> bool:
@@ -91,6 +93,11 @@ def sentence_start(text: str, at: int) -> bool:
     return before[-1] in _BULLETS and (len(before) == 1 or before[-2].isspace())
 
 
+def _after_article(text: str, at: int) -> bool:
+    before = _WORD_BEFORE.search(text, max(0, at - 20), at)
+    return bool(before) and before.group(1).lower() in english().article_determiners
+
+
 def is_business(name: str) -> bool:
     return name.split()[-1] in english().business_words
 
@@ -104,6 +111,8 @@ def english_people(text: str) -> Iterable[str]:
                 continue  # "a tool called Zed" names a thing
             if key == "after" and (is_business(m.group(1)) or (m.group(2) or "") in v.possessive_org_nouns):
                 continue  # "Kestrel Cleaning said", "Acme's office": a company
+            if key == "after" and _after_article(text, m.start(1)):
+                continue  # "the Kessler's filter", "a Marlowe's hull": a thing's name, no person's
             if key == "after" and " " not in m.group(1) and sentence_start(text, m.start(1)) \
                     and m.group(1).casefold().endswith(v.common_noun_endings):
                 continue  # "Supplier said", "Receptionist's desk": a role's capital at a sentence's start
@@ -140,15 +149,18 @@ def _zh() -> dict[str, re.Pattern[str]]:
     name = f"(?<![{v.measure_before}])((?:{compound})[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
     return {
         # `和张伟开会`, and a role said with a copula between (`组长是张伟，`)
-        "before": re.compile(f"(?:{v.before_person})(?:{v.copulas})?" + name +
+        "before": re.compile(f"(?:{v.before_person})(?:了|过)?(?:{v.copulas})?" + name +
                              f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),
-        "familiar": re.compile(f"([老小][{v.surnames}])(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
+        # `老王`, `小李`; not after a measure word of things (`几块老蓝布`: old, not a familiar name)
+        "familiar": re.compile(f"(?<![{v.thing_measures}])([老小][{v.surnames}])"
+                               f"(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
         # `小敏说`, `阿杰觉得`: a nickname (小/阿 and one character) before a verb of a person
         "nick": re.compile(f"(?<![{_HAN}])((?:小|阿)[{_HAN}])(?={v.after_person})|(?<=[，。！？、；：\\s])((?:小|阿)[{_HAN}])"
                            f"(?={v.after_person})"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
-        "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$)"),
+        "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$|"
+                            f"{v.time_words})"),  # `谢总今天心情不错`: a time word after it
         # `跟白老师学书法`, `给卢老师发邮件`: after a cue of a person, a surname and a title whatever follows
         "cue_title": re.compile(f"(?:{v.before_person})([{v.surnames}](?:{v.titles}))"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
@@ -194,12 +206,31 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
             continue
         for m in rx[key].finditer(text):
             name = m.group(1) or m.group(2)
-            if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS):
+            name = _without_verb(name) if key == "before" else name
+            if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS) \
+                    and not _ends_a_title(text, m.start(1) if m.group(1) else m.start(2)):
                 yield name
     if latin_around:
         for m in rx["alone"].finditer(text):
             if _zh_name_ok(m.group(1)) and _latin_cue_around(text, m.start(1), m.end(1)):
                 yield m.group(1)
+
+
+def _without_verb(name: str) -> str:
+    """`产品经理张磊提的`: after a cue, a one-character verb ends the clause, not the given name (张磊, not 张磊提)."""
+    v = chinese()
+    given = name[2:] if name[:2] in v.compound_surnames else name[1:]
+    return name[:-1] if len(given) == 2 and given[-1] in v.name_verbs else name
+
+
+@lru_cache(maxsize=1)
+def _long_titles() -> tuple[str, ...]:
+    return tuple(t for t in chinese().titles.split("|") if len(t) > 1)
+
+
+def _ends_a_title(text: str, start: int) -> bool:
+    """`杨师傅刚打电话`: the character that closes a title (傅 of 师傅) starts no name of its own."""
+    return any(text.startswith(t, start + 1 - len(t)) for t in _long_titles() if start + 1 >= len(t))
 
 
 _MORE_VERBS = ("is|was|has|had|will|can|would|just|also|still|runs|ran|leads|led|works|worked|lives|lived|moved|"

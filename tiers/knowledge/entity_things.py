@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Callable
 
 from memoryd.tiers.distillation.lexicon import NOT_NAMES
-from memoryd.tiers.knowledge.entity_people import UP, WORD, is_person_name
+from memoryd.tiers.knowledge.entity_people import UP, WORD, is_person_name, sentence_start
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 Add = Callable[[str, str], None]
@@ -134,6 +134,8 @@ def projects(text: str, add: Add) -> None:
                 add("project", name)
 
 
+_POST_TOWN = re.compile(rf"(?<![\w-])({WORD}),?\s+[A-Z]{{1,2}}\d[A-Z\d]?\s\d[A-Z]{{2}}\b")
+_ORG_IN = re.compile(rf"\s+in\s+({WORD})\b(?![-'’]|\s{WORD})")
 _NAME_GOES_ON = re.compile(rf"'s\s+{WORD}")  # `at King's College`: the place is the whole name, not `King`
 _QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」")
 _HOUSE_NUMBER = re.compile(r"\s\d{1,4}[a-zA-Z]?\b")
@@ -145,19 +147,14 @@ def orgs_and_places(text: str, add: Add) -> None:
     v = english()
     rx = _en()
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
-    for m in rx["business"].finditer(text):
-        words = m.group(1).split()
-        while words and (words[0] in v.not_people or words[0] in NOT_NAMES):
-            words.pop(0)  # "The", "Thanks": not part of the company's name
-        if len(words) >= 2:
-            add("org", " ".join(words))
+    _businesses(text, add)
     for m in rx["firm"].finditer(text):
         name = m.group(1) or m.group(2)
         if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
             add("org", name)
     for m in rx["the_named"].finditer(text):  # `The Tin Cormorants` written so: the article is part of the name
         if all(_plain(w) for w in m.group(2).split()) and m.group(2).split()[-1] not in v.business_words:
-            add("org", ("The " if m.group(1) == "The " else "") + m.group(2))
+            add("org", ("The " if _article_kept(text, m) else "") + m.group(2))
     for m in rx["trade"].finditer(text):
         name = m.group(1)
         if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
@@ -170,12 +167,67 @@ def orgs_and_places(text: str, add: Add) -> None:
             add("org", m.group(1))
     for m in rx["work"].finditer(text):  # `works at Acme`: the word before `at` says it is work
         before = _WORDS_BEFORE.findall(text, max(0, m.start() - 30), m.start())[-2:]  # `works nights at X`
+        said = _WORDS_BEFORE.findall(text, max(0, m.start() - 40), m.start())[-3:]
+        if len(said) >= 2 and said[-1].lower() in ("works", "worked") and said[-2].lower() in v.suits_subjects:
+            continue  # `Tuesday works for X`: it suits X
         cue = bool(before) and (before[-1].lower() in v.work_cues or (
-            len(before) == 2 and before[-1].islower() and before[0].lower() in v.work_cues))
+            len(before) == 2 and before[-1] in v.work_between and before[0].lower() in v.work_cues))
         if cue and (_plain(m.group(1)) or m.group(1).isupper()) \
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))
     _places(text, add)
+
+
+def _businesses(text: str, add: Add) -> None:
+    """Capitalised words ending in a company word (`Kestrel Cleaning`), and the town after `in` (`Harbour Dental in
+    Portree`)."""
+    v = english()
+    for m in _en()["business"].finditer(text):
+        words = m.group(1).split() + _more_kind_words(text, m.end())
+        while words and (words[0] in v.lead_verbs or (words[0] in v.not_people or words[0] in NOT_NAMES)
+                         and not (len(words) > 2 and words[1].casefold() in v.street_endings)):
+            words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name;
+            # a company named after its street keeps it (`Station Road Garage`)
+        if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):
+            words.pop(0)  # `Reminder set: Chase Fife Council`: what the note asks, not the council's name
+        if len(words) >= 2:
+            add("org", " ".join(words))
+            where = _ORG_IN.match(text, m.end())
+            if where and _plain(where.group(1)) and not _HOUSE_NUMBER.match(text, where.end()):
+                add("place", where.group(1))
+
+
+_NEXT_CAP = re.compile(rf"\s({WORD})\b")
+
+
+def _more_kind_words(text: str, end: int) -> list[str]:
+    """`Riverside Veterinary Centre`: kind words right after a company's business word are its name too."""
+    v = english()
+    more: list[str] = []
+    m = _NEXT_CAP.match(text, end)
+    while m and len(more) < 2 and m.group(1) in v.kind_words_after:
+        more.append(m.group(1))
+        m = _NEXT_CAP.match(text, m.end())
+    return more
+
+
+def _article_kept(text: str, m: re.Match[str]) -> bool:
+    """`The` is part of the name where it is capitalised inside a sentence, or opens one before a group's plural
+    name (`The Tin Cormorants rehearse`); a sentence's capital before one thing (`The Grey Heron moved`) says
+    nothing."""
+    if m.group(1) != "The ":
+        return False
+    last = m.group(2).split()[-1]
+    return not sentence_start(text, m.start(1)) or (last.endswith("s") and not last.endswith("ss"))
+
+
+_STREET_NEXT = re.compile(rf",\s*((?:{WORD}\s){{0,2}}{WORD})\b")
+
+
+def _before_street(text: str, end: int) -> bool:
+    """`Thornbank, Millbrae Road`: a house's name before its street is part of an address (a value)."""
+    m = _STREET_NEXT.match(text, end)
+    return bool(m) and m.group(1).split()[-1].casefold().endswith(english().street_endings)
 
 
 def _places(text: str, add: Add) -> None:
@@ -185,6 +237,9 @@ def _places(text: str, add: Add) -> None:
     for m in rx["known_place"].finditer(text):
         if m.group(1) in v.known_places:
             add("place", m.group(1))
+    for m in _POST_TOWN.finditer(text) if any(c.isdigit() for c in text) else ():
+        if _plain(m.group(1)) and not m.group(1).casefold().endswith(v.street_endings):
+            add("place", m.group(1))  # `22 Mill Street, Portwenna PW4 2JD`: the town of an address
     for m in rx["trip"].finditer(text):  # `the Moganshan trip`: where one goes
         if _plain(m.group(1)):
             add("place", m.group(1))
@@ -196,13 +251,14 @@ def _places(text: str, add: Add) -> None:
             if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
                     v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-" \
                     and not name.split()[-1].casefold().endswith(v.street_endings) \
-                    and not _NAME_GOES_ON.match(text, m.end()):
+                    and not _NAME_GOES_ON.match(text, m.end()) and not _before_street(text, m.end()):
                 add("place", name)  # a street (`Sleepstraat`, `Elm Street`) is part of an address: a value
 
 
 @lru_cache(maxsize=1)
 def _zh() -> dict[str, re.Pattern[str]]:
     v = chinese()
+    cities = "|".join(sorted(v.cities, key=len, reverse=True))
     edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于叫]))"
     body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫])[{_HAN}])"
     return {
@@ -216,10 +272,10 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # not inside a longer word (`最大连接数` holds no 大连)
         # `在字节跳动上班`: where one works, two to six characters that are no kind word (`在家`, `在公司`)
         "work": re.compile(f"在((?:(?![{re.escape(v.clause_breaks)}])[{_HAN}A-Za-z]){{2,6}}?)(?:{v.work_after})"),
-        "city": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))("
-                           + "|".join(sorted(v.cities, key=len, reverse=True)) + ")(?![路街巷道区号])|("
-                           + "|".join(sorted(v.cities, key=len, reverse=True)) + f")(?=[{re.escape(v.clause_breaks)}市]|"
-                           f"[^{_HAN}]|$|那边|这边|那里|这里)"),
+        # the first characters of the names first: most places in a text start no name, and fail there at once
+        "city": re.compile(f"(?=[{''.join(sorted({c[0] for c in v.cities}))}])(?:"
+                           f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))({cities})"
+                           f"(?![路街巷道区号])|({cities})(?=[{re.escape(v.clause_breaks)}市]|[^{_HAN}]|$|那边|这边|那里|这里))"),
     }
 
 
@@ -260,6 +316,18 @@ def _place_before() -> re.Pattern[str]:
     return re.compile(f"(?:{chinese().place_before})$")
 
 
+def _zh_verb_phrase(text: str, start: int, end: int, body: str) -> bool:
+    """A kind word that starts a common word (`图省事`: save trouble), a name that would start inside a time word
+    (`下个月上幼儿园`), or a kind word after a verb of coming (`每周来工作室`, `没来过公司`: where one goes, the kind
+    word a common noun); a two-character name ending so stays (`未来工作室`)."""
+    zh = chinese()
+    if text[end - 1:end + 1] in zh.suffix_words or (text[start - 1:start] == "个" and
+                                                    text.startswith(zh.time_units, start)):
+        return True
+    verb = next((e for e in zh.motion_endings if body.endswith(e)), "")
+    return bool(verb) and len(body) - len(verb) != 1
+
+
 def chinese_things(text: str, add: Add) -> None:
     v = english()
     zh = chinese()
@@ -267,7 +335,8 @@ def chinese_things(text: str, add: Add) -> None:
     for m in rx["project"].finditer(text) if "项目" in text else ():
         name = m.group(1) or m.group(2)
         if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies \
-                and (name.isascii() or not any(w in name for w in zh.not_bodies)):  # 迁移项目, 数据迁移项目: a kind
+                and (name.isascii() or not any(w in name for w in zh.not_bodies)) \
+                and not (m.group(2) and text.endswith(zh.demonstratives, 0, m.start(2))):  # 那个记账项目: a description
             add("project", name)
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)
@@ -279,8 +348,10 @@ def chinese_things(text: str, add: Add) -> None:
         for m in rx[key].finditer(text):
             suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[:suffix.start()] if suffix else m.group(1)
+            if key == "place" and body in zh.cities:
+                continue  # `四川省`, `苏州市`: the city rule reads the place by its bare name
             if body not in zh.not_bodies and not body.endswith(("家", "分")) \
-                    and not any(w in body for w in zh.not_bodies) \
+                    and not any(w in body for w in zh.not_bodies) and not _zh_verb_phrase(text, m.start(1), m.end(1), body) \
                     and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch
                 add(key, m.group(1))
     for m in rx["city"].finditer(text):

@@ -54,6 +54,13 @@ class English:
     common_noun_endings: tuple[str, ...]  # `Supplier`, `Policy`: a role's or an abstract noun's ending
     named_thing_verbs: str  # `the Tin Cormorants rehearse`: after `the` and two names, a verb makes it a name
     thing_endings: tuple[str, ...]  # `Sports Massage is`: a service's or an abstract noun's ending
+    lead_verbs: frozenset[str]  # `Saved`, `Rang`: capitalised verbs that open a note, never a name's first word
+    article_determiners: frozenset[str]  # `the X's filter`: X is a thing's name, no person's
+    kind_words_after: frozenset[str]  # `Riverside Veterinary Centre`: goes on a company's name, starts none
+    work_between: frozenset[str]  # `works nights at X`: what may stand between work and at/for
+    family_titles: str  # `Auntie Grace`, `Uncle Rashid`: a family word before a name, as a title
+    request_verbs: frozenset[str]  # `Chase Acme Plumbing`: a sentence's opening request, capitalised
+    suits_subjects: frozenset[str]  # `Tuesday works for X`: suits X, no employer
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,13 @@ class Chinese:
     project_followers: str  # after a kebab-case name in Chinese text: the person's project (`order-api 这个服务`)
     work_after: str  # `在X上班`: X is an organisation
     weak_place_ends: str  # 区, 街, 山 …: a place only where a place is said (`住在西湖区`), not `临界区`
+    thing_measures: str  # `几块老X布`: 老/小 after a measure word of things is old/small, no familiar name
+    demonstratives: tuple[str, ...]  # `那个记账项目`: a description before 项目, no name
+    suffix_words: frozenset[str]  # `省事`, `市场`: a kind character starting a common word ends no name
+    motion_endings: tuple[str, ...]  # `每周来工作室`: coming to a place, the kind word a common noun
+    name_verbs: str  # `产品经理X提的`: a one-character verb after a two-character name, no part of it
+    time_units: tuple[str, ...]  # `下个月`: after 个 a time unit, where no name starts
+    time_words: str  # `谢总今天…`: a word of time after a title ends it
 
 
 @lru_cache(maxsize=1)
@@ -95,7 +109,11 @@ def english() -> English:
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
         frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])),
-        tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]))
+        tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]),
+        frozenset(w.capitalize() for w in d["note_verbs"] + d["person_verbs_after"] + d["trade_verbs"]),
+        frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]), frozenset(d["work_between"]),
+        _alternation(d["family_titles"]), frozenset(w.capitalize() for w in d["request_verbs"]),
+        frozenset(d["suits_subjects"]))
 
 
 @lru_cache(maxsize=1)
@@ -108,4 +126,6 @@ def chinese() -> Chinese:
         _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
         d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
         d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]),
-        d["weak_place_ends"])
+        d["weak_place_ends"], d["thing_measures"], tuple(d["demonstratives"]), frozenset(d["suffix_words"]),
+        tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]),
+        _alternation(d["time_words"]))
