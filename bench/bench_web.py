@@ -73,7 +73,7 @@ def build_home(root: Path, cold: int, mode: str = "keyword") -> dict[str, str]:
         dispatch(config, "embed", {"agent_id": "default"})
     log = AgentMemory(config, "default").evictions
     rotated = log.path.with_name(log.path.name + ".1")
-    with AgentMemory(config, "default").locked():  # the log at its largest: two files of ~1 MiB (it rotates)
+    with AgentMemory(config, "default").exclusive():  # the log at its largest: two files of ~1 MiB (it rotates)
         while not (rotated.exists() and log.path.stat().st_size > 900_000):
             log.append([{"tier": "warm", "kind": "entry", "id": f"e{n}", "to": "cold", "reason": "daily",
                          "what": " ".join(rnd.choices(WORDS, k=8)), "why": "score 0.120 after 30 days"}
