@@ -12,6 +12,7 @@ counted again over the memories of all its names, each memory once.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from memoryd.tiers.knowledge.entity_vocab import english
@@ -72,7 +73,8 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
     return {head: [head, *sorted(members)] for head, members in out.items()}
 
 
-def _business_words() -> frozenset[str]:
+@lru_cache(maxsize=1)
+def _business_words() -> frozenset[str]:  # read for every word of every organisation folded: made once
     return english().business_words | english().kind_words_after
 
 

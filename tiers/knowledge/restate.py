@@ -48,11 +48,16 @@ def core_text(text: str) -> str:
     return _TRAILING.sub("", cut if cut.strip() else text)
 
 
+def numbers_and_codes(text: str) -> list[str]:
+    """The numbers and codes a text names (9443, 9:45, dp-1187), codes folded to lower case."""
+    return NUMBER.findall(text) + [i.lower() for i in IDENTIFIER.findall(text)]
+
+
 @functools.lru_cache(maxsize=8192)
 def signature(text: str) -> tuple[str, frozenset[str], frozenset[str], int]:
     """(normalised core text, content terms, numbers and identifiers, polarity) of a text: what restates() compares."""
     core = core_text(text)
-    codes = NUMBER.findall(core) + [i.lower() for i in IDENTIFIER.findall(core)]
+    codes = numbers_and_codes(core)
     codes += [w.lower() for w in NAME.findall(core) if w.lower() not in _NOT_NAMES()] + \
         [w.lower() for w in _DAYS.findall(core)]
     return (normalize_text(core), frozenset(analyzer.terms(core)), frozenset(codes),

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from memoryd.tiers.base.atomic import atomic_write_json, read_json
 from memoryd.tiers.base.errors import CorruptStateError, UsageError
 from memoryd.tiers.knowledge import change, kinds, log
-from memoryd.tiers.knowledge.restate import IDENTIFIER, NUMBER, core_text, restates
+from memoryd.tiers.knowledge.restate import core_text, numbers_and_codes, restates
 from memoryd.tiers.knowledge.truth import judged, moment, newer
 from memoryd.tiers.memory.model import preview
 from memoryd.tiers.retrieval import analyzer
@@ -127,8 +127,7 @@ def questions_from(memories: Iterable[Mapping[str, Any]], limit: int = MAX_OPEN)
 
 def values(text: str) -> frozenset[str]:
     """The numbers and codes a text names (9443, 9:45, DP-1187): the values a change of one would show."""
-    core = core_text(text)
-    return frozenset(NUMBER.findall(core) + [i.lower() for i in IDENTIFIER.findall(core)])
+    return frozenset(numbers_and_codes(core_text(text)))
 
 
 def _pair(old: Memory, new: Memory, n: int) -> dict[str, Any] | None:

@@ -107,21 +107,12 @@ def _collect(mem: AgentMemory) -> int:
     return sum(1 for e in mem.read_state()["warm"]["entries"] if e["created_at"] > last)
 
 
-def _warm_ids(warm: dict[str, Any]) -> set[str]:
-    """Every id warm still answers for: its entries and the memories each absorbed (a merge keeps their ids)."""
-    out: set[str] = set()
-    for e in warm["entries"]:
-        out.add(e["id"])
-        out.update(str(s.get("id")) for s in (e.get("metadata") or {}).get("sources") or [] if isinstance(s, dict))
-    return out
-
-
 def _filter(mem: AgentMemory) -> dict[str, int]:
     """Rescore warm and move entries due for cold to the local index."""
     def step(state: AgentState, now: float) -> dict[str, int]:
         due, log = warm_tier.split_due_for_cold(state["warm"], now)
         log += hot_tier.expire_passed(state["hot"], now)  # a past event is no longer active
-        log += hot_tier.expire_let_go(state["hot"], _warm_ids(state["warm"]))
+        log += hot_tier.expire_let_go(state["hot"], warm_tier.ids_answered(state["warm"]))
         mem.archive_entries(due)  # durable before warm forgets them
         halt("filter:archived")
         mem.record_evictions(log, now)

@@ -126,6 +126,16 @@ def due_for_cold(entry: Entry, now: float) -> str | None:
     return None
 
 
+def ids_answered(warm: Warm) -> set[str]:
+    """Every memory id warm still answers for: its entries and the memories each absorbed (a merge keeps their
+    ids in `sources`)."""
+    out: set[str] = set()
+    for e in warm["entries"]:
+        out.add(e["id"])
+        out.update(str(s.get("id")) for s in (e.get("metadata") or {}).get("sources") or [] if isinstance(s, dict))
+    return out
+
+
 def split_due_for_cold(warm: Warm, now: float, only: set[str] | None = None
                        ) -> tuple[list[Entry], list[Eviction]]:
     """Remove entries past retention with a low score, or frozen; return them (for cold) and log rows.

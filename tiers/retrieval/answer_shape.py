@@ -8,14 +8,12 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from pathlib import Path
-
-_DATA = Path(__file__).with_name("lang") / "answer_shapes.json"
+from importlib import resources
 
 
 @lru_cache(maxsize=1)
 def _shapes() -> dict[str, tuple[re.Pattern[str], re.Pattern[str]]]:
-    raw = json.loads(_DATA.read_text(encoding="utf-8"))
+    raw = json.loads(resources.files("memoryd.tiers.retrieval").joinpath("lang/answer_shapes.json").read_text("utf-8"))
     return {name: (re.compile(s["asks"], re.I), re.compile(s["holds"], re.I))
             for name, s in raw.items() if not name.startswith("_")}
 
