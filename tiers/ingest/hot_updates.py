@@ -38,6 +38,10 @@ _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b|�
 # the owner telling the assistant how to work with them ("please never book …", "以后请用中文"): theirs too
 _INSTRUCTION = re.compile(r"(?i)^\s*(?:please\s+)?(?:always|never)\s|^\s*(?:以后)?请")
 _SPEAKER = re.compile(r"^\s*[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s")
+# labels an assistant's line carries in a note (OpenClaw's session-memory hook writes `assistant: "…"`); its
+# "Saved as a lesson: …" echoes the owner's rule, which is the owner's line to keep
+_ASSISTANT_LABEL = re.compile(r"(?i)^\s*(?:[-*]\s+)?(?:assistant|ai|bot|agent|claude|codex|chatgpt|openclaw|助手|助理)"
+                              r"\s*(?::\s|：)")
 
 
 _CLAUSE = re.compile(r"[,，。;；.!?！？]+\s*")
@@ -70,7 +74,7 @@ def hot_changes(facts: Sequence[Fact], owners: Sequence[bool] | None = None,
         for fact, by_owner, source in zip(facts, owners, sources):
             try:
                 if fact.kind == "lesson":
-                    if not by_owner or any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
+                    if not by_owner or _ASSISTANT_LABEL.match(fact.text) or any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
                         continue
                     item: dict = hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now, keep_head=True)
                 elif fact.kind in ("task", "event"):

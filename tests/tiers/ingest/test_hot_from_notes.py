@@ -95,3 +95,16 @@ def test_the_owner_profile_takes_the_owners_own_clause(text: str, owners: bool) 
 ])
 def test_a_need_that_is_a_state_of_mind_is_no_task(text: str, kind: str | None) -> None:
     assert classify(text, False) == kind
+
+
+def test_an_assistants_echo_of_a_lesson_in_a_note_is_not_a_lesson_but_the_owners_line_is(config) -> None:
+    mem = AgentMemory(config, "main", archive=LazyIndex(config), clock=Clock(_day("2026-03-02T12:00:00")))
+    (config.workspace / "memory").mkdir(parents=True, exist_ok=True)
+    (config.workspace / "memory" / "2026-03-02.md").write_text(
+        "# 2026-03-02\n\n## 09:10\n- Assistant: Saved as a lesson: ask every new supplier for a sample first.\n"
+        "- 助手：记下了，教训：合同先给法务看。\n- Kit: lesson for me: label the spare keys before lending them.\n",
+        encoding="utf-8")
+    ingest(mem, config.workspace, "2026-03-02")
+    lessons = [x["text"] for x in mem.read_state()["hot"]["critical_lessons"]]
+    assert lessons == ["Kit: lesson for me: label the spare keys before lending them."]
+    assert any("sample first" in r["text"] for r in mem.retrieve("new supplier sample", 5))   # still remembered
