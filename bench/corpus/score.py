@@ -196,14 +196,22 @@ def _said_in_turns(name: str, conv: Conversation) -> int:
     return sum(bool(rx.search(normal(t.text))) for t in conv.turns)
 
 
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
+def _entity_key(name: str) -> str:
+    """A name as the judge compares it: no `@`, case and spacing folded, no leading article ("The Crown" and
+    "Crown" name one pub)."""
+    return _ARTICLE.sub("", normal(name.lstrip("@")))
+
+
 def entities(listed: Iterable[str], conv: Conversation) -> dict[str, Any]:
     """Listed names against the declared names and aliases. Precision is judged on the names the tagging
     speaks for: a declared one is right, an undeclared one the text writes twice or more is wrong, an
     undeclared one written once is left out (`entities_unjudged`); `entity_precision_all` counts every name."""
-    names = {normal(n): e.name for e in conv.entities.values() for n in e.names()}
-    names |= {normal(n.lstrip("@")): e.name for e in conv.entities.values() for n in e.names()}
+    names = {_entity_key(n): e.name for e in conv.entities.values() for n in e.names()}
     listed = [n for n in listed if n]
-    hits = [names.get(normal(n.lstrip("@"))) for n in listed]
+    hits = [names.get(_entity_key(n)) for n in listed]
     right = sum(h is not None for h in hits)
     unjudged = sum(h is None and _said_in_turns(n.lstrip("@"), conv) < 2 for n, h in zip(listed, hits))
     recalled = len({h for h in hits if h})

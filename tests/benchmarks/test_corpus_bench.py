@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/ is not in
 from bench.corpus.cli import MINIMUM  # noqa: E402
 from bench.corpus.parse import CorpusError, parse  # noqa: E402
 from bench.corpus.run import files  # noqa: E402
-from bench.corpus.score import score, total  # noqa: E402
+from bench.corpus.score import entities, score, total  # noqa: E402
 from bench.corpus.systems import run_memoryd  # noqa: E402
 from bench.corpus.truth import Truth  # noqa: E402
 
@@ -38,6 +38,16 @@ def test_a_tag_whose_value_is_not_in_its_line_is_refused(tmp_path: Path) -> None
                    "== 2026-07-02 09:15 chat notes\nU: We live by the sea.  {city=Inland}\n", encoding="utf-8")
     with pytest.raises(CorpusError, match="bad.convo:5: 'Inland' is not in the line"):
         parse(bad)
+
+
+def test_an_entity_is_judged_without_its_article_and_an_undeclared_name_said_twice_is_wrong(tmp_path: Path) -> None:
+    path = tmp_path / "pub.convo"
+    path.write_text("# owner: Someone Else\n# split: dev\n@entity The Anchor | place | the Anchor\n"
+                    "== 2026-07-02 09:15 chat notes\nU: quiz night at the Anchor with Rowan\n"
+                    "U: Rowan won again\n", encoding="utf-8")
+    judged = entities(["Anchor", "@The Anchor", "Rowan"], parse(path))
+    assert (judged["entities_listed"], judged["entities_unjudged"], judged["entity_precision"]) == (3, 0, 0.667)
+    assert judged["entity_recall"] == 1.0
 
 
 @pytest.fixture(scope="module")
