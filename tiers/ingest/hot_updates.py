@@ -38,13 +38,21 @@ _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b|�
 # the owner telling the assistant how to work with them ("please never book …", "以后请用中文"): theirs too
 _INSTRUCTION = re.compile(r"(?i)^\s*(?:please\s+)?(?:always|never)\s|^\s*(?:以后)?请")
 _SPEAKER = re.compile(r"^\s*[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s")
-# labels an assistant's line carries in a note (OpenClaw's session-memory hook writes `assistant: "…"`); its
-# "Saved as a lesson: …" echoes the owner's rule, which is the owner's line to keep
-_ASSISTANT_LABEL = re.compile(r"(?i)^\s*(?:[-*]\s+)?(?:assistant|ai|bot|agent|claude|codex|chatgpt|openclaw|助手|助理)"
-                              r"\s*(?::\s|：)")
+# labels an assistant's line carries in a note (OpenClaw's session-memory hook writes `assistant: "…"`): its
+# "Saved as a lesson: …" or "So the test is now Monday" echoes the owner's line, which is the one to keep
+_ASSISTANT_LABEL = re.compile(r"(?i)^\s*(?:[-*]\s+)?(?:assistant|ai|bot|agent|claude|codex|chatgpt|openclaw|"
+                              r"助手|助理)\s*(?::\s|：)")
 
 
 _CLAUSE = re.compile(r"[,，。;；.!?！？]+\s*")
+
+
+def _day(text: str) -> str | None:
+    """The day a hot task or event is about (hot writes it as " (YYYY-MM-DD)" at the end)."""
+    from memoryd.tiers.memory.hot import DAY_SAID
+
+    m = DAY_SAID.search(text)
+    return m.group(1) if m else None
 
 
 def owner_says(text: str) -> bool:
@@ -72,15 +80,16 @@ def hot_changes(facts: Sequence[Fact], owners: Sequence[bool] | None = None,
         hot = state["hot"]
         done: list[str] = []
         for fact, by_owner, source in zip(facts, owners, sources):
+            by_owner = by_owner and _ASSISTANT_LABEL.match(fact.text) is None  # a note's `Assistant: …` line
             try:
                 if fact.kind == "lesson":
-                    if not by_owner or _ASSISTANT_LABEL.match(fact.text) or any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
+                    if not by_owner or any(similar(x["text"], fact.text) for x in hot["critical_lessons"]):
                         continue
                     item: dict = hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now, keep_head=True)
-                elif fact.kind in ("task", "event"):
+                elif fact.kind in ("task", "event") and by_owner:
                     items = hot["active_context"]["tasks" if fact.kind == "task" else "events"]
-                    if any(similar(x["text"], fact.hot_text) for x in items):
-                        continue  # the same task or event, told again (in chat and in a note)
+                    if any(similar(x["text"], fact.hot_text) and _day(x["text"]) == _day(fact.hot_text) for x in items):
+                        continue  # the same task or event, told again (in chat and in a note): not on another day
                     if fact.kind == "task":
                         item = hot_tier.upsert_task(hot, fact.hot_text, None, now)
                     else:

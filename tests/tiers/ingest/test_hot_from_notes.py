@@ -108,3 +108,15 @@ def test_an_assistants_echo_of_a_lesson_in_a_note_is_not_a_lesson_but_the_owners
     lessons = [x["text"] for x in mem.read_state()["hot"]["critical_lessons"]]
     assert lessons == ["Kit: lesson for me: label the spare keys before lending them."]
     assert any("sample first" in r["text"] for r in mem.retrieve("new supplier sample", 5))   # still remembered
+
+
+def test_an_assistants_echo_of_a_day_puts_no_event_in_hot_and_two_days_are_two_events(config) -> None:
+    mem = AgentMemory(config, "main", archive=LazyIndex(config), clock=Clock(_day("2026-03-02T12:00:00")))
+    (config.workspace / "memory").mkdir(parents=True, exist_ok=True)
+    (config.workspace / "memory" / "2026-03-02.md").write_text(
+        "# 2026-03-02\n\n## 09:10\n- Kit: dentist appointment for me at the Elm Street clinic on March 12\n"
+        "- Assistant: So the dentist appointment is on March 12, noted.\n"
+        "- Kit: and a dentist appointment for Rosa at the Elm Street clinic on March 20\n", encoding="utf-8")
+    ingest(mem, config.workspace, "2026-03-02")
+    events = [x["text"] for x in mem.read_state()["hot"]["active_context"]["events"]]
+    assert len(events) == 2 and all(e.startswith("Kit:") for e in events), events
