@@ -77,7 +77,7 @@ class _Lang:
 
 @functools.lru_cache(maxsize=None)
 def _lang(code: str) -> _Lang:
-    data = _lang_data(code)
+    data = lang_data(code)
     value = data["value"]
 
     def compile_all(key: str) -> tuple[_Rule, ...]:
@@ -241,19 +241,19 @@ def ask_words() -> tuple[frozenset[str], tuple[str, ...]]:
 def ask_not() -> re.Pattern[str]:
     """Phrases holding an ask word that say nothing changed ("right now", "for now", 现在就), every language, as one
     pattern over casefolded text (the review producer cuts them from every current memory it reads)."""
-    said = {p.casefold() for code in LANGUAGES for p in _lang_data(code).get("ask_not", ())}
+    said = {p.casefold() for code in LANGUAGES for p in lang_data(code).get("ask_not", ())}
     longest_first = sorted(said, key=len, reverse=True)  # "now and again" before any shorter phrase inside it
     return re.compile("|".join(map(re.escape, longest_first)) or r"(?!)")
 
 
 @functools.lru_cache(maxsize=None)
-def _lang_data(code: str) -> dict:
+def lang_data(code: str) -> dict:
     return dict(json.loads(resources.files("memoryd.tiers.knowledge").joinpath(f"lang/{code}.json").read_text("utf-8")))
 
 
 @functools.lru_cache(maxsize=None)
 def _ask(code: str) -> tuple[str, ...]:
-    return tuple(w.casefold() for w in _lang_data(code).get("ask_words", ()))
+    return tuple(w.casefold() for w in lang_data(code).get("ask_words", ()))
 
 
 def replaced(new: Memory, held: Iterable[Memory], earlier: Any) -> list[tuple[Memory, Cue, str]]:

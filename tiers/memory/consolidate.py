@@ -10,6 +10,7 @@ from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.model import DAY
 from memoryd.tiers.knowledge import kinds
+from memoryd.tiers.knowledge import rescheduled
 from memoryd.tiers.knowledge.phase_journal import halt
 
 if TYPE_CHECKING:
@@ -113,6 +114,8 @@ def _filter(mem: AgentMemory) -> dict[str, int]:
         due, log = warm_tier.split_due_for_cold(state["warm"], now)
         log += hot_tier.expire_passed(state["hot"], now)  # a past event is no longer active
         log += hot_tier.expire_let_go(state["hot"], warm_tier.ids_answered(state["warm"]))
+        if mem.config.knowledge.layer != "off":
+            log += rescheduled.sweep(state["hot"])  # "moved to Dec 12": the Dec 5 item leaves what the agent reads
         mem.archive_entries(due)  # durable before warm forgets them
         halt("filter:archived")
         mem.record_evictions(log, now)

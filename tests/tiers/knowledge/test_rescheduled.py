@@ -1,0 +1,57 @@
+"""A dated event or task said again with a new day and a word of change replaces the hot item of the old day;
+one shared word, or no word of change, replaces nothing."""
+from __future__ import annotations
+
+import datetime as dt
+
+from clock import Clock
+from memhelp import AgentMemory
+from memoryd.tiers.cold.source import LazyIndex
+from memoryd.tiers.ingest.dailynotes import ingest
+from memoryd.tiers.memory.consolidate import consolidate
+
+
+def _day(text: str) -> float:
+    return dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc).timestamp()
+
+
+def _live(config, notes: dict[str, list[str]]) -> AgentMemory:
+    clock = Clock(_day("2026-03-01T20:00:00"))
+    mem = AgentMemory(config, "main", archive=LazyIndex(config), clock=clock)
+    folder = config.workspace / "memory"
+    folder.mkdir(parents=True, exist_ok=True)
+    for day, lines in notes.items():
+        clock.t = _day(f"{day}T20:00:00")
+        (folder / f"{day}.md").write_text(f"# {day}\n\n## 09:10\n" + "".join(f"- {x}\n" for x in lines), "utf-8")
+        ingest(mem, config.workspace, day)
+    consolidate(mem, "daily")
+    return mem
+
+
+def _events(mem: AgentMemory) -> list[str]:
+    return [e["text"] for e in mem.read_state()["hot"]["active_context"]["events"]]
+
+
+def test_an_appointment_moved_to_another_day_leaves_only_the_new_day_in_hot(config) -> None:
+    mem = _live(config, {"2026-03-02": ["Dentist appointment at the Elm Street clinic on March 12."],
+                         "2026-03-04": ["The Elm Street clinic called: the dentist appointment moved to March 19."]})
+    events = _events(mem)
+    assert len(events) == 1 and "March 19" in events[0]
+    assert "March 12" not in (mem.dir / "MEMORY.md").read_text("utf-8")
+    assert any("moved to another day" in r["why"] for r in mem.eviction_rows() if r["tier"] == "hot")
+    assert any("March 12" in r["text"] for r in mem.retrieve("dentist appointment Elm Street clinic", 5))  # kept
+
+
+def test_a_chinese_appointment_moved_with_gai_dao_replaces_the_old_day(config) -> None:
+    mem = _live(config, {"2026-03-02": ["外婆约了市一医院的体检，3月12号。"],
+                         "2026-03-05": ["医院打电话来，外婆的体检改到3月19号。"]})
+    events = _events(mem)
+    assert len(events) == 1 and "3月19号" in events[0]
+
+
+def test_one_shared_word_or_no_word_of_change_replaces_nothing(config) -> None:
+    mem = _live(config, {"2026-03-02": ["Team dinner at the harbour grill on March 12.",
+                                        "Dentist appointment at the Elm Street clinic on March 13."],
+                         "2026-03-04": ["The flight to the team offsite moved to March 19.",
+                                        "Dentist appointment for Kai at the Elm Street clinic on March 20."]})
+    assert len(_events(mem)) == 4

@@ -1,0 +1,81 @@
+"""An event or task said again with a new day replaces the one hot holds for the old day.
+
+"Dad's check-up at the hospital, Dec 5" then "the hospital called, the check-up moved to Dec 12": both are
+dated hot items and MEMORY.md would show both days. The newer item leaves the older one out of hot when
+- it says a word of change (`reschedule_words` in lang/<code>.json: moved, pushed, postponed, 改到, 推迟 …),
+- its day differs from the older item's day, and
+- the two share at least SHARED_TERMS terms naming the thing (speaker labels, days, numbers and the change words
+  themselves do not count).
+Precision first: one shared word ("deadline") names no particular thing. The memories stay where they are;
+only what the agent always reads loses the earlier day, with an eviction row saying which item replaced it.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING, Any, Mapping
+
+from memoryd.tiers.knowledge.change import LANGUAGES, lang_data, spoken
+from memoryd.tiers.memory.model import preview
+from memoryd.tiers.retrieval import analyzer
+
+if TYPE_CHECKING:
+    from memoryd.tiers.memory.types import Eviction, HotState
+
+SHARED_TERMS = 2
+_DAY = re.compile(r"\s*\((\d{4}-\d{2}-\d{2})\)\s*$")  # the " (YYYY-MM-DD)" hot adds to a dated item
+_DATE_WORD = re.compile(r"\d|[月号號日点點周週]|^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*$|"
+                        r"^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$|^(?:today|tomorrow|yesterday|week|next|last)$")
+
+
+@functools.lru_cache(maxsize=None)
+def _cue() -> re.Pattern[str]:
+    words = sorted({w for code in LANGUAGES for w in lang_data(code).get("reschedule_words", ())}, key=len,
+                   reverse=True)
+    return re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z])")
+
+
+@functools.lru_cache(maxsize=None)
+def _cue_terms() -> frozenset[str]:
+    return frozenset(t for code in LANGUAGES for w in lang_data(code).get("reschedule_words", ())
+                     for t in analyzer.terms(w))
+
+
+def _day(text: str) -> str | None:
+    m = _DAY.search(text)
+    return m.group(1) if m else None
+
+
+def _thing(text: str) -> frozenset[str]:
+    """The terms that can name what an item is about."""
+    said = spoken(_DAY.sub("", text))
+    return frozenset(t for t in analyzer.terms(said)
+                     if not _DATE_WORD.search(t) and (t.isascii() or len(t) >= 2)) - _cue_terms()  # no lone 的, 一
+
+
+def _moves(older: Mapping[str, Any], newer: Mapping[str, Any]) -> bool:
+    old_text, new_text = str(older.get("text", "")), str(newer.get("text", ""))
+    old_day, new_day = _day(old_text), _day(new_text)
+    if old_day is None or new_day is None or old_day == new_day or not _cue().search(spoken(new_text)):
+        return False
+    return len(_thing(old_text) & _thing(new_text)) >= SHARED_TERMS
+
+
+def sweep(hot: HotState) -> list[Eviction]:
+    """Take out of hot every dated event or task a newer one moved to another day; the eviction rows."""
+    out: list[Eviction] = []
+    for kind, part in (("event", "events"), ("task", "tasks")):
+        items: list[dict[str, Any]] = hot["active_context"][part]  # type: ignore[assignment]
+        ordered = sorted(items, key=lambda x: (x.get("timestamp", 0), str(x.get("id", ""))))
+        gone: set[str] = set()
+        for i, newer in enumerate(ordered):
+            if str(newer.get("id")) in gone:
+                continue
+            for older in ordered[:i]:
+                if str(older.get("id")) not in gone and _moves(older, newer):
+                    gone.add(str(older.get("id")))
+                    out.append({"tier": "hot", "kind": kind, "id": str(older.get("id", "")),
+                                "what": preview(str(older.get("text", ""))),
+                                "why": f"moved to another day by {newer.get('id')}: hot shows the day it has now"})
+        items[:] = [x for x in items if str(x.get("id")) not in gone]
+    return out
