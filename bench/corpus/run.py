@@ -33,11 +33,13 @@ ROWS = (  # measure, goal, what it is
     ("owner_profile_precision", "≥ 0.95", "owner-profile values that are the owner's own current facts"),
     ("owner_profile", "", "owner-profile keys"),
     ("hot_stale_values", "0", "changed facts whose earlier value hot still shows"),
+    ("hot_current_values", "", "changed facts whose current value hot shows"),
     ("review_precision", "", "review questions asked (the agent decides) that are a real change of one fact"),
     ("review_questions", "", "review questions open at the end"),
     ("review_unplaced", "", "review questions with a member the scorer cannot place in the conversation"),
     ("entity_precision", "≥ 0.95", "listed entities that are tagged entities"),
     ("entity_recall", "≥ 0.85", "tagged entities listed"),
+    ("entity_recall_core", "≥ 0.85", "tagged people, projects and organisations listed"),
     ("ingest_s", "", "seconds to take everything in"),
 )
 

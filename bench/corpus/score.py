@@ -179,14 +179,17 @@ def hot(hot_state: dict[str, Any], conv: Conversation, truth: Truth) -> dict[str
     ctx = hot_state.get("active_context") or {}
     texts += [str(x.get("text") or x.get("description") or "") for part in ("events", "tasks", "projects")
               for x in ctx.get(part, [])]
-    stale = 0
+    stale = current = 0
     for q in truth.questions():
         if q.changes and any(any_value_in(t, q.stale) and not any_value_in(t, q.answers) for t in texts):
             stale += 1
+        if q.changes and any(any_value_in(t, q.answers) for t in texts):
+            current += 1  # what an eviction from hot must not lose
     return {"hot_lessons": len(lessons), "hot_lessons_right": lessons_right,
             "hot_lesson_precision": _share(lessons_right, len(lessons)),
             "owner_profile": len(profile), "owner_profile_right": profile_right,
-            "owner_profile_precision": _share(profile_right, len(profile)), "hot_stale_values": stale}
+            "owner_profile_precision": _share(profile_right, len(profile)), "hot_stale_values": stale,
+            "hot_current_values": current}
 
 
 def _said_in_turns(name: str, conv: Conversation) -> int:
@@ -205,6 +208,10 @@ def _entity_key(name: str) -> str:
     return _ARTICLE.sub("", normal(name.lstrip("@")))
 
 
+CORE_TYPES = ("person", "project", "org")  # what the issue asks entities to find (#29 item 7); places and
+# other named things (streets, car models, software) are declared too and count in `entity_recall`
+
+
 def entities(listed: Iterable[str], conv: Conversation) -> dict[str, Any]:
     """Listed names against the declared names and aliases. Precision is judged on the names the tagging
     speaks for: a declared one is right, an undeclared one the text writes twice or more is wrong, an
@@ -214,11 +221,13 @@ def entities(listed: Iterable[str], conv: Conversation) -> dict[str, Any]:
     hits = [names.get(_entity_key(n)) for n in listed]
     right = sum(h is not None for h in hits)
     unjudged = sum(h is None and _said_in_turns(n.lstrip("@"), conv) < 2 for n, h in zip(listed, hits))
-    recalled = len({h for h in hits if h})
+    recalled = {h for h in hits if h}
+    core = {e.name for e in conv.entities.values() if e.type in CORE_TYPES}
     return {"entities_listed": len(listed), "entities_unjudged": unjudged,
             "entity_precision": _share(right, len(listed) - unjudged),
             "entity_precision_all": _share(right, len(listed)),
-            "entity_recall": _share(recalled, len(conv.entities))}
+            "entity_recall": _share(len(recalled), len(conv.entities)),
+            "entity_recall_core": _share(len(recalled & core), len(core))}
 
 
 def review(questions: list[dict[str, Any]], match: Matcher, memories: list[dict[str, Any]]) -> dict[str, Any]:
@@ -285,4 +294,6 @@ def total(rows: list[dict[str, Any]]) -> dict[str, Any]:
         out["entity_precision_all"] = round(sum((e[0] or 0) * e[1] for e in ents) / listed, 3) if listed else None
         out["entity_precision"] = round(sum((e[3] or 0) * e[4] for e in ents) / judged, 3) if judged else None
         out["entity_recall"] = round(sum(e[2] or 0 for e in ents) / len(ents), 3)
+        cores = [r["entity_recall_core"] for r in rows if r.get("entity_recall_core") is not None]
+        out["entity_recall_core"] = round(sum(cores) / len(cores), 3) if cores else None
     return dict(out)

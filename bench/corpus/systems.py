@@ -3,11 +3,13 @@
 memoryd lives each conversation date by date in a fresh MEMORYD_HOME: the date's OpenClaw sessions are written
 and taken in by `openclaw_sync`, its store calls go through `store` (with the date as their `date` metadata),
 its note through `ingest_daily`, and `consolidate --mode daily` runs every CONSOLIDATE_EVERY dates and at the
-end, as the daemon's daily job would. Then every topic's question is asked through `retrieve` (keyword mode),
+end, as the daemon's daily job would, on a driven clock (MEMORYD_CLOCK_FILE) set to the end of the date being
+lived: decay, expiry and sealing count the conversation's days, so a figure does not move with the calendar. Then every topic's question is asked through `retrieve` (keyword mode),
 and the state is exported (every memory with its metadata), with hot memory and the entity list.
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
 import time
 from dataclasses import dataclass, field
@@ -38,17 +40,26 @@ class Run:
     warnings: list[str] = field(default_factory=list)
 
 
+def _end_of(date: str) -> float:
+    return (dt.datetime.fromisoformat(date) + dt.timedelta(days=1, seconds=-1)).replace(
+        tzinfo=dt.timezone.utc).timestamp()
+
+
 def run_memoryd(conv: Conversation, root: Path, knowledge: bool = True, mode: str = "keyword") -> Run:
     from memoryd.daemon.api import in_process
     from memoryd.tiers.base.config import load_config
 
     install = Install(root)
-    env = install.env() | {"MEMORYD_RETRIEVAL_MODE": mode, "MEMORYD_KNOWLEDGE": "on" if knowledge else "off"}
+    clock = root / "clock"  # the conversation's own days, not the day the benchmark runs: figures that hold
+    clock.write_text(str(time.time()), encoding="utf-8")
+    env = install.env() | {"MEMORYD_RETRIEVAL_MODE": mode, "MEMORYD_KNOWLEDGE": "on" if knowledge else "off",
+                           "MEMORYD_CLOCK_FILE": str(clock)}
     api = in_process(load_config(env), shared=True)
     run = Run()
     try:
         api.init(agent_id=AGENT_ID)
         for n, (date, turns) in enumerate(sorted(by_date(conv).items()), 1):
+            clock.write_text(str(_end_of(date)), encoding="utf-8")  # the daily job runs as that day ends
             t0 = time.perf_counter()
             run.sources.update(write_transcripts(turns, install))
             if any(t.section == "chat-openclaw" for t in turns):
