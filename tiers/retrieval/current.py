@@ -16,6 +16,7 @@ from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.retrieval import analyzer
+from memoryd.tiers.retrieval.answer_shape import asked, holds_any
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
@@ -62,6 +63,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         return results
     by_id = _with_successors(results, fetch)
     tokens = exact_tokens(query)
+    shapes = asked(query)  # "what is the shop's phone number?": a newer day off is no answer to it
     terms = {t for t in analyzer.terms(query) if t.isascii() or len(t) > 1}  # one Han character says little
     found = {r.id: r for r in results}
     out: list[Candidate] = []
@@ -76,9 +78,10 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
             continue
         if head.id in found:
             head = found[head.id]
-        elif terms and not _speaks_of(terms, head.text):
-            # the words found the older one but say nothing of the newer: it answers another question (the price
-            # change under "which courier?"), so the older one stands as found, with its superseded_by
+        elif (terms and not _speaks_of(terms, head.text)) or _unshaped(shapes, r, head):
+            # the words found the older one but say nothing of the newer, or the question asks for a number the
+            # newer does not hold: it answers another question (the price change under "which courier?", a new
+            # day off under "the shop's phone number?"), so the older one stands as found, with its superseded_by
             out.append(r)
             placed.add(r.id)
             continue
@@ -92,6 +95,10 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         out += [r, head] if below else [head, r]
         placed |= {head.id, r.id}
     return out
+
+
+def _unshaped(shapes: tuple[re.Pattern[str], ...], found: Candidate, newer: Candidate) -> bool:
+    return bool(shapes) and holds_any(found.text, shapes) and not holds_any(newer.text, shapes)
 
 
 def _speaks_of(terms: set[str], text: str) -> bool:

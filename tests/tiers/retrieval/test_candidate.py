@@ -93,3 +93,19 @@ def test_the_current_value_is_placed_where_the_query_speaks_of_it_and_one_han_ch
         return [c.id for c in current.successors(ranked, lambda ids: [new_c], query)]
     assert placed("柳岸小店的围巾现在多少钱？") == [new["id"], old["id"]]   # the query speaks of it: placed above
     assert placed("柳岸小店现在用哪家快递？") == [old["id"]]              # only 店 in common: another question
+
+
+def test_a_newer_fact_without_the_number_a_question_asks_for_is_not_placed_above_the_one_holding_it() -> None:
+    from memoryd.tiers.retrieval import current
+
+    old = W.new_entry("Riverside shop: 14 Quay Lane, phone 01632 960123, closed on Tuesdays", "shop", 0.6, NOW - 86400)
+    new = W.new_entry("Riverside shop now closes on Wednesdays instead of Tuesdays", "shop", 0.6, NOW)
+    old["metadata"]["updated_by"] = new["id"]
+    old_c, new_c = (Candidate.of(dict(e, tier="warm", path=e["category"])) for e in (old, new))
+
+    def placed(query: str) -> list[str]:
+        terms = analyzer.query_terms(query)
+        ranked = ranking.rank(terms, [old_c], ranking.local_corpus([old_c], terms), {}, 5)
+        return [c.id for c in current.successors(ranked, lambda ids: [new_c], query)]
+    assert placed("Which day is the Riverside shop closed now?") == [new["id"], old["id"]]
+    assert placed("What is the Riverside shop's phone number?") == [old["id"]]   # the newer holds no number
