@@ -26,7 +26,7 @@ def _rx(en: str, zh: str = "") -> Gated:
     return Gated(re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else "")))
 
 
-_LESSON = _rx(r"\blessons? learned\b|\blesson:|\blearned the hard way\b|\bnote to self\b|\bnever (?:[\w']+ ){1,8}again\b|"
+_LESSON = _rx(r"\blessons? learned\b|\blesson:|\blearned the hard way\b|\bnote to self\b|(?:\b(?:i|we)(?:'m|'ll|'re| am| are| will| shall)? |^\s*|[:;,.!]\s*)never (?:[\w']+ ){1,8}again\b|"
               r"\b(?:we|i) learned that\b|\btakeaway:|\blesson from [^:.!?]{1,40}:|\blesson for (?:me|myself|us):|"
               r"\brule for (?:me|myself|us|the [^:.!?]{1,30}):|\bmy rule:|\b(?:that|this|it) to my checklist\b",
               r"教训|吸取.{0,6}经验|以后再也不|经验是")
@@ -149,6 +149,8 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
+# "never X again" is a lesson in the person's own voice ("I'm never deploying … again") or as a rule ("one rule:
+# never let … again"); "everyone says you'll never see it again" is hearsay.
 # First match wins: a lesson stated as a decision is a lesson; an event needs a date
 _ORDER = (("lesson", _LESSON, False), ("decision", _DECISION, False), ("task", _TASK, False),
           ("event", _EVENT_WORDS, True), ("preference", _PREFERENCE, False), ("personal", _PERSONAL, False),

@@ -72,6 +72,9 @@ def test_a_reason_stays_with_its_decision() -> None:
     ("a lesson for the kids: piano on Tuesdays", False),           # a class, not a lesson learned
     ("the firewall rule: allow 443 from the office", False),       # a rule of a thing, not of the person
     ("Adding the invoices to my checklist for Friday", False),     # a task
+    ("I'm never deploying during opening hours again", True),      # the person's own voice
+    ("one rule though: never let the stock go below six crates again", True),
+    ("the police report is filed, but everyone says you'll never see it again", False),   # hearsay
 ])
 def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
