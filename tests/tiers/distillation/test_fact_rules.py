@@ -37,7 +37,16 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("I love this new playlist so much.", "preference", None, None),  # a reaction to the moment: no profile key
     ("I prefer to eat vegetarian at team dinners.", "preference", None, "food"),
     ("Please remember that the staging DB is db2.internal.", "fact", None, None),
+    ("Never schedule calls before ten.", "preference", None, "schedule calls before"),  # an instruction
 ])
+
+
+def test_an_always_or_never_instruction_starts_with_what_to_do() -> None:
+    from memoryd.tiers.distillation.standing import says_standing
+
+    assert says_standing("never put calls in my diary before ten")
+    assert not says_standing("the desk line. NEVER my mobile.")   # answers a choice just offered
+    assert not says_standing("Never again.")
 def test_kinds(text: str, kind: str, about: str | None, key: str | None) -> None:
     [fact] = extract(text, REF)
     assert (fact.kind, fact.about, fact.profile_key) == (kind, about, key)
