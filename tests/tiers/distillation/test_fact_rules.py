@@ -39,14 +39,6 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("Please remember that the staging DB is db2.internal.", "fact", None, None),
     ("Never schedule calls before ten.", "preference", None, "schedule calls before"),  # an instruction
 ])
-
-
-def test_an_always_or_never_instruction_starts_with_what_to_do() -> None:
-    from memoryd.tiers.distillation.standing import says_standing
-
-    assert says_standing("never put calls in my diary before ten")
-    assert not says_standing("the desk line. NEVER my mobile.")   # answers a choice just offered
-    assert not says_standing("Never again.")
 def test_kinds(text: str, kind: str, about: str | None, key: str | None) -> None:
     [fact] = extract(text, REF)
     assert (fact.kind, fact.about, fact.profile_key) == (kind, about, key)
@@ -101,3 +93,11 @@ def test_the_profile_rule_on_the_hand_written_profile_lines(name: str, most_fals
     got = [(want, profiled(speaker, text) is not None) for want, speaker, text in lines(path)]
     assert sum(1 for want, made in got if made and not want) <= most_false
     assert sum(1 for want, made in got if made and want) >= least_right
+
+
+def test_an_always_or_never_instruction_starts_with_what_to_do() -> None:
+    from memoryd.tiers.distillation.standing import says_standing
+
+    assert says_standing("never put calls in my diary before ten")
+    assert not says_standing("the desk line. NEVER my mobile.")   # answers a choice just offered
+    assert not says_standing("Never again.")
