@@ -152,9 +152,10 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "before": re.compile(f"(?:{v.before_person})(?:了|过)?(?:{v.copulas})?" + name +
                              f"(?={v.after_person}|{v.after_person_soft}|$)"),
         "after": re.compile(name + f"(?={v.after_person})"),
-        # `老王`, `小李`; not after a measure word of things (`几块老蓝布`: old, not a familiar name)
+        # `老王`, `小李`; not after a measure word of things (`几块老蓝布`: old, not a familiar name), nor in a word
+        # (小时, 小朋友, 小程序: a mini program)
         "familiar": re.compile(f"(?<![{v.thing_measures}])([老小][{v.surnames}])"
-                               f"(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友))"),
+                               f"(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友|序))"),
         # `小敏说`, `阿杰觉得`: a nickname (小/阿 and one character) before a verb of a person
         "nick": re.compile(f"(?<![{_HAN}])((?:小|阿)[{_HAN}])(?={v.after_person})|(?<=[，。！？、；：\\s])((?:小|阿)[{_HAN}])"
                            f"(?={v.after_person})"),

@@ -269,13 +269,14 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "org_end": re.compile(f"(?:{v.org_suffixes})$"),
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
         # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);
-        # not inside a longer word (`最大连接数` holds no 大连)
+        # not inside a longer word (`最大连接数` holds no 大连), nor opening a hospital's or a school's name
+        # (`中山一院`, `苏州中学`, `北京医院`: the organisation, not the city)
         # `在字节跳动上班`: where one works, two to six characters that are no kind word (`在家`, `在公司`)
         "work": re.compile(f"在((?:(?![{re.escape(v.clause_breaks)}])[{_HAN}A-Za-z]){{2,6}}?)(?:{v.work_after})"),
         # the first characters of the names first: most places in a text start no name, and fail there at once
         "city": re.compile(f"(?=[{''.join(sorted({c[0] for c in v.cities}))}])(?:"
                            f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))({cities})"
-                           f"(?![路街巷道区号])|({cities})(?=[{re.escape(v.clause_breaks)}市]|[^{_HAN}]|$|那边|这边|那里|这里))"),
+                           f"(?![路街巷道区号]|[一二三四五六七八九]?[院中小医])|({cities})(?=[{re.escape(v.clause_breaks)}市]|[^{_HAN}]|$|那边|这边|那里|这里))"),
     }
 
 
@@ -350,6 +351,8 @@ def chinese_things(text: str, add: Add) -> None:
             body = m.group(1)[:suffix.start()] if suffix else m.group(1)
             if key == "place" and body in zh.cities:
                 continue  # `四川省`, `苏州市`: the city rule reads the place by its bare name
+            if m.group(1).endswith(zh.common_endings):
+                continue  # `好多老街坊`: neighbours, no workshop
             if body not in zh.not_bodies and not body.endswith(("家", "分")) \
                     and not any(w in body for w in zh.not_bodies) and not _zh_verb_phrase(text, m.start(1), m.end(1), body) \
                     and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch

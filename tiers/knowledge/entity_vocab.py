@@ -93,6 +93,7 @@ class Chinese:
     name_verbs: str  # `产品经理X提的`: a one-character verb after a two-character name, no part of it
     time_units: tuple[str, ...]  # `下个月`: after 个 a time unit, where no name starts
     time_words: str  # `谢总今天…`: a word of time after a title ends it
+    common_endings: tuple[str, ...]  # `街坊`: a common word ending with a kind character ends no organisation
 
 
 @lru_cache(maxsize=1)
@@ -128,4 +129,4 @@ def chinese() -> Chinese:
         d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]),
         d["weak_place_ends"], d["thing_measures"], tuple(d["demonstratives"]), frozenset(d["suffix_words"]),
         tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]),
-        _alternation(d["time_words"]))
+        _alternation(d["time_words"]), tuple(d["common_endings"]))

@@ -255,3 +255,17 @@ def test_a_request_that_opens_a_note_is_no_part_of_a_company(text: str, want: se
 ])
 def test_what_works_for_someone_is_no_employer(text: str, want: set[tuple[str, str]]) -> None:
     assert {e for e in found(text) if e[0] == "org"} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("外卖小程序要更新菜单", set()),                          # a mini program, no 小程
+    ("好多老街坊都嚟帮衬", set()),                            # neighbours, no workshop (坊)
+    ("各位街坊，明天开始早上六点半开门", set()),
+    ("市一院打电话来，体检改期了", set()),
+    ("宁波一院打电话来，体检改期了", set()),                   # the hospital, not the city
+    ("去宁波玩两天", {("place", "宁波")}),                     # the city still counts
+    ("小程说他明天到", {("person", "小程")}),                  # and a familiar name
+    ("南通中学的家长会", {("org", "南通中学")}),               # the school, not its city
+])
+def test_common_words_and_numbered_hospitals_name_no_one_and_no_city(text: str, want: set) -> None:
+    assert found(text) == want
