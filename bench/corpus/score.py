@@ -199,12 +199,12 @@ def _said_in_turns(name: str, conv: Conversation) -> int:
     return sum(bool(rx.search(normal(t.text))) for t in conv.turns)
 
 
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+_ARTICLE = re.compile(r"^(?:the|a|an|mr|mrs|ms|miss|dr|pani|pan|frau|herr)\.?\s+")
 
 
 def _entity_key(name: str) -> str:
-    """A name as the judge compares it: no `@`, case and spacing folded, no leading article ("The Crown" and
-    "Crown" name one pub)."""
+    """A name as the judge compares it: no `@`, case and spacing folded, no leading article or title ("The Crown"
+    and "Crown" name one pub, "Mr Rasool" and "Rasool" one man)."""
     return _ARTICLE.sub("", normal(name.lstrip("@")))
 
 

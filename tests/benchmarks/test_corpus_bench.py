@@ -40,13 +40,15 @@ def test_a_tag_whose_value_is_not_in_its_line_is_refused(tmp_path: Path) -> None
         parse(bad)
 
 
-def test_an_entity_is_judged_without_its_article_and_an_undeclared_name_said_twice_is_wrong(tmp_path: Path) -> None:
+def test_an_entity_is_judged_without_article_or_title_and_an_undeclared_name_said_twice_is_wrong(
+        tmp_path: Path) -> None:
     path = tmp_path / "pub.convo"
     path.write_text("# owner: Someone Else\n# split: dev\n@entity The Anchor | place | the Anchor\n"
-                    "== 2026-07-02 09:15 chat notes\nU: quiz night at the Anchor with Rowan\n"
+                    "@entity Mr Pell | person | Mr Pell\n"
+                    "== 2026-07-02 09:15 chat notes\nU: quiz night at the Anchor with Rowan and Mr Pell\n"
                     "U: Rowan won again\n", encoding="utf-8")
-    judged = entities(["Anchor", "@The Anchor", "Rowan"], parse(path))
-    assert (judged["entities_listed"], judged["entities_unjudged"], judged["entity_precision"]) == (3, 0, 0.667)
+    judged = entities(["Anchor", "@The Anchor", "Rowan", "Pell"], parse(path))
+    assert (judged["entities_listed"], judged["entities_unjudged"], judged["entity_precision"]) == (4, 0, 0.75)
     assert judged["entity_recall"] == 1.0
 
 

@@ -119,6 +119,9 @@ def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
     return nxt in v.after_name_words or nxt == "'s" or nxt in ("", ".", ",", ";", ":", "!", "?", ")", "'", '"', "`")
 
 
+_DESCRIBED = re.compile(r"(?i)\b(?:my|his|her|our|their|your|new|old|side|pet|big|small|little|main|other)\s+$")
+
+
 def projects(text: str, add: Add) -> None:
     v = english()
     rx = _en()
@@ -129,6 +132,8 @@ def projects(text: str, add: Add) -> None:
     for key in ("project_before", "project_after"):
         for m in rx[key].finditer(text):
             name = (m.group(1) or m.group(2) if key == "project_before" else m.group(1)).rstrip(".")
+            if key == "project_after" and name.isalpha() and name.islower() and _DESCRIBED.search(text[:m.start(1)]):
+                continue  # `his mouse project`, `the new motor project`: a description (`the quokka project` names)
             if name.casefold() not in v.project_stop and not name.isdigit() and name.casefold() not in v.products \
                     and name not in v.not_people:
                 add("project", name)

@@ -269,3 +269,17 @@ def test_what_works_for_someone_is_no_employer(text: str, want: set[tuple[str, s
 ])
 def test_common_words_and_numbered_hospitals_name_no_one_and_no_city(text: str, want: set) -> None:
     assert found(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    "he is still on the old version in his mouse project",
+    "Ravi moves to the new motor project full time",
+    "the go-live is on Monday, and the venue double-booked us",
+    "an old-school, memory-hungry script",
+])
+def test_a_described_project_or_a_hyphenated_word_names_no_project(text: str) -> None:
+    assert not any(kind == "project" for kind, _ in found(text))
+
+
+def test_a_code_name_before_project_still_names_one() -> None:
+    assert ("project", "quokka") in found("the quokka project slipped a week")
