@@ -283,3 +283,12 @@ def test_a_described_project_or_a_hyphenated_word_names_no_project(text: str) ->
 
 def test_a_code_name_before_project_still_names_one() -> None:
     assert ("project", "quokka") in found("the quokka project slipped a week")
+
+
+@pytest.mark.parametrize("text, want", [
+    ("师傅介绍了个刘工，今天来看过，报价十八万", {("person", "刘工")}),   # 工: an engineer's title, as 总 a boss's
+    ("顺便让刘工列个明细。", {("person", "刘工")}),
+    ("工地上不能用童工，", set()),                                        # a word, no one's title
+])
+def test_gong_after_a_surname_is_an_engineers_title(text: str, want: set) -> None:
+    assert found(text) == want
