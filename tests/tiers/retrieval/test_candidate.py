@@ -79,33 +79,31 @@ def test_a_result_is_its_row_with_what_the_ranking_says_over_it() -> None:
     assert shown["reason"] == ranked.ranking.score.reason("warm") and shown["reason"].startswith("matched '")
 
 
-def test_the_current_value_is_placed_where_the_query_speaks_of_it_and_one_han_character_is_not_that() -> None:
+def _placements(old_text: str, new_text: str, link: str):
+    """Where retrieve puts `new_text` (linked to `old_text` by `link`) for a query that finds only the older."""
     from memoryd.tiers.retrieval import current
 
-    old = W.new_entry("柳岸小店的围巾售价 168 元", "shop", 0.6, NOW - 86400)
-    new = W.new_entry("好，围巾从168调到188元，店庆结束了", "shop", 0.6, NOW)
-    old["metadata"]["superseded_by"] = new["id"]
+    old = W.new_entry(old_text, "shop", 0.6, NOW - 86400)
+    new = W.new_entry(new_text, "shop", 0.6, NOW)
+    old["metadata"][link] = new["id"]
     old_c, new_c = (Candidate.of(dict(e, tier="warm", path=e["category"])) for e in (old, new))
 
     def placed(query: str) -> list[str]:
         terms = analyzer.query_terms(query)
         ranked = ranking.rank(terms, [old_c], ranking.local_corpus([old_c], terms), {}, 5)
-        return [c.id for c in current.successors(ranked, lambda ids: [new_c], query)]
-    assert placed("柳岸小店的围巾现在多少钱？") == [new["id"], old["id"]]   # the query speaks of it: placed above
-    assert placed("柳岸小店现在用哪家快递？") == [old["id"]]              # only 店 in common: another question
+        ids = [c.id for c in current.successors(ranked, lambda ids: [new_c], query)]
+        return ["new" if i == new["id"] else "old" for i in ids]
+    return placed
+
+
+def test_the_current_value_is_placed_where_the_query_speaks_of_it_and_one_han_character_is_not_that() -> None:
+    placed = _placements("柳岸小店的围巾售价 168 元", "好，围巾从168调到188元，店庆结束了", "superseded_by")
+    assert placed("柳岸小店的围巾现在多少钱？") == ["new", "old"]   # the query speaks of it: placed above
+    assert placed("柳岸小店现在用哪家快递？") == ["old"]              # only 店 in common: another question
 
 
 def test_a_newer_fact_without_the_number_a_question_asks_for_is_not_placed_above_the_one_holding_it() -> None:
-    from memoryd.tiers.retrieval import current
-
-    old = W.new_entry("Riverside shop: 14 Quay Lane, phone 01632 960123, closed on Tuesdays", "shop", 0.6, NOW - 86400)
-    new = W.new_entry("Riverside shop now closes on Wednesdays instead of Tuesdays", "shop", 0.6, NOW)
-    old["metadata"]["updated_by"] = new["id"]
-    old_c, new_c = (Candidate.of(dict(e, tier="warm", path=e["category"])) for e in (old, new))
-
-    def placed(query: str) -> list[str]:
-        terms = analyzer.query_terms(query)
-        ranked = ranking.rank(terms, [old_c], ranking.local_corpus([old_c], terms), {}, 5)
-        return [c.id for c in current.successors(ranked, lambda ids: [new_c], query)]
-    assert placed("Which day is the Riverside shop closed now?") == [new["id"], old["id"]]
-    assert placed("What is the Riverside shop's phone number?") == [old["id"]]   # the newer holds no number
+    placed = _placements("Riverside shop: 14 Quay Lane, phone 01632 960123, closed on Tuesdays",
+                         "Riverside shop now closes on Wednesdays instead of Tuesdays", "updated_by")
+    assert placed("Which day is the Riverside shop closed now?") == ["new", "old"]
+    assert placed("What is the Riverside shop's phone number?") == ["old"]   # the newer holds no number
