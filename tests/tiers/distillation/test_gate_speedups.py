@@ -169,13 +169,16 @@ def test_importance_is_the_same_as_running_every_regex() -> None:
 
 
 def ref_classify(sentence: str, has_date: bool) -> str | None:
-    """fact_rules.classify with every regex run, as before gates."""
+    """fact_rules.classify with every regex run, as before gates (the standing cues too: a preference the kind
+    words do not name)."""
     from memoryd.tiers.distillation import fact_rules as F
+    from memoryd.tiers.distillation.standing import _rules
 
     if F._QUESTION.rx.search(sentence) or len(sentence) < 6 or F._NOT_A_FACT.rx.search(sentence):
         return None
-    return next((kind for kind, g, needs_date in F._ORDER if (has_date or not needs_date) and g.rx.search(sentence)),
+    kind = next((kind for kind, g, needs_date in F._ORDER if (has_date or not needs_date) and g.rx.search(sentence)),
                 None)
+    return "preference" if kind in (None, "fact") and _rules().cues.search(sentence.strip()) else kind
 
 
 def test_classify_is_the_same_as_running_every_regex() -> None:
