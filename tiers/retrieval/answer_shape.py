@@ -1,5 +1,5 @@
-"""What shape a question's answer takes: "how much", "what time", "how long", "which version/number" ask for an
-amount, a clock time, a duration, a number. A memory holding something of that shape may hold the answer; one
+"""What shape a question's answer takes: "how much", "what time", "how long", "which version/number", "which
+day/when" ask for an amount, a clock time, a duration, a number, a day or a date. A memory holding something of that shape may hold the answer; one
 that only names the topic ("the budget, the slip, and whether I'm overloaded") cannot, so the time rule ranks the
 first × SHAPE_BOOST (time_rule.TimeRule.factor). Nothing is dropped. Shapes as data: lang/answer_shapes.json.
 """

@@ -1,4 +1,4 @@
-"""A question that asks for an amount, a clock time, a duration or a number ranks a memory holding one above a
+"""A question that asks for an amount, a clock time, a duration, a number or a day ranks a memory holding one above a
 memory that only names the topic; nothing is dropped."""
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ from memoryd.tiers.retrieval.answer_shape import asked, holds_any
     ("How long is the drive to the cabin?", "the drive to the cabin took forty minutes", "the drive to the cabin was pretty"),
     ("车程多久？", "车程大概两个小时", "车程太远了"),
     ("Which version is the scanner on?", "scanner upgraded to 4.2", "scanner upgrade went fine"),
+    ("On which day is choir practice now?", "choir practice moved to Thursdays", "no choir practice this week"),
+    ("When is the boiler service?", "boiler service booked for 14 March", "the boiler service guy was nice"),
+    ("体检是哪天？", "体检改到12月12号", "体检的事别忘了"),
+    ("合唱团周几排练？", "合唱团改成周四排练", "合唱团排练好累"),
 ])
 def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str) -> None:
     shapes = asked(question)
