@@ -292,3 +292,12 @@ def test_a_code_name_before_project_still_names_one() -> None:
 ])
 def test_gong_after_a_surname_is_an_engineers_title(text: str, want: set) -> None:
     assert found(text) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("目前班长孙雨桐，月底正式选举。", {("person", "孙雨桐")}),      # a role said right before a name
+    ("下午投票，周嘉木当选，孙雨桐第二", {("person", "周嘉木")}),     # a verb of taking a post after one
+    ("会计说下个月报税", set()),                                     # a role alone names no one
+])
+def test_a_role_before_or_a_post_taken_after_marks_a_chinese_name(text: str, want: set) -> None:
+    assert found(text) == want
