@@ -102,7 +102,27 @@ def is_business(name: str) -> bool:
     return name.split()[-1] in english().business_words
 
 
+# `Wayne, Tariq, Lee, Sanjay and Big Col`: three or more names in one list, one of them a person by its cue
+_LIST = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)?(?:, (?:and |& )?[A-Z][a-z]+(?: [A-Z][a-z]+)?){2,}"
+                   r"(?:,? (?:and|&) [A-Z][a-z]+(?: [A-Z][a-z]+)?)?)(?![\w'’])")
+_LIST_SPLIT = re.compile(r",? (?:and|&) |, ")
+
+
 def english_people(text: str) -> Iterable[str]:
+    """People named in English text; a name in a list with a person found by its cue is a person too."""
+    found = list(_cued_people(text))
+    yield from (name for name, _ in found)
+    cued = {name for name, by_cue in found if by_cue}  # not `X and Y` alone: `Crewe and Hull` are towns
+    if "," in text and cued:
+        known = {name for name, _ in found}
+        for m in _LIST.finditer(text):
+            names = [n.strip() for n in _LIST_SPLIT.split(m.group(1)) if n.strip()]
+            if len(names) >= 3 and any(n in cued for n in names):
+                yield from (n for n in names if n not in known and is_person_name(n))
+
+
+def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
+    """(name, found by a cue word around it): `X and Y` and two capitalised words alone are weaker."""
     rx = _en()
     v = english()
     for key in ("before", "with", "after", "title", "relation", "relation_after"):
@@ -116,9 +136,9 @@ def english_people(text: str) -> Iterable[str]:
             if key == "after" and " " not in m.group(1) and sentence_start(text, m.start(1)) \
                     and m.group(1).casefold().endswith(v.common_noun_endings):
                 continue  # "Supplier said", "Receptionist's desk": a role's capital at a sentence's start
-            yield m.group(1)
+            yield m.group(1), True
     for m in rx["and_i"].finditer(text):
-        yield m.group(1) or m.group(2)
+        yield m.group(1) or m.group(2), True
     for m in rx["full"].finditer(text):
         words = m.group(1).split()
         before = _WORD_BEFORE.search(text, 0, m.start())
@@ -130,16 +150,16 @@ def english_people(text: str) -> Iterable[str]:
         if sentence_start(text, m.start(1)) and words[-1].casefold().endswith(v.thing_endings):
             continue  # `Sports Massage is our bestseller`: a service title-cased, no person
         if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
-            yield m.group(1)
+            yield m.group(1), False
     for m in rx["and"].finditer(text):
         before = _WORD_BEFORE.search(text, 0, m.start())
         if before and before.group(1).lower() in v.determiners:
             continue  # `at the Fox and Hound`: one named thing, no two people
         if is_person_name(m.group(1)) and is_person_name(m.group(2)):
-            yield m.group(1)
-            yield m.group(2)
+            yield m.group(1), False
+            yield m.group(2), False
     for m in _HANDLE.finditer(text):
-        yield m.group(1)
+        yield m.group(1), True
 
 
 @lru_cache(maxsize=1)

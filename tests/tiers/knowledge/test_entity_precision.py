@@ -301,3 +301,11 @@ def test_gong_after_a_surname_is_an_engineers_title(text: str, want: set) -> Non
 ])
 def test_a_role_before_or_a_post_taken_after_marks_a_chinese_name(text: str, want: set) -> None:
     assert found(text) == want
+
+
+def test_names_listed_with_a_person_are_people_and_a_list_without_one_names_none() -> None:
+    assert {("person", n) for n in ("Wayne", "Tariq", "Lee", "Sanjay")} <= found(
+        "start with Wayne, Tariq, Lee, Sanjay and Big Col. I'll give you the rest later")
+    towns = found("we ship to Leeds, Derby, Crewe and Hull")   # `X and Y` alone is no cue to spread from
+    assert ("person", "Leeds") not in towns and ("person", "Derby") not in towns
+    assert ("person", "Oslo") not in found("start with Wayne, Tariq, Oslo and Berlin")   # a known place stays one
