@@ -1,12 +1,16 @@
 """`memoryd web [--port P] [--open]`: the local web view, on 127.0.0.1, behind a token printed once."""
 from __future__ import annotations
 
+import faulthandler
 import signal
 
 import click
 
 from memoryd.cli.common import check_optional_agent, get_config, handles_errors
 from memoryd.cli.main import cli
+
+
+STOP_CHECK_S = 2.0  # the standalone view looks for a stop this often while idle (the daemon's view does not poll)
 
 
 @cli.command()
@@ -38,6 +42,9 @@ def web(port: int | None, open_browser: bool, agent_id: str | None) -> None:
     # printed (whoever reads it may stop us at once), and no exception raised wherever the signal lands: one
     # raised inside the closing code left the process hanging now and then
     signal.signal(signal.SIGTERM, lambda signum, frame: server.request_stop())
+    # SIGUSR1 dumps every thread's stack to stderr: a process that does not stop can say where it waits
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    server.httpd.timeout = STOP_CHECK_S  # if the stop's wake-up connection is ever lost, the loop still looks
     click.echo(server.url)
     edits = "edits allowed" if server.edits else "read-only"
     click.echo(f"memoryd: web view on http://127.0.0.1:{server.port}/ ({edits}); Ctrl-C to stop", err=True)

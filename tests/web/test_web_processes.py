@@ -106,5 +106,12 @@ def test_memoryd_web_stops_cleanly_on_sigterm(env) -> None:
     url = _first_line(proc)
     assert Session(url).get("/")[0] == 403  # serving (and refusing a request without the token)
     proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=10)
+    try:
+        proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:  # say where it waits (faulthandler on SIGUSR1), then fail
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(1)
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"memoryd web did not stop on SIGTERM; its threads:\n{err}") from None
     assert proc.returncode == 0
