@@ -53,7 +53,10 @@ def _thing(text: str) -> frozenset[str]:
                      if not _DATE_WORD.search(t) and (t.isascii() or len(t) >= 2)) - _cue_terms()  # no lone 的, 一
 
 
-def _moves(older: Mapping[str, Any], newer: Mapping[str, Any]) -> bool:
+def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str, float]) -> bool:
+    said_old, said_new = said.get(str(older.get("source_id"))), said.get(str(newer.get("source_id")))
+    if said_old is None or said_new is None or said_new <= said_old:
+        return False  # which was said later is known only from their memories; else silent
     old_text, new_text = str(older.get("text", "")), str(newer.get("text", ""))
     old_day, new_day = _day(old_text), _day(new_text)
     if old_day is None or new_day is None or old_day == new_day or not _cue().search(spoken(new_text)):
@@ -61,18 +64,25 @@ def _moves(older: Mapping[str, Any], newer: Mapping[str, Any]) -> bool:
     return len(_thing(old_text) & _thing(new_text)) >= SHARED_TERMS
 
 
-def sweep(hot: HotState) -> list[Eviction]:
-    """Take out of hot every dated event or task a newer one moved to another day; the eviction rows."""
+def sources(hot: HotState) -> list[str]:
+    """The memories the dated hot items came from: when each was said orders them (sweep's `said`)."""
+    return [str(x["source_id"]) for part in ("events", "tasks") for x in hot["active_context"][part]  # type: ignore
+            if x.get("source_id")]
+
+
+def sweep(hot: HotState, said: Mapping[str, float]) -> list[Eviction]:
+    """Take out of hot every dated event or task a newer one moved to another day; the eviction rows. `said`:
+    when each item's source memory was first said (valid time, not when hot took it in: a year of notes read in
+    one second keeps its order)."""
     out: list[Eviction] = []
     for kind, part in (("event", "events"), ("task", "tasks")):
         items: list[dict[str, Any]] = hot["active_context"][part]  # type: ignore[assignment]
-        ordered = sorted(items, key=lambda x: (x.get("timestamp", 0), str(x.get("id", ""))))
         gone: set[str] = set()
-        for i, newer in enumerate(ordered):
+        for newer in items:
             if str(newer.get("id")) in gone:
                 continue
-            for older in ordered[:i]:
-                if str(older.get("id")) not in gone and _moves(older, newer):
+            for older in items:
+                if str(older.get("id")) not in gone and older is not newer and _moves(older, newer, said):
                     gone.add(str(older.get("id")))
                     out.append({"tier": "hot", "kind": kind, "id": str(older.get("id", "")),
                                 "what": preview(str(older.get("text", ""))),

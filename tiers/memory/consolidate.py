@@ -114,14 +114,27 @@ def _filter(mem: AgentMemory) -> dict[str, int]:
         due, log = warm_tier.split_due_for_cold(state["warm"], now)
         log += hot_tier.expire_passed(state["hot"], now)  # a past event is no longer active
         log += hot_tier.expire_let_go(state["hot"], warm_tier.ids_answered(state["warm"]))
-        if mem.config.knowledge.layer != "off":
-            log += rescheduled.sweep(state["hot"])  # "moved to Dec 12": the Dec 5 item leaves what the agent reads
+        if mem.config.knowledge.layer != "off":  # "moved to Dec 12": the Dec 5 item leaves what the agent reads
+            held = [*state["warm"]["entries"], *due]  # `due` leaves warm here and reaches the index below
+            log += rescheduled.sweep(state["hot"], _first_said(mem, held, rescheduled.sources(state["hot"])))
         mem.archive_entries(due)  # durable before warm forgets them
         halt("filter:archived")
         mem.record_evictions(log, now)
         return {"rescored": len(state["warm"]["entries"]) + len(due), "to_cold": len(due), "archived": len(due)}
 
     return mem.change(step, "consolidate")
+
+
+def _first_said(mem: AgentMemory, held: list[dict[str, Any]], ids: list[str]) -> dict[str, float]:
+    """When each of these memories was first said, from the entries at hand or the local index."""
+    from memoryd.tiers.memory.said import first_said
+
+    wanted = set(ids)
+    said = {e["id"]: first_said(e) for e in held if e["id"] in wanted}
+    missing = [i for i in ids if i not in said]
+    if missing and mem.archive is not None:
+        said |= {m["id"]: first_said(m) for m in mem.archive.get(mem.agent_id, missing)}
+    return said
 
 
 def _lesson(entry: dict[str, Any]) -> bool:

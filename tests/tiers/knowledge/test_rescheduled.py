@@ -55,3 +55,18 @@ def test_one_shared_word_or_no_word_of_change_replaces_nothing(config) -> None:
                          "2026-03-04": ["The flight to the team offsite moved to March 19.",
                                         "Dentist appointment for Kai at the Elm Street clinic on March 20."]})
     assert len(_events(mem)) == 4
+
+
+def test_which_was_said_later_comes_from_the_notes_not_from_when_they_were_read(config) -> None:
+    """Two notes read in the same second, the later one first: the day said later still wins."""
+    mem = AgentMemory(config, "main", archive=LazyIndex(config), clock=Clock(_day("2026-03-09T20:00:00")))
+    folder = config.workspace / "memory"
+    folder.mkdir(parents=True, exist_ok=True)
+    notes = {"2026-03-04": "The Elm Street clinic called: the dentist appointment moved to March 19.",
+             "2026-03-02": "Dentist appointment at the Elm Street clinic on March 12."}
+    for day, line in notes.items():   # the later note is read first, at the same clock time
+        (folder / f"{day}.md").write_text(f"# {day}\n\n## 09:10\n- {line}\n", "utf-8")
+        ingest(mem, config.workspace, day)
+    consolidate(mem, "daily")
+    events = _events(mem)
+    assert len(events) == 1 and "March 19" in events[0]
