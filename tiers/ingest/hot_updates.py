@@ -47,14 +47,6 @@ _ASSISTANT_LABEL = re.compile(r"(?i)^\s*(?:[-*]\s+)?(?:assistant|ai|bot|agent|cl
 _CLAUSE = re.compile(r"[,，。;；.!?！？]+\s*")
 
 
-def _day(text: str) -> str | None:
-    """The day a hot task or event is about (hot writes it as " (YYYY-MM-DD)" at the end)."""
-    from memoryd.tiers.memory.hot import DAY_SAID
-
-    m = DAY_SAID.search(text)
-    return m.group(1) if m else None
-
-
 def owner_says(text: str) -> bool:
     """The owner's own statement about themself (first person, or an agent's note starting "The owner …", "User
     …", "用户…"), with no speaker label ("Marco: I prefer …" in a note is Marco speaking, not the owner; "Marco
@@ -88,7 +80,8 @@ def hot_changes(facts: Sequence[Fact], owners: Sequence[bool] | None = None,
                     item: dict = hot_tier.add_lesson(hot, fact.text, "lessons", fact.importance, now, keep_head=True)
                 elif fact.kind in ("task", "event") and by_owner:
                     items = hot["active_context"]["tasks" if fact.kind == "task" else "events"]
-                    if any(similar(x["text"], fact.hot_text) and _day(x["text"]) == _day(fact.hot_text) for x in items):
+                    day = hot_tier.day_of(fact.hot_text)
+                    if any(similar(x["text"], fact.hot_text) and hot_tier.day_of(x["text"]) == day for x in items):
                         continue  # the same task or event, told again (in chat and in a note): not on another day
                     if fact.kind == "task":
                         item = hot_tier.upsert_task(hot, fact.hot_text, None, now)

@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING, Any, Mapping
 
 from memoryd.tiers.knowledge.change import LANGUAGES, lang_data, spoken
+from memoryd.tiers.memory.hot import DAY_SAID, day_of
 from memoryd.tiers.memory.model import preview
 from memoryd.tiers.retrieval import analyzer
 
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from memoryd.tiers.memory.types import Eviction, HotState
 
 SHARED_TERMS = 2
-_DAY = re.compile(r"\s*\((\d{4}-\d{2}-\d{2})\)\s*$")  # the " (YYYY-MM-DD)" hot adds to a dated item
 _DATE_WORD = re.compile(r"\d|[月号號日点點周週]|^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*$|"
                         r"^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$|^(?:today|tomorrow|yesterday|week|next|last)$")
 
@@ -41,14 +41,9 @@ def _cue_terms() -> frozenset[str]:
                      for t in analyzer.terms(w))
 
 
-def _day(text: str) -> str | None:
-    m = _DAY.search(text)
-    return m.group(1) if m else None
-
-
 def _thing(text: str) -> frozenset[str]:
     """The terms that can name what an item is about."""
-    said = spoken(_DAY.sub("", text))
+    said = spoken(DAY_SAID.sub("", text))
     return frozenset(t for t in analyzer.terms(said)
                      if not _DATE_WORD.search(t) and (t.isascii() or len(t) >= 2)) - _cue_terms()  # no lone 的, 一
 
@@ -58,7 +53,7 @@ def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str
     if said_old is None or said_new is None or said_new <= said_old:
         return False  # which was said later is known only from their memories; else silent
     old_text, new_text = str(older.get("text", "")), str(newer.get("text", ""))
-    old_day, new_day = _day(old_text), _day(new_text)
+    old_day, new_day = day_of(old_text), day_of(new_text)
     if old_day is None or new_day is None or old_day == new_day or not _cue().search(spoken(new_text)):
         return False
     return len(_thing(old_text) & _thing(new_text)) >= SHARED_TERMS

@@ -9,6 +9,7 @@ from memoryd.tiers.memory import warm as warm_tier
 from memoryd.tiers.memory.agent import AgentMemory
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.model import DAY
+from memoryd.tiers.memory.said import first_said
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge import rescheduled
 from memoryd.tiers.knowledge.phase_journal import halt
@@ -127,8 +128,6 @@ def _filter(mem: AgentMemory) -> dict[str, int]:
 
 def _first_said(mem: AgentMemory, held: list[dict[str, Any]], ids: list[str]) -> dict[str, float]:
     """When each of these memories was first said, from the entries at hand or the local index."""
-    from memoryd.tiers.memory.said import first_said
-
     wanted = set(ids)
     said = {e["id"]: first_said(e) for e in held if e["id"] in wanted}
     missing = [i for i in ids if i not in said]

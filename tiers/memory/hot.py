@@ -172,6 +172,12 @@ DAY_SAID = re.compile(r"\s*\((\d{4}-\d{2}-\d{2})\)\s*$")   # " (YYYY-MM-DD)" hot
 TASK_GRACE_DAYS = 14   # a dated task this long past its day was done or dropped: out of what the agent always reads
 
 
+def day_of(text: str) -> str | None:
+    """The day (YYYY-MM-DD) a hot event or task is about, as hot wrote it at the end of its text."""
+    m = DAY_SAID.search(text)
+    return m.group(1) if m else None
+
+
 def expire_passed(hot: Hot, now: float) -> list[Eviction]:
     """Events whose day has passed, and pending tasks TASK_GRACE_DAYS past theirs, leave hot (their memories
     stay in warm and the local index): hot is what is active, and a past gig's date is no longer news."""
@@ -181,10 +187,10 @@ def expire_passed(hot: Hot, now: float) -> list[Eviction]:
     out: list[Eviction] = []
     for kind, items, before in (("event", ctx["events"], today), ("task", ctx["tasks"], grace)):
         for item in list(items):
-            day = DAY_SAID.search(str(item.get("text", "")))
-            if day and day.group(1) < before and item.get("status", "pending") == "pending":
+            day = day_of(str(item.get("text", "")))
+            if day and day < before and item.get("status", "pending") == "pending":
                 items.remove(item)
-                out.append(_evicted(kind, item, f"its day {day.group(1)} has passed"))
+                out.append(_evicted(kind, item, f"its day {day} has passed"))
     return out
 
 

@@ -18,6 +18,7 @@ def _shapes() -> dict[str, tuple[re.Pattern[str], re.Pattern[str]]]:
             for name, s in raw.items() if not name.startswith("_")}
 
 
+@lru_cache(maxsize=256)  # a retrieve asks twice: the time rule's ranking and the placement of current values
 def asked(query: str) -> tuple[re.Pattern[str], ...]:
     """The shapes the question asks for (empty: it names none), as the patterns a memory holding one matches."""
     return tuple(holds for asks, holds in _shapes().values() if asks.search(query))
