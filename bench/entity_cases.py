@@ -21,7 +21,7 @@ CASES: tuple[tuple[str, frozenset[tuple[str, str]]], ...] = tuple((text, frozens
     ("What's the status of project Atlas?", {(J, "Atlas")}),
     ("Thanks, that helps a lot!", set()),
     ("Sounds good to me.", set()),
-    ("Signed the contract with Hetzner for the Orion servers today.", set()),
+    ("Signed the contract with Hetzner for the Orion servers today.", {("org", "Hetzner")}),  # a company the world knows
     ("We moved CI to Buildkite last week.", set()),
     ("Lunch with Maria on Friday.", {(P, "Maria")}),
     ("Had a call with Tom Becker about the trademark filing.", {(P, "Tom Becker")}),

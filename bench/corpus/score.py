@@ -199,12 +199,13 @@ def _said_in_turns(name: str, conv: Conversation) -> int:
     return sum(bool(rx.search(normal(t.text))) for t in conv.turns)
 
 
-_ARTICLE = re.compile(r"^(?:the|a|an|mr|mrs|ms|miss|dr|pani|pan|frau|herr)\.?\s+")
+_ARTICLE = re.compile(r"^(?:(?:the|a|an|my|mr|mrs|ms|miss|dr|pani|pan|frau|herr)\.?\s+|我(?=[\u4e00-\u9fff]))")
 
 
 def _entity_key(name: str) -> str:
-    """A name as the judge compares it: no `@`, case and spacing folded, no leading article or title ("The Crown"
-    and "Crown" name one pub, "Mr Rasool" and "Rasool" one man)."""
+    """A name as the judge compares it: no `@`, case and spacing folded, no leading article, title or first-person
+    possessive ("The Crown" and "Crown" name one pub, "Mr Rasool" and "Rasool" one man, "my dad" and "Dad",
+    "我老婆" and "老婆" the owner's father and wife)."""
     return _ARTICLE.sub("", normal(name.lstrip("@")))
 
 

@@ -52,6 +52,15 @@ def test_an_entity_is_judged_without_article_or_title_and_an_undeclared_name_sai
     assert judged["entity_recall"] == 1.0
 
 
+def test_the_owners_own_family_word_is_judged_as_the_alias_written_without_my(tmp_path: Path) -> None:
+    path = tmp_path / "kin.convo"
+    path.write_text("# owner: Someone Else\n# split: dev\n@entity Orla Brennan | person | Dad\n"
+                    "@entity 林知夏 | person | 老婆\n"
+                    "== 2026-07-02 09:15 chat notes\nU: my dad rang, and 我老婆 says hi\n", encoding="utf-8")
+    judged = entities(["my dad", "我老婆"], parse(path))
+    assert (judged["entity_precision"], judged["entity_recall"]) == (1.0, 1.0)
+
+
 @pytest.fixture(scope="module")
 def test_half(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     rows: dict[str, list[dict]] = {"on": [], "off": []}
@@ -89,6 +98,13 @@ def test_memory_md_holds_no_stale_values_and_no_more_foreign_profile_keys_than_m
     assert on.get("owner_profile", 0) - on.get("owner_profile_right", 0) <= 1
 
 
+def test_entities_on_the_test_half_meet_the_issues_goals(test_half: dict[str, dict]) -> None:
+    """#29: precision ≥ 0.95, recall ≥ 0.85 of the people, projects and organisations (0.930 / 0.760 before the
+    sixth session; 0.954 / 0.882 after it)."""
+    on = test_half["on"]
+    assert on["entity_precision"] >= 0.95 and on["entity_recall_core"] >= 0.85, on
+
+
 def test_the_layer_does_no_harm_on_the_test_half(test_half: dict[str, dict]) -> None:
     on, off = test_half["on"], test_half["off"]
     assert on["current_at_1"] >= off["current_at_1"]
@@ -116,10 +132,12 @@ def held(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 
 
 def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[str, dict]) -> None:
-    """Earlier values in hot: 6 when the twelve files first ran on their own clock, 3 now (the layer off: 5); a
-    moved day said without the thing's name ("they pushed it to Jan 10") is left. This holds that line."""
+    """Earlier values in hot: 6 when the twelve files first ran on their own clock, 3 after the fifth session
+    (the layer off: 5); the four files written next scored 5 at first (off 5). Over the sixteen now: 6 (off 9): a
+    moved day said without the thing's name ("they pushed it to Jan 10"), a correction sharing no word with
+    what it corrects, lessons naming an old value as history. This holds that line."""
     on, off = held["on"], held["off"]
-    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(3, off["hot_stale_values"])
+    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(6, off["hot_stale_values"])
     if on.get("hot_lessons"):
         assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
     if on.get("supersede"):

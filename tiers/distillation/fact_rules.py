@@ -26,8 +26,8 @@ def _rx(en: str, zh: str = "") -> Gated:
     return Gated(re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else "")))
 
 
-_LESSON = _rx(r"\blessons? learned\b|\blesson:|\blearned the hard way\b|\bnote to self\b|(?:\b(?:i|we)(?:'m|'ll|'re| am| are| will| shall)? |^\s*|[:;,.!]\s*)never (?:[\w']+ ){1,8}again\b|"
-              r"\b(?:we|i) learned that\b|\btakeaway:|\blesson from [^:.!?]{1,40}:|\blesson for (?:me|myself|us):|"
+_LESSON = _rx(r"\blessons? learned\b(?!\s*(?:[.!?…]|$))|\blesson:|\blearned the hard way\b|\bnote to self\b|(?:\b(?:i|we)(?:'m|'ll|'re| am| are| will| shall)? |^\s*|[:;,.!]\s*)never (?:[\w']+ ){1,8}again\b|"
+              r"\b(?:we|i) learned that\b(?! the hard way)(?!\s*(?:[.!?…]|$))|\btakeaway:|\blesson from [^:.!?]{1,40}:|\blesson for (?:me|myself|us):|"
               r"\brule for (?:me|myself|us|the [^:.!?]{1,30}):|\bmy rule:|\b(?:that|this|it) to my checklist\b",
               r"教训|吸取.{0,6}经验|以后再也不|经验是")
 _DECISION = _rx(r"\bdecision:|\b(?:we|i)(?:'ve| have)? decided\b|\bdecided to\b|\blet'?s go with\b|"
@@ -81,9 +81,11 @@ class Fact:
         text = re.sub(r"(?i)^(?:please )?(?:remind me (?:to|about)|don'?t (?:let me )?forget (?:to )?|提醒我)\s*", "",
                       self.text).strip()
         text = text[:1].upper() + text[1:]
-        if self.about and self.about not in text:
-            text = f"{text.rstrip('.')} ({self.about})"
-        return text[:200]
+        if not self.about or self.about in text:
+            return text[:200]
+        day = f" ({self.about})"  # kept whole when the text is cut: hot reads an item's day from it (hot.day_of)
+        body = text.rstrip(".")
+        return (body if len(body) + len(day) <= 200 else body[:199 - len(day)].rstrip() + "…") + day
 
 
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
@@ -113,20 +115,13 @@ def find_date(text: str, ref: dt.date, scan: Scan | None = None) -> str | None:
     `scan`: scan(text), when the caller checks the same text with classify() too (alone, each
     gate's own check is cheaper than a scan for every gate of this module)."""
     search = scan.search if scan is not None else lambda gate: gate.search(text)
-    m = search(_ISO)
-    if m:
-        return _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    m = search(_MONTH_DAY)
-    if m:
-        mon, day, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(4), m.group(6))
-        y = int(year) if year else ref.year
-        found = _safe_date(y, _MONTHS[mon.lower()[:3]], int(day))
-        if found and not year and found < ref.isoformat():
-            found = _safe_date(y + 1, _MONTHS[mon.lower()[:3]], int(day))
-        return found
-    m = search(_ZH_DATE)
-    if m:
-        return _safe_date(int(m.group(1) or ref.year), int(m.group(2)), int(m.group(3)))
+    first = [(gate, m) for gate in (_ISO, _MONTH_DAY, _ZH_DATE) if (m := search(gate))]
+    if first and _MOVE_CUE.search(text):
+        moved = _moved_day(text, ref)
+        if moved:
+            return moved
+    if first:
+        return _day_of(*first[0], ref)
     m = search(_RELATIVE)
     if not m:
         return None
@@ -145,10 +140,45 @@ def find_date(text: str, ref: dt.date, scan: Scan | None = None) -> str | None:
             ).isoformat()
 
 
+def _day_of(gate: Gated, m: re.Match[str], ref: dt.date) -> str | None:
+    if gate is _ISO:
+        return _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    if gate is _ZH_DATE:
+        return _safe_date(int(m.group(1) or ref.year), int(m.group(2)), int(m.group(3)))
+    mon, day, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(4), m.group(6))
+    y = int(year) if year else ref.year
+    found = _safe_date(y, _MONTHS[mon.lower()[:3]], int(day))
+    if found and not year and found < ref.isoformat():
+        found = _safe_date(y + 1, _MONTHS[mon.lower()[:3]], int(day))
+    return found
+
+
+# A day moved or corrected in one sentence: "moved from 14 February to 8 March", "I wrote March 28 but it's
+# actually March 21", 从3月12号改到3月19号. The day it has now is the one after the change, not the first named.
+_MOVE_CUE = re.compile(r"(?i)\b(?:moved|moves|pushed|postponed|rescheduled|brought forward|delayed|shifted|changed|"
+                       r"actually|instead|corrected|now)\b|改到|改成|改为|推迟|延期|延后|提前到|挪到|调到|其实|不对|应该是")
+_TO_LINK = re.compile(r"(?i)\s*(?:to|->|→|到)\s*")
+
+
+def _moved_day(text: str, ref: dt.date) -> str | None:
+    """The day after a change in a sentence naming two or more: each named day that a change word (or `from X to`
+    after one) leads to replaces the one before it; None when no day is so led to."""
+    found = sorted(((m.start(), m.end(), gate, m) for gate in (_ISO, _MONTH_DAY, _ZH_DATE)
+                    for m in gate.rx.finditer(text)), key=lambda f: f[:2])
+    chosen = None
+    for (_, end, _, _), (start, _, gate, m) in zip(found, found[1:]):
+        between = text[end:start]
+        if _MOVE_CUE.search(between) or (_TO_LINK.fullmatch(between) and _MOVE_CUE.search(text, 0, start)):
+            chosen = (gate, m)
+    return _day_of(*chosen, ref) if chosen else None
+
+
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
+# A lesson cue says what was learned: "lessons learned." alone or "I learned that the hard way" (that: what was
+# said before) states no lesson of its own.
 # "never X again" is a lesson in the person's own voice ("I'm never deploying … again") or as a rule ("one rule:
 # never let … again"); "everyone says you'll never see it again" is hearsay.
 # First match wins: a lesson stated as a decision is a lesson; an event needs a date

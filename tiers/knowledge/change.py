@@ -125,6 +125,15 @@ def _head_new(new: str, old: str) -> str:
     return " ".join(words[-max(1, len(old.split())):]) if new.isascii() else new
 
 
+def _lead(new: str, old: str) -> str:
+    """A new value's first words, as many as the old value has when that is two or more (`8 March 2027` against
+    `14 February`: `8 March`); else the whole value (`QuickBooks Online …` against `Xero`: one word would find
+    `QuickBooks Desktop`)."""
+    words, n = new.split(), len(old.split())
+    lead = " ".join(words[:n])
+    return lead if new.isascii() and len(words) > n >= 2 and distinctive(lead) else new
+
+
 @functools.lru_cache(maxsize=1)
 def _any_trigger() -> re.Pattern[str]:
     return re.compile("|".join(_lang(code).trigger.pattern for code in LANGUAGES), re.IGNORECASE)
@@ -212,8 +221,8 @@ def states(memory_text: str, cue: Cue) -> str | None:
     something else in another clause (a name, a number, a code): that other fact stays current, so the memory is
     updated in part, not superseded; WHOLE otherwise; None when it does not state the old value."""
     said = spoken(memory_text)
-    if _QUESTION.search(said) or (cue.new and _has(said, cue.new)):
-        return None
+    if _QUESTION.search(said) or (cue.new and (_has(said, cue.new) or _has(said, _lead(cue.new, cue.old)))):
+        return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))
     if not cue.thing <= terms:
         return None  # "the garage code" changed: "the bike lock code is 4417" is another thing
@@ -221,7 +230,23 @@ def states(memory_text: str, cue: Cue) -> str | None:
     if old is None:
         return None
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
-    return PART if any(_VALUE.search(c) for c in others) else WHOLE
+    return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
+
+
+def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
+    """The clause stating the old value also states a value the change does not speak of (`an appointment with Dr
+    Anne Cronin at CUH on 17 February` when `Dr Cronin's appointment moved to 3 March`: CUH stays true): a number or
+    a capitalised name the new clause does not say, other than a value this memory itself says was replaced (`from
+    4417 to 5120`: 4417 is history). Han words are not read so: every Chinese word would count."""
+    clause = next((c for c in _PARTS.split(said) if _has(c, old)), "")
+    rest = clause
+    for gone in [old] + [c.old for c in cues(clause)]:
+        rest = re.sub(re.escape(gone), " ", rest, flags=re.IGNORECASE)
+    told = set(analyzer.terms(cue.clause))
+    return any(not set(analyzer.terms(v.group(0))) <= told for v in _MORE_VALUE.finditer(rest, 1))
+
+
+_MORE_VALUE = re.compile(r"\d[\d:.,/-]*|(?<![\w'’])[A-Z][\w\-]+")
 
 
 Memory = Mapping[str, Any]

@@ -15,6 +15,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from memoryd.tiers.knowledge.entity_kin import relation_of
 from memoryd.tiers.knowledge.entity_vocab import english
 
 _ORDER = {"repo": 0, "project": 0, "org": 1, "person": 2, "place": 3}
@@ -30,10 +31,11 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
     """(key, name, type, mentions) rows → the key that stands for each group → every key in it (itself first).
     Only groups of two or more are returned."""
     rows = list(rows)
+    head_of = _fold_kin(rows)
+    rows = [r for r in rows if r[0] not in head_of]  # a family word joins no name (`my dad`, `Dad Smith`)
     by_name: dict[str, list[tuple[str, str, str, int]]] = defaultdict(list)
     for r in rows:
         by_name[_name(r[0])].append(r)
-    head_of: dict[str, str] = {}
     for same in by_name.values():  # a name read as a place (the weakest cue) and as something else: the other
         if len(same) > 1 and any(r[2] in _WEAK for r in same):
             best = min(same, key=lambda r: (_ORDER.get(r[2], 9), -r[3], r[0]))
@@ -71,6 +73,19 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
         if key != head:
             out[head].append(key)
     return {head: [head, *sorted(members)] for head, members in out.items()}
+
+
+def _fold_kin(rows: Sequence[tuple[str, str, str, int]]) -> dict[str, str]:
+    """Every form of one family relation (`my dad`, `Dad`, `我爸`) joins the one most mentioned."""
+    by_relation: dict[str, list[tuple[str, str, str, int]]] = defaultdict(list)
+    for r in rows:
+        if r[2] == "person" and (rel := relation_of(r[1])):
+            by_relation[rel].append(r)
+    head_of: dict[str, str] = {}
+    for same in by_relation.values():
+        best = min(same, key=lambda r: (-r[3], r[0]))
+        head_of.update({r[0]: best[0] for r in same})
+    return head_of
 
 
 @lru_cache(maxsize=1)

@@ -17,7 +17,7 @@ from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 UP = "A-ZÀ-ÖØ-ÞĀĆČĎĐĒĘĚĞİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŸŹŻŽ"
 LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűųźżž"
-WORD = rf"[{UP}][{LOW}]{{1,19}}"
+WORD = rf"(?:O['’](?=[{UP}])|Ma?c(?=[{UP}][{LOW}]))?[{UP}][{LOW}]{{1,19}}"  # O'Keeffe, McCarthy, MacLeod: one word
 _NAME = rf"({WORD}(?:\s{WORD})?)"
 _HAN = "\u4e00-\u9fff"
 
@@ -94,8 +94,15 @@ def sentence_start(text: str, at: int) -> bool:
 
 
 def _after_article(text: str, at: int) -> bool:
+    """An article before the name, or before `X and` (`the Heron and Hook's pies`: a pub's name, no person's)."""
+    pair = _PAIR_BEFORE.search(text, max(0, at - 40), at)
+    if pair:
+        at = pair.start(1)
     before = _WORD_BEFORE.search(text, max(0, at - 20), at)
     return bool(before) and before.group(1).lower() in english().article_determiners
+
+
+_PAIR_BEFORE = re.compile(r"\b([A-Z][a-z]+)\s+(?:and|&)\s+$")
 
 
 def is_business(name: str) -> bool:
@@ -144,9 +151,10 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
         before = _WORD_BEFORE.search(text, 0, m.start())
         if before and before.group(1).lower() in v.determiners:
             continue  # `a Marathon Plus might`: a thing's name, no person's
-        if before and before.group(1)[:1].isupper() and is_person_name(before.group(1)) and \
-                not text[before.end(1):m.start()].strip():
-            continue  # `Hot Stone Massage is`: the end of a longer capitalised title, no person's two names
+        if before and before.group(1)[:1].isupper() and not text[before.end(1):m.start()].strip() and \
+                (is_person_name(before.group(1)) or not sentence_start(text, before.start(1))):
+            continue  # `Hot Stone Massage is`, `… after Ah Seng Renovation was`: the end of a longer capitalised
+            # title, no person's two names
         if sentence_start(text, m.start(1)) and words[-1].casefold().endswith(v.thing_endings):
             continue  # `Sports Massage is our bestseller`: a service title-cased, no person
         if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
@@ -195,7 +203,8 @@ def _zh_name_ok(name: str) -> bool:
     given = name[2:] if name[:2] in v.compound_surnames else name[1:]
     return name not in v.not_names and name[:2] not in v.not_names and name not in v.cities and \
         not _zh()["kind_end"].search(name) and name[-1] not in _NOT_NAME_ENDS and \
-        not (name[0] not in "老小" and given.startswith(v.not_given))  # `周今天请假`: 周 and a time word
+        not (name[0] not in "老小" and given.startswith(v.not_given)) and \
+        not any(c in v.clause_breaks for c in given)  # `周今天请假`: 周 and a time word; `孙婷的`: a particle
 
 
 _NOT_NICKS = frozenset(("小孩", "小心", "小时", "小区", "小学", "小组", "小姐", "小伙", "小朋", "小编", "小二", "小哥",

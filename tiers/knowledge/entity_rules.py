@@ -11,14 +11,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from memoryd.tiers.knowledge.entity_kin import kin_people
+from memoryd.tiers.knowledge.entity_known import known_orgs
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
 from memoryd.tiers.knowledge.entity_people import (WORD, chinese_people, english_people, is_business,
                                                    is_person_name, latin_people_in_chinese, person_part)
-from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects
+from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects, saints
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "6"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "7"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,9 @@ def _from_text(text: str) -> dict[str, Entity]:
     for m in _REPO_SAID.finditer(text):
         if not any(a <= m.start(1) < b for a, b in repo_spans) and "." not in m.group(1).split("/")[0]:
             add("repo", _strip_repo(m.group(1)))
+    known_orgs(text, add)  # before hosts are cut: `Fly.io`
     plain = _URLS.sub(" ", text) if "." in text else text  # a host or a path names no project, person or place
+    plain = saints(plain, add)
     projects(plain, add)
     orgs_and_places(plain, add)
     plain = _OTHER_SCRIPT.sub("", plain)  # "张伟 (Zhang Wei) 说", "Zhang Wei (张伟) said": the name beside its cue
@@ -110,6 +114,8 @@ def _from_text(text: str) -> dict[str, Entity]:
         name = person_part(raw) if not raw.islower() else raw
         if name:
             add("person", name)
+    for name in kin_people(plain):  # `my dad`, `Mum`, `我妈`: the owner's family
+        add("person", name)
     if not plain.isascii():
         han = len(re.findall(r"[\u4e00-\u9fff]", plain))
         joined = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", plain)
@@ -219,7 +225,9 @@ def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
     parts = {w for e in ents if e.type in ("person", "org", "place") and len(e.name.split()) > 1
              for w in e.name.casefold().replace("&", " ").split()}
     longer = [f" {e.name.casefold()} " for e in ents if e.type in ("person", "org", "place") and " " in e.name]
+    han_orgs = [e.name for e in ents if e.type == "org" and not e.name.isascii()]
     return [e for e in ents if order.get(e.type, 9) <= best[e.name.casefold()] and not (
+        e.type == "org" and any(e.name in n and e.name != n for n in han_orgs)) and not (  # 阿里巴巴 of 阿里巴巴集团
         e.type in ("person", "org", "place") and " " not in e.name and e.name.casefold() in parts) and not (
         e.type in ("person", "org", "place") and " " in e.name  # `Carrick Medical` of `Carrick Medical Supplies`
         and any(f" {e.name.casefold()} " in n and n != f" {e.name.casefold()} " for n in longer))]

@@ -20,10 +20,11 @@ from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 Add = Callable[[str, str], None]
 _HAN = "\u4e00-\u9fff"
-_CAMEL = re.compile(r"(?<![\w@/.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])")
+_CAMEL = re.compile(r"(?<![\w@/.-])(?!Ma?c[A-Z][a-z]+\b)([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])")  # McCarthy: a surname
 _KEBAB = re.compile(r"(?<![\w@/.:-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z0-9])")
 _NEXT_WORD = re.compile(r"\s*('s\b|[A-Za-z]+|[^\sA-Za-z]|$)")
 _PREV_WORD = re.compile(r"([A-Za-z]+)\s*$")
+_SETTING = re.compile(r"\s*(?:=|:\s*(?:\d|true\b|false\b))")
 _WORDS_BEFORE = re.compile(r"[A-Za-z]+")
 
 
@@ -43,7 +44,7 @@ def _en() -> dict[str, re.Pattern[str]]:
         "project_before": re.compile(r"\b(?:[Pp]roject|codename|code-named|codenamed)\s+(?:[\"'“]([A-Za-z][\w.-]{1,40})|"
                                      r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))"),
         "project_after": re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b"),
-        "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b"),
+        "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b(?!-\w)"),  # `Kettle Co-work`: a word
         # `Veldman & Zonen said`; not `and`: `Imogen and Raj are` is two people far more often than a firm
         "firm": re.compile(rf"\b({WORD}\s&\s{WORD})\s+"
                            r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
@@ -104,15 +105,18 @@ def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
     v = english()
     word = m.group(1)
     parts = word.split("-")
-    if word in v.hyphen_compounds or all(p.isdigit() for p in parts[1:]) or len(word) < 5 \
-            or parts[0] in v.hyphen_prefixes or parts[-1] in v.hyphen_suffixes:
+    if word in v.hyphen_compounds or parts[-1].isdigit() or len(word) < 5 \
+            or parts[0] in v.hyphen_prefixes or parts[-1] in v.hyphen_suffixes \
+            or (parts[0] in v.region_codes and len(parts) <= 3):  # `cn-hangzhou`, `eu-west-2`: a region
         return False
+    if _SETTING.match(text, m.end()):
+        return False  # `fetch-depth: 0`, `max-age=3`: a setting and its value
     after = _NEXT_WORD.match(text, m.end())
     nxt = (after.group(1) if after else "").lower()
     if nxt in v.project_followers or _zh_follower().match(text, m.end()):
         return True  # `order-api 这个服务`, `order-api 的负责人`; a tool's name (`docker-compose 起了`) is not
-    if nxt == "=" or (parts[-1].endswith("s") and len(parts[-1]) > 3):
-        return False  # `max-age = 3`: a setting; `no-shows`: a plural noun
+    if parts[-1].endswith("s") and len(parts[-1]) > 3:
+        return False  # `no-shows`: a plural noun
     before = _PREV_WORD.search(text[:m.start()])
     if before and before.group(1).lower() in v.determiners:
         return False
@@ -131,6 +135,8 @@ def projects(text: str, add: Add) -> None:
             add("project", m.group(1))
     for key in ("project_before", "project_after"):
         for m in rx[key].finditer(text):
+            if key == "project_after" and m.group(1).endswith("."):
+                continue  # `… owns it. repo is X`: a sentence ends before the word
             name = (m.group(1) or m.group(2) if key == "project_before" else m.group(1)).rstrip(".")
             if key == "project_after" and name.isalpha() and name.islower() and _DESCRIBED.search(text[:m.start(1)]):
                 continue  # `his mouse project`, `the new motor project`: a description (`the quokka project` names)
@@ -144,6 +150,29 @@ _ORG_IN = re.compile(rf"\s+in\s+({WORD})\b(?![-'’]|\s{WORD})")
 _NAME_GOES_ON = re.compile(rf"'s\s+{WORD}")  # `at King's College`: the place is the whole name, not `King`
 _QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」")
 _HOUSE_NUMBER = re.compile(r"\s\d{1,4}[a-zA-Z]?\b")
+
+
+_SAINT = re.compile(rf"\b(?:St\.?|Saint)\s+({WORD})['’]s((?:\s+(?:{WORD}|[A-Z]{{2,5}})\b)*)")
+
+
+def saints(text: str, add: Add) -> str:
+    """A school, a church, a hospital or a club named after a saint (`St Aidan's`, `St. Colm's GAA`, `St Brigid's
+    Primary`): one organisation, its kind words after it kept. The text comes back with those names blanked, so
+    no rule reads `Aidan` as a person in them."""
+    if "St" not in text and "Saint" not in text:
+        return text
+    v = english()
+    spans = []
+    for m in _SAINT.finditer(text):
+        more = m.group(2).split()  # `St Aidan's Community College`: up to the last kind word; not `… Monday`
+        ends = [i for i, w in enumerate(more) if w in v.business_words or w in v.kind_words_after
+                or (w.isupper() and len(w) > 1)]
+        kept = more[:ends[-1] + 1] if ends else []
+        add("org", f"St {m.group(1)}'s" + "".join(" " + w for w in kept))
+        spans.append((m.start(), m.start(2) + len(" ".join([""] + kept))))
+    for a, b in reversed(spans):
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
 
 
 def orgs_and_places(text: str, add: Add) -> None:
@@ -277,7 +306,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # not inside a longer word (`最大连接数` holds no 大连), nor opening a hospital's or a school's name
         # (`中山一院`, `苏州中学`, `北京医院`: the organisation, not the city)
         # `在字节跳动上班`: where one works, two to six characters that are no kind word (`在家`, `在公司`)
-        "work": re.compile(f"在((?:(?![{re.escape(v.clause_breaks)}])[{_HAN}A-Za-z]){{2,6}}?)(?:{v.work_after})"),
+        "work": re.compile(f"(?<![现正实存所自])在((?:(?![{re.escape(v.clause_breaks)}])[{_HAN}A-Za-z]){{2,6}}?)(?:{v.work_after})"),
         # the first characters of the names first: most places in a text start no name, and fail there at once
         "city": re.compile(f"(?=[{''.join(sorted({c[0] for c in v.cities}))}])(?:"
                            f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))({cities})"
@@ -334,6 +363,20 @@ def _zh_verb_phrase(text: str, start: int, end: int, body: str) -> bool:
     return bool(verb) and len(body) - len(verb) != 1
 
 
+def _lead_cut(text: str, start: int, name: str) -> int | None:
+    """How many characters at the front of a Han name found at `start` open the clause instead (`看智瞳科技`: 1,
+    `9月2日入X幼儿园`: 2); None when the words ask which one (`啥支付公司`)."""
+    zh = chinese()
+    if name.startswith(zh.question_words):
+        return None
+    cut = 0
+    if start and text[start - 1].isdigit() and name[:1] in zh.date_units:
+        cut = 2 if name[1:2] in zh.after_date else 1
+    while lead := next((w for w in zh.lead_words if name.startswith(w, cut)), ""):
+        cut += len(lead)
+    return cut
+
+
 def chinese_things(text: str, add: Add) -> None:
     v = english()
     zh = chinese()
@@ -342,7 +385,8 @@ def chinese_things(text: str, add: Add) -> None:
         name = m.group(1) or m.group(2)
         if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies \
                 and (name.isascii() or not any(w in name for w in zh.not_bodies)) \
-                and not (m.group(2) and text.endswith(zh.demonstratives, 0, m.start(2))):  # 那个记账项目: a description
+                and not (m.group(2) and text.endswith(zh.demonstratives, 0, m.start(2))) \
+                and not (m.group(2) and name[-1] in zh.project_verbs):  # 那个记账项目: a description; 赶项目: a verb's
             add("project", name)
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)
@@ -352,8 +396,13 @@ def chinese_things(text: str, add: Add) -> None:
         if not _has_suffix(text, key):
             continue  # no kind word, no name: the cheap test first (ingest reads every memory)
         for m in rx[key].finditer(text):
+            cut = _lead_cut(text, m.start(1), m.group(1))
+            if cut is None:
+                continue
             suffix = rx[key + "_end"].search(m.group(1))
-            body = m.group(1)[:suffix.start()] if suffix else m.group(1)
+            body = m.group(1)[cut:suffix.start()] if suffix else m.group(1)[cut:]
+            if len(body) < 2:
+                continue  # `旁边咖啡馆`: a kind word alone names nothing
             if key == "place" and body in zh.cities:
                 continue  # `四川省`, `苏州市`: the city rule reads the place by its bare name
             if m.group(1).endswith(zh.common_endings):
@@ -361,6 +410,6 @@ def chinese_things(text: str, add: Add) -> None:
             if body not in zh.not_bodies and not body.endswith(("家", "分")) \
                     and not any(w in body for w in zh.not_bodies) and not _zh_verb_phrase(text, m.start(1), m.end(1), body) \
                     and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch
-                add(key, m.group(1))
+                add(key, m.group(1)[cut:])
     for m in rx["city"].finditer(text):
         add("place", m.group(1) or m.group(2))

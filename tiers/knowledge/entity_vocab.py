@@ -61,6 +61,7 @@ class English:
     family_titles: str  # `Auntie Grace`, `Uncle Rashid`: a family word before a name, as a title
     request_verbs: frozenset[str]  # `Chase Acme Plumbing`: a sentence's opening request, capitalised
     suits_subjects: frozenset[str]  # `Tuesday works for X`: suits X, no employer
+    region_codes: frozenset[str]  # `cn-hangzhou`, `us-east-1`: a cloud region, a value
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,11 @@ class Chinese:
     time_units: tuple[str, ...]  # `下个月`: after 个 a time unit, where no name starts
     time_words: str  # `谢总今天…`: a word of time after a title ends it
     common_endings: tuple[str, ...]  # `街坊`: a common word ending with a kind character ends no organisation
+    lead_words: tuple[str, ...]  # `看智瞳科技`, `旁边咖啡馆`: opens a clause, cut from a name's front
+    question_words: tuple[str, ...]  # `啥支付公司`: asks which one, no name
+    date_units: str  # `2日入X幼儿园`: after a number, a date's unit …
+    after_date: str  # … and a verb of going start no name
+    project_verbs: str  # `赶项目`: a verb taking 项目 as its object
 
 
 @lru_cache(maxsize=1)
@@ -114,7 +120,7 @@ def english() -> English:
         frozenset(w.capitalize() for w in d["note_verbs"] + d["person_verbs_after"] + d["trade_verbs"]),
         frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]), frozenset(d["work_between"]),
         _alternation(d["family_titles"]), frozenset(w.capitalize() for w in d["request_verbs"]),
-        frozenset(d["suits_subjects"]))
+        frozenset(d["suits_subjects"]), frozenset(d["region_codes"]))
 
 
 @lru_cache(maxsize=1)
@@ -129,4 +135,6 @@ def chinese() -> Chinese:
         d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]),
         d["weak_place_ends"], d["thing_measures"], tuple(d["demonstratives"]), frozenset(d["suffix_words"]),
         tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]),
-        _alternation(d["time_words"]), tuple(d["common_endings"]))
+        _alternation(d["time_words"]), tuple(d["common_endings"]),
+        tuple(sorted(d["lead_words"], key=len, reverse=True)), tuple(d["question_words"]), d["date_units"],
+        d["after_date"], d["project_verbs"])

@@ -2,7 +2,8 @@
 
 "Dad's check-up at the hospital, Dec 5" then "the hospital called, the check-up moved to Dec 12": both are
 dated hot items and MEMORY.md would show both days. The newer item leaves the older one out of hot when
-- it says a word of change (`reschedule_words` in lang/<code>.json: moved, pushed, postponed, 改到, 推迟 …),
+- it says a word of change (`reschedule_words` in lang/<code>.json: moved, pushed, postponed, actually, 改到,
+  推迟 …) or sets its day against another (`on 1 March (not 8 March)`),
 - its day differs from the older item's day, and
 - the two share at least SHARED_TERMS terms naming the thing (speaker labels, days, numbers and the change words
   themselves do not count).
@@ -26,6 +27,11 @@ if TYPE_CHECKING:
 SHARED_TERMS = 2
 _DATE_WORD = re.compile(r"\d|[月号號日点點周週]|^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*$|"
                         r"^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$|^(?:today|tomorrow|yesterday|week|next|last)$")
+
+
+# a day set against the one it replaces: "on 1 March (not 8 March)", "the 21st, not the 28th", 3月19号而不是12号
+_NOT_DAY = re.compile(r"(?i)\bnot\s+(?:on\s+)?(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|"
+                      r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)|而不是|不是\d")
 
 
 @functools.lru_cache(maxsize=None)
@@ -54,7 +60,8 @@ def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str
         return False  # which was said later is known only from their memories; else silent
     old_text, new_text = str(older.get("text", "")), str(newer.get("text", ""))
     old_day, new_day = day_of(old_text), day_of(new_text)
-    if old_day is None or new_day is None or old_day == new_day or not _cue().search(spoken(new_text)):
+    said = spoken(new_text)
+    if old_day is None or new_day is None or old_day == new_day or not (_cue().search(said) or _NOT_DAY.search(said)):
         return False
     return len(_thing(old_text) & _thing(new_text)) >= SHARED_TERMS
 

@@ -76,6 +76,9 @@ def test_a_reason_stays_with_its_decision() -> None:
     ("I'm never deploying during opening hours again", True),      # the person's own voice
     ("one rule though: never let the stock go below six crates again", True),
     ("the police report is filed, but everyone says you'll never see it again", False),   # hearsay
+    ("well, lessons learned. anyway the van is back on the road", False),                   # no lesson said
+    ("I learned that the hard way", False),                                                  # that: said before
+    ("lesson learned, label every cable before unplugging", True),
 ])
 def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
@@ -101,3 +104,21 @@ def test_an_always_or_never_instruction_starts_with_what_to_do() -> None:
     assert says_standing("never put calls in my diary before ten")
     assert not says_standing("the desk line. NEVER my mobile.")   # answers a choice just offered
     assert not says_standing("Never again.")
+
+
+@pytest.mark.parametrize("text, day", [
+    ("the Halloran launch moved from 14 February to 8 March 2027", "2027-03-08"),   # the day it has now
+    ("I wrote March 28 for the launch but it's actually March 21", "2026-03-21"),     # corrected
+    ("外婆的体检从3月12号改到3月19号", "2026-03-19"),
+    ("holiday from 3 March to 10 March", "2026-03-03"),                                 # a range starts on its first
+    ("Dentist moved to March 19; the party is March 25", "2026-03-19"),                 # no change leads to the 25th
+])
+def test_a_day_moved_in_one_sentence_is_the_day_after_the_change(text: str, day: str) -> None:
+    assert find_date(text, dt.date(2026, 1, 10)) == day
+
+
+def test_a_long_event_keeps_its_day_when_hot_cuts_its_text() -> None:
+    text = ("The Halloran book launch moved to March 21 at the Quay Hall, " + "with the readings and the signing " * 8
+            + "after it.")
+    [fact] = [f for f in extract(text, "2026-01-10") if f.kind == "event"]
+    assert len(fact.hot_text) <= 200 and fact.hot_text.endswith("… (2026-03-21)")

@@ -70,3 +70,17 @@ def test_which_was_said_later_comes_from_the_notes_not_from_when_they_were_read(
     consolidate(mem, "daily")
     events = _events(mem)
     assert len(events) == 1 and "March 19" in events[0]
+
+
+def test_a_corrected_day_replaces_the_one_said_first(config) -> None:
+    mem = _live(config, {"2026-03-02": ["Launch party for the Halloran book at the Quay Hall on March 28."],
+                         "2026-03-04": ["I wrote March 28 for the Halloran book launch but it's actually March 21."]})
+    events = _events(mem)
+    assert len(events) == 1 and "March 21" in events[0]
+
+
+def test_a_day_set_against_the_one_it_replaces_replaces_it(config) -> None:
+    mem = _live(config, {"2026-03-02": ["The Halloran book launch at the Quay Hall is on March 28."],
+                         "2026-03-04": ["The Halloran book launch is on March 21 (not March 28), still at the Quay Hall."]})
+    events = _events(mem)
+    assert len(events) == 1 and "March 21" in events[0]

@@ -83,6 +83,20 @@ def test_no_cue_is_read_where_the_words_do_not_name_a_replaced_value(text: str) 
     assert change.cues(text) == ()
 
 
+@pytest.mark.parametrize("older, same", [
+    ("Got it: the Halloran launch moves from 14 February to 8 March, still at the Quay Hall.", True),  # said already
+    ("The Halloran launch is on 14 February at the Quay Hall.", False),
+])
+def test_a_change_said_again_with_more_words_is_no_change_of_the_first_telling(older: str, same: bool) -> None:
+    [cue] = change.cues("The Halloran launch moved from 14 February to 8 March 2027 on the printer's advice.")
+    assert (change.states(older, cue) is None) is same
+
+
+def test_one_word_of_a_longer_new_value_is_not_that_value() -> None:
+    [cue] = change.cues("Our books moved from Ledgerly to Tallysoft Online in mid-December.")
+    assert change.states("We moved our books from Tallysoft Desktop to Ledgerly this week.", cue) is not None
+
+
 def test_the_same_fact_from_chat_and_from_a_note_is_one_memory(mem, clock) -> None:
     first = mem.store("Remember that the garage code is 4417.", "chat", 0.6, {"source": "openclaw:s1#3"})
     clock.t += 60

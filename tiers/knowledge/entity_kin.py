@@ -1,0 +1,66 @@
+"""The owner's family, named the way they speak of them: `my dad`, `Mum`, `我妈`, `老婆`.
+
+A parent the owner only ever calls "Mum" is still one of the people who matter most, so each such form is a
+person; every form of one relation (`my dad`, `Dad`, `我爸`, `老爸`) folds into one entity when listed
+(entity_fold.py). Only the owner's own family: `your mum`, `his dad`, `a mother` name no one of theirs.
+The forms are data (`kin` in lang/entities_<lang>.json).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable
+
+from memoryd.tiers.knowledge.entity_vocab import _alternation, _load
+
+_HAN = "\u4e00-\u9fff"
+
+
+@dataclass(frozen=True)
+class _Kin:
+    relation: dict[str, str]  # a form as listed (`my dad`, `dad`, `我爸`) → its relation
+    mine: re.Pattern[str]  # `my (late) dad`
+    alone: re.Pattern[str]  # `Mum`, `Dad` as a name
+    before: re.Pattern[str]  # `your `, `his `, `Kate's `: someone else's
+    han: re.Pattern[str]
+
+
+@lru_cache(maxsize=1)
+def _kin() -> _Kin:
+    en, zh = _load("en"), _load("zh")
+    relation: dict[str, str] = {}
+    for rel, words in en["kin"].items():
+        relation.update({f"my {w}": rel for w in words})
+        relation.update({w.casefold(): rel for w in en["kin_alone"] if w.casefold() in words})
+    for rel, forms in zh["kin"].items():
+        relation.update({f: rel for f in forms})
+    words = _alternation([w for ws in en["kin"].values() for w in ws])
+    zh_forms = [f for fs in zh["kin"].values() for f in fs]
+    return _Kin(
+        relation,
+        re.compile(rf"\b[Mm]y\s+(?:(?:late|old|little|big|baby|younger|older|elder|eldest|youngest)\s+)?"
+                   rf"({words})\b(?!-|,?\s+[A-Z][a-z])"),  # `my brother Lorcan`: the name is the person
+        re.compile(rf"(?<![\w'’-])({_alternation(en['kin_alone'])})\b(?!-\w|\s+[A-Z])"),
+        re.compile(rf"(?:\b(?:{_alternation(en['kin_before'])})|['’]s)\s+$", re.IGNORECASE),
+        # a form that starts with 我 is the owner's wherever it stands; the others only as a word of their own
+        re.compile(f"((?:{_alternation([f for f in zh_forms if f.startswith('我')])})|"
+                   f"(?<![{_HAN}])(?:{_alternation([f for f in zh_forms if not f.startswith('我')])}))"
+                   f"(?![{''.join(zh['kin_not_after'])}])"))
+
+
+def relation_of(name: str) -> str | None:
+    """The relation a kin form names (`my dad`, `Dad`, `我爸` → `dad`); None for a name."""
+    return _kin().relation.get(name.casefold())
+
+
+def kin_people(text: str) -> Iterable[str]:
+    """The owner's family named in `text`, each as written (`my mum`, `Dad`, `我妈`)."""
+    kin = _kin()
+    if "my " in text or "My " in text:
+        yield from (f"my {m.group(1).casefold()}" for m in kin.mine.finditer(text))
+    for m in kin.alone.finditer(text):
+        if not kin.before.search(text[max(0, m.start() - 12):m.start()]):
+            yield m.group(1)
+    if not text.isascii():
+        yield from (m.group(1) for m in kin.han.finditer(text))

@@ -1,0 +1,31 @@
+"""Organisations the world knows (`OCBC`, `Vercel`, `阿里云`), named without a cue word: a bank, a cloud, a shop or
+a public agency a person deals with is one of their organisations wherever they write its name. The names are
+data (`known_orgs` in lang/entities_<lang>.json); those that are common words too (`Render`, `Wise`, `Apple`)
+count only capitalised in mid-sentence.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Callable
+
+from memoryd.tiers.knowledge.entity_people import sentence_start
+from memoryd.tiers.knowledge.entity_vocab import _alternation, _load
+
+
+@lru_cache(maxsize=1)
+def _known() -> tuple[re.Pattern[str], frozenset[str], re.Pattern[str]]:
+    en, zh = _load("en"), _load("zh")
+    latin = re.compile(rf"(?<![\w@/.&'-])({_alternation(en['known_orgs'])})(?![\w&-]|\.[a-z])")
+    han = re.compile(f"({_alternation(zh['known_orgs'])})")
+    return latin, frozenset(en["known_orgs_ambiguous"]), han
+
+
+def known_orgs(text: str, add: Callable[[str, str], None]) -> None:
+    latin, ambiguous, han = _known()
+    for m in latin.finditer(text):
+        if m.group(1) not in ambiguous or not sentence_start(text, m.start(1)):
+            add("org", m.group(1))
+    if not text.isascii():
+        for m in han.finditer(text):
+            add("org", m.group(1))
