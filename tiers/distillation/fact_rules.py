@@ -39,9 +39,12 @@ _TASK = _rx(r"\bremind me (?:to|about)\b|\b(?:i|we) (?:need|have|must) to (?!(?:
             r"\btodo:|\bto-do:|\btask:|\bdeadline\b|\bdue (?:on|by)\b|\b(?:i|we)(?:'ll| will) (?:send|finish|call|write|"
             r"prepare|renew|book|pay|review|submit|ship|fix)\b",
             r"提醒我|记得要|别忘了|我要在|需要在|截止|之前(?:要)?完成|待办")
-_EVENT_WORDS = _rx(r"\b(?:meeting|review|appointment|call|flight|party|dinner|lunch|conference|interview|wedding|"
-                   r"birthday|trip|visit|demo|launch|release|standup|workshop|dentist|doctor|offsite|deadline)\b",
-                   r"会议|开会|面试|约了|航班|聚餐|生日|看牙|医生|发布会|出差|体检")
+_EVENT_WORDS = _rx(r"\b(?:meeting|review|appointment|appt|call|flight|party|dinner|lunch|conference|interview|wedding|"
+                   r"birthday|trip|visit|demo|launch|release|standup|workshop|dentist|doctor|offsite|deadline|"
+                   r"consultation|check-?up|surgery|operation|scan|exam|session|class|gig|concert|match|viewing|"
+                   r"inspection|hearing|ceremony|graduation|reception|rehearsal|shoot|handover)\b",
+                   r"会议|开会|面试|约了|航班|聚餐|生日|看牙|医生|发布会|出差|体检|复查|复诊|手术|考试|婚礼|聚会|演出|"
+                   r"比赛|看房|签约|答辩|例会|周会|约会")
 _PREFERENCE = _rx(r"\bi (?:really |much |strongly )?(?:prefer|like|love|hate|dislike|enjoy|can'?t stand)\b|\bi'?d rather\b|"
                   r"\bmy favou?rite\b|\bi (?:only|never|always) (?:take|do|drink|eat|use|work|fly|read|answer)\b|"
                   r"\bi don'?t (?:drink|eat|like|use|do)\b|\bfor anything urgent\b|"

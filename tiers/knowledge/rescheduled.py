@@ -7,7 +7,8 @@ dated hot items and MEMORY.md would show both days. The newer item leaves the ol
 - its day differs from the older item's day, and
 - the two share at least SHARED_TERMS terms naming the thing (speaker labels, days, numbers and the change words
   themselves do not count).
-Precision first: one shared word ("deadline") names no particular thing. The memories stay where they are;
+Precision first: one shared word ("deadline") names no particular thing, unless the newer item says the older
+one's day no longer holds (`not the 19th any more`). The memories stay where they are;
 only what the agent always reads loses the earlier day, with an eviction row saying which item replaced it.
 """
 from __future__ import annotations
@@ -63,7 +64,17 @@ def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str
     said = spoken(new_text)
     if old_day is None or new_day is None or old_day == new_day or not (_cue().search(said) or _NOT_DAY.search(said)):
         return False
-    return len(_thing(old_text) & _thing(new_text)) >= SHARED_TERMS
+    shared = len(_thing(old_text) & _thing(new_text))
+    return shared >= SHARED_TERMS or (shared >= 1 and _negates(said, old_day))
+
+
+_NOT_THE = re.compile(r"(?i)(?:\bnot|n't)\s+(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b|不是(\d{1,2})[号日]")
+
+
+def _negates(said: str, day: str) -> bool:
+    """The newer item says the older one's day is no longer it (`not the 19th any more`, `不是19号了`): one
+    shared word naming the thing is then enough."""
+    return any(int(m.group(1) or m.group(2)) == int(day[8:10]) for m in _NOT_THE.finditer(said))
 
 
 def sources(hot: HotState) -> list[str]:

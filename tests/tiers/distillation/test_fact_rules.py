@@ -31,6 +31,7 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("If it were up to me I'd rather work from the cabin.", "preference", None, None),  # a hypothetical
     ("I prefer the third layout you showed me.", "preference", None, None),  # a choice in this conversation
     ("Honestly, I'd rather not.", "preference", None, None),                  # nothing to keep
+    ("It has its own database on port 6060. I'd rather keep it simple.", "preference", None, None),  # it: that thing
     ("I prefer window seats on trains.", "preference", None, "window seats trains"),  # not "food" (s-eat-s)
     ("I prefer the team standup in the afternoon.", "preference", None, "team standup afternoon"),  # not drinks
     ("I prefer green tea in the afternoon.", "preference", None, "drinks"),

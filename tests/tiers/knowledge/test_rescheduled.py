@@ -84,3 +84,10 @@ def test_a_day_set_against_the_one_it_replaces_replaces_it(config) -> None:
                          "2026-03-04": ["The Halloran book launch is on March 21 (not March 28), still at the Quay Hall."]})
     events = _events(mem)
     assert len(events) == 1 and "March 21" in events[0]
+
+
+def test_one_shared_word_is_enough_when_the_old_day_is_said_to_be_gone(config) -> None:
+    mem = _live(config, {"2026-03-02": ["Gran's eye appointment is on March 19 at the Elm Street clinic."],
+                         "2026-03-04": ["That appointment moved again: not the 19th any more, now March 26."]})
+    events = _events(mem)
+    assert len(events) == 1 and "March 26" in events[0]
