@@ -8,6 +8,8 @@ exact value with a digit in it ("which team has KG-412 now?") keeps the words' o
 """
 from __future__ import annotations
 
+import re
+
 from memoryd.tiers.retrieval.candidate import Candidate
 from memoryd.tiers.retrieval.current import exact_tokens
 
@@ -23,7 +25,9 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
         return results
     head = results[:LATEST_TOP]
     best = head[0].rank
-    slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best]
+    asked = {t.casefold() for t in _VALUE.findall(query)}
+    slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best
+             and (i == 0 or _says_a_value(c.text, asked))]
     if len(slots) < 2:
         return results
     band = sorted((head[i] for i in slots), key=lambda c: str(c.date), reverse=True)
@@ -34,6 +38,15 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
         out[i] = c if c is head[i] else c.noted("latest", "reordered", why="newest first among results nearly as "
                                                  "relevant as the first, for a question about now")
     return out + results[LATEST_TOP:]
+
+
+# a value a memory can answer with: a number, a name written capitalised inside a sentence, a Han word; "A landlord
+# who sends kesari bath is a keeper" says none, and is not moved above the line naming who the landlord is
+_VALUE = re.compile(r"\d[\w:.,/-]*|(?<=[\w,;:] )(?!I\b|I['’])[A-Z][\w'’-]+|[\u4e00-\u9fff]{2,}")
+
+
+def _says_a_value(text: str, asked: set[str]) -> bool:
+    return any(v.casefold() not in asked for v in _VALUE.findall(text))
 
 
 def _names_a_number(query: str) -> bool:

@@ -33,3 +33,16 @@ def test_a_question_about_now_puts_the_newer_of_two_near_equals_first(mem) -> No
 def test_a_question_naming_an_exact_value_keeps_the_words_order(mem) -> None:
     found = mem.retrieve("Is the greenhouse watering rota on 2 days now?", 5)
     assert found[0]["text"] == SAID[0][0]
+
+
+def test_a_newer_line_that_says_no_value_is_not_moved_above_one_that_does(home: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("the allotment's new landlord is Corrigan Estates, rent paid quarterly", "2025-06-02"),
+            ("a landlord who brings cake is a keeper", "2025-07-14")]
+    mem = memory_with_said(said + [(t, "2025-05-01") for t in OTHER])
+    try:
+        found = mem.retrieve("Who is the allotment's landlord now?", 5)
+        assert found[0]["text"] == said[0][0]
+    finally:
+        mem.archive.close()
