@@ -41,10 +41,12 @@ def _kin() -> _Kin:
         relation,
         re.compile(rf"\b[Mm]y\s+(?:(?:late|old|little|big|baby|younger|older|elder|eldest|youngest)\s+)?"
                    rf"({words})\b(?!-|,?\s+[A-Z][a-z])"),  # `my brother Lorcan`: the name is the person
-        re.compile(rf"(?<![\w'’-])({_alternation(en['kin_alone'])})\b(?!-\w|\s+[A-Z])"),
+        re.compile(rf"(?<![\w'’-])(?=[{''.join(sorted({w[0] for w in en['kin_alone']}))}])"
+                   rf"({_alternation(en['kin_alone'])})\b(?!-\w|\s+[A-Z])"),
         re.compile(rf"(?:\b(?:{_alternation(en['kin_before'])})|['’]s)\s+$", re.IGNORECASE),
         # a form that starts with 我 is the owner's wherever it stands; the others only as a word of their own
-        re.compile(f"((?:{_alternation([f for f in zh_forms if f.startswith('我')])})|"
+        re.compile(f"(?=[{''.join(sorted({f[0] for f in zh_forms}))}])"
+                   f"((?:{_alternation([f for f in zh_forms if f.startswith('我')])})|"
                    f"(?<![{_HAN}])(?:{_alternation([f for f in zh_forms if not f.startswith('我')])}))"
                    f"(?![{''.join(zh['kin_not_after'])}])"))
 

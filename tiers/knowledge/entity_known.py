@@ -16,9 +16,15 @@ from memoryd.tiers.knowledge.entity_vocab import _alternation, _load
 @lru_cache(maxsize=1)
 def _known() -> tuple[re.Pattern[str], frozenset[str], re.Pattern[str]]:
     en, zh = _load("en"), _load("zh")
-    latin = re.compile(rf"(?<![\w@/.&'-])({_alternation(en['known_orgs'])})(?![\w&-]|\.[a-z])")
-    han = re.compile(f"({_alternation(zh['known_orgs'])})")
+    # the names' first characters first: most positions of a text start no name and fail there at once
+    latin = re.compile(rf"(?<![\w@/.&'-])(?=[{_firsts(en['known_orgs'])}])({_alternation(en['known_orgs'])})"
+                       rf"(?![\w&-]|\.[a-z])")
+    han = re.compile(f"(?=[{_firsts(zh['known_orgs'])}])({_alternation(zh['known_orgs'])})")
     return latin, frozenset(en["known_orgs_ambiguous"]), han
+
+
+def _firsts(names: list[str]) -> str:
+    return re.escape("".join(sorted({n[0] for n in names})))
 
 
 def known_orgs(text: str, add: Callable[[str, str], None]) -> None:
