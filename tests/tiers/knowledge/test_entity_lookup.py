@@ -48,6 +48,9 @@ def known(config, archive):
     mem.store("The Orion project moved to Hetzner", "work")  # ... and a project
     mem.store("Notes from the sam-lee project", "work")
     mem.store("Dinner with Sam Lee.", "people")
+    mem.store("My dad's hip check-up is at the Elm Street clinic on May 3", "family")  # the owner's dad, three ways
+    mem.store("Dad says the garden fence needs paint", "family")
+    mem.store("我爸下周来杭州", "family")
     entities.refresh(archive, "a", mem.read_state()["warm"]["entries"])
     return lambda name: [e.key for e in lookup(archive, "a", name, clock())]
 
@@ -60,6 +63,7 @@ def known(config, archive):
     ("Alice Chen", "person:alice chen"), ("@alice-chen", "person:alice chen"), ("ALICE_CHEN", "person:alice chen"),
     ("张伟", "person:zhang wei"), ("Zhang Wei", "person:zhang wei"),
     ("Project Orion", "project:orion"), ("person:Orion", "person:orion"),
+    ("dad", "person:dad"), ("my dad", "person:dad"), ("我爸", "person:dad"),  # one person, every way it is said
 ])
 def test_a_name_as_a_person_writes_it_finds_the_entity(known, name: str, key: str) -> None:
     assert known(name)[0] == key
