@@ -205,8 +205,11 @@ _ARTICLE = re.compile(r"^(?:(?:the|a|an|my|mr|mrs|ms|miss|dr|pani|pan|frau|herr)
 def _entity_key(name: str) -> str:
     """A name as the judge compares it: no `@`, case and spacing folded, no leading article, title or first-person
     possessive ("The Crown" and "Crown" name one pub, "Mr Rasool" and "Rasool" one man, "my dad" and "Dad",
-    "我老婆" and "老婆" the owner's father and wife)."""
-    return _ARTICLE.sub("", normal(name.lstrip("@")))
+    "我老婆" and "老婆" the owner's father and wife), and no dot after a two-letter abbreviation ("St. Aidan's")."""
+    return _ARTICLE.sub("", _ABBREVIATION_DOT.sub("", normal(name.lstrip("@"))))
+
+
+_ABBREVIATION_DOT = re.compile(r"(?<=\b[a-z]{2})\.(?=\s)")  # `St. Aidan's` = `St Aidan's`
 
 
 CORE_TYPES = ("person", "project", "org")  # what the issue asks entities to find (#29 item 7); places and

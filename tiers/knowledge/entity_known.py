@@ -1,7 +1,8 @@
 """Organisations the world knows (`OCBC`, `Vercel`, `阿里云`), named without a cue word: a bank, a cloud, a shop or
 a public agency a person deals with is one of their organisations wherever they write its name. The names are
 data (`known_orgs` in lang/entities_<lang>.json); those that are common words too (`Render`, `Wise`, `Apple`)
-count only capitalised in mid-sentence.
+count only capitalised in mid-sentence, and a name followed by a capitalised word is a product of theirs (`Google
+Drive`, `GitHub Actions`), no organisation.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from functools import lru_cache
 from typing import Callable
 
 from memoryd.tiers.knowledge.entity_people import sentence_start
-from memoryd.tiers.knowledge.entity_vocab import _alternation, _load
+from memoryd.tiers.knowledge.entity_vocab import _alternation, _load, english
 
 
 @lru_cache(maxsize=1)
@@ -23,6 +24,9 @@ def _known() -> tuple[re.Pattern[str], frozenset[str], re.Pattern[str]]:
     return latin, frozenset(en["known_orgs_ambiguous"]), han
 
 
+_NEXT_CAP = re.compile(r"\s+([A-Z][a-z][\w'-]*)")
+
+
 def _firsts(names: list[str]) -> str:
     return re.escape("".join(sorted({n[0] for n in names})))
 
@@ -30,6 +34,9 @@ def _firsts(names: list[str]) -> str:
 def known_orgs(text: str, add: Callable[[str, str], None]) -> None:
     latin, ambiguous, han = _known()
     for m in latin.finditer(text):
+        after = _NEXT_CAP.match(text, m.end())
+        if after and after.group(1) not in english().business_words:
+            continue  # `Google Drive`, `GitHub Actions`: a product of theirs (`OCBC Bank` is the bank)
         if m.group(1) not in ambiguous or not sentence_start(text, m.start(1)):
             add("org", m.group(1))
     if not text.isascii():

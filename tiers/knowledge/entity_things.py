@@ -224,7 +224,7 @@ def _businesses(text: str, add: Add) -> None:
             # a company named after its street keeps it (`Station Road Garage`)
         if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):
             words.pop(0)  # `Reminder set: Chase Fife Council`: what the note asks, not the council's name
-        if len(words) >= 2:
+        if len(words) >= 2 and words[0].casefold() not in v.products:  # `MacBook Air`: a product's model
             add("org", " ".join(words))
             where = _ORG_IN.match(text, m.end())
             if where and _plain(where.group(1)) and not _HOUSE_NUMBER.match(text, where.end()):
@@ -374,7 +374,8 @@ def _lead_cut(text: str, start: int, name: str) -> int | None:
         cut = 2 if name[1:2] in zh.after_date else 1
     while lead := next((w for w in zh.lead_words if name.startswith(w, cut)), ""):
         cut += len(lead)
-    return cut
+    marks = [i for i, c in enumerate(name[:-2]) if c in zh.agent_marks and i >= cut]
+    return marks[-1] + 1 if marks else cut
 
 
 def chinese_things(text: str, add: Add) -> None:

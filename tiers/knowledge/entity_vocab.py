@@ -100,6 +100,7 @@ class Chinese:
     date_units: str  # `2日入X幼儿园`: after a number, a date's unit …
     after_date: str  # … and a verb of going start no name
     project_verbs: str  # `赶项目`: a verb taking 项目 as its object
+    agent_marks: str  # `这轮由X资本`: 由, 被 end the words before a name
 
 
 @lru_cache(maxsize=1)
@@ -137,4 +138,4 @@ def chinese() -> Chinese:
         tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]),
         _alternation(d["time_words"]), tuple(d["common_endings"]),
         tuple(sorted(d["lead_words"], key=len, reverse=True)), tuple(d["question_words"]), d["date_units"],
-        d["after_date"], d["project_verbs"])
+        d["after_date"], d["project_verbs"], d["agent_marks"])

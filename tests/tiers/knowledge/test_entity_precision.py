@@ -349,6 +349,7 @@ def test_every_form_of_one_relation_folds_into_the_most_mentioned() -> None:
     ("有时候银行会加点", set(), {"时候银行"}),
     ("这边有啥物流公司能做", set(), {"啥物流公司"}),  # asks which one
     ("研究所赶项目很辛苦", set(), {"研究所赶"}),  # 赶项目: rushing a project
+    ("这轮由澜湾资本领投", {("org", "澜湾资本")}, {"由澜湾资本"}),  # 由: by whom
 ])
 def test_words_that_open_a_clause_are_no_part_of_a_chinese_name(text: str, want: set, not_want: set) -> None:
     got = found(text)
@@ -370,6 +371,7 @@ def test_settings_regions_and_a_pubs_second_word_name_nothing(text: str) -> None
     ("the app runs on Render since May", {("org", "Render")}),      # a common word, capitalised mid-sentence
     ("迁到华为云了，京东那边的订单也在", {("org", "华为云"), ("org", "京东")}),
     ("去阿里巴巴集团面试", {("org", "阿里巴巴集团")}),                 # the longer name, not a word of it
+    ("the business account is with OCBC Bank now", {("org", "OCBC")}),  # a bank's own kind word after it
 ])
 def test_organisations_the_world_knows_need_no_cue(text: str, want: set) -> None:
     got = found(text)
@@ -377,7 +379,9 @@ def test_organisations_the_world_knows_need_no_cue(text: str, want: set) -> None
     assert not {n for t, n in got if t == "org"} - {n for _, n in want}
 
 
-@pytest.mark.parametrize("text", ["Render the video at 4k first", "Wise words from Gran", "祝你一路平安"])
+@pytest.mark.parametrize("text", ["Render the video at 4k first", "Wise words from Gran", "祝你一路平安",
+                                  "the photos are all on Google Drive", "CI runs on GitHub Actions",  # products
+                                  "my old MacBook Air is fine for now"])
 def test_a_known_name_that_is_a_common_word_opening_a_sentence_names_none(text: str) -> None:
     assert not {n for t, n in found(text) if t == "org"}
 
