@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
-from memoryd.tiers.knowledge.entity_vocab import _alternation, _load
+from memoryd.tiers.knowledge.entity_vocab import alternation, vocabulary
 
 _HAN = "\u4e00-\u9fff"
 
@@ -28,26 +28,26 @@ class _Kin:
 
 @lru_cache(maxsize=1)
 def _kin() -> _Kin:
-    en, zh = _load("en"), _load("zh")
+    en, zh = vocabulary("en"), vocabulary("zh")
     relation: dict[str, str] = {}
     for rel, words in en["kin"].items():
         relation.update({f"my {w}": rel for w in words})
         relation.update({w.casefold(): rel for w in en["kin_alone"] if w.casefold() in words})
     for rel, forms in zh["kin"].items():
         relation.update({f: rel for f in forms})
-    words = _alternation([w for ws in en["kin"].values() for w in ws])
+    words = alternation([w for ws in en["kin"].values() for w in ws])
     zh_forms = [f for fs in zh["kin"].values() for f in fs]
     return _Kin(
         relation,
         re.compile(rf"\b[Mm]y\s+(?:(?:late|old|little|big|baby|younger|older|elder|eldest|youngest)\s+)?"
                    rf"({words})\b(?!-|,?\s+[A-Z][a-z])"),  # `my brother Lorcan`: the name is the person
         re.compile(rf"(?<![\w'’-])(?=[{''.join(sorted({w[0] for w in en['kin_alone']}))}])"
-                   rf"({_alternation(en['kin_alone'])})\b(?!-\w|\s+[A-Z])"),
-        re.compile(rf"(?:\b(?:{_alternation(en['kin_before'])})|['’]s)\s+$", re.IGNORECASE),
+                   rf"({alternation(en['kin_alone'])})\b(?!-\w|\s+[A-Z])"),
+        re.compile(rf"(?:\b(?:{alternation(en['kin_before'])})|['’]s)\s+$", re.IGNORECASE),
         # a form that starts with 我 is the owner's wherever it stands; the others only as a word of their own
         re.compile(f"(?=[{''.join(sorted({f[0] for f in zh_forms}))}])"
-                   f"((?:{_alternation([f for f in zh_forms if f.startswith('我')])})|"
-                   f"(?<![{_HAN}])(?:{_alternation([f for f in zh_forms if not f.startswith('我')])}))"
+                   f"((?:{alternation([f for f in zh_forms if f.startswith('我')])})|"
+                   f"(?<![{_HAN}])(?:{alternation([f for f in zh_forms if not f.startswith('我')])}))"
                    f"(?![{''.join(zh['kin_not_after'])}])"))
 
 

@@ -11,16 +11,16 @@ from functools import lru_cache
 from typing import Callable
 
 from memoryd.tiers.knowledge.entity_people import sentence_start
-from memoryd.tiers.knowledge.entity_vocab import _alternation, _load, english
+from memoryd.tiers.knowledge.entity_vocab import alternation, english, vocabulary
 
 
 @lru_cache(maxsize=1)
 def _known() -> tuple[re.Pattern[str], frozenset[str], re.Pattern[str]]:
-    en, zh = _load("en"), _load("zh")
+    en, zh = vocabulary("en"), vocabulary("zh")
     # the names' first characters first: most positions of a text start no name and fail there at once
-    latin = re.compile(rf"(?<![\w@/.&'-])(?=[{_firsts(en['known_orgs'])}])({_alternation(en['known_orgs'])})"
+    latin = re.compile(rf"(?<![\w@/.&'-])(?=[{_firsts(en['known_orgs'])}])({alternation(en['known_orgs'])})"
                        rf"(?![\w&-]|\.[a-z])")
-    han = re.compile(f"(?=[{_firsts(zh['known_orgs'])}])({_alternation(zh['known_orgs'])})")
+    han = re.compile(f"(?=[{_firsts(zh['known_orgs'])}])({alternation(zh['known_orgs'])})")
     return latin, frozenset(en["known_orgs_ambiguous"]), han
 
 

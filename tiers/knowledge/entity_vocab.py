@@ -9,12 +9,13 @@ from importlib import resources
 from typing import Any
 
 
-def _load(code: str) -> dict[str, Any]:
+def vocabulary(code: str) -> dict[str, Any]:
+    """One language's vocabularies as written in lang/entities_<code>.json."""
     text = resources.files("memoryd.tiers.knowledge").joinpath(f"lang/entities_{code}.json").read_text("utf-8")
     return dict(json.loads(text))
 
 
-def _alternation(words: list[str]) -> str:
+def alternation(words: list[str]) -> str:
     """A regex alternation of `words`, longest first (so `汇报给` wins over `给`)."""
     return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
 
@@ -105,7 +106,7 @@ class Chinese:
 
 @lru_cache(maxsize=1)
 def english() -> English:
-    d = _load("en")
+    d = vocabulary("en")
     return English(
         frozenset(d["not_people"]), frozenset(d["business_words"]), frozenset(d["org_prefix_words"]),
         frozenset(w.casefold() for w in d["products"]), frozenset(d["acronyms"]),
@@ -113,29 +114,29 @@ def english() -> English:
         tuple(d["code_suffixes"]), tuple(d["product_suffixes"]),
         frozenset(d["project_stop"]),
         frozenset(d["determiners"]), frozenset(d["after_name_words"]), frozenset(d["project_followers"]),
-        _alternation(d["person_verbs_after"]), _alternation(_both_cases(d["person_cues_before"])), _alternation(d["relations"]), _alternation(_both_cases(d["place_cues"])),
+        alternation(d["person_verbs_after"]), alternation(_both_cases(d["person_cues_before"])), alternation(d["relations"]), alternation(_both_cases(d["place_cues"])),
         frozenset(d["work_cues"]), frozenset(d["possessive_org_nouns"]), frozenset(d["org_nouns_after"]),
         frozenset(d["speaker_labels"]),
-        frozenset(d["known_places"]), tuple(d["street_endings"]), _alternation(_both_cases(d["trade_verbs"])),
-        tuple(d["common_noun_endings"]), _alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]),
+        frozenset(d["known_places"]), tuple(d["street_endings"]), alternation(_both_cases(d["trade_verbs"])),
+        tuple(d["common_noun_endings"]), alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]),
         frozenset(w.capitalize() for w in d["note_verbs"] + d["person_verbs_after"] + d["trade_verbs"]),
         frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]), frozenset(d["work_between"]),
-        _alternation(d["family_titles"]), frozenset(w.capitalize() for w in d["request_verbs"]),
+        alternation(d["family_titles"]), frozenset(w.capitalize() for w in d["request_verbs"]),
         frozenset(d["suits_subjects"]), frozenset(d["region_codes"]))
 
 
 @lru_cache(maxsize=1)
 def chinese() -> Chinese:
-    d = _load("zh")
+    d = vocabulary("zh")
     return Chinese(
-        d["surnames"], tuple(d["compound_surnames"]), frozenset(d["not_names"]), _alternation(d["before_person"]),
-        _alternation(d["after_person"]), _alternation(d["after_person_soft"]), _alternation(d["titles"]),
-        _alternation(d["org_suffixes"]), _alternation(d["place_suffixes"]), frozenset(d["cities"]),
-        _alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
-        d["measure_before"], tuple(d["not_given"]), _alternation(d["copulas"]), _alternation(d["road_suffixes"]),
-        d["city_before"], _alternation(d["project_followers"]), _alternation(d["work_after"]),
+        d["surnames"], tuple(d["compound_surnames"]), frozenset(d["not_names"]), alternation(d["before_person"]),
+        alternation(d["after_person"]), alternation(d["after_person_soft"]), alternation(d["titles"]),
+        alternation(d["org_suffixes"]), alternation(d["place_suffixes"]), frozenset(d["cities"]),
+        alternation(d["place_before"]), d["clause_breaks"], frozenset(d["not_bodies"]),
+        d["measure_before"], tuple(d["not_given"]), alternation(d["copulas"]), alternation(d["road_suffixes"]),
+        d["city_before"], alternation(d["project_followers"]), alternation(d["work_after"]),
         d["weak_place_ends"], d["thing_measures"], tuple(d["demonstratives"]), frozenset(d["suffix_words"]),
         tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]),
-        _alternation(d["time_words"]), tuple(d["common_endings"]),
+        alternation(d["time_words"]), tuple(d["common_endings"]),
         tuple(sorted(d["lead_words"], key=len, reverse=True)), tuple(d["question_words"]), d["date_units"],
         d["after_date"], d["project_verbs"], d["agent_marks"])
