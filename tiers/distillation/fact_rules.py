@@ -118,13 +118,9 @@ def find_date(text: str, ref: dt.date, scan: Scan | None = None) -> str | None:
     `scan`: scan(text), when the caller checks the same text with classify() too (alone, each
     gate's own check is cheaper than a scan for every gate of this module)."""
     search = scan.search if scan is not None else lambda gate: gate.search(text)
-    first = [(gate, m) for gate in (_ISO, _MONTH_DAY, _ZH_DATE) if (m := search(gate))]
-    if first and _MOVE_CUE.search(text):
-        moved = _moved_day(text, ref)
-        if moved:
-            return moved
-    if first:
-        return _day_of(*first[0], ref)
+    first = next(((gate, m) for gate in (_ISO, _MONTH_DAY, _ZH_DATE) if (m := search(gate))), None)
+    if first:  # every date of the sentence is read only where a word of change says one replaced another
+        return (_MOVE_CUE.search(text) and _moved_day(text, ref)) or _day_of(*first, ref)
     m = search(_RELATIVE)
     if not m:
         return None

@@ -153,6 +153,7 @@ _HOUSE_NUMBER = re.compile(r"\s\d{1,4}[a-zA-Z]?\b")
 
 
 _SAINT = re.compile(rf"\b(?:St\.?|Saint)\s+({WORD})['’]s((?:\s+(?:{WORD}|[A-Z]{{2,5}})\b)*)")
+_SAINT_MORE = re.compile(r"\S+")
 
 
 def saints(text: str, add: Add) -> str:
@@ -164,12 +165,12 @@ def saints(text: str, add: Add) -> str:
     v = english()
     spans = []
     for m in _SAINT.finditer(text):
-        more = m.group(2).split()  # `St Aidan's Community College`: up to the last kind word; not `… Monday`
-        ends = [i for i, w in enumerate(more) if w in v.business_words or w in v.kind_words_after
-                or (w.isupper() and len(w) > 1)]
-        kept = more[:ends[-1] + 1] if ends else []
-        add("org", f"St {m.group(1)}'s" + "".join(" " + w for w in kept))
-        spans.append((m.start(), m.start(2) + len(" ".join([""] + kept))))
+        # `St Aidan's Community College`: up to the last kind word after the name; not `… Monday`
+        kinds = [w for w in _SAINT_MORE.finditer(m.group(2)) if w.group(0) in v.business_words
+                 or w.group(0) in v.kind_words_after or (w.group(0).isupper() and len(w.group(0)) > 1)]
+        end = m.start(2) + kinds[-1].end() if kinds else m.start(2)
+        add("org", f"St {m.group(1)}'s" + " ".join([""] + text[m.start(2):end].split()))
+        spans.append((m.start(), end))
     for a, b in reversed(spans):
         text = text[:a] + " " * (b - a) + text[b:]
     return text

@@ -9,8 +9,9 @@ from importlib import resources
 from typing import Any
 
 
+@lru_cache(maxsize=2)  # read by english()/chinese() and by the family-word and known-organisation rules: once
 def vocabulary(code: str) -> dict[str, Any]:
-    """One language's vocabularies as written in lang/entities_<code>.json."""
+    """One language's vocabularies as written in lang/entities_<code>.json (read only: shared by every caller)."""
     text = resources.files("memoryd.tiers.knowledge").joinpath(f"lang/entities_{code}.json").read_text("utf-8")
     return dict(json.loads(text))
 
