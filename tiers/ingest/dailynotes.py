@@ -11,7 +11,7 @@ from memoryd.tiers.ingest.ledgers import load_ledgers, split_old_ledger, write_l
 from memoryd.tiers.ingest.note_fact import DATE_RE, NoteFact, check_date
 from memoryd.tiers.ingest.note_parse import parse_note, read_notes  # noqa: F401 - parse_note: tests/benchmarks
 from memoryd.tiers.ingest.note_rules import note_item, read_content
-from memoryd.tiers.ingest.notes_ahead import Ahead, has_new, start_helper
+from memoryd.tiers.ingest.notes_ahead import Ahead, has_new, idle_cores, start_helper
 
 if TYPE_CHECKING:
     from memoryd.tiers.memory.agent import AgentMemory
@@ -69,6 +69,7 @@ def ingest(mem: AgentMemory, workspace: Path, date: str | None = None, all_: boo
                                             for start in range(FIRST_BATCH_NOTES, len(files), BATCH_NOTES)]
     batches = batches if files else []  # no notes: no batch (that would take the lock, making the agent)
     helper: Ahead | None = None
+    idle = idle_cores() if len(batches) > 1 and ahead is None else None  # measured from here, not the last minute
     try:
         for n, batch in enumerate(batches):
             got = helper.take() if helper is not None else None
@@ -79,7 +80,7 @@ def ingest(mem: AgentMemory, workspace: Path, date: str | None = None, all_: boo
             if helper is None and ahead is not False and n + 1 < len(batches) and has_new(Path(mem.dir), facts):
                 # new facts, more batches: a helper starts on the next batches while this one is stored
                 # (a re-ingest with nothing new never starts one)
-                helper = start_helper(always=bool(ahead))
+                helper = start_helper(always=bool(ahead), idle=idle)
                 if helper is not None:
                     for later in batches[n + 1:n + 1 + AHEAD_BATCHES]:
                         helper.submit(later, Path(mem.dir))

@@ -116,11 +116,19 @@ class Ahead:
         self.helper.close()
 
 
-def start_helper(always: bool = False) -> Ahead | None:
-    """A helper process for read_ahead, or None: when a core is idle (unless `always`)."""
+def idle_cores() -> Any:
+    """A helper.IdleCores measuring from now."""
+    from memoryd.tiers.ingest.helper import IdleCores
+
+    return IdleCores()
+
+
+def start_helper(always: bool = False, idle: Any = None) -> Ahead | None:
+    """A helper process for read_ahead, or None: when a core is idle (unless `always`); `idle`: a
+    helper.IdleCores that measures it."""
     from memoryd.tiers.ingest import helper
 
-    if not helper.usable(idle_core=not always):
+    if not helper.usable(idle_core=not always, idle=idle):
         return None
     try:
         return Ahead(helper.Helper(f"{__name__}:read_ahead_packed"))

@@ -264,3 +264,18 @@ def test_a_fact_the_helper_cannot_prepare_is_left_to_the_store_path(keyword_conf
     others = [r for i, r in enumerate(ready) if i != 3]
     assert all(r is not None for r in others) and len(others) > 20
     assert [r[1] for r in others[:5]] == prepare_many([r[0] for r in others[:5]])  # as made one by one
+
+
+def test_idle_cores_count_this_process_as_busy_and_the_span_since_the_last_look() -> None:
+    """IdleCores measures what sat idle since it last looked, not the 1-minute load average (which also
+    counts this command's own work just before): while this process burns a core, at most the others are free."""
+    from memoryd.tiers.ingest.helper import IdleCores
+
+    idle = IdleCores()
+    first = idle.last
+    deadline = time.process_time() + 0.3  # ≥ 30 ticks of this process: long enough to say something
+    while time.process_time() < deadline:
+        pass
+    free = idle.free()
+    assert free is not None and idle.last != first  # a span long enough moves the mark
+    assert 0.0 <= free <= (os.cpu_count() or 1) - 0.6  # this process's busy core is never counted free
