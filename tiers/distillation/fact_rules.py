@@ -225,7 +225,7 @@ def profile_key(kind: str, text: str) -> str | None:
         if re.search(pattern, text, re.IGNORECASE):
             return key
     words = [w.lower() for w in re.findall(r"[A-Za-z]{3,}|[\u4e00-\u9fff]{2,}", text)
-             if w.lower() not in ("prefer", "like", "love", "always", "never", "please", "the", "and", "don't", "rather")]
+             if w.lower() not in ("prefer", "like", "love", "always", "never", "please", "the", "and", "don't", "rather", "than")]
     return " ".join(words[:3])[:40] or None
 
 

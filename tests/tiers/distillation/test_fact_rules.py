@@ -32,6 +32,9 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("I prefer the third layout you showed me.", "preference", None, None),  # a choice in this conversation
     ("Honestly, I'd rather not.", "preference", None, None),                  # nothing to keep
     ("It has its own database on port 6060. I'd rather keep it simple.", "preference", None, None),  # it: that thing
+    ("Rowan wants the brass band back. I'd rather swim home.", "preference", None, None),  # answers a proposal
+    ("I'd rather take the ferry than fly.", "preference", None, "take ferry fly"),  # a comparison holds
+    ("I'd rather do calls in the mornings.", "preference", None, "calls mornings"),  # a kind of time holds
     ("I prefer window seats on trains.", "preference", None, "window seats trains"),  # not "food" (s-eat-s)
     ("I prefer the team standup in the afternoon.", "preference", None, "team standup afternoon"),  # not drinks
     ("I prefer green tea in the afternoon.", "preference", None, "drinks"),
