@@ -8,7 +8,9 @@ dated hot items and MEMORY.md would show both days. The newer item leaves the ol
 - the two share at least SHARED_TERMS terms naming the thing (speaker labels, days, numbers and the change words
   themselves do not count).
 Precision first: one shared word ("deadline") names no particular thing, unless the newer item says the older
-one's day no longer holds (`not the 19th any more`). The memories stay where they are;
+one's day no longer holds (`not the 19th any more`). A move said "again" (`again_words`: "deadline moved again to
+Jan 17", 又改到) needs no shared word when hot holds exactly one earlier item that was itself a move ("they pushed
+it to Jan 10": a pronoun names the thing); with two or more it is silent. The memories stay where they are;
 only what the agent always reads loses the earlier day, with an eviction row saying which item replaced it.
 """
 from __future__ import annotations
@@ -43,6 +45,12 @@ def _cue() -> re.Pattern[str]:
 
 
 @functools.lru_cache(maxsize=None)
+def _again() -> re.Pattern[str]:
+    words = sorted({w for code in LANGUAGES for w in lang_data(code).get("again_words", ())}, key=len, reverse=True)
+    return re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z])")
+
+
+@functools.lru_cache(maxsize=None)
 def _cue_terms() -> frozenset[str]:
     return frozenset(t for code in LANGUAGES for w in lang_data(code).get("reschedule_words", ())
                      for t in analyzer.terms(w))
@@ -55,17 +63,30 @@ def _thing(text: str) -> frozenset[str]:
                      if not _DATE_WORD.search(t) and (t.isascii() or len(t) >= 2)) - _cue_terms()  # no lone 的, 一
 
 
-def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str, float]) -> bool:
+def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str, float],
+           one_move: Mapping[str, Any] | None = None) -> bool:
+    """`one_move`: hot's one item moved before, when it holds exactly one (a move said "again" moves it)."""
     said_old, said_new = said.get(str(older.get("source_id"))), said.get(str(newer.get("source_id")))
     if said_old is None or said_new is None or said_new <= said_old:
         return False  # which was said later is known only from their memories; else silent
     old_text, new_text = str(older.get("text", "")), str(newer.get("text", ""))
     old_day, new_day = day_of(old_text), day_of(new_text)
     said = spoken(new_text)
-    if old_day is None or new_day is None or old_day == new_day or not (_cue().search(said) or _NOT_DAY.search(said)):
+    cue = _cue().search(said)
+    if old_day is None or new_day is None or old_day == new_day or not (cue or _NOT_DAY.search(said)):
         return False
+    if cue and older is one_move and _again().search(said):
+        return True
     shared = len(_thing(old_text) & _thing(new_text))
     return shared >= SHARED_TERMS or (shared >= 1 and _negates(said, old_day))
+
+
+def _one_move(items: list[dict[str, Any]], gone: set[str]) -> dict[str, Any] | None:
+    """The one item still in hot that was said as a move (a reschedule word and a day), or None (none, or two
+    and more: which one "again" means is not known)."""
+    moved = [x for x in items if str(x.get("id")) not in gone and day_of(str(x.get("text", ""))) is not None
+             and _cue().search(spoken(str(x.get("text", ""))))]
+    return moved[0] if len(moved) == 1 else None
 
 
 _NOT_THE = re.compile(r"(?i)(?:\bnot|n't)\s+(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b|不是(\d{1,2})[号日]")
@@ -94,8 +115,9 @@ def sweep(hot: HotState, said: Mapping[str, float]) -> list[Eviction]:
         for newer in items:
             if str(newer.get("id")) in gone:
                 continue
+            one = _one_move([x for x in items if x is not newer], gone)
             for older in items:
-                if str(older.get("id")) not in gone and older is not newer and _moves(older, newer, said):
+                if str(older.get("id")) not in gone and older is not newer and _moves(older, newer, said, one):
                     gone.add(str(older.get("id")))
                     out.append({"tier": "hot", "kind": kind, "id": str(older.get("id", "")),
                                 "what": preview(str(older.get("text", ""))),

@@ -86,3 +86,25 @@ def test_which_was_said_later_comes_from_the_notes_not_from_when_they_were_read(
 def test_a_corrected_or_negated_day_replaces_the_one_said_first(config, first: str, then: str, day: str) -> None:
     events = _events(_live(config, {"2026-03-02": [first], "2026-03-04": [then]}))
     assert len(events) == 1 and day in events[0]
+
+
+def _dated(mem: AgentMemory) -> list[str]:
+    ctx = mem.read_state()["hot"]["active_context"]
+    return [e["text"] for part in ("events", "tasks") for e in ctx[part]]
+
+
+def test_a_move_said_again_replaces_the_one_earlier_move_a_pronoun_named(config) -> None:
+    """'they pushed it to March 19' names its thing with a pronoun; 'moved again' then moves that one."""
+    mem = _live(config, {"2026-03-02": ["The grant report for the Halloran trust is due March 12."],
+                         "2026-03-04": ["Good news: since we need to rework the budget they pushed it to March 19."],
+                         "2026-03-06": ["The trust wants one more appendix, so the deadline moved again to March 26."]})
+    dated = _dated(mem)
+    assert not any("March 19" in t for t in dated) and any("March 26" in t for t in dated)
+
+
+def test_again_is_silent_when_two_earlier_moves_could_be_the_one_meant(config) -> None:
+    mem = _live(config, {"2026-03-02": ["Good news: since we need to rework the budget they pushed it to March 19.",
+                                        "The deadline for the visa forms moved to March 20."],
+                         "2026-03-06": ["Ugh, the deadline moved again to March 26."]})
+    dated = _dated(mem)
+    assert any("March 19" in t for t in dated) and any("March 20" in t for t in dated)
