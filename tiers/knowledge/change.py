@@ -25,7 +25,8 @@ LANGUAGES = ("en", "zh")
 THING_WORDS = 4
 _SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s+(?=\S)")
 _LABEL = re.compile(r"^[WBOS](?:\([^)]*\))?\s+(?:@[\w.\-]+[:：]?\s*)*")
-_CLAUSE = re.compile(r"(?<=[.!?;。！？；])\s*|\s+(?:but|and then|so now)\s+|\n")
+# a full stop ends a clause before a space or the end only: `Fly.io`, `4.5`, `v2.1` are one value
+_CLAUSE = re.compile(r"(?<=[.!?;])(?=\s|$)\s*|(?<=[。！？；])\s*|\s+(?:but|and then|so now)\s+|\n")
 _DISTINCT = re.compile(r"[A-Z0-9\u3400-\u9fff._\-/@#:]")
 _QUESTION = re.compile(r"[?？]\s*$")
 _PARTS = re.compile(r"[.;!?。；！？]\s*|,\s+(?:and\s+)?|，|、|\s+and\s+")
@@ -73,6 +74,7 @@ class _Lang:
     vague: frozenset[str]                    # words that name no value ("one thing", "another")
     cue_chars: str                           # Chinese cue characters: a term holding one is no anchor
     trailing: re.Pattern[str]                # words after a value that say when, not what ("… last week")
+    trailing_day: re.Pattern[str]            # the day it happened, after a new value said last ("… on 3 May")
 
 
 @functools.lru_cache(maxsize=None)
@@ -88,7 +90,8 @@ def _lang(code: str) -> _Lang:
     return _Lang(compile_all("patterns"), compile_all("patterns_alone"), frozenset(data["change_words"]),
                  frozenset(w.casefold() for w in data["filler_words"]), trigger,
                  frozenset(data.get("vague", ())), data.get("cue_chars", ""),
-                 re.compile(data.get("trailing", "(?!)"), re.IGNORECASE))
+                 re.compile(data.get("trailing", "(?!)"), re.IGNORECASE),
+                 re.compile(data.get("trailing_day", "(?!)"), re.IGNORECASE))
 
 
 def spoken(text: str) -> str:
@@ -161,6 +164,8 @@ def cues(text: str) -> tuple[Cue, ...]:
                 new = _trim(lang.trailing.sub("", m.groupdict().get("new") or ""), lang.filler)
                 if new and m.start("new") < m.start("old"):
                     new = _head_new(new, old)
+                elif new:
+                    new = lang.trailing_day.sub("", new) or new
                 if not distinctive(old, lang.vague) or old.casefold() == new.casefold():
                     continue
                 rest = clause[:m.start("old")] + " " + clause[m.end("old"):]
@@ -217,7 +222,8 @@ WHOLE, PART = "whole", "part"
 @functools.lru_cache(maxsize=65536)
 def states(memory_text: str, cue: Cue) -> str | None:
     """Whether a memory states the value `cue` replaces, about the same thing: it names the old value, not the
-    new one, shares a word of the cue's clause besides the values, and asks nothing. PART when it also states
+    new one nor as a value it says itself was replaced, shares a word of the cue's clause besides the values, and
+    asks nothing. PART when it also states
     something else in another clause (a name, a number, a code): that other fact stays current, so the memory is
     updated in part, not superseded; WHOLE otherwise; None when it does not state the old value."""
     said = spoken(memory_text)
@@ -227,8 +233,8 @@ def states(memory_text: str, cue: Cue) -> str | None:
     if not cue.thing <= terms:
         return None  # "the garage code" changed: "the bike lock code is 4417" is another thing
     old = next((o for o, anchors in cue.olds() if _has(said, o) and anchors & (terms - set(analyzer.terms(o)))), None)
-    if old is None:
-        return None
+    if old is None or any(_has(own.old, old) for own in cues(memory_text)):
+        return None  # it says itself that the old value was replaced (`now on AWS, no longer on Hetzner`): history
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
 

@@ -65,6 +65,9 @@ def test_contradiction_is_the_same_words_with_the_other_polarity() -> None:
     ("\u6211\u4eec\u4e0d\u518d\u7528\u9489\u9489\u4e86", "\u9489\u9489", ""),
     ("Mira: switched the ferry booking from Tuesday 7:40 to Friday 9:15", "Tuesday 7:40", "Friday 9:15"),
     ("好，库存系统从阿里云迁到了 Hetzner（德国）。", "阿里云", "Hetzner"),   # 了 and a space before the new value
+    ("The shop site moved from Linode to Fly.io Sydney on 3 May.", "Linode", "Fly.io Sydney"),  # a dot inside a value;
+    ("We bumped the SDK from 4.5 to 5.0 last week.", "4.5", "5.0"),                          # the day it happened
+    ("the launch is on March 3, not March 10", "March 10", "March 3"),  # a new value said first is the day itself
 ])
 def test_a_change_is_read_with_the_value_it_replaces(text: str, old: str, new: str) -> None:
     [cue] = change.cues(text)
@@ -90,6 +93,15 @@ def test_no_cue_is_read_where_the_words_do_not_name_a_replaced_value(text: str) 
 def test_a_change_said_again_with_more_words_is_no_change_of_the_first_telling(older: str, same: bool) -> None:
     [cue] = change.cues("The Halloran launch moved from 14 February to 8 March 2027 on the printer's advice.")
     assert (change.states(older, cue) is None) is same
+
+
+@pytest.mark.parametrize("older, states", [
+    ("So the booking site now lives on Fly.io in Sydney, no longer on Linode.", False),  # the old value as history
+    ("The booking site runs on a Linode box in Frankfurt.", True),
+])
+def test_a_memory_that_itself_says_the_old_value_was_replaced_does_not_state_it(older: str, states: bool) -> None:
+    [cue] = change.cues("The booking site moved from Linode to Fly.io Sydney on 3 May; it still uses MariaDB.")
+    assert (change.states(older, cue) is not None) is states
 
 
 def test_one_word_of_a_longer_new_value_is_not_that_value() -> None:
