@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from memoryd.tiers.knowledge.change import spoken
+from memoryd.tiers.retrieval import analyzer
 from memoryd.tiers.retrieval.candidate import Candidate
 from memoryd.tiers.retrieval.current import exact_tokens
 
@@ -26,8 +28,9 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
     head = results[:LATEST_TOP]
     best = head[0].rank
     asked = {t.casefold() for t in _VALUE.findall(query)}
+    named = _named_in(head[0].text, query)
     slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best
-             and (i == 0 or _says_a_value(c.text, asked))]
+             and (i == 0 or (_says_a_value(c.text, asked) and named <= _terms_said(c.text)))]
     if len(slots) < 2:
         return results
     band = sorted((head[i] for i in slots), key=lambda c: str(c.date), reverse=True)
@@ -52,3 +55,20 @@ def _says_a_value(text: str, asked: set[str]) -> bool:
 def _names_a_number(query: str) -> bool:
     """A number or a code asked for by its value ("KG-412", "8013"): the memory holding it is what was asked."""
     return any(ch.isdigit() for token in exact_tokens(query) for ch in token)
+
+
+# a name the question asks about, written capitalised inside it ("What car does Davie drive now?")
+_ASKED_NAME = re.compile(r"(?<=\w )(?!I\b)[A-Z][\w'’-]+")
+
+
+def _terms_said(text: str) -> set[str]:
+    """The terms of what a memory says, without its speaker's label: who said it is not what it is about (a Retain
+    line's `@Kestrel:` names what it is about, and stays)."""
+    return set(analyzer.terms(text if text.lstrip().startswith("@") else spoken(text)))
+
+
+def _named_in(first: str, query: str) -> set[str]:
+    """The question's names the first result says (not only as its speaker): a newer line moves above it only
+    when it says them too ("Davie: Imran's back isn't fit for driving" is no answer to what Davie drives)."""
+    names = {t for m in _ASKED_NAME.finditer(query) for t in analyzer.terms(m.group(0))}
+    return names & _terms_said(first)

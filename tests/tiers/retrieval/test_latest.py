@@ -46,3 +46,18 @@ def test_a_newer_line_that_says_no_value_is_not_moved_above_one_that_does(home: 
         assert found[0]["text"] == said[0][0]
     finally:
         mem.archive.close()
+
+
+def test_a_newer_line_naming_the_asked_person_only_as_its_speaker_is_not_moved_above(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Who said a line is not what it is about: the question's name must be in what the newer line says."""
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("Orla now rides a blue Brompton, the old Raleigh was stolen", "2025-06-02"),
+            ("Orla: Keelan's knee is still not fit for riding, Dr Ahern says another 6 weeks of physio before the club "
+             "run, and the insurance form is still sitting on the hall table", "2025-07-14")]
+    mem = memory_with_said(said + [(t, "2025-05-01") for t in OTHER])
+    try:
+        found = mem.retrieve("What bike does Orla ride now?", 5)
+        assert found[0]["text"] == said[0][0]
+    finally:
+        mem.archive.close()
