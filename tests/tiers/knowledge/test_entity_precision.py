@@ -359,7 +359,7 @@ def test_words_that_open_a_clause_are_no_part_of_a_chinese_name(text: str, want:
 
 @pytest.mark.parametrize("text", [
     "the job runs checkout (fetch-depth: 0) first", "set cache-control: 0 on it", "we deploy to cn-shenzhen now",
-    "the bucket lives in eu-west-2.", "How were the Kettle and Crow's pies?",
+    "the bucket lives in eu-west-2.", "How were the Kettle and Crow's pies?", "Cloud Run in asia-east1 is fine",
 ])
 def test_settings_regions_and_a_pubs_second_word_name_nothing(text: str) -> None:
     assert not found(text)
