@@ -57,6 +57,8 @@ def _en() -> dict[str, re.Pattern[str]]:
         "trade": re.compile(rf"\b(?:{v.trade_verbs})\b(?:\s+[a-z][\w'-]*,?){{0,4}}\s+(?:from|through|via)\s+"
                             rf"({WORD}(?:\s{WORD})?)\b(?!\s*[-'’])"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
+        # `the Journal of Power Sources`, `University of Limerick`: to the last capitalised word (three at most)
+        "of_org": re.compile(rf"\b((?:{v.of_heads})\sof\s(?:the\s)?{WORD}(?:\s{WORD}){{0,2}})\b"),
         "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
         "work": re.compile(rf"\b(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
         "place": re.compile(rf"\b(?:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
@@ -183,10 +185,10 @@ def orgs_and_places(text: str, add: Add) -> None:
     rx = _en()
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
     _businesses(text, add)
-    for m in rx["firm"].finditer(text):
+    for m in rx["firm"].finditer(text) if "&" in text else ():
         name = m.group(1) or m.group(2)
         if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
-            add("org", name)
+            add("org", _words_before(text, m.start(1) if m.group(1) else m.start(2)) + name)
     for m in rx["the_named"].finditer(text):  # `The Tin Cormorants` written so: the article is part of the name
         if all(_plain(w) for w in m.group(2).split()) and m.group(2).split()[-1] not in v.business_words:
             add("org", ("The " if _article_kept(text, m) else "") + m.group(2))
@@ -195,7 +197,10 @@ def orgs_and_places(text: str, add: Add) -> None:
         if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
             add("org", name)
     for m in rx["venue"].finditer(text):
-        add("place", m.group(1))
+        if not rx["of_org"].match(text, m.start(1)):
+            add("place", m.group(1))
+    for m in rx["of_org"].finditer(text) if " of " in text else ():
+        add("org", m.group(1))
     for m in rx["possessive"].finditer(text):
         nouns = v.possessive_org_nouns if m.group(2) else v.org_nouns_after
         if m.group(3) in nouns and _plain(m.group(1)):
@@ -211,6 +216,22 @@ def orgs_and_places(text: str, add: Add) -> None:
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))
     _places(text, add)
+
+
+_CAPS_BEFORE = re.compile(rf"(?:(?:{WORD}|{_ACRONYM})\s){{1,3}}$")
+
+
+def _words_before(text: str, start: int) -> str:
+    """The capitalised words right before a firm's `X & Y` that are its name too (`ACS Applied Materials &
+    Interfaces`), less a sentence's opening word (`Thanks`, `Saved`)."""
+    m = _CAPS_BEFORE.search(text, max(0, start - 60), start)
+    if m is None:
+        return ""
+    words = m.group(0).split()
+    v = english()
+    while words and (words[0] in v.lead_verbs or words[0] in v.not_people or words[0] in NOT_NAMES):
+        words.pop(0)
+    return " ".join(words) + " " if words else ""
 
 
 def _businesses(text: str, add: Add) -> None:

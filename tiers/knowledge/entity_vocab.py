@@ -64,6 +64,7 @@ class English:
     request_verbs: frozenset[str]  # `Chase Acme Plumbing`: a sentence's opening request, capitalised
     suits_subjects: frozenset[str]  # `Tuesday works for X`: suits X, no employer
     region_codes: frozenset[str]  # `cn-hangzhou`, `us-east-1`: a cloud region, a value
+    of_heads: str  # `University of Limerick`, `Journal of Power Sources`: an institution named by what it is of
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def english() -> English:
         frozenset(w.capitalize() for w in d["note_verbs"] + d["person_verbs_after"] + d["trade_verbs"]),
         frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]), frozenset(d["work_between"]),
         alternation(d["family_titles"]), frozenset(w.capitalize() for w in d["request_verbs"]),
-        frozenset(d["suits_subjects"]), frozenset(d["region_codes"]))
+        frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]))
 
 
 @lru_cache(maxsize=1)

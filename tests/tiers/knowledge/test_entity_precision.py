@@ -403,3 +403,15 @@ def test_a_place_named_after_a_saint_is_one_organisation_and_no_person(text: str
 ])
 def test_irish_and_scottish_surnames_are_one_word(text: str, want: str) -> None:
     assert {n for t, n in found(text)} == {want}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("she transferred to the University of Galway in the spring", "University of Galway"),
+    ("the draft went to Journal of Marine Systems on Monday", "Journal of Marine Systems"),
+    ("rejected again, so it goes to Coastal Engineering Journal next", "Coastal Engineering Journal"),
+    ("we instructed Kemp Ashdown Harding & Lowe last week", "Kemp Ashdown Harding & Lowe"),  # the words before &
+])
+def test_an_institution_is_named_whole(text: str, name: str) -> None:
+    """`X of Y` names run to their last capitalised word; a firm's `&` keeps the capitalised words before it."""
+    orgs = {n for t, n in found(text) if t == "org"}
+    assert orgs == {name}
