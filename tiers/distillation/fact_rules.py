@@ -112,6 +112,15 @@ def _safe_date(y: int, m: int, d: int) -> str | None:
         return None
 
 
+def named_date(text: str, ref: dt.date) -> str | None:
+    """find_date's day where the text names it (ISO, "Dec 4", "4 December", "12月4日"); None for a relative
+    one (tomorrow, next Friday): which day that is depends on when it was said, and a move rule stays silent."""
+    first = next(((gate, m) for gate in (_ISO, _MONTH_DAY, _ZH_DATE) if (m := gate.search(text))), None)
+    if not first:
+        return None
+    return (_MOVE_CUE.search(text) and _moved_day(text, ref)) or _day_of(*first, ref)
+
+
 def find_date(text: str, ref: dt.date, scan: Scan | None = None) -> str | None:
     """The first date `text` names (ISO, "Dec 4", "4 December", "12月4日", tomorrow, next Friday), or None.
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.base.errors import MemorydError
-from memoryd.tiers.knowledge import change, hot_truth, kinds, log, review
+from memoryd.tiers.knowledge import change, hot_truth, kinds, log, moved_day, review
 from memoryd.tiers.knowledge.truth import judged, moment
 from memoryd.tiers.retrieval import analyzer
 
@@ -59,12 +59,16 @@ def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
             found = [m for m in rarest if said[m["id"]].issuperset(terms) and said[m["id"]] & anchors]
             if len(found) <= COMMON_VALUE:  # a "value" hundreds of memories state is no value of one thing
                 near.update((m["id"], m) for m in found)
-        for old, cue, how in change.replaced(new, near.values(), lambda a, b: order[a["id"]] <= order[b["id"]]):
-            mine = out[cue.act]
+        earlier = lambda a, b: order[a["id"]] <= order[b["id"]]  # noqa: E731
+        found = [(old, cue.act, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
+                  cue.rule) for old, cue, how in change.replaced(new, near.values(), earlier)]
+        found += [(old, True, change.PART, why, moved_day.RULE)
+                  for old, why in _moved_day(new, index, earlier, {o["id"] for o, *_ in found})]
+        for old, act, how, why, rule in found:
+            mine = out[act]
             held = mine.get(old["id"])
             if held is None or (order[new["id"]], new["id"]) > (order[held[0]["id"]], held[0]["id"]):
-                mine[old["id"]] = (new, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
-                                   cue.rule)
+                mine[old["id"]] = (new, how, why, rule)
     for mine in out.values():
         for old_id, (new, *_rest) in list(mine.items()):  # two statements replacing each other at once: neither
             back = mine.get(new["id"])
@@ -72,6 +76,21 @@ def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
                 mine.pop(old_id, None)
                 mine.pop(new["id"], None)
     return out
+
+
+def _moved_day(new: Memory, index: dict[str, list[Memory]], earlier: Any, taken: set[str]) -> list[tuple[Memory, str]]:
+    """The memories whose day `new` says moved (tiers/knowledge/moved_day.py), with why; none a cue already took."""
+    day = moved_day.moved_to(new, moment)
+    if day is None:
+        return []
+    seen: dict[str, int] = {}
+    for t in moved_day.thing_terms(new["text"]):
+        for m in index.get(t, ()) if len(index.get(t, ())) <= COMMON_VALUE * 10 else ():
+            seen[m["id"]] = seen.get(m["id"], 0) + 1
+    near = [m for ms in (index.get(t, ()) for t in moved_day.thing_terms(new["text"])) for m in ms
+            if seen.get(m["id"], 0) >= moved_day.SHARED_TERMS and m["id"] not in taken]
+    unique = list({m["id"]: m for m in near}.values())
+    return [(m, moved_day.why(new, day)) for m in moved_day.updated(new, day, unique, earlier, moment)]
 
 
 def asked(memories: list[Memory], targets: dict[bool, Targets] | None = None) -> list[dict[str, Any]]:

@@ -56,6 +56,11 @@ def _cue_terms() -> frozenset[str]:
                      for t in analyzer.terms(w))
 
 
+def thing_terms(text: str) -> frozenset[str]:
+    """The terms that can name what a dated item or memory is about (tiers/knowledge/moved_day.py reads them too)."""
+    return _thing(text)
+
+
 def _thing(text: str) -> frozenset[str]:
     """The terms that can name what an item is about."""
     said = spoken(DAY_SAID.sub("", text))

@@ -1,0 +1,128 @@
+"""A day said moved without the day it replaces: "they moved my physical to December 3" updates the older memory
+that gave the physical another day ("Annual physical with Dr Okafor booked for November 26"), in part: the doctor
+and the time it names stay true, its day is history, and retrieval places the newer one directly above it.
+
+The rules of hot's moved items (tiers/knowledge/rescheduled.py), stricter, on memories: the newer one says a word
+of moving a day (`day_move_words`: moved, pushed, postponed, 改到, 推迟 …; not now, actually, changed) and names a
+day (a date, not "tomorrow" or "Wednesday": which day those are depends on when they were said); the older one was
+said before it, asks nothing, is no letter or digest (at most OLD_MAX characters), names another day, and the two
+share at least SHARED_TERMS terms naming the thing (speaker labels, days, numbers and the change words do not
+count). One shared word ("deadline") names no particular thing: silent.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Callable, Iterable, Mapping
+
+import functools
+import re
+
+from memoryd.tiers.knowledge.change import LANGUAGES, lang_data, spoken
+from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
+
+Memory = Mapping[str, Any]
+RULE = "moved-day"  # the change_rule it writes (store and maintain alike)
+OLD_MAX = 300       # characters: a longer memory (a letter, a pasted email) names many days of many things
+
+
+@functools.lru_cache(maxsize=None)
+def _cue() -> re.Pattern[str]:
+    words = sorted({w for code in LANGUAGES for w in lang_data(code).get("day_move_words", ())}, key=len, reverse=True)
+    return re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z])")
+
+
+def why(new: Memory, day: str) -> str:
+    return f"its day moved to {day}: said in {str(new.get('text', ''))[:120]!r}"
+
+
+def _ref(m: Memory, said: Callable[[Memory], str]) -> dt.date:
+    try:
+        return dt.date.fromisoformat(said(m)[:10])
+    except ValueError:
+        return dt.date(1970, 1, 1)
+
+
+def _day(text: str, ref: dt.date) -> str | None:
+    from memoryd.tiers.distillation.fact_rules import named_date  # the rule modules load with the first store
+
+    return named_date(text, ref)
+
+
+def moved_to(new: Memory, said: Callable[[Memory], str]) -> str | None:
+    """The day `new` says something moved to (ISO), or None: no word of change, no day, or a question."""
+    text = spoken(str(new.get("text", "")))
+    if text.rstrip().endswith(("?", "？")) or not _cue().search(text):
+        return None
+    return _day(text, _ref(new, said))
+
+
+def updated(new: Memory, day: str, held: Iterable[Memory], earlier: Callable[[Memory, Memory], bool],
+            said: Callable[[Memory], str]) -> list[Memory]:
+    """The held memories whose day `new` moves to `day` (see the module's rules)."""
+    said_new = spoken(str(new.get("text", "")))
+    terms = thing_terms(said_new)
+    if len(terms) < SHARED_TERMS:
+        return []
+    names = _name_terms(said_new)
+    out = []
+    for m in held:
+        text = spoken(str(m.get("text", "")))
+        if m.get("id") == new.get("id") or len(text) > OLD_MAX or text.rstrip().endswith(("?", "？")) \
+                or not earlier(m, new):
+            continue
+        shared = terms & thing_terms(text)
+        if _words(shared) < SHARED_TERMS or not shared - names:
+            continue  # names say whose it is (`at Frome Valley`), a common word what it is (`physical`)
+        ref = _ref(m, said)
+        old = _day(text, ref)
+        if old is None or old == day or _day(said_new, ref) != day or day in _days(text, ref):
+            continue  # no day, the same one, or it names the new day already (a restatement of the move)
+        others = _days(said_new, ref) - {day}
+        if (others and old not in others) or (not others and _names_day(said_new, old, ref)):
+            continue  # the newer one names the day it moves from (`由3月8日推迟到3月15日`) and it is not this one's,
+            # or it names this one's day as still holding (`妈妈12月8号`)
+        out.append(m)
+    return out
+
+
+def _days(text: str, ref: dt.date) -> set[str]:
+    """Every day a text names, clause by clause."""
+    from memoryd.tiers.distillation.fact_rules import named_date
+
+    found = set()
+    for part in re.split(r"[,;，；。.!?、到至]\s*|\s(?:to|from|until|till)\s", text):
+        if part and (d := named_date(part, ref)):
+            found.add(d)
+    return found
+
+
+def _words(terms: frozenset[str]) -> int:
+    """How many words the shared terms make: each Latin term one; Chinese bigrams that chain (林一, 一舟) one word
+    (林一舟), so one three-character name or noun is not two things shared."""
+    han = sorted(t for t in terms if not t.isascii() and len(t) == 2)
+    parent = {t: t for t in han}
+
+    def root(t: str) -> str:
+        while parent[t] != t:
+            t = parent[t]
+        return t
+    for a in han:
+        for b in han:
+            if a != b and a[1] == b[0]:
+                parent[root(b)] = root(a)
+    return len(terms) - len(han) + len({root(t) for t in han})
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
+
+
+def _name_terms(text: str) -> frozenset[str]:
+    """The terms of the capitalised words of a text: names (of people, places, organisations) more than things."""
+    from memoryd.tiers.retrieval import analyzer
+
+    return frozenset(t for w in _CAPITALISED.findall(text) for t in analyzer.terms(w))
+
+
+def _names_day(new: str, day: str, ref: dt.date) -> bool:
+    """The newer memory names the older one's day too (`爸爸改到12月12号；妈妈12月8号`): it keeps that day."""
+    return day in _days(new, ref)
