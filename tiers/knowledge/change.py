@@ -29,6 +29,9 @@ _LABEL = re.compile(r"^[WBOS](?:\([^)]*\))?\s+(?:@[\w.\-]+[:：]?\s*)*")
 _CLAUSE = re.compile(r"(?<=[.!?;])(?=\s|$)\s*|(?<=[。！？；])\s*|\s+(?:but|and then|so now)\s+|\n")
 _DISTINCT = re.compile(r"[A-Z0-9\u3400-\u9fff._\-/@#:]")
 _QUESTION = re.compile(r"[?？]\s*$")
+_NEGATED = re.compile(r"(?i)\b(?:not|never|no)\b|n[’']t\b|不|没")
+_DAY_PART = re.compile(r"(?i)(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|"
+                       r"(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 _PARTS = re.compile(r"[.;!?。；！？]\s*|,\s+(?:and\s+)?|，|、|\s+and\s+")
 _VALUE = re.compile(r"\d|\b[A-Z][\w\-]+\b(?<!^I)|[\u3400-\u9fff]{2,}")
 
@@ -52,7 +55,7 @@ class Cue:
         words = self.old.split()
         for i in range(1, len(words)):
             tail = " ".join(words[i:])
-            if distinctive(tail):
+            if distinctive(tail) and not _DAY_PART.fullmatch(tail):  # `26 April` → `April`: any day of a month
                 out.append((tail, self.anchors | frozenset(analyzer.terms(" ".join(words[:i])))))
         return out
 
@@ -235,6 +238,8 @@ def states(memory_text: str, cue: Cue) -> str | None:
     old = next((o for o, anchors in cue.olds() if _has(said, o) and anchors & (terms - set(analyzer.terms(o)))), None)
     if old is None or any(_has(own.old, old) for own in cues(memory_text)):
         return None  # it says itself that the old value was replaced (`now on AWS, no longer on Hetzner`): history
+    if _NEGATED.search(next((c for c in _PARTS.split(said) if _has(c, old)), "")):
+        return None  # `monthly releases aren't happening`: it does not state the value, it denies it
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
 

@@ -68,6 +68,8 @@ def test_contradiction_is_the_same_words_with_the_other_polarity() -> None:
     ("The shop site moved from Linode to Fly.io Sydney on 3 May.", "Linode", "Fly.io Sydney"),  # a dot inside a value;
     ("We bumped the SDK from 4.5 to 5.0 last week.", "4.5", "5.0"),                          # the day it happened
     ("the launch is on March 3, not March 10", "March 10", "March 3"),  # a new value said first is the day itself
+    ("Orla's swim class moves from Tuesday to Friday.", "Tuesday", "Friday"),  # a verb's every form
+    ("Pavel is relocating from Leeds to Bristol in June.", "Leeds", "Bristol"),
 ])
 def test_a_change_is_read_with_the_value_it_replaces(text: str, old: str, new: str) -> None:
     [cue] = change.cues(text)
@@ -102,6 +104,16 @@ def test_a_change_said_again_with_more_words_is_no_change_of_the_first_telling(o
 def test_a_memory_that_itself_says_the_old_value_was_replaced_does_not_state_it(older: str, states: bool) -> None:
     [cue] = change.cues("The booking site moved from Linode to Fly.io Sydney on 3 May; it still uses MariaDB.")
     assert (change.states(older, cue) is not None) is states
+
+
+@pytest.mark.parametrize("older", [
+    "Weekly releases of the app are not happening with two of us part-time.",  # denies the value, states none
+    "March was too busy for the party anyway.",                               # a month alone is no day of it
+])
+def test_a_memory_that_denies_a_value_or_names_only_its_month_does_not_state_it(older: str) -> None:
+    for cue in change.cues("The app moves from weekly to monthly releases.") + change.cues(
+            "The party moves from 14 March to 2 May."):
+        assert change.states(older, cue) is None
 
 
 def test_one_word_of_a_longer_new_value_is_not_that_value() -> None:
