@@ -86,10 +86,10 @@ def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str
     return shared >= SHARED_TERMS or (shared >= 1 and _negates(said, old_day))
 
 
-def _one_move(items: list[dict[str, Any]], gone: set[str]) -> dict[str, Any] | None:
-    """The one item still in hot that was said as a move (a reschedule word and a day), or None (none, or two
-    and more: which one "again" means is not known)."""
-    moved = [x for x in items if str(x.get("id")) not in gone and day_of(str(x.get("text", ""))) is not None
+def _one_move(items: list[dict[str, Any]], gone: set[str], day: str | None) -> dict[str, Any] | None:
+    """The one item still in hot that was said as a move (a reschedule word and a day) to another day than `day`,
+    or None (none, or two and more: which one "again" means is not known)."""
+    moved = [x for x in items if str(x.get("id")) not in gone and day_of(str(x.get("text", ""))) not in (None, day)
              and _cue().search(spoken(str(x.get("text", ""))))]
     return moved[0] if len(moved) == 1 else None
 
@@ -120,7 +120,7 @@ def sweep(hot: HotState, said: Mapping[str, float]) -> list[Eviction]:
         for newer in items:
             if str(newer.get("id")) in gone:
                 continue
-            one = _one_move([x for x in items if x is not newer], gone)
+            one = _one_move([x for x in items if x is not newer], gone, day_of(str(newer.get("text", ""))))
             for older in items:
                 if str(older.get("id")) not in gone and older is not newer and _moves(older, newer, said, one):
                     gone.add(str(older.get("id")))

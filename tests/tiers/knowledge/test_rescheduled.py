@@ -108,3 +108,11 @@ def test_again_is_silent_when_two_earlier_moves_could_be_the_one_meant(config) -
                          "2026-03-06": ["Ugh, the deadline moved again to March 26."]})
     dated = _dated(mem)
     assert any("March 19" in t for t in dated) and any("March 20" in t for t in dated)
+
+
+def test_an_item_already_on_the_new_day_is_no_earlier_move_again_could_mean(config) -> None:
+    mem = _live(config, {"2026-03-02": ["The grant report for the Halloran trust is due March 12."],
+                         "2026-03-04": ["Good news: since we need to rework the budget they pushed it to March 19."],
+                         "2026-03-05": ["The budget annex now has a submission deadline of March 26."],
+                         "2026-03-06": ["The trust wants one more appendix, so the deadline moved again to March 26."]})
+    assert not any("March 19" in t for t in _dated(mem))
