@@ -5,23 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from clock import Clock
 from memoryd.tiers.knowledge.maintain import maintain
 from memoryd.tiers.memory.agent import AgentMemory
-
-DAY = 86400.0
-
-
-class Clock:
-    def __init__(self, t: float = 1_780_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(1_780_000_000.0)
 
 
 @pytest.fixture

@@ -35,29 +35,25 @@ def test_a_question_naming_an_exact_value_keeps_the_words_order(mem) -> None:
     assert found[0]["text"] == SAID[0][0]
 
 
-def test_a_newer_line_that_says_no_value_is_not_moved_above_one_that_does(home: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
-    said = [("the allotment's new landlord is Corrigan Estates, rent paid quarterly", "2025-06-02"),
-            ("a landlord who brings cake is a keeper", "2025-07-14")]
+def _first(said: list[tuple[str, str]], question: str) -> str:
+    """The first result's text for `question` over `said` and the other lines (keyword mode, set by the caller)."""
     mem = memory_with_said(said + [(t, "2025-05-01") for t in OTHER])
     try:
-        found = mem.retrieve("Who is the allotment's landlord now?", 5)
-        assert found[0]["text"] == said[0][0]
+        return mem.retrieve(question, 5)[0]["text"]
     finally:
         mem.archive.close()
 
 
-def test_a_newer_line_naming_the_asked_person_only_as_its_speaker_is_not_moved_above(
-        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Who said a line is not what it is about: the question's name must be in what the newer line says."""
+@pytest.mark.parametrize("said, question", [
+    # a newer line that says no value stays below the one that does
+    ([("the allotment's new landlord is Corrigan Estates, rent paid quarterly", "2025-06-02"),
+      ("a landlord who brings cake is a keeper", "2025-07-14")], "Who is the allotment's landlord now?"),
+    # who said a line is not what it is about: the question's name must be in what the newer line says
+    ([("Orla now rides a blue Brompton, the old Raleigh was stolen", "2025-06-02"),
+      ("Orla: Keelan's knee is still not fit for riding, Dr Ahern says another 6 weeks of physio before the club "
+       "run, and the insurance form is still sitting on the hall table", "2025-07-14")], "What bike does Orla ride now?"),
+])
+def test_a_newer_line_that_does_not_answer_is_not_moved_above(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              said: list, question: str) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
-    said = [("Orla now rides a blue Brompton, the old Raleigh was stolen", "2025-06-02"),
-            ("Orla: Keelan's knee is still not fit for riding, Dr Ahern says another 6 weeks of physio before the club "
-             "run, and the insurance form is still sitting on the hall table", "2025-07-14")]
-    mem = memory_with_said(said + [(t, "2025-05-01") for t in OTHER])
-    try:
-        found = mem.retrieve("What bike does Orla ride now?", 5)
-        assert found[0]["text"] == said[0][0]
-    finally:
-        mem.archive.close()
+    assert _first(said, question) == said[0][0]
