@@ -26,3 +26,10 @@ def asked(query: str) -> tuple[re.Pattern[str], ...]:
 
 def holds_any(text: str, shapes: tuple[re.Pattern[str], ...]) -> bool:
     return any(p.search(text) for p in shapes)
+
+
+@lru_cache(maxsize=256)
+def asks_when(query: str) -> bool:
+    """The question asks for a day or a clock time ("when", "what date", 哪天, "what time")."""
+    shapes = _shapes()
+    return any(shapes[name][0].search(query) for name in ("day", "clock") if name in shapes)

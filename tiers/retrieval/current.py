@@ -14,9 +14,10 @@ from typing import Callable
 
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
+from memoryd.tiers.knowledge.moved_day import RULE as MOVED_DAY
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.retrieval import analyzer
-from memoryd.tiers.retrieval.answer_shape import asked, holds_any
+from memoryd.tiers.retrieval.answer_shape import asked, asks_when, holds_any
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
@@ -72,7 +73,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         head = _current_end(r, by_id)
         if r.id in placed:
             continue
-        if head is r or followed_by(head) or head.id in placed:
+        if head is r or followed_by(head) or head.id in placed or _day_only(r, query):
             out.append(r)
             placed.add(r.id)
             continue
@@ -95,6 +96,13 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         out += [r, head] if below else [head, r]
         placed |= {head.id, r.id}
     return out
+
+
+def _day_only(found: Candidate, query: str) -> bool:
+    """`found` was updated only in its day (tiers/knowledge/moved_day.py) and the question asks no day or time: the
+    rest of what it says still answers (`who is Mum's doctor?` under `the check-up moved to 5 November`)."""
+    meta = found.metadata
+    return meta.get(kinds.CHANGE_RULE_KEY) == MOVED_DAY and not superseded_by(found) and not asks_when(query)
 
 
 def _unshaped(shapes: tuple[re.Pattern[str], ...], found: Candidate, newer: Candidate) -> bool:

@@ -63,3 +63,16 @@ def test_a_chinese_move_with_gai_dao_updates_the_earlier_day(mem, clock) -> None
     old, new = _said(mem, clock, [("外婆在市一医院的复查约在5月14日。", "2026-05-02"),
                                   ("医院打电话来，外婆的复查改到5月21日。", "2026-05-09")])
     assert _meta(mem, old["id"]).get("updated_by") == new["id"]
+
+
+def test_a_question_that_asks_no_day_keeps_the_older_memory_where_the_words_found_it(mem, clock) -> None:
+    """Only the day moved: `who` is still answered by the older memory, which is not covered by the newer one."""
+    old, new = _said(mem, clock, [("Gran's eye check-up at the Elm Street clinic is with her eye doctor, Dr Okonkwo, "
+                                   "on 14 May.", "2026-05-02"),
+                                  ("The Elm Street clinic rang: Gran's eye check-up moved to 21 May.", "2026-05-09")])
+    assert _meta(mem, old["id"]).get("updated_by") == new["id"]
+    who = mem.retrieve("Who is Gran's eye doctor?", 5)
+    assert who[0]["id"] == old["id"]
+    assert not any(s.get("stage") == "current" for r in who for s in r.get("stages") or [])
+    when = mem.retrieve("When is Gran's eye check-up now?", 5)
+    assert [r["id"] for r in when].index(new["id"]) < [r["id"] for r in when].index(old["id"])
