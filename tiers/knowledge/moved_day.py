@@ -6,7 +6,7 @@ The rules of hot's moved items (tiers/knowledge/rescheduled.py), stricter, on me
 of moving a day (`day_move_words`: moved, pushed, postponed, 改到, 推迟 …; not now, actually, changed) and names a
 day (a date, not "tomorrow" or "Wednesday": which day those are depends on when they were said); the older one was
 said before it, asks nothing, is no letter or digest (at most OLD_MAX characters), names another day, and the two
-share at least SHARED_TERMS terms naming the thing (speaker labels, days, numbers and the change words do not
+share at least SHARED_TERMS terms naming the thing, one in the clause that moves the day (speaker labels, days, numbers and the change words do not
 count). One shared word ("deadline") names no particular thing: silent.
 """
 from __future__ import annotations
@@ -64,6 +64,7 @@ def updated(new: Memory, day: str, held: Iterable[Memory], earlier: Callable[[Me
     if len(terms) < SHARED_TERMS:
         return []
     names = _name_terms(said_new)
+    moving = thing_terms(" ".join(c for c in _CLAUSES.split(said_new) if _cue().search(c)))  # the clause moving it
     out = []
     for m in held:
         text = spoken(str(m.get("text", "")))
@@ -71,8 +72,9 @@ def updated(new: Memory, day: str, held: Iterable[Memory], earlier: Callable[[Me
                 or not earlier(m, new):
             continue
         shared = terms & thing_terms(text)
-        if _words(shared) < SHARED_TERMS or not shared - names:
-            continue  # names say whose it is (`at Frome Valley`), a common word what it is (`physical`)
+        if _words(shared) < SHARED_TERMS or not shared - names or not shared & moving:
+            continue  # names say whose it is (`at Frome Valley`), a common word what it is (`physical`); the clause
+            # that moves a day names what it moves (`所以我们班家长会挪到9月24日`: the parent meeting, no school year)
         ref = _ref(m, said)
         old = _day(text, ref)
         if old is None or old == day or _day(said_new, ref) != day or day in _days(text, ref):
@@ -113,6 +115,7 @@ def _words(terms: frozenset[str]) -> int:
     return len(terms) - len(han) + len({root(t) for t in han})
 
 
+_CLAUSES = re.compile(r"[,;，；。!?！？]\s*|\.\s+")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 
 

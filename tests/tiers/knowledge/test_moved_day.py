@@ -50,6 +50,9 @@ def test_a_check_up_moved_to_a_new_day_updates_the_one_booked_before(mem, clock)
     ("Team offsite planning call on 14 May.", "The team offsite moved from 2 June to 9 June."),
     # a relative day: which day it is depends on when it was said
     ("Dentist appointment at the Elm Street clinic on 14 May.", "The Elm Street dentist appointment moved to tomorrow."),
+    # what is shared (class teacher) is not in the clause that moves a day (the parent evening)
+    ("Kai started year two at Northgate on 1 September with Ms Adebayo as class teacher.",
+     "There is a class teacher training that night, so our parent evening moved to 24 September."),
     # no word of moving a day
     ("Dentist appointment at the Elm Street clinic on 14 May.", "Dentist appointment at the Elm Street clinic, 21 May?"),
 ])
