@@ -135,9 +135,8 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
     """Earlier values in hot: 6 when the twelve files first ran on their own clock, 3 after the fifth session
     (the layer off: 5); the four files written next scored 5 at first (off 5), 6 over sixteen (off 9). The four
     written in the seventh session brought 2 (the layer off: 2; a wedding's day and venue both changed in words
-    sharing one with the first telling). Over the twenty now: 7–8 (off 12; one item's presence depends on the run's
-    day): a correction sharing no word with what it corrects, lessons naming an old value as history. This holds
-    that line."""
+    sharing one with the first telling). Over the twenty-four now: 7 or 8 between runs (off 12): a correction
+    sharing no word with what it corrects, lessons naming an old value as history. This holds that line."""
     on, off = held["on"], held["off"]
     assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(8, off["hot_stale_values"])
     if on.get("hot_lessons"):
