@@ -83,14 +83,12 @@ def _moved_day(new: Memory, index: dict[str, list[Memory]], earlier: Any, taken:
     day = moved_day.moved_to(new, moment)
     if day is None:
         return []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Memory, int]] = {}  # memories sharing terms of the thing, and how many
     for t in moved_day.thing_terms(new["text"]):
         for m in index.get(t, ()) if len(index.get(t, ())) <= COMMON_VALUE * 10 else ():
-            seen[m["id"]] = seen.get(m["id"], 0) + 1
-    near = [m for ms in (index.get(t, ()) for t in moved_day.thing_terms(new["text"])) for m in ms
-            if seen.get(m["id"], 0) >= moved_day.SHARED_TERMS and m["id"] not in taken]
-    unique = list({m["id"]: m for m in near}.values())
-    return [(m, moved_day.why(new, day)) for m in moved_day.updated(new, day, unique, earlier, moment)]
+            seen[m["id"]] = (m, seen.get(m["id"], (m, 0))[1] + 1)
+    near = [m for mid, (m, n) in seen.items() if n >= moved_day.SHARED_TERMS and mid not in taken]
+    return [(m, moved_day.why(new, day)) for m in moved_day.updated(new, day, near, earlier, moment)]
 
 
 def asked(memories: list[Memory], targets: dict[bool, Targets] | None = None) -> list[dict[str, Any]]:

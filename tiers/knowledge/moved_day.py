@@ -6,16 +6,15 @@ The rules of hot's moved items (tiers/knowledge/rescheduled.py), stricter, on me
 of moving a day (`day_move_words`: moved, pushed, postponed, 改到, 推迟 …; not now, actually, changed) and names a
 day (a date, not "tomorrow" or "Wednesday": which day those are depends on when they were said); the older one was
 said before it, asks nothing, is no letter or digest (at most OLD_MAX characters), names another day, and the two
-share at least SHARED_TERMS terms naming the thing, one in the clause that moves the day (speaker labels, days, numbers and the change words do not
-count). One shared word ("deadline") names no particular thing: silent.
+share at least SHARED_TERMS terms naming the thing, one in the clause that moves the day (speaker labels, days,
+numbers and the change words do not count). One shared word ("deadline") names no particular thing: silent.
 """
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Callable, Iterable, Mapping
-
 import functools
 import re
+from typing import Any, Callable, Iterable, Mapping
 
 from memoryd.tiers.knowledge.change import LANGUAGES, lang_data, spoken
 from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
@@ -80,7 +79,7 @@ def updated(new: Memory, day: str, held: Iterable[Memory], earlier: Callable[[Me
         if old is None or old == day or _day(said_new, ref) != day or day in _days(text, ref):
             continue  # no day, the same one, or it names the new day already (a restatement of the move)
         others = _days(said_new, ref) - {day}
-        if (others and old not in others) or (not others and _names_day(said_new, old, ref)):
+        if (others and old not in others) or (not others and old in _days(said_new, ref)):
             continue  # the newer one names the day it moves from (`由3月8日推迟到3月15日`) and it is not this one's,
             # or it names this one's day as still holding (`妈妈12月8号`)
         out.append(m)
@@ -125,7 +124,3 @@ def _name_terms(text: str) -> frozenset[str]:
 
     return frozenset(t for w in _CAPITALISED.findall(text) for t in analyzer.terms(w))
 
-
-def _names_day(new: str, day: str, ref: dt.date) -> bool:
-    """The newer memory names the older one's day too (`爸爸改到12月12号；妈妈12月8号`): it keeps that day."""
-    return day in _days(new, ref)
