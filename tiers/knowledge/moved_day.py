@@ -21,6 +21,10 @@ from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
 
 Memory = Mapping[str, Any]
 RULE = "moved-day"  # the change_rule it writes (store and maintain alike)
+# It asks, it does not act: scored blind on four conversations written after it (bench/corpus, session 7's last
+# batch) its pairs were right 12 times in 19 (0.63), far below the 0.95 acting needs. The pairs become review
+# questions (maintain.asked); the agent or the person decides.
+ACTS = False
 OLD_MAX = 300       # characters: a longer memory (a letter, a pasted email) names many days of many things
 
 

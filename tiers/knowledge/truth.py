@@ -316,9 +316,9 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
 def _moved_day(book: Book, new: Memory) -> None:
     """A day said moved without the one it replaces updates the older memory giving the thing another day
     (tiers/knowledge/moved_day.py)."""
-    day = moved_day.moved_to(new, moment)
+    day = moved_day.moved_to(new, moment) if moved_day.ACTS else None
     if day is None:
-        return
+        return  # a rule that only asks: maintain queues the pair as a review question
     for m in moved_day.updated(new, day, [m for m in book.near(new) if judged(m)], said_no_later, moment):
         if m.get("metadata", {}).get(kinds.SUPERSEDED_BY_KEY):
             continue  # a cue named its value: that rule said it (maintain gives the same answer)

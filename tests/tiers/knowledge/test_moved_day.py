@@ -1,12 +1,12 @@
-"""A day said moved without the day it replaces updates the older memory that gave the thing another day (in part:
-the rest of it stays true), at store time and in maintain alike; where the words do not say it is that thing,
-nothing happens (tiers/knowledge/moved_day.py)."""
+"""A day said moved without the day it replaces pairs it with the older memory that gave the thing another day: a
+review question (the rule asks, it does not act: scored blind it was right 12 times in 19); where the words do not
+say it is that thing, nothing is asked (tiers/knowledge/moved_day.py)."""
 from __future__ import annotations
 
 import pytest
 
 from clock import Clock
-from memoryd.tiers.knowledge.maintain import maintain
+from memoryd.tiers.knowledge.maintain import asked, maintain
 from memoryd.tiers.memory.agent import AgentMemory
 
 
@@ -32,15 +32,16 @@ def _meta(mem: AgentMemory, mid: str) -> dict:
     return next(e for e in mem.read_state()["warm"]["entries"] if e["id"] == mid)["metadata"]
 
 
-def test_a_check_up_moved_to_a_new_day_updates_the_one_booked_before(mem, clock) -> None:
+def _asks(mem: AgentMemory, old: dict, new: dict) -> bool:
+    memories = mem.read_state()["warm"]["entries"]
+    return any(q["members"] == [old["id"], new["id"]] and "moved-day" in q["why"] for q in asked(memories))
+
+
+def test_a_check_up_moved_to_a_new_day_is_asked_about_not_acted_on(mem, clock) -> None:
     old, new = _said(mem, clock, [("Annual check-up with Dr Varga booked for 14 May.", "2026-05-02"),
                                   ("The surgery rang, they moved my check-up with Dr Varga to 21 May.", "2026-05-09")])
-    assert _meta(mem, old["id"]).get("updated_by") == new["id"]
-    assert _meta(mem, old["id"]).get("change_rule") == "moved-day"
-    maintain(mem)  # the same rule in maintain: the answer stays
-    assert _meta(mem, old["id"]).get("updated_by") == new["id"]
-    found = [r["text"] for r in mem.retrieve("When is my check-up with Dr Varga now?", 5)]
-    assert found.index(new["text"]) < found.index(old["text"])
+    maintain(mem)
+    assert not _meta(mem, old["id"]).get("updated_by") and _asks(mem, old, new)
 
 
 @pytest.mark.parametrize("first, then", [
@@ -56,26 +57,13 @@ def test_a_check_up_moved_to_a_new_day_updates_the_one_booked_before(mem, clock)
     # no word of moving a day
     ("Dentist appointment at the Elm Street clinic on 14 May.", "Dentist appointment at the Elm Street clinic, 21 May?"),
 ])
-def test_nothing_is_updated_where_the_words_do_not_say_it_is_that_day_moving(mem, clock, first: str, then: str) -> None:
-    old, _new = _said(mem, clock, [(first, "2026-05-02"), (then, "2026-05-09")])
+def test_nothing_is_asked_where_the_words_do_not_say_it_is_that_day_moving(mem, clock, first: str, then: str) -> None:
+    old, new = _said(mem, clock, [(first, "2026-05-02"), (then, "2026-05-09")])
     maintain(mem)
-    assert not _meta(mem, old["id"]).get("updated_by")
+    assert not _meta(mem, old["id"]).get("updated_by") and not _asks(mem, old, new)
 
 
-def test_a_chinese_move_with_gai_dao_updates_the_earlier_day(mem, clock) -> None:
+def test_a_chinese_move_with_gai_dao_is_asked_about(mem, clock) -> None:
     old, new = _said(mem, clock, [("外婆在市一医院的复查约在5月14日。", "2026-05-02"),
                                   ("医院打电话来，外婆的复查改到5月21日。", "2026-05-09")])
-    assert _meta(mem, old["id"]).get("updated_by") == new["id"]
-
-
-def test_a_question_that_asks_no_day_keeps_the_older_memory_where_the_words_found_it(mem, clock) -> None:
-    """Only the day moved: `who` is still answered by the older memory, which is not covered by the newer one."""
-    old, new = _said(mem, clock, [("Gran's eye check-up at the Elm Street clinic is with her eye doctor, Dr Okonkwo, "
-                                   "on 14 May.", "2026-05-02"),
-                                  ("The Elm Street clinic rang: Gran's eye check-up moved to 21 May.", "2026-05-09")])
-    assert _meta(mem, old["id"]).get("updated_by") == new["id"]
-    who = mem.retrieve("Who is Gran's eye doctor?", 5)
-    assert who[0]["id"] == old["id"]
-    assert not any(s.get("stage") == "current" for r in who for s in r.get("stages") or [])
-    when = mem.retrieve("When is Gran's eye check-up now?", 5)
-    assert [r["id"] for r in when].index(new["id"]) < [r["id"] for r in when].index(old["id"])
+    assert _asks(mem, old, new)
