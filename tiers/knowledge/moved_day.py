@@ -1,6 +1,6 @@
-"""A day said moved without the day it replaces: "they moved my physical to December 3" updates the older memory
-that gave the physical another day ("Annual physical with Dr Okafor booked for November 26"), in part: the doctor
-and the time it names stay true, its day is history, and retrieval places the newer one directly above it.
+"""A day said moved without the day it replaces: "they moved my physical to December 3" pairs with the older memory
+that gave the physical another day ("Annual physical with Dr Okafor booked for November 26"); read by the maintain
+pass only. Acting (ACTS) it would update in part: the doctor and the time stay true, the day is history.
 
 The rules of hot's moved items (tiers/knowledge/rescheduled.py), stricter, on memories: the newer one says a word
 of moving a day (`day_move_words`: moved, pushed, postponed, 改到, 推迟 …; not now, actually, changed) and names a
@@ -20,7 +20,7 @@ from memoryd.tiers.knowledge.change import LANGUAGES, lang_data, spoken
 from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
 
 Memory = Mapping[str, Any]
-RULE = "moved-day"  # the change_rule it writes (store and maintain alike)
+RULE = "moved-day"  # the change_rule it writes (the maintain pass reads it: one place, not at every store)
 # It asks, it does not act: scored blind on four conversations written after it (bench/corpus, session 7's last
 # batch) its pairs were right 12 times in 19 (0.63), far below the 0.95 acting needs. The pairs become review
 # questions (maintain.asked); the agent or the person decides.

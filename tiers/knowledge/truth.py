@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import kinds, log
 from memoryd.tiers.knowledge.restate import contradicts, raw_turn, restate_key, signature
-from memoryd.tiers.knowledge import change, moved_day
+from memoryd.tiers.knowledge import change
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import Archive
@@ -224,12 +224,6 @@ class Book:
             return []
         return self._current(self._warm_near(" ".join(terms)) + self._cold_named(terms), new)
 
-    def near(self, new: Memory) -> list[Memory]:
-        """Current memories sharing the words that name what `new` is about: warm's, and the index's best few (a
-        search, made only for the few memories that say a day moved)."""
-        terms = sorted(moved_day.thing_terms(str(new.get("text", ""))))
-        return self._current(self._warm_near(str(new.get("text", ""))) + self._cold_named(terms), new)
-
     def changed(self, m: Memory) -> None:
         if m.get("_index"):
             self.cold_changes[m["id"]] = {k: v for k, v in m.items() if k not in ("_index", "tier", "bm25", "day")}
@@ -305,28 +299,11 @@ def place(book: Book, new: Memory, add: Callable[[Memory], tuple[Memory, bool]],
         book.note("supersede" if how == change.WHOLE else "update", m,
                   f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}", by=new["id"])
         book.changed(m)
-    _moved_day(book, new)
     entry, created = add(new)
     book.add_warm(entry)
     for m in turn_sourced:
         book.note("merge", entry, "the fact of a turn already archived: the turn is its source", turn=m["id"])
     return entry, created, False
-
-
-def _moved_day(book: Book, new: Memory) -> None:
-    """A day said moved without the one it replaces updates the older memory giving the thing another day
-    (tiers/knowledge/moved_day.py)."""
-    day = moved_day.moved_to(new, moment) if moved_day.ACTS else None
-    if day is None:
-        return  # a rule that only asks: maintain queues the pair as a review question
-    for m in moved_day.updated(new, day, [m for m in book.near(new) if judged(m)], said_no_later, moment):
-        if m.get("metadata", {}).get(kinds.SUPERSEDED_BY_KEY):
-            continue  # a cue named its value: that rule said it (maintain gives the same answer)
-        supersede(m, new, part=True)
-        m["metadata"][kinds.CHANGE_RULE_KEY] = moved_day.RULE
-        book.replaced.append(m)
-        book.note("update", m, moved_day.why(new, day), by=new["id"])
-        book.changed(m)
 
 
 def mergeable(held: Memory, new: Memory) -> bool:
