@@ -29,8 +29,12 @@ _ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
 ROWS_PER_INSERT = 100  # 9 parameters each: under SQLite's classic 999-variable limit
 _PAGE = ("SELECT seq, ref, kind, version, data, epoch, device_id FROM memory_log WHERE agent_id = ? AND seq > ? "
          "ORDER BY seq LIMIT ?")
+# The log's top, the rows past the cursor, and the table's AUTOINCREMENT counter: a deleted stale copy may have
+# been the top row a device already pulled (its top then falls below the cursor, nothing lost), while a server
+# restored from an older backup has its counter below the cursor too.
 _TOP = ("SELECT (SELECT COALESCE(MAX(seq), 0) FROM memory_log WHERE agent_id = ?), "
-        "(SELECT COUNT(*) FROM memory_log WHERE agent_id = ? AND seq > ?)")
+        "(SELECT COUNT(*) FROM memory_log WHERE agent_id = ? AND seq > ?), "
+        "(SELECT COALESCE(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'memory_log')")
 
 
 class Remote(Protocol):
@@ -122,10 +126,9 @@ def pull(remote: Remote, dev: DeviceLog, ring: KeyRing, progress: Progress | Non
     cursor = dev.cursor() or 0
     head = first[0] if first is not None else remote.execute(_TOP, [agent_id, agent_id, cursor])
     rows: list[Any] | None = list(first[1].rows) if first is not None else None
-    top, count = head.rows[0]
-    top, count = int(top or 0), int(count or 0)
-    if top < cursor:
-        raise RemoteError(f"the cloud log of agent {agent_id} ends at {top}, before this device's cursor {cursor}: "
+    top, count, counter = (int(v or 0) for v in head.rows[0])
+    if counter < cursor:
+        raise RemoteError(f"the cloud log of agent {agent_id} ends at {counter}, before this device's cursor {cursor}: "
                           "the server lost rows (restored from an older backup?); run 'memoryd sync --force' "
                           "to upload this device's memories again", transient=False)
     seen = added = forgotten = 0

@@ -182,6 +182,22 @@ def test_a_log_behind_the_cursor_is_a_clear_error_and_force_recovers(tmp_path: P
     assert result["cold"]["uploaded"] == 1 and len(log_rows(server)) == 1
 
 
+def test_a_deleted_top_row_is_no_lost_log(tmp_path: Path, server: SqldServer) -> None:
+    """A pull drops the stale cloud copy of a forgotten memory; when that copy was the log's top row, a device
+    already past it sees the log end before its cursor: nothing was lost, its next sync goes on."""
+    a, key = first_device(tmp_path, server.http_url)
+    archive_facts(a, ["the first fact", "the stale copy"])
+    pull_now(a, AGENT)
+    assert pull_now(a, AGENT)["cold"]["pulled"]["cursor"] == 2
+    run_sql(server, "DELETE FROM memory_log WHERE seq = 2")  # as _drop_stale does on another device
+    assert pull_now(a, AGENT)["status"] == "current"
+    archive_facts(a, ["a later fact"])
+    pull_now(a, AGENT)
+    b = device(tmp_path, "b", server.http_url)
+    assert restore(b, AGENT, key=key)["cold_count"] == 2
+    assert [r[0] for r in log_rows(server)] == [1, 3]  # the counter never went back: no seq reused
+
+
 def test_server_down_during_sync_loses_and_duplicates_nothing(tmp_path: Path, server: SqldServer) -> None:
     a, key = first_device(tmp_path, server.http_url)
     archive_facts(a, [f"outage fact {i}" for i in range(450)])  # three upload batches
