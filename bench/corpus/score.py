@@ -137,10 +137,13 @@ def merges(memories: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
 
 def swaps(qs: list[Question], ranked: dict[str, list[dict[str, Any]]], memories: list[dict[str, Any]],
           match: Matcher, truth: Truth) -> dict[str, Any]:
-    """Results a knowledge stage put in for another the words found: right when the found memory states an
-    earlier value of a topic and the placed one its current value."""
+    """Results a knowledge stage put in for another the words found: right when the placed one states the current
+    value of what the question asks and the found one does not (an earlier value, or nothing of it). A placement
+    under a question about another fact of the found memory (a depot's change above the line naming the bus route
+    asked for) or about a look-alike (a colleague's shift) is wrong: it pushes what the words found down for a
+    value nobody asked. `swap_in_right_any` keeps the older, looser judge (any topic of the found memory)."""
     by_id = {m["id"]: m for m in memories}
-    total = right = 0
+    total = right = loose = 0
     for q in qs:
         for h in ranked.get(q.id, []):
             placed = next((st.get("current_of") for st in h.get("stages") or [] if st.get("stage") == "current"), None)
@@ -150,8 +153,11 @@ def swaps(qs: list[Question], ranked: dict[str, list[dict[str, Any]]], memories:
                 continue
             total += 1
             fa, fb = _facts(match.turn(by_id.get(found_id, {"text": ""}))), _facts(match.turn(h))
-            right += any(k in fb and fb[k] == truth.current(k) and v != fb[k] for k, v in fa.items())
-    return {"swap_in": total, "swap_in_right": right, "swap_in_precision": _share(right, total)}
+            now = truth.current(q.topic)
+            right += fb.get(q.topic) == now and fa.get(q.topic) != now
+            loose += any(k in fb and fb[k] == truth.current(k) and v != fb[k] for k, v in fa.items())
+    return {"swap_in": total, "swap_in_right": right, "swap_in_precision": _share(right, total),
+            "swap_in_right_any": loose}
 
 
 def _turn_saying(text: str, conv: Conversation) -> Turn | None:

@@ -311,6 +311,21 @@ def replaced(new: Memory, held: Iterable[Memory], earlier: Any) -> list[tuple[Me
     return out
 
 
+def parts(memory_text: str, newer_text: str) -> tuple[str, list[str]] | None:
+    """The part of a memory holding the value `newer_text` says was replaced, and its other parts (each a clause
+    or a list item, as `states` reads them); None when the newer says no change of a value the memory states."""
+    said = spoken(memory_text)
+    for c in cues(newer_text):
+        if states(memory_text, c) is None:
+            continue
+        old = next((o for o, _ in c.olds() if _has(said, o)), c.old)
+        pieces = [p for p in _PARTS.split(said) if p and p.strip()]
+        changed = next((p for p in pieces if _has(p, old)), None)
+        if changed is not None:
+            return changed, [p for p in pieces if p is not changed]
+    return None
+
+
 def lookup_terms(text: str) -> Sequence[str]:
     """Terms to find the memories a text may replace (its cues' old values), or none when it has no cue."""
     return list(dict.fromkeys(t for c in cues(text) for old, _ in c.olds()[-1:] for t in analyzer.terms(old)))

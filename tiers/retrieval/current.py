@@ -8,11 +8,13 @@ maintain pass, an agent's `--supersedes`, a review's answer): a retrieve never g
 from __future__ import annotations
 
 import functools
+import json
 import re
+from importlib import resources
 from dataclasses import replace
 from typing import Callable
 
-from memoryd.tiers.knowledge import kinds
+from memoryd.tiers.knowledge import change, kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.moved_day import RULE as MOVED_DAY
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
@@ -73,7 +75,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         head = _current_end(r, by_id)
         if r.id in placed:
             continue
-        if head is r or followed_by(head) or head.id in placed or _day_only(r, query):
+        if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or _asks_another(query, r, head):
             out.append(r)
             placed.add(r.id)
             continue
@@ -96,6 +98,53 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         out += [r, head] if below else [head, r]
         placed |= {head.id, r.id}
     return out
+
+
+# a name the question asks about, written capitalised inside it ("What car does Davie drive now?")
+_ASKED_NAME = re.compile(r"(?<=\w )(?!I\b)[A-Z][\w'’-]+")
+
+
+# a project's or a thing's own name: kebab-case, CamelCase, with a digit ("ledger-svc", "DockPilot", "rpt-dash-01")
+_ID_NAME = re.compile(r"\b[A-Za-z][\w]*(?:-[\w]+)+\b|\b[A-Z]?[a-z]+[A-Z]\w*\b")
+
+
+def asked_names(query: str) -> set[str]:
+    """The terms of the names a question asks about."""
+    return {t for m in _ASKED_NAME.finditer(query) for t in analyzer.terms(m.group(0))}
+
+
+def _whose(query: str) -> set[str]:
+    """The terms saying whose or which thing a question asks of (names, ids): not what it asks."""
+    return asked_names(query) | {t for m in _ID_NAME.finditer(query) for t in analyzer.terms(m.group(0))}
+
+
+@functools.lru_cache(maxsize=1)
+def _question_words() -> frozenset[str]:
+    raw = json.loads(resources.files("memoryd.tiers.retrieval").joinpath("lang/question_words.json").read_text("utf-8"))
+    return frozenset(w for k, words in raw.items() if not k.startswith("_") for w in words)
+
+
+def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
+    """The question asks of something the newer memory did not change: someone neither memory names (a
+    colleague's shift under the owner's change), or, when only part of the found one was replaced, another of its
+    facts — the newer speaks of none of what is asked besides whose it is (the depot's change under "which route
+    does Davie drive?"), or the question's words are in another part of the found one and in neither the part
+    replaced nor the newer ("which port does payout-svc use?" under the ledger's port change)."""
+    names = _whose(query)
+    said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
+    if names - said_found - said_newer:
+        return True
+    if superseded_by(found):
+        return False
+    split = change.parts(found.text, newer.text)
+    if split is None:
+        return False
+    changed, others = split
+    asked_terms = {t for t in analyzer.terms(query) if (t.isascii() or len(t) > 1) and t not in _question_words()}
+    what = asked_terms - names
+    if what and not what & said_newer:
+        return True
+    return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - said_newer - set(analyzer.terms(changed)))
 
 
 def _day_only(found: Candidate, query: str) -> bool:

@@ -4,16 +4,17 @@ LATEST_SHARE of the first, the most recently said first (time-aware re-ranking w
 mode, pipeline.py). Beyond what the time rule's ×1.5 for the newest date does: an older statement holding more of
 the question's words ("the shift pattern is 4 on 3 off") outranked the newer one that says the change in other
 words. Only the order inside the band changes; nothing leaves the results, nothing enters; a question naming an
-exact value with a digit in it ("which team has KG-412 now?") keeps the words' order (the memory holding it stays first).
+exact value with a digit in it ("which team has KG-412 now?") keeps the words' order (the memory holding it stays first);
+a question asking for a shape of answer (a day, a time, an amount) moves up only a line holding one.
 """
 from __future__ import annotations
 
 import re
 
 from memoryd.tiers.knowledge.change import spoken
-from memoryd.tiers.retrieval import analyzer
+from memoryd.tiers.retrieval import analyzer, answer_shape
 from memoryd.tiers.retrieval.candidate import Candidate
-from memoryd.tiers.retrieval.current import exact_tokens
+from memoryd.tiers.retrieval.current import asked_names, exact_tokens
 
 # chosen on the corpus's dev files (current at 1 first, then stale above): top 3 / 0.7 against 5 / 0.6, 0.7, 0.8;
 # in hybrid mode the fused scores sit closer together and the band takes in what the words did not find: keyword only
@@ -29,8 +30,10 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
     best = head[0].rank
     asked = {t.casefold() for t in _VALUE.findall(query)}
     named = _named_in(head[0].text, query)
+    shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
     slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best
-             and (i == 0 or (_says_a_value(c.text, asked) and named <= _terms_said(c.text)))]
+             and (i == 0 or (_says_a_value(c.text, asked) and named <= _terms_said(c.text)
+                             and (not shapes or answer_shape.holds_any(c.text, shapes))))]
     if len(slots) < 2:
         return results
     band = sorted((head[i] for i in slots), key=lambda c: str(c.date), reverse=True)
@@ -57,10 +60,6 @@ def _names_a_number(query: str) -> bool:
     return any(ch.isdigit() for token in exact_tokens(query) for ch in token)
 
 
-# a name the question asks about, written capitalised inside it ("What car does Davie drive now?")
-_ASKED_NAME = re.compile(r"(?<=\w )(?!I\b)[A-Z][\w'’-]+")
-
-
 def _terms_said(text: str) -> set[str]:
     """The terms of what a memory says, without its speaker's label: who said it is not what it is about (a Retain
     line's `@Kestrel:` names what it is about, and stays)."""
@@ -70,5 +69,5 @@ def _terms_said(text: str) -> set[str]:
 def _named_in(first: str, query: str) -> set[str]:
     """The question's names the first result says (not only as its speaker): a newer line moves above it only
     when it says them too ("Davie: Imran's back isn't fit for driving" is no answer to what Davie drives)."""
-    names = {t for m in _ASKED_NAME.finditer(query) for t in analyzer.terms(m.group(0))}
-    return names & _terms_said(first)
+    return asked_names(query) & _terms_said(first)
+

@@ -174,6 +174,35 @@ def test_the_current_value_is_placed_only_where_the_words_speak_of_it(keyword_mo
     assert old["id"] in other and new["id"] not in other   # words of the old one only: it stands as found
 
 
+def _placed(found: list[dict], newer: str) -> bool:
+    return any(r["id"] == newer and any(st.get("stage") == "current" for st in r.get("stages") or []) for r in found)
+
+
+def test_a_change_of_one_fact_is_placed_only_under_a_question_of_that_fact(keyword_mode, mem, clock) -> None:
+    """Updated in part: the other fact of the older memory stays current; a question of it, or of a look-alike
+    the older memory only shares words with, gets what the words found, nothing placed above."""
+    old = mem.store("The orders-api listens on port 7001; the billing-api listens on port 7002.", "infra", 0.6)
+    clock.t += DAY
+    new = mem.store("Moving orders-api behind the mesh, so its port is changing from 7001 to 7443", "infra", 0.6)
+    assert warm(mem)[old["id"]]["metadata"].get("updated_by") == new["id"]
+    assert _placed(mem.retrieve("Which port does orders-api listen on now?"), new["id"])
+    billing = mem.retrieve("Which port does billing-api listen on now?")
+    assert billing[0]["id"] == old["id"] and not _placed(billing, new["id"])
+
+
+def test_a_change_is_not_placed_under_a_question_of_what_it_did_not_change(keyword_mode, mem, clock) -> None:
+    old = mem.store("Wren works the early shifts through March, driving the 14 out of Harbourside depot", "work", 0.6)
+    clock.t += DAY
+    new = mem.store("Wren transfers from Harbourside to Millbrook depot on 2 April", "work", 0.6)
+    assert new["id"] in (warm(mem)[old["id"]]["metadata"].get("updated_by"),
+                         warm(mem)[old["id"]]["metadata"].get("superseded_by"))
+    assert _placed(mem.retrieve("Which depot does Wren drive out of now?"), new["id"])
+    route = mem.retrieve("Which bus route is Wren driving now?")
+    assert route[0]["id"] == old["id"] and not _placed(route, new["id"])    # the depot's change: no answer of it
+    other = mem.retrieve("Which depot does Tamsin drive out of now?")
+    assert not _placed(other, new["id"])                                    # someone neither memory names
+
+
 def test_a_change_without_the_old_value_named_changes_nothing(mem, clock) -> None:
     old = mem.store("The garage door opener runs on a Somfy hub", "home", 0.6)
     clock.t += DAY

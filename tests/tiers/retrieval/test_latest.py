@@ -52,8 +52,20 @@ def _first(said: list[tuple[str, str]], question: str) -> str:
     ([("Orla now rides a blue Brompton, the old Raleigh was stolen", "2025-06-02"),
       ("Orla: Keelan's knee is still not fit for riding, Dr Ahern says another 6 weeks of physio before the club "
        "run, and the insurance form is still sitting on the hall table", "2025-07-14")], "What bike does Orla ride now?"),
+    # a question of when: a newer line holding no day or time answers none
+    ([("the boiler's annual service is booked for 12 March", "2025-02-20"),
+      ("boiler service done, Tomasz the engineer was happy with it", "2025-03-12")],
+     "When is the boiler's annual service now?"),
 ])
 def test_a_newer_line_that_does_not_answer_is_not_moved_above(home: Path, monkeypatch: pytest.MonkeyPatch,
                                                               said: list, question: str) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
     assert _first(said, question) == said[0][0]
+
+
+def test_a_newer_line_holding_a_day_is_moved_above_under_a_question_of_when(home: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("the boiler's annual service is booked for 12 March", "2025-02-20"),
+            ("the boiler engineer can only come on 19 March for the annual service", "2025-03-01")]
+    assert _first(said, "When is the boiler's annual service now?") == said[1][0]
