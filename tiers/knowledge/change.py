@@ -133,11 +133,18 @@ def _head_new(new: str, old: str) -> str:
 
 def _lead(new: str, old: str) -> str:
     """A new value's first words, as many as the old value has when that is two or more (`8 March 2027` against
-    `14 February`: `8 March`); else the whole value (`QuickBooks Online …` against `Xero`: one word would find
-    `QuickBooks Desktop`)."""
+    `14 February`: `8 March`); a name followed by common words, the name; else the whole value (`QuickBooks
+    Online …` against `Xero`: one word would find `QuickBooks Desktop`)."""
     words, n = new.split(), len(old.split())
     lead = " ".join(words[:n])
-    return lead if new.isascii() and len(words) > n >= 2 and distinctive(lead) else new
+    if new.isascii() and len(words) > n >= 2 and distinctive(lead):
+        return lead
+    if new.isascii() and len(words) > 1 and _NAMED.fullmatch(words[0].rstrip(",;:")) and not _NAMED.match(words[1]):
+        return words[0].rstrip(",;:")  # a name and then common words (`Cytopoint injections`, `Azure in Q4`)
+    return new
+
+
+_NAMED = re.compile(r"[A-Z][\w.\-]*[\w]|\w*\d\w*")
 
 
 @functools.lru_cache(maxsize=1)

@@ -121,6 +121,18 @@ def test_one_word_of_a_longer_new_value_is_not_that_value() -> None:
     assert change.states("We moved our books from Tallysoft Desktop to Ledgerly this week.", cue) is not None
 
 
+@pytest.mark.parametrize("change_said, older", [
+    ("Pepper moved from Zyrtec to Allevia tablets; next check at Elm Road Vets on 4 May.",
+     "the vet wants Pepper off the Zyrtec and onto Allevia, once a day with food"),
+    ("The wiki is moving from Confluence to Notion in spring.",
+     "Notion. they said the Confluence licence ends next year, so the wiki goes over to Notion by April"),
+])
+def test_an_older_memory_already_naming_the_new_value_is_a_restatement(change_said: str, older: str) -> None:
+    """A name followed by common words (`Allevia tablets`, `Notion in spring`): the name is the new value."""
+    [cue] = change.cues(change_said)
+    assert change.states(older, cue) is None
+
+
 def test_the_same_fact_from_chat_and_from_a_note_is_one_memory(mem, clock) -> None:
     first = mem.store("Remember that the garage code is 4417.", "chat", 0.6, {"source": "openclaw:s1#3"})
     clock.t += 60
