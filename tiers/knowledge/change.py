@@ -213,7 +213,7 @@ def _cue_term(term: str, lang: _Lang) -> bool:
 @functools.lru_cache(maxsize=None)
 def _cue_terms(code: str) -> frozenset[str]:
     lang = _lang(code)
-    extra = "instead longer anymore replace swap trade actual correct sorry wait mean".split()
+    extra = "instead longer anymore replace swap trade actual correct sorry wait mean leave left".split()
     return frozenset(t for w in (*lang.change_words, *lang.filler, *extra) for t in analyzer.terms(w))
 
 

@@ -99,6 +99,7 @@ def test_a_change_said_again_with_more_words_is_no_change_of_the_first_telling(o
 
 @pytest.mark.parametrize("older, states", [
     ("So the booking site now lives on Fly.io in Sydney, no longer on Linode.", False),  # the old value as history
+    ("big news: the booking site is leaving Linode for a host nearer the customers", False),  # said ahead
     ("The booking site runs on a Linode box in Frankfurt.", True),
 ])
 def test_a_memory_that_itself_says_the_old_value_was_replaced_does_not_state_it(older: str, states: bool) -> None:
