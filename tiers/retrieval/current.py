@@ -132,7 +132,7 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     replaced nor the newer ("which port does payout-svc use?" under the ledger's port change)."""
     names = _whose(query)
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
-    if names - said_found - said_newer:
+    if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text):
         return True
     if superseded_by(found):
         return False
@@ -145,6 +145,21 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     if what and not what & said_newer:
         return True
     return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - said_newer - set(analyzer.terms(changed)))
+
+
+_HAN_LEAD = re.compile(r"\s*([\u4e00-\u9fff])")
+
+
+def _han_subject_unsaid(query: str, said: str) -> bool:
+    """A Chinese question starts with whose it asks (`林涛早读值班是周几？`, `仓颉账本部署在哪？`): when neither memory
+    holds its first character (a surname, a name's first), they speak of someone or something else."""
+    lead = _HAN_LEAD.match(query)
+    return bool(lead) and lead.group(1) not in _question_words_chars() and lead.group(1) not in said
+
+
+@functools.lru_cache(maxsize=1)
+def _question_words_chars() -> frozenset[str]:
+    return frozenset(w[0] for w in _question_words() if not w.isascii())
 
 
 def _day_only(found: Candidate, query: str) -> bool:

@@ -70,6 +70,9 @@ def test_contradiction_is_the_same_words_with_the_other_polarity() -> None:
     ("the launch is on March 3, not March 10", "March 10", "March 3"),  # a new value said first is the day itself
     ("Orla's swim class moves from Tuesday to Friday.", "Tuesday", "Friday"),  # a verb's every form
     ("Pavel is relocating from Leeds to Bristol in June.", "Leeds", "Bristol"),
+    ("即係 the audit 由 Mar 3 改咗做 Mar 10。", "Mar 3", "Mar 10"),           # Cantonese, a day written in English
+    ("年审由 Nov 2 再推到 Nov 9，又要改机票", "Nov 2", "Nov 9"),              # moved again
+    ("值日從週一換到週四了", "週一", "週四"),                                   # Traditional characters
 ])
 def test_a_change_is_read_with_the_value_it_replaces(text: str, old: str, new: str) -> None:
     [cue] = change.cues(text)
@@ -214,6 +217,16 @@ def test_a_change_is_not_placed_under_a_question_of_what_it_did_not_change(keywo
     assert route[0]["id"] == old["id"] and not _placed(route, new["id"])    # the depot's change: no answer of it
     other = mem.retrieve("Which depot does Tamsin drive out of now?")
     assert not _placed(other, new["id"])                                    # someone neither memory names
+
+
+def test_a_chinese_question_of_another_thing_gets_no_placement(keyword_mode, mem, clock) -> None:
+    old = mem.store("记下了：周报系统部署在 cn-beijing，消息队列用的是 Kafka。", "infra", 0.6)
+    clock.t += DAY
+    new = mem.store("周报系统昨晚完成迁移，从 cn-beijing 迁到 cn-shenzhen。", "infra", 0.6)
+    assert new["id"] in (warm(mem)[old["id"]]["metadata"].get("updated_by"),
+                         warm(mem)[old["id"]]["metadata"].get("superseded_by"))
+    assert _placed(mem.retrieve("周报系统现在部署在哪个区域？"), new["id"])
+    assert not _placed(mem.retrieve("考勤系统部署在哪个区域？"), new["id"])  # another system, no word of it in either
 
 
 def test_a_change_without_the_old_value_named_changes_nothing(mem, clock) -> None:
