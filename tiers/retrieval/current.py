@@ -75,13 +75,14 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         head = _current_end(r, by_id)
         if r.id in placed:
             continue
-        if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or _asks_another(query, r, head):
+        if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
+                _asks_another(query, r, head) or _unshaped(shapes, r, head):
             out.append(r)
             placed.add(r.id)
             continue
         if head.id in found:
             head = found[head.id]
-        elif (terms and not _speaks_of(terms, head.text)) or _unshaped(shapes, r, head):
+        elif terms and not _speaks_of(terms, head.text):
             # the words found the older one but say nothing of the newer, or the question asks for a number the
             # newer does not hold: it answers another question (the price change under "which courier?", a new
             # day off under "the shop's phone number?"), so the older one stands as found, with its superseded_by
@@ -126,7 +127,8 @@ def _question_words() -> frozenset[str]:
 
 def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     """The question asks of something the newer memory did not change: someone neither memory names (a
-    colleague's shift under the owner's change), or, when only part of the found one was replaced, another of its
+    colleague's shift under the owner's change), nothing either memory says besides whose it is (the launch's new
+    day under "which vendor does the project use?"), or, when only part of the found one was replaced, another of its
     facts — the newer speaks of none of what is asked besides whose it is (the depot's change under "which route
     does Davie drive?"), or the question's words are in another part of the found one and in neither the part
     replaced nor the newer ("which port does payout-svc use?" under the ledger's port change)."""
@@ -134,17 +136,27 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
     if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text):
         return True
+    asked_terms = {t for t in analyzer.terms(query) if (t.isascii() or len(t) > 1) and t not in _question_words()}
+    what = asked_terms - names
+    if what and not what & (said_found | said_newer) and not _across_scripts(what, found.text + newer.text):
+        return True  # both found by whose they are alone ("which vendor does Rambutan use?" under its launch day)
     if superseded_by(found):
         return False
     split = change.parts(found.text, newer.text)
     if split is None:
         return False
     changed, others = split
-    asked_terms = {t for t in analyzer.terms(query) if (t.isascii() or len(t) > 1) and t not in _question_words()}
-    what = asked_terms - names
     if what and not what & said_newer:
         return True
     return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - said_newer - set(analyzer.terms(changed)))
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _across_scripts(terms: set[str], said: str) -> bool:
+    """An English question of memories said in Chinese (or the other way): their words cannot meet."""
+    return all(t.isascii() for t in terms) == bool(_HAN.search(said))
 
 
 _HAN_LEAD = re.compile(r"\s*([\u4e00-\u9fff])")

@@ -219,6 +219,21 @@ def test_a_change_is_not_placed_under_a_question_of_what_it_did_not_change(keywo
     assert not _placed(other, new["id"])                                    # someone neither memory names
 
 
+def test_no_placement_under_a_question_the_newer_memory_does_not_answer(keyword_mode, mem, clock) -> None:
+    """A question of another shape than the newer memory holds (a day, the newer changed a distance), or of
+    nothing either memory says besides whose it is (a vendor, under a launch's day)."""
+    race = mem.store("Ines is entered for the 42km race at Kestrel Ridge on 9 June.", "sport", 0.6)
+    launch = mem.store("Project Quince is targeted to launch on 14 October.", "work", 0.6)
+    clock.t += DAY
+    shorter = mem.store("Ines dropped back from the 42km race to the 21km, her knee again.", "sport", 0.6)
+    later = mem.store("Quince launch pushed from 14 October to 2 November.", "work", 0.6)
+    assert warm(mem)[race["id"]]["metadata"].get("updated_by") == shorter["id"]
+    assert warm(mem)[launch["id"]]["metadata"].get("superseded_by") == later["id"]
+    assert not _placed(mem.retrieve("When is the race at Kestrel Ridge?"), shorter["id"])
+    assert not _placed(mem.retrieve("Which vendor does Project Quince use for payments?"), later["id"])
+    assert _placed(mem.retrieve("When does Project Quince launch now?"), later["id"])
+
+
 def test_a_chinese_question_of_another_thing_gets_no_placement(keyword_mode, mem, clock) -> None:
     old = mem.store("记下了：周报系统部署在 cn-beijing，消息队列用的是 Kafka。", "infra", 0.6)
     clock.t += DAY

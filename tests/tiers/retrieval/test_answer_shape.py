@@ -20,6 +20,7 @@ from memoryd.tiers.retrieval.answer_shape import asked, holds_any
     ("Which version is the scanner on?", "scanner upgraded to 4.2", "scanner upgrade went fine"),
     ("On which day is choir practice now?", "choir practice moved to Thursdays", "no choir practice this week"),
     ("When is the boiler service?", "boiler service booked for 14 March", "the boiler service guy was nice"),
+    ("When is the boiler service?", "boiler service booked for 14 May", "you may want the boiler service guy"),
     ("体检是哪天？", "体检改到12月12号", "体检的事别忘了"),
     ("合唱团周几排练？", "合唱团改成周四排练", "合唱团排练好累"),
 ])
