@@ -138,9 +138,10 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
     sharing one with the first telling). Over the twenty-four: 7 or 8 between runs (off 12): a correction
     sharing no word with what it corrects, lessons naming an old value as history. The eight written in the eighth
     session brought 5 (off 6): over the twenty-eight, 12 or 13 (off 18), events whose day or place a later line
-    changed in words no rule reads ("rebooked her on December 21", "wait no, it's 13 Jan"). This holds that line."""
+    changed in words no rule reads ("rebooked her on December 21", "wait no, it's 13 Jan"). Over the thirty-two,
+    13 or 14 between runs of the same code (off 19). This holds that line, with one of margin."""
     on, off = held["on"], held["off"]
-    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(13, off["hot_stale_values"])
+    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(15, off["hot_stale_values"] - 4)
     if on.get("hot_lessons"):
         assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
     if on.get("supersede"):  # ≥ 0.95, less the one relocation whose line is untagged (the next test names it)
