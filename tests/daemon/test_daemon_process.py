@@ -252,6 +252,8 @@ def test_missed_runs_caught_up_after_restart_with_driven_clock(env, daemon, tmp_
     init_agent(env)
     clock = tmp_path / "clock"
     t0 = time.time()
+    if time.gmtime(t0).tm_mday >= 25:  # the two days below must reach no month's first day (the monthly run)
+        t0 -= 5 * 86400
     # the two hours below must cross no daily (03:00) or monthly (04:00) cron time: the crontab's zone is
     # picked 12 hours away when the real hour is near them
     if time.gmtime(t0).tm_hour in (0, 1, 2, 3):
