@@ -242,13 +242,18 @@ def states(memory_text: str, cue: Cue) -> str | None:
     terms = set(analyzer.terms(said))
     if not cue.thing <= terms:
         return None  # "the garage code" changed: "the bike lock code is 4417" is another thing
-    old = next((o for o, anchors in cue.olds() if _has(said, o) and anchors & (terms - set(analyzer.terms(o)))), None)
+    old = _stated_old(said, terms, cue)
     if old is None or any(_has(own.old, old) for own in cues(memory_text)):
         return None  # it says itself that the old value was replaced (`now on AWS, no longer on Hetzner`): history
     if _NEGATED.search(next((c for c in _PARTS.split(said) if _has(c, old)), "")):
         return None  # `monthly releases aren't happening`: it does not state the value, it denies it
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
+
+
+def _stated_old(said: str, terms: set[str], cue: Cue) -> str | None:
+    """The form of the cue's old value the memory says, beside a word of the cue's clause."""
+    return next((o for o, anchors in cue.olds() if _has(said, o) and anchors & (terms - set(analyzer.terms(o)))), None)
 
 
 def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
@@ -322,12 +327,10 @@ def parts(memory_text: str, newer_text: str) -> tuple[str, list[str]] | None:
     """The part of a memory holding the value `newer_text` says was replaced, and its other parts (each a clause
     or a list item, as `states` reads them); None when the newer says no change of a value the memory states."""
     said = spoken(memory_text)
+    pieces = [p for p in _PARTS.split(said) if p and p.strip()]
     for c in cues(newer_text):
-        if states(memory_text, c) is None:
-            continue
-        old = next((o for o, _ in c.olds() if _has(said, o)), c.old)
-        pieces = [p for p in _PARTS.split(said) if p and p.strip()]
-        changed = next((p for p in pieces if _has(p, old)), None)
+        old = _stated_old(said, set(analyzer.terms(said)), c) if states(memory_text, c) else None
+        changed = next((p for p in pieces if _has(p, old)), None) if old else None
         if changed is not None:
             return changed, [p for p in pieces if p is not changed]
     return None

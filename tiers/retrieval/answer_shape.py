@@ -11,11 +11,17 @@ from functools import lru_cache
 from importlib import resources
 
 
+def lang_data(name: str) -> dict:
+    """A vocabulary of tiers/retrieval/lang/ (`answer_shapes`, `question_words`), its `_about` keys left out."""
+    raw = json.loads(resources.files("memoryd.tiers.retrieval").joinpath(f"lang/{name}.json").read_text("utf-8"))
+    return {k: v for k, v in raw.items() if not k.startswith("_")}
+
+
 @lru_cache(maxsize=1)
 def _shapes() -> dict[str, tuple[re.Pattern[str], re.Pattern[str]]]:
-    raw = json.loads(resources.files("memoryd.tiers.retrieval").joinpath("lang/answer_shapes.json").read_text("utf-8"))
+    raw = lang_data("answer_shapes")
     return {name: (re.compile(s["asks"], re.I), re.compile(s["holds"], re.I))
-            for name, s in raw.items() if not name.startswith("_")}
+            for name, s in raw.items()}
 
 
 @lru_cache(maxsize=256)  # a retrieve asks twice: the time rule's ranking and the placement of current values

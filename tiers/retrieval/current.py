@@ -8,9 +8,7 @@ maintain pass, an agent's `--supersedes`, a review's answer): a retrieve never g
 from __future__ import annotations
 
 import functools
-import json
 import re
-from importlib import resources
 from dataclasses import replace
 from typing import Callable
 
@@ -19,7 +17,7 @@ from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.moved_day import RULE as MOVED_DAY
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.retrieval import analyzer
-from memoryd.tiers.retrieval.answer_shape import asked, asks_when, holds_any
+from memoryd.tiers.retrieval.answer_shape import asked, asks_when, holds_any, lang_data
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
@@ -121,8 +119,14 @@ def _whose(query: str) -> set[str]:
 
 @functools.lru_cache(maxsize=1)
 def _question_words() -> frozenset[str]:
-    raw = json.loads(resources.files("memoryd.tiers.retrieval").joinpath("lang/question_words.json").read_text("utf-8"))
-    return frozenset(w for k, words in raw.items() if not k.startswith("_") for w in words)
+    return frozenset(w for words in lang_data("question_words").values() for w in words)
+
+
+@functools.lru_cache(maxsize=256)
+def _question_terms(query: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(whose: the names and ids a question asks of, asked: its terms without words of asking)."""
+    asked = {t for t in analyzer.terms(query) if (t.isascii() or len(t) > 1) and t not in _question_words()}
+    return frozenset(_whose(query)), frozenset(asked)
 
 
 def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
@@ -132,11 +136,10 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     facts — the newer speaks of none of what is asked besides whose it is (the depot's change under "which route
     does Davie drive?"), or the question's words are in another part of the found one and in neither the part
     replaced nor the newer ("which port does payout-svc use?" under the ledger's port change)."""
-    names = _whose(query)
+    names, asked_terms = _question_terms(query)
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
     if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text):
         return True
-    asked_terms = {t for t in analyzer.terms(query) if (t.isascii() or len(t) > 1) and t not in _question_words()}
     what = asked_terms - names
     if what and not what & (said_found | said_newer) and not _across_scripts(what, found.text + newer.text):
         return True  # both found by whose they are alone ("which vendor does Rambutan use?" under its launch day)

@@ -190,6 +190,12 @@ def test_the_current_value_is_placed_only_where_the_words_speak_of_it(keyword_mo
     assert old["id"] in other and new["id"] not in other   # words of the old one only: it stands as found
 
 
+def _followed(mem: AgentMemory, old: dict, new: dict) -> bool:
+    """`new` holds a newer value of `old`: all of it (superseded) or one of its facts (updated)."""
+    meta = warm(mem)[old["id"]]["metadata"]
+    return new["id"] in (meta.get("updated_by"), meta.get("superseded_by"))
+
+
 def _placed(found: list[dict], newer: str) -> bool:
     return any(r["id"] == newer and any(st.get("stage") == "current" for st in r.get("stages") or []) for r in found)
 
@@ -210,8 +216,7 @@ def test_a_change_is_not_placed_under_a_question_of_what_it_did_not_change(keywo
     old = mem.store("Wren works the early shifts through March, driving the 14 out of Harbourside depot", "work", 0.6)
     clock.t += DAY
     new = mem.store("Wren transfers from Harbourside to Millbrook depot on 2 April", "work", 0.6)
-    assert new["id"] in (warm(mem)[old["id"]]["metadata"].get("updated_by"),
-                         warm(mem)[old["id"]]["metadata"].get("superseded_by"))
+    assert _followed(mem, old, new)
     assert _placed(mem.retrieve("Which depot does Wren drive out of now?"), new["id"])
     route = mem.retrieve("Which bus route is Wren driving now?")
     assert route[0]["id"] == old["id"] and not _placed(route, new["id"])    # the depot's change: no answer of it
@@ -238,8 +243,7 @@ def test_a_chinese_question_of_another_thing_gets_no_placement(keyword_mode, mem
     old = mem.store("记下了：周报系统部署在 cn-beijing，消息队列用的是 Kafka。", "infra", 0.6)
     clock.t += DAY
     new = mem.store("周报系统昨晚完成迁移，从 cn-beijing 迁到 cn-shenzhen。", "infra", 0.6)
-    assert new["id"] in (warm(mem)[old["id"]]["metadata"].get("updated_by"),
-                         warm(mem)[old["id"]]["metadata"].get("superseded_by"))
+    assert _followed(mem, old, new)
     assert _placed(mem.retrieve("周报系统现在部署在哪个区域？"), new["id"])
     assert not _placed(mem.retrieve("考勤系统部署在哪个区域？"), new["id"])  # another system, no word of it in either
 
