@@ -15,6 +15,7 @@ from typing import Any
 
 from memoryd.tiers.base.config import Config
 from memoryd.tiers.base.errors import MemorydError, RemoteError, StoreError, UsageError
+from memoryd.tiers.base.halt import halt
 
 from memoryd.sync import cloudlog_exchange, critical_log
 from memoryd.sync.critical_log import Exchange, delta, is_empty
@@ -90,11 +91,12 @@ def _apply_merge(s: Session, merged: Replica, local: Replica, version: int, push
     view = drop_orphans(view, merged, _archived(s, merged, view))
     held = materialize(local)
     if view != held:
-        s.files.save_merging(version, pushed, merged)
+        s.files.save_merging(version, pushed, merged, local)
         top = max_stamp(merged)
         now = stamp_seconds(top) if top else time.time()
         _log_removed(s, held, view, [les for les in promoted if les not in view["hot"]["critical_lessons"]], now)
         write_local(s, view, now, "sync-merge")
+        halt("sync:merged")  # the crash tests' point: tier files written, base.json not yet
     # Limits may have evicted items: stamp that (tombstones) so every device agrees.
     after = restamp(merged, s.mem.read_state(), hlc.now())
     final = compact(merged if after is merged else normal(after))  # a join's result is normal already
@@ -145,8 +147,12 @@ def resume_merge(s: Session) -> None:
     base = s.files.base()
     hlc = s.files.hlc()
     hlc.observe(max(max_stamp(base["replica"]), max_stamp(journal["merged"])))
+    # what the device held when it merged: an item it removed since the crash is only seen as removed
+    # against that, not against base (which never had an item edited between the sync's stamp and its merge)
+    before = journal.get("local") or base["replica"]
+    hlc.observe(max_stamp(before))
     files = s.mem.read_state()  # edits made since the crash are stamped as this device's own
-    local = unmerged(restamp(base["replica"], files, hlc.now()), base["replica"], files, journal["merged"],
+    local = unmerged(restamp(before, files, hlc.now()), before, files, journal["merged"],
                      _archived(s, journal["merged"]))
     log.warning("agent %s: finishing a merge interrupted by a crash", s.agent_id)
     _apply_merge(s, join(local, journal["merged"]), local, journal["version"], journal["remote_hash"], hlc)

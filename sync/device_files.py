@@ -158,9 +158,14 @@ class SyncFiles:
             return None
         return journal
 
-    def save_merging(self, version: int, remote_hash: str, merged: Replica) -> None:
+    def save_merging(self, version: int, remote_hash: str, merged: Replica, local: Replica | None = None) -> None:
+        """The merge journal; `local`, the replica of what the files held before the merge, only when it is
+        not base's (edits made after the sync stamped them): a finish tells later edits from it."""
         ensure_private_dir(self.dir)
-        atomic_write_json(self.path("merging.json"), {"version": version, "remote_hash": remote_hash, "merged": merged})
+        journal = {"version": version, "remote_hash": remote_hash, "merged": merged}
+        if local is not None and local != self.base()["replica"]:
+            journal["local"] = local
+        atomic_write_json(self.path("merging.json"), journal)
 
     def clear_merging(self) -> None:
         try:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -15,15 +14,8 @@ from memoryd.tiers.base.atomic import atomic_write_json, read_json
 if TYPE_CHECKING:
     from memoryd.tiers.memory.agent import AgentMemory
 
-HALT_ENV = "MEMORYD_TEST_HALT"  # the test hook of tiers/knowledge/phases.py
 FILE = "consolidation.json"
 TAIL_BYTES = 512 * 1024  # a run's own rows are at the end of a log: this much of it is read to find them
-
-
-def halt(point: str) -> None:
-    """The test hook: SIGKILL this process at `point` when MEMORYD_TEST_HALT names it."""
-    if os.environ.get(HALT_ENV) == point:
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _validate(obj: Any) -> None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from memoryd.tiers.knowledge.phase_journal import Journal, halt
+from memoryd.tiers.base.halt import halt
+from memoryd.tiers.knowledge.phase_journal import Journal
 
 if TYPE_CHECKING:
     from memoryd.tiers.memory.agent import AgentMemory

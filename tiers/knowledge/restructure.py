@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from memoryd.tiers.base.atomic import atomic_write_json, read_json
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.knowledge.log import row as knowledge_row
-from memoryd.tiers.knowledge.phase_journal import OnceLog, halt
+from memoryd.tiers.base.halt import halt
+from memoryd.tiers.knowledge.phase_journal import OnceLog
 from memoryd.tiers.knowledge.restructure_rules import Memory, Plan, Rules, propose
 from memoryd.tiers.memory.tree import ancestors, day_of
 

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge.log import row as knowledge_row
-from memoryd.tiers.knowledge.phase_journal import OnceLog, halt
+from memoryd.tiers.base.halt import halt
+from memoryd.tiers.knowledge.phase_journal import OnceLog
 from memoryd.tiers.memory.model import DAY, content_id, preview, score
 from memoryd.tiers.memory.said import said_age_days, said_at
 

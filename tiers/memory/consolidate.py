@@ -12,7 +12,7 @@ from memoryd.tiers.memory.model import DAY
 from memoryd.tiers.memory.said import first_said
 from memoryd.tiers.knowledge import kinds
 from memoryd.tiers.knowledge import rescheduled
-from memoryd.tiers.knowledge.phase_journal import halt
+from memoryd.tiers.base.halt import halt
 
 if TYPE_CHECKING:
     from memoryd.tiers.base.ports import LLM
