@@ -233,6 +233,19 @@ def open_questions(mem: AgentMemory) -> list[dict[str, Any]]:
     return out
 
 
+def doubted(mem: AgentMemory) -> dict[str, frozenset[str]]:
+    """Memories an open same_thing question says a newer one may replace: {id: the questions asking} (caller holds
+    the lock). Retrieve never places such a memory as the current value of another: a newer value may stand past
+    it, unlinked (tiers/retrieval/current.py). A question answered on another device is one its member's
+    metadata names (REVIEWED_KEY); the retrieve checks that on the memory it would place."""
+    out: dict[str, set[str]] = {}
+    for q in _load(mem)["open"]:
+        if q.get("kind") == "same_thing":
+            for i in q["members"][:-1]:  # oldest first: all but the newest may be replaced
+                out.setdefault(i, set()).add(q["id"])
+    return {i: frozenset(qs) for i, qs in out.items()}
+
+
 def answered_here(mem: AgentMemory, limit: int = 10) -> list[str]:
     """The questions this device answered last, newest first (what the web view offers to undo)."""
     with mem.exclusive():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Mapping
 
 from memoryd.tiers.knowledge import change, kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
@@ -56,10 +56,11 @@ def _named(cand: Candidate, tokens: set[str]) -> bool:
 
 
 def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candidate]],
-               query: str = "") -> list[Candidate]:
+               query: str = "", doubted: Mapping[str, frozenset[str]] | None = None) -> list[Candidate]:
     """Ranked results with the memory holding each superseded one's current value placed directly above it (or
     directly below, when the query names an exact value only the superseded one holds: that is what was asked).
-    Nothing found is dropped. `fetch(ids)` gives candidates for memories not among the results."""
+    Nothing found is dropped. `fetch(ids)` gives candidates for memories not among the results; `doubted`, the
+    memories an open review question says a newer one may replace (tiers/knowledge/review.py: doubted)."""
     if not any(followed_by(r) for r in results):
         return results
     by_id = _with_successors(results, fetch)
@@ -74,7 +75,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         if r.id in placed:
             continue
         if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
-                _asks_another(query, r, head) or _unshaped(shapes, r, head):
+                _doubted(head, doubted) or _asks_another(query, r, head) or _unshaped(shapes, r, head):
             out.append(r)
             placed.add(r.id)
             continue
@@ -97,6 +98,17 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         out += [r, head] if below else [head, r]
         placed |= {head.id, r.id}
     return out
+
+
+def _doubted(head: Candidate, doubted: Mapping[str, frozenset[str]] | None) -> bool:
+    """An open question asks whether a newer memory replaces `head`: then it may be no current value itself (a
+    third value said later, unlinked), and a placement would say it is. Answered questions its metadata names
+    (answered on another device, not yet pruned here) do not count."""
+    asking = (doubted or {}).get(head.id)
+    if not asking:
+        return False
+    answered = (head.row.get("metadata") or {}).get("reviewed") or {}
+    return any(q not in answered for q in asking)
 
 
 # a name the question asks about, written capitalised inside it ("What car does Davie drive now?")

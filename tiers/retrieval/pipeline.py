@@ -77,7 +77,7 @@ def _latest(ask: Ask, results: list[Candidate]) -> list[Candidate]:
 def _current(ask: Ask, results: list[Candidate]) -> list[Candidate]:
     if ask.filters.history:
         return results  # --history: what the words found, as they found it
-    return current.successors(results, ask.fetch, ask.query)
+    return current.successors(results, ask.fetch, ask.query, ask.view.doubted)
 
 
 def _fold(ask: Ask, results: list[Candidate]) -> list[Candidate]:

@@ -1,7 +1,7 @@
 """RetrievalView: the read-only part of one agent's memory that a retrieve needs (not AgentMemory itself)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from memoryd.tiers.base.ports import Archive
@@ -24,6 +24,8 @@ class RetrievalView:
     record_accesses: Callable[[dict[str, tuple[int, int]]], None]  # reinforcement, folded in by the next write
     warn: Callable[[str], None]               # a warning for the caller (AgentMemory.warnings)
     knowledge: bool = True                    # [knowledge] layer: off ranks the words alone (no knowledge stage)
+    doubted: Mapping[str, frozenset[str]] = field(default_factory=dict)  # {id: open review questions that a newer
+    #                                           memory may replace it}: never placed as another's current value
 
 
 def retrieval_settings(config: Any) -> tuple[Mapping[str, Any], bool]:

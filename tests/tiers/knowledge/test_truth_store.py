@@ -370,3 +370,25 @@ def test_an_index_row_older_than_restatement_keys_gets_one_and_then_absorbs_its_
     merged = mem.store("Remember: the boathouse padlock code is 5521", "notes", 0.7)
     assert merged["id"] == "c0ffee0000000002" and merged["tier"] == "cold"
     assert maintain(mem)["keyed"] == 0
+
+
+def test_a_value_an_open_question_may_have_replaced_is_not_placed_as_current(keyword_mode, mem, clock) -> None:
+    """A chain whose later step the rules could not link: the middle value is the older side of an open review
+    question, so it may be no current value itself — placing it would say it is. Silent until the question is
+    answered; answered "both" (the later one is something else), the placement comes back."""
+    from memoryd.tiers.knowledge import review
+
+    old = mem.store("The kiln firing for the spring show is booked for 12 March", "studio", 0.6)
+    clock.t += DAY
+    middle = mem.store("Kiln firing moved from 12 March to 19 March, the elements are late", "studio", 0.6)
+    clock.t += DAY
+    later = mem.store("ugh, kiln firing again: it's the 26th now", "studio", 0.6)
+    assert _followed(mem, old, middle) and not _followed(mem, middle, later)
+    question = "When is the kiln firing for the spring show now?"
+    assert _placed(mem.retrieve(question), middle["id"])
+    [qid] = review.add_questions(mem, [{"kind": "same_thing", "ids": [middle["id"], later["id"]],
+                                        "why": "the newer says a value changed"}])
+    found = mem.retrieve(question)
+    assert not _placed(found, middle["id"]) and old["id"] in [r["id"] for r in found]  # nothing dropped
+    review.resolve(mem, qid, "both")
+    assert _placed(mem.retrieve(question), middle["id"])
