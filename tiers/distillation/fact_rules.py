@@ -26,7 +26,7 @@ def _rx(en: str, zh: str = "") -> Gated:
     return Gated(re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else "")))
 
 
-_LESSON = _rx(r"\blessons? learned\b(?!\s*(?:[.!?…]|$))|\blesson:|\blearned the hard way\b|\bnote to self\b|(?:\b(?:i|we)(?:'m|'ll|'re| am| are| will| shall)? |^\s*|[:;,.!]\s*)never (?:[\w']+ ){1,8}again\b|"
+_LESSON = _rx(r"\blessons? learned\b(?!\s*(?:[.!?…]|$))|\blesson:|\blearned the hard way\b|\bnote to self\b|(?:\b(?:i|we)(?:'m|'ll|'re| am| are| will| shall)? |^\s*|[:;,.!]\s*)never (?!(?:see|hear|find|live)\b)(?:[\w']+ ){1,8}again\b|"
               r"\b(?:we|i) learned that\b(?! the hard way)(?!\s*(?:[.!?…]|$))|\btakeaway:|\blesson from [^:.!?]{1,40}:|\blesson for (?:me|myself|us):|"
               r"\brule for (?:me|myself|us|the [^:.!?]{1,30}):|\bmy rule:|\b(?:that|this|it) to my checklist\b",
               r"教训|吸取.{0,6}经验|以后再也不|经验是")
@@ -188,7 +188,8 @@ def sentences(text: str) -> list[str]:
 # A lesson cue says what was learned: "lessons learned." alone or "I learned that the hard way" (that: what was
 # said before) states no lesson of its own.
 # "never X again" is a lesson in the person's own voice ("I'm never deploying … again") or as a rule ("one rule:
-# never let … again"); "everyone says you'll never see it again" is hearsay.
+# never let … again"); "everyone says you'll never see it again" is hearsay, and what happens to one ("I'll never
+# see him again", "we'll never hear the end of it again") is a lament, not a rule.
 # First match wins: a lesson stated as a decision is a lesson; an event needs a date
 _ORDER = (("lesson", _LESSON, False), ("decision", _DECISION, False), ("task", _TASK, False),
           ("event", _EVENT_WORDS, True), ("preference", _PREFERENCE, False), ("personal", _PERSONAL, False),

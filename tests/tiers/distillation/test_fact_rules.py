@@ -80,6 +80,8 @@ def test_a_reason_stays_with_its_decision() -> None:
     ("I'm never deploying during opening hours again", True),      # the person's own voice
     ("one rule though: never let the stock go below six crates again", True),
     ("the police report is filed, but everyone says you'll never see it again", False),   # hearsay
+    ("and the rota flips to nights on monday, so i'll never see her again", False),          # a lament
+    ("never hear the end of it again, honestly", False),
     ("well, lessons learned. anyway the van is back on the road", False),                   # no lesson said
     ("I learned that the hard way", False),                                                  # that: said before
     ("lesson learned, label every cable before unplugging", True),
