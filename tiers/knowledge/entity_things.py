@@ -21,7 +21,7 @@ from memoryd.tiers.knowledge.entity_vocab import chinese, english
 Add = Callable[[str, str], None]
 _HAN = "\u4e00-\u9fff"
 _CAMEL = re.compile(r"(?<![\w@/.-])(?!Ma?c[A-Z][a-z]+\b)([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\w/-])")  # McCarthy: a surname
-_KEBAB = re.compile(r"(?<![\w@/.:-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z0-9])")
+_KEBAB = re.compile(r"(?<![\w@/.:#-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-]|\.[a-z0-9])")
 _NEXT_WORD = re.compile(r"\s*('s\b|[A-Za-z]+|[^\sA-Za-z]|$)")
 _PREV_WORD = re.compile(r"([A-Za-z]+)\s*$")
 _SETTING = re.compile(r"\s*(?:=|:\s*(?:\d|true\b|false\b))")
@@ -187,7 +187,10 @@ def orgs_and_places(text: str, add: Add) -> None:
     _businesses(text, add)
     for m in rx["firm"].finditer(text) if "&" in text else ():
         name = m.group(1) or m.group(2)
-        if all(_plain(w) for w in name.replace("&", " ").split() if w != "and"):
+        sides = [w for w in name.replace("&", " ").split() if w != "and"]
+        if all(_plain(w) or w in v.not_people for w in sides) and any(_plain(w) for w in sides):
+            # `Kettle & Stripe`: a common word or a known name beside a name is one firm's name (two known ones,
+            # `Visa & Mastercard`, stay two)
             add("org", _words_before(text, m.start(1) if m.group(1) else m.start(2)) + name)
     for m in rx["the_named"].finditer(text):  # `The Tin Cormorants` written so: the article is part of the name
         if all(_plain(w) for w in m.group(2).split()) and m.group(2).split()[-1] not in v.business_words:
@@ -304,11 +307,15 @@ def _places(text: str, add: Add) -> None:
             name = m.group(1)
             if key == "at" and name.isupper():
                 continue  # `at CPD`, `at GP surgery`: letters of a course or a service, no place one goes
+            kind = _more_kind_words(text, m.end())  # `at Cheadle Hulme Leisure Centre`: its kind word is its name too
+            end = m.end() + sum(len(w) + 1 for w in kind)
+            if _NEXT_CAP.match(text, end):
+                continue  # the name goes on past what a rule reads: a part of it would be a wrong name
             if (_plain(name) or (name.isupper() and name not in v.acronyms)) and name.split()[-1] not in \
-                    v.business_words and not _HOUSE_NUMBER.match(text, m.end()) and text[m.end():m.end() + 1] != "-" \
+                    v.business_words and not _HOUSE_NUMBER.match(text, end) and text[end:end + 1] != "-" \
                     and not name.split()[-1].casefold().endswith(v.street_endings) \
-                    and not _NAME_GOES_ON.match(text, m.end()) and not _before_street(text, m.end()):
-                add("place", name)  # a street (`Sleepstraat`, `Elm Street`) is part of an address: a value
+                    and not _NAME_GOES_ON.match(text, end) and not _before_street(text, end):
+                add("place", " ".join([name, *kind]))  # a street (`Elm Street`) is part of an address: a value
 
 
 @lru_cache(maxsize=1)

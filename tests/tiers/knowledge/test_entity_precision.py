@@ -415,3 +415,49 @@ def test_an_institution_is_named_whole(text: str, name: str) -> None:
     """`X of Y` names run to their last capitalised word; a firm's `&` keeps the capitalised words before it."""
     orgs = {n for t, n in found(text) if t == "org"}
     assert orgs == {name}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("the cup final moved to Brackley Vale Sports Centre, kick-off at ten", ("place", "Brackley Vale Sports Centre")),
+    ("Saturday 3rd May at Ashgrove Hollow Leisure Centre. See you there", ("place", "Ashgrove Hollow Leisure Centre")),
+])
+def test_a_place_keeps_the_kind_word_that_ends_its_name(text: str, want: tuple[str, str]) -> None:
+    assert want in found(text)
+    assert not {n for t, n in found(text) if t == "place"} - {want[1]}  # never the name cut before its kind word
+
+
+def test_a_place_name_longer_than_the_rule_reads_is_left_out() -> None:
+    assert not {n for t, n in found("we met at Tolland Abbey Green Market Hall yesterday") if t == "place"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Loom & Stripe tea towels come from Calderbrook Mill", ("org", "Loom & Stripe")),  # a known word beside a name
+    ("Veldman & Zonen said the invoice is late", ("org", "Veldman & Zonen")),
+])
+def test_a_firm_named_x_and_y_is_one_name(text: str, want: tuple[str, str]) -> None:
+    got = found(text)
+    assert want in got and ("org", "Stripe") not in got
+
+
+@pytest.mark.parametrize("text", [
+    "no, they keep their own Postgres, own repo, own pager",
+    "it stays where it is. different repo, different everything",
+    "a separate project entirely, nothing to do with us",
+    "signed, your proud almost-mother-in-law",
+    "ping me in #infra-alerts if it fires again",
+])
+def test_a_word_before_repo_or_a_hyphenated_word_that_names_nothing_is_no_project(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "project"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("昨天书法课钱老师没来，说是腰扭了", ("person", "钱老师")),     # 钱: the second of the 百家姓
+    ("阿珍讲隔壁楼又要装电梯了", ("person", "阿珍")),               # 讲: Wu and Cantonese for 说
+])
+def test_chinese_names_of_common_surnames_and_southern_verbs_of_saying(text: str, want: tuple[str, str]) -> None:
+    assert want in found(text)
+
+
+@pytest.mark.parametrize("text", ["钱包丢在出租车上了，任务又多", "白天太热，方便的话晚上再去"])
+def test_words_opening_with_a_surname_character_name_no_one(text: str) -> None:
+    assert not {e for e in found(text) if e[0] == "person"}
