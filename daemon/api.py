@@ -4,7 +4,7 @@
                                               └── DaemonTransport ── socket ── daemon          │
                                                   (runner.py: MemoryApi.serve("store"), here) ─┤
                                                                                                 ▼
-                          STORE = Operation("store", ops_core.store) ── Engine.memory() ── tiers/, sync/
+                          STORE = Operation("store", lazy("ops_core", "store")) ── Engine.memory() ── tiers/, sync/
 
 `connect(config)` binds the API to the daemon when its socket exists, else to this process (see
 daemon/transport.py for when a daemon call runs here after all). OPERATIONS, the table below, is the one
@@ -17,11 +17,8 @@ from typing import Any, Iterable, NotRequired, TypedDict
 
 from memoryd.tiers.base.config import Config
 
-from memoryd.daemon import ops_core as core
-from memoryd.daemon import (forget_derived, hooks_context, hooks_ops, ops_devices, ops_embed, ops_hot, ops_knowledge,
-                            ops_openclaw, ops_review, ops_route, ops_seal, ops_shred, ops_status, ops_sync)
 from memoryd.daemon.errors import UnknownOperationError
-from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport
+from memoryd.daemon.transport import DaemonTransport, InProcessTransport, Operation, Transport, lazy
 
 Result = dict[str, Any]  # the shapes that grow with features stay plain dicts; the small fixed ones are below
 
@@ -58,68 +55,68 @@ class TreeShown(TypedDict):
 class Urls(TypedDict):
     urls: list[str]
 
-PING = Operation("ping", core.ping)
-INIT = Operation("init", core.init)
-STORE = Operation("store", core.store)
-RETRIEVE = Operation("retrieve", core.retrieve)
-CONSOLIDATE = Operation("consolidate", core.consolidate)
-FORGET = Operation("forget", core.forget)
-FORGET_VERIFY = Operation("forget_verify", ops_shred.forget_verify, served=False)  # this process's keys
-URLS = Operation("urls", core.urls, served=False)
-INGEST_DAILY = Operation("ingest_daily", core.ingest_daily)
-INGEST_TRANSCRIPT = Operation("ingest_transcript", core.ingest_transcript)
-EXPORT = Operation("export", core.export_to, served=False)  # paths are the caller's: its working directory
-IMPORT = Operation("import", core.import_from, served=False)
-STATUS = Operation("status", ops_status.status)
-SYNC = Operation("sync", forget_derived.sync_and_refresh)  # ops_sync.sync, then a pulled forget's derived files
-RESTORE = Operation("restore", ops_sync.restore, served=False)  # the key comes from this process (file, env)
-RESTORE_VERSIONS = Operation("restore_versions", ops_sync.restore_versions, served=False)
-KEY_SHOW = Operation("key_show", ops_sync.key_show, served=False)
-KEY_EXPORT = Operation("key_export", ops_sync.key_export, served=False)
-KEY_IMPORT = Operation("key_import", ops_sync.key_import, served=False)
+PING = Operation("ping", lazy("ops_core", "ping"))
+INIT = Operation("init", lazy("ops_core", "init"))
+STORE = Operation("store", lazy("ops_core", "store"))
+RETRIEVE = Operation("retrieve", lazy("ops_core", "retrieve"))
+CONSOLIDATE = Operation("consolidate", lazy("ops_core", "consolidate"))
+FORGET = Operation("forget", lazy("ops_core", "forget"))
+FORGET_VERIFY = Operation("forget_verify", lazy("ops_shred", "forget_verify"), served=False)  # this process's keys
+URLS = Operation("urls", lazy("ops_core", "urls"), served=False)
+INGEST_DAILY = Operation("ingest_daily", lazy("ops_core", "ingest_daily"))
+INGEST_TRANSCRIPT = Operation("ingest_transcript", lazy("ops_core", "ingest_transcript"))
+EXPORT = Operation("export", lazy("ops_core", "export_to"), served=False)  # paths are the caller's: its working directory
+IMPORT = Operation("import", lazy("ops_core", "import_from"), served=False)
+STATUS = Operation("status", lazy("ops_status", "status"))
+SYNC = Operation("sync", lazy("forget_derived", "sync_and_refresh"))  # ops_sync.sync, then a pulled forget's derived files
+RESTORE = Operation("restore", lazy("ops_sync", "restore"), served=False)  # the key comes from this process (file, env)
+RESTORE_VERSIONS = Operation("restore_versions", lazy("ops_sync", "restore_versions"), served=False)
+KEY_SHOW = Operation("key_show", lazy("ops_sync", "key_show"), served=False)
+KEY_EXPORT = Operation("key_export", lazy("ops_sync", "key_export"), served=False)
+KEY_IMPORT = Operation("key_import", lazy("ops_sync", "key_import"), served=False)
 # devices and key epochs: keys are this process's (key store, codes, the recovery key), never the socket's
-DEVICE_LIST = Operation("device_list", ops_devices.device_list, served=False)
-DEVICE_ADD = Operation("device_add", ops_devices.device_add, served=False)
-DEVICE_REVOKE = Operation("device_revoke", ops_devices.device_revoke, served=False)
-DEVICE_RENAME = Operation("device_rename", ops_devices.device_rename, served=False)
-KEY_ROTATE = Operation("key_rotate", ops_devices.key_rotate, served=False)
-KEY_RECOVERY = Operation("key_recovery", ops_devices.key_recovery, served=False)
+DEVICE_LIST = Operation("device_list", lazy("ops_devices", "device_list"), served=False)
+DEVICE_ADD = Operation("device_add", lazy("ops_devices", "device_add"), served=False)
+DEVICE_REVOKE = Operation("device_revoke", lazy("ops_devices", "device_revoke"), served=False)
+DEVICE_RENAME = Operation("device_rename", lazy("ops_devices", "device_rename"), served=False)
+KEY_ROTATE = Operation("key_rotate", lazy("ops_devices", "key_rotate"), served=False)
+KEY_RECOVERY = Operation("key_recovery", lazy("ops_devices", "key_recovery"), served=False)
 # single database → a namespace per agent: an operator's command, with this process's tokens
-NAMESPACE_MIGRATE = Operation("namespace_migrate", ops_sync.namespace_migrate, served=False)
-NAMESPACE_SHOW = Operation("namespace_show", ops_sync.namespace_show, served=False)
-NAMESPACE_KEYS = Operation("namespace_keys", ops_sync.namespace_keys, served=False)
-HOT_CHANGE = Operation("hot_change", ops_hot.hot_change)
-HOT_SHOW = Operation("hot_show", ops_hot.hot_show)
-TREE_SHOW = Operation("tree_show", ops_hot.tree_show)
-TREE_VIEW = Operation("tree_view", ops_hot.tree_view, served=False)
-TREE_ADD = Operation("tree_add", ops_hot.tree_add, served=False)
-TREE_REMOVE = Operation("tree_remove", ops_hot.tree_remove, served=False)
-TREE_PRUNE = Operation("tree_prune", ops_hot.tree_prune, served=False)
-RENDER = Operation("render", ops_hot.render, served=False)  # files named relative to the caller
-OPENCLAW_SYNC = Operation("openclaw_sync", ops_openclaw.openclaw_sync)
-OPENCLAW_STATUS = Operation("openclaw_status", ops_openclaw.openclaw_status)
-FLUSH = Operation("flush", ops_openclaw.flush)
-ROUTE_SHOW = Operation("route_show", ops_route.route_show, served=False)  # its own file lock
-ROUTE_SET = Operation("route_set", ops_route.route_set, served=False)
-EMBED = Operation("embed", ops_embed.embed)
+NAMESPACE_MIGRATE = Operation("namespace_migrate", lazy("ops_sync", "namespace_migrate"), served=False)
+NAMESPACE_SHOW = Operation("namespace_show", lazy("ops_sync", "namespace_show"), served=False)
+NAMESPACE_KEYS = Operation("namespace_keys", lazy("ops_sync", "namespace_keys"), served=False)
+HOT_CHANGE = Operation("hot_change", lazy("ops_hot", "hot_change"))
+HOT_SHOW = Operation("hot_show", lazy("ops_hot", "hot_show"))
+TREE_SHOW = Operation("tree_show", lazy("ops_hot", "tree_show"))
+TREE_VIEW = Operation("tree_view", lazy("ops_hot", "tree_view"), served=False)
+TREE_ADD = Operation("tree_add", lazy("ops_hot", "tree_add"), served=False)
+TREE_REMOVE = Operation("tree_remove", lazy("ops_hot", "tree_remove"), served=False)
+TREE_PRUNE = Operation("tree_prune", lazy("ops_hot", "tree_prune"), served=False)
+RENDER = Operation("render", lazy("ops_hot", "render"), served=False)  # files named relative to the caller
+OPENCLAW_SYNC = Operation("openclaw_sync", lazy("ops_openclaw", "openclaw_sync"))
+OPENCLAW_STATUS = Operation("openclaw_status", lazy("ops_openclaw", "openclaw_status"))
+FLUSH = Operation("flush", lazy("ops_openclaw", "flush"))
+ROUTE_SHOW = Operation("route_show", lazy("ops_route", "route_show"), served=False)  # its own file lock
+ROUTE_SET = Operation("route_set", lazy("ops_route", "route_set"), served=False)
+EMBED = Operation("embed", lazy("ops_embed", "embed"))
 # Claude Code and Codex (daemon/hooks_*.py): a session file taken, all of a harness, where each stands, context
-HARNESS_TAKE = Operation("harness_take", hooks_ops.harness_take)
-HARNESS_SYNC = Operation("harness_sync", hooks_ops.harness_sync)
-HARNESS_STATUS = Operation("harness_status", hooks_ops.harness_status)
-HARNESS_CONTEXT = Operation("harness_context", hooks_context.harness_context)
+HARNESS_TAKE = Operation("harness_take", lazy("hooks_ops", "harness_take"))
+HARNESS_SYNC = Operation("harness_sync", lazy("hooks_ops", "harness_sync"))
+HARNESS_STATUS = Operation("harness_status", lazy("hooks_ops", "harness_status"))
+HARNESS_CONTEXT = Operation("harness_context", lazy("hooks_context", "harness_context"))
 # knowledge: run in the calling process under the agent's lock (the socket's wire is unchanged)
-ENTITY_LIST = Operation("entity_list", ops_knowledge.entity_list, served=False)
-ENTITY_SHOW = Operation("entity_show", ops_knowledge.entity_show, served=False)
-ENTITY_REFRESH = Operation("entity_refresh", ops_knowledge.entity_refresh, served=False)
-REFLECT = Operation("reflect", ops_knowledge.reflect, served=False)
-DIGEST = Operation("digest", ops_knowledge.digest, served=False)
-KNOWLEDGE_JOB = Operation("knowledge_job", ops_knowledge.knowledge_job, served=False)  # the daemon's daily job
-UNSEAL = Operation("unseal", ops_seal.unseal, served=False)  # runs in the caller, as tree_add does
-TREE_RESTRUCTURE = Operation("tree_restructure", ops_seal.tree_restructure, served=False)
+ENTITY_LIST = Operation("entity_list", lazy("ops_knowledge", "entity_list"), served=False)
+ENTITY_SHOW = Operation("entity_show", lazy("ops_knowledge", "entity_show"), served=False)
+ENTITY_REFRESH = Operation("entity_refresh", lazy("ops_knowledge", "entity_refresh"), served=False)
+REFLECT = Operation("reflect", lazy("ops_knowledge", "reflect"), served=False)
+DIGEST = Operation("digest", lazy("ops_knowledge", "digest"), served=False)
+KNOWLEDGE_JOB = Operation("knowledge_job", lazy("ops_knowledge", "knowledge_job"), served=False)  # the daemon's daily job
+UNSEAL = Operation("unseal", lazy("ops_seal", "unseal"), served=False)  # runs in the caller, as tree_add does
+TREE_RESTRUCTURE = Operation("tree_restructure", lazy("ops_seal", "tree_restructure"), served=False)
 # the review queue (tiers/knowledge/review.py): in the calling process under the agent's lock, like knowledge
-REVIEW_LIST = Operation("review_list", ops_review.review_list, served=False)
-REVIEW_RESOLVE = Operation("review_resolve", ops_review.review_resolve, served=False)
-REVIEW_UNDO = Operation("review_undo", ops_review.review_undo, served=False)
+REVIEW_LIST = Operation("review_list", lazy("ops_review", "review_list"), served=False)
+REVIEW_RESOLVE = Operation("review_resolve", lazy("ops_review", "review_resolve"), served=False)
+REVIEW_UNDO = Operation("review_undo", lazy("ops_review", "review_undo"), served=False)
 
 # wire name → operation: the only table there is (the daemon adds `daemon` and `mcp_attach`, which are about itself)
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (

@@ -23,9 +23,9 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from memoryd.tiers.base.atomic import atomic_write_json, read_json
-from memoryd.tiers.base.errors import CorruptStateError, UsageError
-from memoryd.tiers.knowledge import change, kinds, log
+from memoryd.tiers.base.atomic import atomic_write_json
+from memoryd.tiers.base.errors import UsageError
+from memoryd.tiers.knowledge import change, kinds, log, review_file
 from memoryd.tiers.knowledge.restate import core_text, numbers_and_codes, restates
 from memoryd.tiers.knowledge.truth import judged, moment, newer
 from memoryd.tiers.memory.model import preview
@@ -39,7 +39,7 @@ Memory = dict[str, Any]
 KINDS = ("same_thing", "confirm", "evidence")
 ACTIONS = ("current", "both", "merge", "dismiss")
 REVIEWED_KEY = "reviewed"   # metadata: {question id: the answer given about this memory}
-FILE = "review.json"
+FILE = review_file.FILE
 MAX_OPEN = 50               # open questions kept; the oldest are dropped first
 MAX_ANSWERED = 500          # answers this device remembers the members of (undo without a scan)
 PER_MEMORY = 2              # same_thing questions one new memory may raise
@@ -150,20 +150,8 @@ def _pair(old: Memory, new: Memory, n: int) -> dict[str, Any] | None:
 
 
 # -- the queue file ---------------------------------------------------------------------------------------
-def _empty() -> dict[str, Any]:
-    return {"version": 1, "open": []}
-
-
-def _valid(obj: Any) -> None:
-    if not isinstance(obj, dict) or not isinstance(obj.get("open"), list) or not all(
-            isinstance(q, dict) and isinstance(q.get("id"), str) and isinstance(q.get("members"), list)
-            for q in obj["open"]):
-        raise CorruptStateError("review.json: not a review queue")
-
-
 def _load(mem: AgentMemory) -> dict[str, Any]:
-    data: dict[str, Any] = read_json(mem.dir / FILE, _empty, _valid)
-    return data
+    return review_file.load(mem.dir)
 
 
 def _save(mem: AgentMemory, data: dict[str, Any]) -> None:
@@ -231,19 +219,6 @@ def open_questions(mem: AgentMemory) -> list[dict[str, Any]]:
         if _still_asks(q, held):
             out.append(dict(q, members=[_member(held[i]) for i in q["members"]]))
     return out
-
-
-def doubted(mem: AgentMemory) -> dict[str, frozenset[str]]:
-    """Memories an open same_thing question says a newer one may replace: {id: the questions asking} (caller holds
-    the lock). Retrieve never places such a memory as the current value of another: a newer value may stand past
-    it, unlinked (tiers/retrieval/current.py). A question answered on another device is one its member's
-    metadata names (REVIEWED_KEY); the retrieve checks that on the memory it would place."""
-    out: dict[str, set[str]] = {}
-    for q in _load(mem)["open"]:
-        if q.get("kind") == "same_thing":
-            for i in q["members"][:-1]:  # oldest first: all but the newest may be replaced
-                out.setdefault(i, set()).add(q["id"])
-    return {i: frozenset(qs) for i, qs in out.items()}
 
 
 def answered_here(mem: AgentMemory, limit: int = 10) -> list[str]:

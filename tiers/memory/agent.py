@@ -372,10 +372,10 @@ class AgentMemory:
         settings, mode_chosen = retrieval_settings(self.config)
         knowledge = self.config.knowledge.layer == "on"
         if knowledge:
-            from memoryd.tiers.knowledge.review import doubted
+            from memoryd.tiers.knowledge.review_file import doubted
         return RetrievalView(agent_id=self.agent_id, state=state, pending=pending, archive=self.archive, now=now,
                              settings=settings, mode_chosen=mode_chosen, record_accesses=self.accesses.record,
-                             warn=self.warnings.append, knowledge=knowledge, doubted=doubted(self) if knowledge else {})
+                             warn=self.warnings.append, knowledge=knowledge, doubted=doubted(self.dir) if knowledge else {})
 
     # --- generic change ------------------------------------------------------------------
     def change(self, fn: Step[T], reason: str) -> T:

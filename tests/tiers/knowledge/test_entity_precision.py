@@ -461,3 +461,8 @@ def test_chinese_names_of_common_surnames_and_southern_verbs_of_saying(text: str
 @pytest.mark.parametrize("text", ["钱包丢在出租车上了，任务又多", "白天太热，方便的话晚上再去"])
 def test_words_opening_with_a_surname_character_name_no_one(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "person"}
+
+
+def test_months_written_short_are_no_people_but_a_name_beside_one_still_is() -> None:
+    assert not found("rent's paid for Nov and Dec, the new amount starts in March")
+    assert ("person", "Jan") in found("Jan and Priya came over for dinner")
