@@ -9,8 +9,9 @@ dated hot items and MEMORY.md would show both days. The newer item leaves the ol
   themselves do not count).
 Precision first: one shared word ("deadline") names no particular thing, unless the newer item says the older
 one's day no longer holds (`not the 19th any more`). A move said "again" (`again_words`: "deadline moved again to
-Jan 17", 又改到) needs no shared word when hot holds exactly one earlier item that was itself a move ("they pushed
-it to Jan 10": a pronoun names the thing); with two or more it is silent. The memories stay where they are;
+Jan 17", 又改到) needs no shared word when hot's earlier items that were themselves a move all moved to one day ("they
+pushed it to Jan 10", told in chat and again in a note: a pronoun names the thing); with moves to two days it is
+silent. Items are weighed in the order they were said. The memories stay where they are;
 only what the agent always reads loses the earlier day, with an eviction row saying which item replaced it.
 """
 from __future__ import annotations
@@ -69,8 +70,8 @@ def _thing(text: str) -> frozenset[str]:
 
 
 def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str, float],
-           one_move: Mapping[str, Any] | None = None) -> bool:
-    """`one_move`: hot's one item moved before, when it holds exactly one (a move said "again" moves it)."""
+           one_move: list[dict[str, Any]] = []) -> bool:  # noqa: B006 - read only
+    """`one_move`: hot's items of the one move made before, when there is one (a move said "again" moves it)."""
     said_old, said_new = said.get(str(older.get("source_id"))), said.get(str(newer.get("source_id")))
     if said_old is None or said_new is None or said_new <= said_old:
         return False  # which was said later is known only from their memories; else silent
@@ -80,18 +81,19 @@ def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str
     cue = _cue().search(said)
     if old_day is None or new_day is None or old_day == new_day or not (cue or _NOT_DAY.search(said)):
         return False
-    if cue and older is one_move and _again().search(said):
+    if cue and any(older is x for x in one_move) and _again().search(said):
         return True
     shared = len(_thing(old_text) & _thing(new_text))
     return shared >= SHARED_TERMS or (shared >= 1 and _negates(said, old_day))
 
 
-def _one_move(items: list[dict[str, Any]], gone: set[str], day: str | None) -> dict[str, Any] | None:
-    """The one item still in hot that was said as a move (a reschedule word and a day) to another day than `day`,
-    or None (none, or two and more: which one "again" means is not known)."""
+def _one_move(items: list[dict[str, Any]], gone: set[str], day: str | None) -> list[dict[str, Any]]:
+    """The items still in hot said as a move (a reschedule word and a day) to one other day than `day` — one move,
+    told once or more ("they pushed it to Jan 10" in chat and in a note) — or none (none, or moves to two days or
+    more: which one "again" means is not known)."""
     moved = [x for x in items if str(x.get("id")) not in gone and day_of(str(x.get("text", ""))) not in (None, day)
              and _cue().search(spoken(str(x.get("text", ""))))]
-    return moved[0] if len(moved) == 1 else None
+    return moved if len({day_of(str(x.get("text", ""))) for x in moved}) == 1 else []
 
 
 _NOT_THE = re.compile(r"(?i)(?:\bnot|n't)\s+(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b|不是(\d{1,2})[号日]")
@@ -117,7 +119,9 @@ def sweep(hot: HotState, said: Mapping[str, float]) -> list[Eviction]:
     for kind, part in (("event", "events"), ("task", "tasks")):
         items: list[dict[str, Any]] = hot["active_context"][part]  # type: ignore[assignment]
         gone: set[str] = set()
-        for newer in items:
+        # in the order they were said, as they were told: hot's order has ties broken by random ids, and whether
+        # "again" finds exactly one earlier move depends on which moves the items said before it already took out
+        for newer in sorted(items, key=lambda x: (said.get(str(x.get("source_id")), float("inf")), str(x.get("text", "")))):
             if str(newer.get("id")) in gone:
                 continue
             one = _one_move([x for x in items if x is not newer], gone, day_of(str(newer.get("text", ""))))

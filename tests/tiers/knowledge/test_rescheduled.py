@@ -116,3 +116,14 @@ def test_an_item_already_on_the_new_day_is_no_earlier_move_again_could_mean(conf
                          "2026-03-05": ["The budget annex now has a submission deadline of March 26."],
                          "2026-03-06": ["The trust wants one more appendix, so the deadline moved again to March 26."]})
     assert not any("March 19" in t for t in _dated(mem))
+
+
+def test_one_move_told_twice_is_the_one_move_again_means(config) -> None:
+    """'they pushed it to March 19' in the chat and again in the evening's note is one move: 'moved again' moves
+    both tellings (it was silent, or not, as hot's order of random ids fell)."""
+    mem = _live(config, {"2026-03-02": ["The grant report for the Halloran trust is due March 12."],
+                         "2026-03-04": ["Good news: since we need to rework the budget they pushed it to March 19.",
+                                        "Halloran trust report: the budget rework moved the deadline to March 19."],
+                         "2026-03-06": ["The trust wants one more appendix, so the deadline moved again to March 26."]})
+    dated = _dated(mem)
+    assert not any("March 19" in t for t in dated) and any("March 26" in t for t in dated)
