@@ -23,6 +23,8 @@ from memoryd.tiers.retrieval.answer_shape import asked, holds_any
     ("When is the boiler service?", "boiler service booked for 14 May", "you may want the boiler service guy"),
     ("体检是哪天？", "体检改到12月12号", "体检的事别忘了"),
     ("合唱团周几排练？", "合唱团改成周四排练", "合唱团排练好累"),
+    ("What is the bakery's address?", "the bakery is at 14 Larch Mill Road, next to the bus stop", "the bakery is shut on Mondays"),
+    ("面包店的地址是什么？", "面包店在滨江区长河路188号", "面包店周一休息"),
 ])
 def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str) -> None:
     shapes = asked(question)
@@ -30,6 +32,7 @@ def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str)
 
 
 @pytest.mark.parametrize("question", ["Who is the greenhouse contractor?", "Where does Ravi live now?",
+                                      "What is the IP address of the test rig?",
                                       "How long ago did we meet?", "谁负责温室？"])
 def test_a_question_that_names_no_shape_asks_for_none(question: str) -> None:
     assert asked(question) == ()
