@@ -170,9 +170,11 @@ def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_lin
     again values changed twice or more (a launch, a closing) whose first change is placed, not the current value
     (before those rules: 11 placements, 3 right); their 9 updates and 1 supersession all right. Since the ninth
     session a memory an open review question says a newer one may replace is never placed (the chains above: the
-    middle value was placed as current), nor under a question of an address the newer memory does not hold (a day
-    off's change under `天河店的地址`): over the thirty-six, 7 placements, 1 wrong — a deadline moved twice whose
-    second move is neither linked nor asked. The four files written
+    middle value was placed as current), nor under a question of a shape the newer memory does not hold (an address:
+    a day off's change under `天河店的地址`), nor where the found memory says what is asked and the newer none of it
+    (a deadline moved twice, its second move unlinked, under a question of the deadline the newer names otherwise):
+    over the thirty-six, 5 placements, all right (2 right ones fell silent: a database's change whose line says
+    neither "database" nor "run"). The four files written
     in that session, scored unread, brought 1 supersession, wrong: a voice-typed line naming the community
     centre whose floor is to be renovated, without saying the group meets there (`社区活动中心三楼下礼拜开始要装修`),
     under the group's move from it; a rule to read such a clause as about the place alone lost 3 right pairs.
@@ -180,4 +182,4 @@ def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_lin
     on = held["on"]
     assert on["supersede"] - on["supersede_right"] <= 2
     assert on["update"] - on["update_right"] <= 1
-    assert on["swap_in"] - on["swap_in_right"] <= 1
+    assert on["swap_in"] == on["swap_in_right"]

@@ -22,7 +22,7 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 @dataclass(frozen=True)
 class _Rules:
     cues: re.Pattern[str]      # the preference holds in general
-    moment: re.Pattern[str]    # an occasion, a hypothetical, a past habit: it does not
+    moment: re.Pattern[str]    # an occasion, a hypothetical, a past habit, another's word: it does not
     empty: frozenset[str]      # words after a cue that say nothing to keep ("I'd rather not")
 
 
@@ -38,7 +38,8 @@ def _rules() -> _Rules:
         for part, values in json.loads(text).items():
             if not part.startswith("_"):
                 merged.setdefault(part, []).extend(values)
-    return _Rules(_either(merged["cues"]), _either(merged["occasion"] + merged["hypothetical"] + merged["past"]),
+    return _Rules(_either(merged["cues"]), _either(merged["occasion"] + merged["hypothetical"] + merged["past"]
+                                                   + merged.get("reported", [])),
                   frozenset(merged["empty_after_cue"]))
 
 

@@ -141,6 +141,21 @@ def _question_terms(query: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(_whose(query)), frozenset(asked)
 
 
+# a Chinese question naming whose before its first 的 (`中山路店的店长是谁？`): what it asks follows
+_ZH_OF = re.compile(r"^\s*([\u4e00-\u9fff]{2,})的(.+)$")
+
+
+@functools.lru_cache(maxsize=256)
+def _what(query: str) -> frozenset[str]:
+    """What a question asks, besides whose it is: its terms less the names and ids; in a Chinese question the terms
+    after its first 的 (the characters before it say whose: `中山路店`, `晓云`)."""
+    names, asked = _question_terms(query)
+    zh = _ZH_OF.match(query)
+    if zh is None:
+        return asked - names
+    return frozenset(t for t in analyzer.terms(zh.group(2)) if len(t) > 1 and t not in _question_words()) - names
+
+
 def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     """The question asks of something the newer memory did not change: someone neither memory names (a
     colleague's shift under the owner's change), nothing either memory says besides whose it is (the launch's new
@@ -152,9 +167,12 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
     if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text):
         return True
-    what = asked_terms - names
+    what = _what(query)
     if what and not what & (said_found | said_newer) and not _across_scripts(what, found.text + newer.text):
         return True  # both found by whose they are alone ("which vendor does Rambutan use?" under its launch day)
+    if what & said_found and not what & said_newer:
+        return True  # the found one says what is asked, the newer none of it: another of its facts changed
+        # (`中山路店领班从阿杰换成丽娟` under `中山路店的店长是谁？`)
     if superseded_by(found):
         return False
     split = change.parts(found.text, newer.text)
@@ -197,7 +215,9 @@ def _day_only(found: Candidate, query: str) -> bool:
 
 
 def _unshaped(shapes: tuple[re.Pattern[str], ...], found: Candidate, newer: Candidate) -> bool:
-    return bool(shapes) and holds_any(found.text, shapes) and not holds_any(newer.text, shapes)
+    """The question asks a shape (a day, an address, a number) the newer memory does not hold: it is no answer to
+    it, whether or not the found one holds one (`中山路店的地址` under a shift lead's change)."""
+    return bool(shapes) and not holds_any(newer.text, shapes)
 
 
 def _speaks_of(terms: set[str], text: str) -> bool:

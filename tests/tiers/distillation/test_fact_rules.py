@@ -128,3 +128,13 @@ def test_a_long_event_keeps_its_day_when_hot_cuts_its_text() -> None:
             + "after it.")
     [fact] = [f for f in extract(text, "2026-01-10") if f.kind == "event"]
     assert len(fact.hot_text) <= 200 and fact.hot_text.endswith("… (2026-03-21)")
+
+
+@pytest.mark.parametrize("text", ["Kofi says the stand-up will be on Thursdays from now on.",
+                                  "my sister reckons I should always book the early train",
+                                  "她说以后一律走快递"])
+def test_what_someone_else_says_is_no_standing_preference_of_the_owner(text: str) -> None:
+    from memoryd.tiers.distillation.standing import standing
+
+    assert not standing(text)
+    assert all(f.profile_key is None for f in extract(text, REF))

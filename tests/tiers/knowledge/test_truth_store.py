@@ -392,3 +392,14 @@ def test_a_value_an_open_question_may_have_replaced_is_not_placed_as_current(key
     assert not _placed(found, middle["id"]) and old["id"] in [r["id"] for r in found]  # nothing dropped
     review.resolve(mem, qid, "both")
     assert _placed(mem.retrieve(question), middle["id"])
+
+
+def test_no_placement_under_a_question_of_a_shape_neither_memory_holds(keyword_mode, mem, clock) -> None:
+    """"When?" asks a day: a change of distance holds none, so it answers nothing asked, even where the found
+    memory holds no day either (an address asked under a shift lead's change, in the blind batch)."""
+    race = mem.store("Ines is entered for the 42km race at Kestrel Ridge, her first ultra.", "sport", 0.6)
+    clock.t += DAY
+    shorter = mem.store("Ines dropped back from the 42km race to the 21km, her knee again.", "sport", 0.6)
+    assert warm(mem)[race["id"]]["metadata"].get("updated_by") == shorter["id"]
+    assert not _placed(mem.retrieve("When is the race at Kestrel Ridge?"), shorter["id"])
+    assert _placed(mem.retrieve("Which race is Ines entered for at Kestrel Ridge now?"), shorter["id"])
