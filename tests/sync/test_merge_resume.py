@@ -42,7 +42,9 @@ def _tree(config) -> dict:
     return state_of(config)["tree"]["nodes"]
 
 
-def test_an_edit_after_a_killed_merge_survives_its_finish(tmp_path: Path, sqld) -> None:
+def _killed_mid_merge(tmp_path: Path, sqld):
+    """Device a synced, device b pushed a change; a's sync of it killed between the tier files and base.json,
+    after an edit of a's landed between its stamp and its merge. Returns (a, b)."""
     sqld.wipe()
     a, key = first_device(tmp_path, sqld.http_url)
     AgentMemory(a, AGENT).store("The staging database runs on port 5433", "infra/db")
@@ -51,16 +53,22 @@ def test_an_edit_after_a_killed_merge_survives_its_finish(tmp_path: Path, sqld) 
     pull_now(b, AGENT)
     AgentMemory(b, AGENT).store("The release train leaves every second Tuesday", "projects/train")
     push_now(b, AGENT)
-
     run = run_py(_merge_killed(b), env_for(a, MEMORYD_TEST_HALT="sync:merged"), timeout=120)
     assert run.returncode == -9, run.stderr
     assert SyncFiles(a, AGENT).merging() is not None  # the merge is half done
     assert _tree(a)["work/late"][0] == "added mid-sync"  # its tier files are written
+    return a, b
 
-    removed = subprocess.run([MEMORYD, "tree", "remove", "work/late", "--agent-id", AGENT, "--json"],
-                             env=env_for(a), capture_output=True, text=True, timeout=60)
-    assert removed.returncode == 0, removed.stderr
 
+def _cli(config, *args: str) -> None:
+    done = subprocess.run([MEMORYD, *args, "--agent-id", AGENT], env=env_for(config), capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_an_edit_after_a_killed_merge_survives_its_finish(tmp_path: Path, sqld) -> None:
+    a, b = _killed_mid_merge(tmp_path, sqld)
+    _cli(a, "tree", "remove", "work/late")
     push_now(a, AGENT)  # finishes the merge first, then pushes
     assert SyncFiles(a, AGENT).merging() is None
     assert "work/late" not in _tree(a)
@@ -73,20 +81,8 @@ def test_an_edit_after_a_killed_merge_survives_its_finish(tmp_path: Path, sqld) 
 
 def test_an_edit_of_a_merged_item_after_the_kill_wins(tmp_path: Path, sqld) -> None:
     """The other side: an item the killed merge wrote and the device then changed keeps the change."""
-    sqld.wipe()
-    a, key = first_device(tmp_path, sqld.http_url)
-    push_now(a, AGENT)
-    b = device(tmp_path, "b", sqld.http_url, key)
-    pull_now(b, AGENT)
-    AgentMemory(b, AGENT).store("The release train leaves every second Tuesday", "projects/train")
-    push_now(b, AGENT)
-
-    run = run_py(_merge_killed(b), env_for(a, MEMORYD_TEST_HALT="sync:merged"), timeout=120)
-    assert run.returncode == -9, run.stderr
-    added = subprocess.run([MEMORYD, "tree", "add", "work/late", "changed after the crash", "--agent-id", AGENT],
-                           env=env_for(a), capture_output=True, text=True, timeout=60)
-    assert added.returncode == 0, added.stderr
-
+    a, b = _killed_mid_merge(tmp_path, sqld)
+    _cli(a, "tree", "add", "work/late", "changed after the crash")
     push_now(a, AGENT)
     pull_now(b, AGENT)
     assert _tree(a)["work/late"][0] == _tree(b)["work/late"][0] == "changed after the crash"
