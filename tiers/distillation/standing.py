@@ -39,7 +39,7 @@ def _rules() -> _Rules:
             if not part.startswith("_"):
                 merged.setdefault(part, []).extend(values)
     return _Rules(_either(merged["cues"]), _either(merged["occasion"] + merged["hypothetical"] + merged["past"]
-                                                   + merged.get("reported", [])),
+                                                   + merged["reported"]),
                   frozenset(merged["empty_after_cue"]))
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from memoryd.tiers.knowledge.change import LANGUAGES, lang_data, spoken
 from memoryd.tiers.memory.hot import DAY_SAID, day_of
@@ -70,7 +70,7 @@ def _thing(text: str) -> frozenset[str]:
 
 
 def _moves(older: Mapping[str, Any], newer: Mapping[str, Any], said: Mapping[str, float],
-           one_move: list[dict[str, Any]] = []) -> bool:  # noqa: B006 - read only
+           one_move: Sequence[Mapping[str, Any]] = ()) -> bool:
     """`one_move`: hot's items of the one move made before, when there is one (a move said "again" moves it)."""
     said_old, said_new = said.get(str(older.get("source_id"))), said.get(str(newer.get("source_id")))
     if said_old is None or said_new is None or said_new <= said_old:

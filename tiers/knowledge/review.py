@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 Memory = dict[str, Any]
 KINDS = ("same_thing", "confirm", "evidence")
 ACTIONS = ("current", "both", "merge", "dismiss")
-REVIEWED_KEY = "reviewed"   # metadata: {question id: the answer given about this memory}
+REVIEWED_KEY = review_file.REVIEWED_KEY   # metadata: {question id: the answer given about this memory}
 FILE = review_file.FILE
 MAX_OPEN = 50               # open questions kept; the oldest are dropped first
 MAX_ANSWERED = 500          # answers this device remembers the members of (undo without a scan)

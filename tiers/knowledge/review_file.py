@@ -9,6 +9,7 @@ from memoryd.tiers.base.atomic import read_json
 from memoryd.tiers.base.errors import CorruptStateError
 
 FILE = "review.json"
+REVIEWED_KEY = "reviewed"   # a member's metadata: {question id: the answer given about it} (review.py writes it)
 
 
 def empty() -> dict[str, Any]:
@@ -31,7 +32,7 @@ def doubted(agent_dir: Path) -> dict[str, frozenset[str]]:
     """Memories an open same_thing question says a newer one may replace: {id: the questions asking} (caller holds
     the lock). Retrieve never places such a memory as the current value of another: a newer value may stand past
     it, unlinked (tiers/retrieval/current.py). A question answered on another device is one its member's
-    metadata names (review.REVIEWED_KEY); the retrieve checks that on the memory it would place."""
+    metadata names (REVIEWED_KEY); the retrieve checks that on the memory it would place."""
     out: dict[str, set[str]] = {}
     for q in load(agent_dir)["open"]:
         if q.get("kind") == "same_thing":

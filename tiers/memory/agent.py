@@ -370,12 +370,12 @@ class AgentMemory:
         pending = self.accesses.pending()
         self.accesses.fold(state["warm"], pending)
         settings, mode_chosen = retrieval_settings(self.config)
-        knowledge = self.config.knowledge.layer == "on"
-        if knowledge:
-            from memoryd.tiers.knowledge.review_file import doubted
+        from memoryd.tiers.knowledge.review_file import doubted
+
         return RetrievalView(agent_id=self.agent_id, state=state, pending=pending, archive=self.archive, now=now,
                              settings=settings, mode_chosen=mode_chosen, record_accesses=self.accesses.record,
-                             warn=self.warnings.append, knowledge=knowledge, doubted=doubted(self.dir) if knowledge else {})
+                             warn=self.warnings.append, knowledge=self.config.knowledge.layer == "on",
+                             doubted=lambda: doubted(self.dir))
 
     # --- generic change ------------------------------------------------------------------
     def change(self, fn: Step[T], reason: str) -> T:

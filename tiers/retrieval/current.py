@@ -16,6 +16,7 @@ from memoryd.tiers.knowledge import change, kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.moved_day import RULE as MOVED_DAY
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
+from memoryd.tiers.knowledge.review_file import REVIEWED_KEY
 from memoryd.tiers.retrieval import analyzer
 from memoryd.tiers.retrieval.answer_shape import asked, asks_when, holds_any, lang_data
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
@@ -56,14 +57,15 @@ def _named(cand: Candidate, tokens: set[str]) -> bool:
 
 
 def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candidate]],
-               query: str = "", doubted: Mapping[str, frozenset[str]] | None = None) -> list[Candidate]:
+               query: str = "", doubted: Callable[[], Mapping[str, frozenset[str]]] = dict) -> list[Candidate]:
     """Ranked results with the memory holding each superseded one's current value placed directly above it (or
     directly below, when the query names an exact value only the superseded one holds: that is what was asked).
     Nothing found is dropped. `fetch(ids)` gives candidates for memories not among the results; `doubted`, the
-    memories an open review question says a newer one may replace (tiers/knowledge/review.py: doubted)."""
+    memories an open review question says a newer one may replace (review_file.doubted), read once if needed."""
     if not any(followed_by(r) for r in results):
         return results
     by_id = _with_successors(results, fetch)
+    doubts = functools.lru_cache(maxsize=1)(doubted)
     tokens = exact_tokens(query)
     shapes = asked(query)  # "what is the shop's phone number?": a newer day off is no answer to it
     terms = {t for t in analyzer.terms(query) if t.isascii() or len(t) > 1}  # one Han character says little
@@ -75,7 +77,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         if r.id in placed:
             continue
         if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
-                _doubted(head, doubted) or _asks_another(query, r, head) or _unshaped(shapes, r, head):
+                _doubted(head, doubts) or _asks_another(query, r, head) or _unshaped(shapes, r, head):
             out.append(r)
             placed.add(r.id)
             continue
@@ -100,14 +102,14 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
     return out
 
 
-def _doubted(head: Candidate, doubted: Mapping[str, frozenset[str]] | None) -> bool:
+def _doubted(head: Candidate, doubted: Callable[[], Mapping[str, frozenset[str]]]) -> bool:
     """An open question asks whether a newer memory replaces `head`: then it may be no current value itself (a
     third value said later, unlinked), and a placement would say it is. Answered questions its metadata names
     (answered on another device, not yet pruned here) do not count."""
-    asking = (doubted or {}).get(head.id)
+    asking = doubted().get(head.id)
     if not asking:
         return False
-    answered = (head.row.get("metadata") or {}).get("reviewed") or {}
+    answered = head.metadata.get(REVIEWED_KEY) or {}
     return any(q not in answered for q in asking)
 
 

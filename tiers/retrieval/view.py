@@ -1,7 +1,7 @@
 """RetrievalView: the read-only part of one agent's memory that a retrieve needs (not AgentMemory itself)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from memoryd.tiers.base.ports import Archive
@@ -24,8 +24,9 @@ class RetrievalView:
     record_accesses: Callable[[dict[str, tuple[int, int]]], None]  # reinforcement, folded in by the next write
     warn: Callable[[str], None]               # a warning for the caller (AgentMemory.warnings)
     knowledge: bool = True                    # [knowledge] layer: off ranks the words alone (no knowledge stage)
-    doubted: Mapping[str, frozenset[str]] = field(default_factory=dict)  # {id: open review questions that a newer
-    #                                           memory may replace it}: never placed as another's current value
+    # {id: open review questions that a newer memory may replace it}, read only when a placement is weighed (most
+    # retrieves place nothing: no review file read for them); such a memory is never placed as another's current value
+    doubted: Callable[[], Mapping[str, frozenset[str]]] = dict
 
 
 def retrieval_settings(config: Any) -> tuple[Mapping[str, Any], bool]:
