@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Iterable, Mapping, Sequence
 
+from memoryd.tiers.distillation.rxgate import Gated
 from memoryd.tiers.retrieval import analyzer
 
 LANGUAGES = ("en", "zh")
@@ -148,8 +149,10 @@ _NAMED = re.compile(r"[A-Z][\w.\-]*[\w]|\w*\d\w*")
 
 
 @functools.lru_cache(maxsize=1)
-def _any_trigger() -> re.Pattern[str]:
-    return re.compile("|".join(_lang(code).trigger.pattern for code in LANGUAGES), re.IGNORECASE)
+def _any_trigger() -> Gated:
+    """Every language's trigger in one regex, gated by the words a match must hold (most texts hold none:
+    ~1 µs instead of the alternation's ~10)."""
+    return Gated(re.compile("|".join(_lang(code).trigger.pattern for code in LANGUAGES), re.IGNORECASE))
 
 
 @functools.lru_cache(maxsize=16384)

@@ -1,4 +1,5 @@
-"""The gated regexes of importance and the fact rules find exactly what running every regex found.
+"""The gated regexes (importance, the fact rules, hedges, change triggers) find exactly what running every
+regex found.
 
 A gate skips a regex search when none of the regex's needles is in the text; a gate set finds the needles of
 many gates in one pass (an Aho-Corasick automaton). Each reference below runs every regex on every text, as
@@ -21,10 +22,13 @@ from speedup_corpus import CORPUS, WORDS
 def _gates() -> list[tuple[str, Any]]:
     from memoryd.tiers.distillation import fact_rules as F
     from memoryd.tiers.distillation import importance as I
+    from memoryd.tiers.knowledge import change, classify
 
     found = [(f"importance.{n}", g) for n, _, g in I._INTRINSIC_RX + I._NEGATED_RX + I._EXPLICIT_RX + I._CONTENT_RX]
     found.append(("importance.temporary", I._TEMPORARY_RX))
     found += [(f"fact_rules.{n}", getattr(F, n)) for n in dir(F) if isinstance(getattr(F, n), Gated)]
+    found += [(f"classify.hedge{i}", g) for i, (g, _) in enumerate(classify._HEDGES)]
+    found.append(("change.trigger", change._any_trigger()))
     return found
 
 
@@ -78,6 +82,7 @@ def test_needles_never_skip_a_match(pattern: str, text: str) -> None:
 def _gate_sets() -> list[Any]:
     from memoryd.tiers.distillation import fact_rules as F
     from memoryd.tiers.distillation import importance as I
+    from memoryd.tiers.knowledge import change, classify
 
     return [I._GATES, F.GATES, D._FILLER_GATES]
 
