@@ -24,6 +24,7 @@ class _Kin:
     alone: re.Pattern[str]  # `Mum`, `Dad` as a name
     before: re.Pattern[str]  # `your `, `his `, `Kate's `: someone else's
     han: re.Pattern[str]
+    honorific: re.Pattern[str]  # ` ji` after `Papa`: part of how the person is named
 
 
 @lru_cache(maxsize=1)
@@ -48,12 +49,14 @@ def _kin() -> _Kin:
         re.compile(f"(?=[{''.join(sorted({f[0] for f in zh_forms}))}])"
                    f"((?:{alternation([f for f in zh_forms if f.startswith('我')])})|"
                    f"(?<![{_HAN}])(?:{alternation([f for f in zh_forms if not f.startswith('我')])}))"
-                   f"(?![{''.join(zh['kin_not_after'])}])"))
+                   f"(?![{''.join(zh['kin_not_after'])}])"),
+        re.compile(rf"\s+(?:{alternation(en['kin_honorifics'])})\b"))
 
 
 def relation_of(name: str) -> str | None:
-    """The relation a kin form names (`my dad`, `Dad`, `我爸` → `dad`); None for a name."""
-    return _kin().relation.get(name.casefold())
+    """The relation a kin form names (`my dad`, `Dad`, `Papa ji`, `我爸` → `dad`); None for a name."""
+    kin = _kin()
+    return kin.relation.get(kin.honorific.sub("", name).casefold())
 
 
 def kin_people(text: str) -> Iterable[str]:
@@ -63,6 +66,7 @@ def kin_people(text: str) -> Iterable[str]:
         yield from (f"my {m.group(1).casefold()}" for m in kin.mine.finditer(text))
     for m in kin.alone.finditer(text):
         if not kin.before.search(text[max(0, m.start() - 12):m.start()]):
-            yield m.group(1)
+            honorific = kin.honorific.match(text, m.end())
+            yield m.group(1) + honorific.group(0) if honorific else m.group(1)
     if not text.isascii():
         yield from (m.group(1) for m in kin.han.finditer(text))

@@ -14,13 +14,13 @@ from typing import Any, Mapping
 from memoryd.tiers.knowledge.entity_kin import kin_people
 from memoryd.tiers.knowledge.entity_known import known_orgs
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
-from memoryd.tiers.knowledge.entity_people import (WORD, chinese_people, english_people, is_business,
+from memoryd.tiers.knowledge.entity_people import (LOW, WORD, chinese_people, english_people, is_business,
                                                    is_person_name, latin_people_in_chinese, person_part)
 from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects, saints
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "7"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "8"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,8 @@ def read(text: str, metadata: Mapping[str, Any] | None = None) -> Reading:
         found.pop(Entity("person", tag).key, None)
     tags = [h for h in (_retain_head(t, text) for t in tags if t) if h.casefold() not in KIND_WORDS]
     for tag in filter(None, tags):
-        tagged.append(_place_tag(tag, text, found, aliases))
+        thing = bool(_ARTICLE.match(tag)) and len(tag.split()) > 1  # `@the Corsa:` names a thing, not a person
+        tagged.append(_place_tag(_ARTICLE.sub("", tag, count=1) if thing else tag, text, found, aliases, thing))
     ents = _drop_shadowed(list(dict.fromkeys(tagged + list(found.values()))))
     for e in ents:
         aliases.setdefault(e.key, set()).update(_longer_forms(text, e))
@@ -131,7 +132,8 @@ def _from_text(text: str) -> dict[str, Entity]:
 _URLS = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+(?::\d+)?(?:/\S*)?")
 
 
-def _place_tag(tag: str, text: str, found: dict[str, Entity], aliases: dict[str, set[str]]) -> Entity:
+def _place_tag(tag: str, text: str, found: dict[str, Entity], aliases: dict[str, set[str]], thing: bool = False
+               ) -> Entity:
     """The entity a Retain `@tag` names: one the text names already when the tag is its name in another
     spelling (recorded as an alias), else a person or a project by the tag's own look."""
     wanted = norm(tag)
@@ -151,9 +153,16 @@ def _place_tag(tag: str, text: str, found: dict[str, Entity], aliases: dict[str,
             aliases.setdefault(ent.key, set()).add(light(tag))
         return ent
     words = tag.split()
-    person = (all(w.isalpha() and w[0].isupper() for w in words) and len(words) <= 3 and is_person_name(tag)
-              and not is_business(tag)) or bool(_ZH_WHOLE_NAME.fullmatch(tag))  # `@Elif Sarıgül`: a person too
+    person = not thing and ((all(map(_name_word, words)) and len(words) <= 3 and is_person_name(tag)
+                             and not is_business(tag))
+                            or bool(_ZH_WHOLE_NAME.fullmatch(tag)))  # `@Elif Sarıgül`, `@Chow Lai-kuen`: people too
     return Entity("person" if person else "project", tag)
+
+
+def _name_word(word: str) -> bool:
+    """A capitalised word of letters, or one with a lowercase part after a hyphen (`Lai-kuen`; not `The-Castle`)."""
+    head, hyphen, rest = word.partition("-")
+    return head.isalpha() and head[0].isupper() and (not hyphen or (rest.isalpha() and rest.islower()))
 
 
 _ZH_WHOLE_NAME = re.compile(r"[" + chinese().surnames + r"][\u4e00-\u9fff]{1,2}|[老小][" + chinese().surnames + r"]")
@@ -172,7 +181,7 @@ def _spelled_in(tag: str, text: str) -> str | None:
         words = m.group(0).replace("-", " ").split()
         if len(words) >= 2 and all(w[0].isupper() for w in words) and is_person_name(" ".join(words)) \
                 and not is_business(words[-1]):
-            return " ".join(words)
+            return " ".join(m.group(0).split())  # as the text writes it (`Okafor-Muir` keeps its hyphen)
     return None
 
 
@@ -233,12 +242,16 @@ def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
         and any(f" {e.name.casefold()} " in n and n != f" {e.name.casefold()} " for n in longer))]
 
 
-_RETAIN_HEAD = re.compile(r"\s*@(\S+(?:\s" + WORD + r"){0,3}):\s")
+_NAME_WORD = WORD + rf"(?:-(?:{WORD}|[{LOW}]+))*"  # `Lai-kuen`, `Jean-Luc`: one word of a name
+# the words up to the colon that ends a Retain line's head: after a capitalised tag, capitalised words only
+# (`@Jonas Vogt:`; `@Jonas prefers tea:` is Jonas); after a lowercase one, any words (`@kitchen reno:`)
+_RETAIN_HEAD = re.compile(r"\s*@(?:(\S+(?:\s" + _NAME_WORD + rf"){{0,3}})|([{LOW}0-9][\w'-]*(?:\s[\w'-]+){{1,3}})):\s")
+_ARTICLE = re.compile(r"(?i)the\s+")
 
 
 def _retain_head(tag: str, text: str) -> str:
-    """A Retain line's whole `@tag` (`@Acme Systems: …` gives the tag `Acme`; the line says `Acme Systems`)."""
+    """A Retain line's whole `@tag` (`@Acme Systems: …` gives the tag `Acme`; the line says `Acme Systems`;
+    `@Chow Lai-kuen:`, `@second clinic:`, `@the Corsa:`)."""
     m = _RETAIN_HEAD.match(text)
-    if m and m.group(1).split()[0] == tag:
-        return m.group(1)
-    return tag
+    head = m and (m.group(1) or m.group(2))
+    return head if head and head.split()[0] == tag else tag

@@ -431,8 +431,8 @@ def chinese_things(text: str, add: Add) -> None:
                 continue
             suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[cut:suffix.start()] if suffix else m.group(1)[cut:]
-            if len(body) < 2:
-                continue  # `旁边咖啡馆`: a kind word alone names nothing
+            if len(body) < 2 or (len(body) == 2 and body[0] == body[1]):
+                continue  # `旁边咖啡馆`: a kind word alone names nothing; `乐乐学校`: a child's pet name and its school
             if key == "place" and body in zh.cities:
                 continue  # `四川省`, `苏州市`: the city rule reads the place by its bare name
             if m.group(1).endswith(zh.common_endings):

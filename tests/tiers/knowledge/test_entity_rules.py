@@ -108,6 +108,8 @@ def test_projects(text: str, want: set[tuple[str, str]]) -> None:
     "重构项目还没排期",
     "二期项目明年再说",                             # a phase
     "Covered the walk-ins this morning",        # a plural compound noun
+    "low-effort, high-volume, nothing fancy",   # adjectives made of two words
+    "what matters for last-mile is distance",
 ])
 def test_near_misses_name_no_project(text: str) -> None:
     assert not {e for e in found(text) if e[0] == "project"}
@@ -229,6 +231,10 @@ def test_chinese_near_misses(text: str) -> None:
     ("quota-api 的负责人换人了", {("project", "quota-api")}),
     ("下个月去厦门出差", {("place", "厦门")}),
     ("厦门那边下雨了", {("place", "厦门")}),
+    ("货还是老样子，用安达物流发", {("org", "安达物流")}),            # a verb before the name is cut from it
+    ("她那边用青禾冷链拉货", {("org", "青禾冷链")}),
+    ("不等了 换恒远物流", {("org", "恒远物流")}),
+    ("这次住锦澜饭店，离育英小学很近", {("org", "锦澜饭店"), ("org", "育英小学")}),
 ])
 def test_chinese_names_in_their_places(text: str, want: set[tuple[str, str]]) -> None:
     assert want <= found(text)
@@ -247,6 +253,8 @@ def test_chinese_names_in_their_places(text: str, want: set[tuple[str, str]]) ->
     "分片用 ShardingSphere 还是自己写",        # the world's tool, not the person's project
     "我们公司是做 SaaS 的",                     # a kind of business, not a project
     "小孩说想吃冰淇淋",                         # a child, no nickname
+    "豆豆学校下周开运动会",                     # a child's pet name and its school: no name of a school
+    "两个孩子学校不一样",
 ])
 def test_chinese_near_misses_in_mixed_text(text: str) -> None:
     assert not {e for e in found(text) if e[0] in ("person", "org", "project", "place")}
@@ -313,6 +321,23 @@ def test_retain_tags_take_the_whole_name() -> None:
     assert {(e.type, e.name) for e in r.entities} == {("project", "Heron")}
     assert found("OpenClaw and @carol", entities=["Peter", "The-Castle"]) >= {
         ("project", "OpenClaw"), ("person", "carol"), ("person", "Peter"), ("project", "The-Castle")}
+
+
+def test_a_retain_head_is_the_words_up_to_its_colon() -> None:
+    def tagged(text: str, tag: str) -> set[tuple[str, str]]:
+        return {(e.type, e.name) for e in read(text, {"entities": [tag]}).entities}
+    assert ("person", "Ngo Thi-lan") in tagged("@Ngo Thi-lan: Thi-lan lands on Friday.", "Ngo")
+    assert ("project", "garden shed") in tagged("@garden shed: the garden shed roof is done.", "garden")
+    assert ("project", "Fiesta") in tagged("@the Fiesta: The Fiesta failed its inspection.", "the")
+    assert ("person", "Lena") in tagged("@Lena prefers tea: strong, no sugar.", "Lena")  # a sentence, no name
+
+
+def test_family_words_with_a_word_of_respect_and_god_name_no_one_else() -> None:
+    from memoryd.tiers.knowledge.entity_kin import relation_of
+
+    assert ("person", "Papa ji") in found("Papa ji called about the clinic")
+    assert relation_of("Papa ji") == relation_of("Dad") == "dad"
+    assert not {e for e in found("no thank God, it's God's plan") if e[0] == "person"}
 
 
 def _rows(*keys: tuple[str, int]) -> list[tuple[str, str, str, int]]:
