@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from memoryd.tiers.memory.types import AgentState
 
 BATCH_NOTES = 16           # `--all`: notes stored per write (one warm write per batch, not per note)
-FIRST_BATCH_NOTES = 32
+FIRST_BATCH_NOTES = 24  # this process alone while the helper starts: its answer for the second is there ~1 ms after
 AHEAD_BATCHES = 2  # handed to the helper at a time: it never waits for its next job, nor this process for
                    # an answer when one batch takes a little longer on either side
 
