@@ -143,16 +143,18 @@ def _question_terms(query: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(_whose(query)), frozenset(asked)
 
 
-# a Chinese question naming whose before its first 的 (`中山路店的店长是谁？`): what it asks follows
+# a Chinese question naming whose before its first 的 (`中山路店的店长是谁？`), or before a 是 that a word of asking
+# follows (`二号库是谁在管？`): what it asks follows
 _ZH_OF = re.compile(r"^\s*([\u4e00-\u9fff]{2,})的(.+)$")
+_ZH_IS = re.compile(r"^\s*([\u4e00-\u9fff]{2,}?)是(?=谁|什么|哪|多少|几|怎么)(.+)$")
 
 
 @functools.lru_cache(maxsize=256)
 def _what(query: str) -> frozenset[str]:
     """What a question asks, besides whose it is: its terms less the names and ids; in a Chinese question the terms
-    after its first 的 (the characters before it say whose: `中山路店`, `晓云`)."""
+    after its first 的, or after 是 and a word of asking (the characters before say whose: `中山路店`, `二号库`)."""
     names, asked = _question_terms(query)
-    zh = _ZH_OF.match(query)
+    zh = _ZH_OF.match(query) or _ZH_IS.match(query)
     if zh is None:
         return asked - names
     return frozenset(t for t in analyzer.terms(zh.group(2)) if len(t) > 1 and t not in _question_words()) - names

@@ -248,6 +248,14 @@ def test_a_chinese_question_of_another_thing_gets_no_placement(keyword_mode, mem
     assert not _placed(mem.retrieve("考勤系统部署在哪个区域？"), new["id"])  # another system, no word of it in either
 
 
+def test_a_chinese_question_of_who_gets_no_placement_of_another_part_that_changed(keyword_mode, mem, clock) -> None:
+    old = mem.store("三号仓在江桥，阿峰管，常温库。", "ops", 0.6)
+    clock.t += DAY
+    new = mem.store("三号仓从江桥搬到嘉定新城了。", "ops", 0.6)
+    assert _followed(mem, old, new)
+    assert not _placed(mem.retrieve("三号仓是谁在管？"), new["id"])  # whose before 是, what it asks after
+
+
 def test_a_change_without_the_old_value_named_changes_nothing(mem, clock) -> None:
     old = mem.store("The garage door opener runs on a Somfy hub", "home", 0.6)
     clock.t += DAY
