@@ -27,6 +27,11 @@ def _common(word: str) -> bool:
     return word in NOT_NAMES or word in v.not_people or word.casefold() in v.products or word in v.acronyms
 
 
+def _title(word: str) -> bool:
+    """A title said before a name (`Pani Ewa`, `Frau Weber`, `Auntie Grace`): no first name of its own."""
+    return re.fullmatch(english().family_titles, word) is not None
+
+
 def echoable(e: Entity) -> bool:
     """A name distinctive enough to be found bare: not a common word, at least three letters (two Han)."""
     if e.type not in _TYPES:
@@ -46,7 +51,7 @@ def names_of(ents: Iterable[Entity]) -> dict[str, Entity]:
         out.setdefault(e.name, e)
         words = e.name.split()
         if e.type == "person" and len(words) == 2 and words[0][:1].isupper() and len(words[0]) >= 3 \
-                and is_person_name(words[0]) and not _common(words[0]):
+                and is_person_name(words[0]) and not _common(words[0]) and not _title(words[0]):
             out.setdefault(words[0], Entity("person", words[0]))
     return out
 

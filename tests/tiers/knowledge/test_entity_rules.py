@@ -254,6 +254,8 @@ def test_chinese_names_in_their_places(text: str, want: set[tuple[str, str]]) ->
     "我们公司是做 SaaS 的",                     # a kind of business, not a project
     "小孩说想吃冰淇淋",                         # a child, no nickname
     "豆豆学校下周开运动会",                     # a child's pet name and its school: no name of a school
+    "记得带毛笔和毛毡",                         # a brush: 毛 starts a word, no surname
+    "手头项目太多了",                           # the project at hand
     "两个孩子学校不一样",
 ])
 def test_chinese_near_misses_in_mixed_text(text: str) -> None:
@@ -334,6 +336,11 @@ def test_a_retain_head_is_the_words_up_to_its_colon() -> None:
 
 def test_family_words_with_a_word_of_respect_and_god_name_no_one_else() -> None:
     from memoryd.tiers.knowledge.entity_kin import relation_of
+    from memoryd.tiers.knowledge.entity_rules import Entity
+
+    assert ("person", "Ewa") in found("Pani Ewa comes on Tuesdays") and ("person", "Pani") not in found("Pani Ewa came")
+    assert "Frau" not in echo.names_of([Entity("person", "Frau Weber")])  # a title is no first name to echo
+    assert not {e for e in found("Dunmore Contracting cancelled again") if e[0] == "person"}
 
     assert ("person", "Papa ji") in found("Papa ji called about the clinic")
     assert relation_of("Papa ji") == relation_of("Dad") == "dad"
