@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from memoryd.tiers.distillation.rxgate import Gated, GateSet, Scan
-from memoryd.tiers.distillation.standing import cue_gate, says_standing, standing
+from memoryd.tiers.distillation.standing import cue_gate, says_standing, standing, without_lead
 
 KIND_CATEGORY = {"decision": "decisions", "preference": "owner/preferences", "personal": "owner/facts",
                  "lesson": "lessons", "task": "tasks", "event": "events", "fact": "notes"}
@@ -234,8 +234,10 @@ def profile_key(kind: str, text: str) -> str | None:
     for pattern, key in _PROFILE_KEYS:
         if re.search(pattern, text, re.IGNORECASE):
             return key
-    words = [w.lower() for w in re.findall(r"[A-Za-z]{3,}|[\u4e00-\u9fff]{2,}", text)
+    words = [w.lower() for w in re.findall(r"[A-Za-z]{3,}|[\u4e00-\u9fff]{2,}", without_lead(text))
              if w.lower() not in ("prefer", "like", "love", "always", "never", "please", "the", "and", "don't", "rather", "than")]
+    if words and not words[0].isascii():
+        return words[0][:8]  # a Chinese clause is one run of characters: its first eight say what it is about
     return " ".join(words[:3])[:40] or None
 
 

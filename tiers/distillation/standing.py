@@ -24,6 +24,7 @@ class _Rules:
     cues: re.Pattern[str]      # the preference holds in general
     moment: re.Pattern[str]    # an occasion, a hypothetical, a past habit, another's word: it does not
     empty: frozenset[str]      # words after a cue that say nothing to keep ("I'd rather not")
+    lead: tuple[str, ...]      # words opening an instruction that say nothing of it ("thanks, please", 你帮我记)
 
 
 def _either(fragments: list[str]) -> re.Pattern[str]:
@@ -40,7 +41,20 @@ def _rules() -> _Rules:
                 merged.setdefault(part, []).extend(values)
     return _Rules(_either(merged["cues"]), _either(merged["occasion"] + merged["hypothetical"] + merged["past"]
                                                    + merged["reported"]),
-                  frozenset(merged["empty_after_cue"]))
+                  frozenset(merged["empty_after_cue"]), tuple(merged["key_lead"]))
+
+
+@lru_cache(maxsize=1)
+def _lead() -> re.Pattern[str]:
+    words = sorted(_rules().lead, key=len, reverse=True)
+    alternation = "|".join(re.escape(w) + (r"(?![A-Za-z])" if w.isascii() else "") for w in words)
+    return re.compile(r"^(?:[\s,.;:!，。；：！]*(?:" + alternation + "))+", re.IGNORECASE)
+
+
+def without_lead(sentence: str) -> str:
+    """The sentence without the words that open it and say nothing of what is asked (`Thanks. and please`,
+    `你帮我记：`, `以后帮我`): what a profile label is made from."""
+    return _lead().sub("", sentence.strip()).lstrip(" ,.;:!，。；：！")
 
 
 @lru_cache(maxsize=1)
