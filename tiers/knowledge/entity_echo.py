@@ -13,7 +13,7 @@ import re
 from typing import Iterable, Mapping, Sequence
 
 from memoryd.tiers.distillation.lexicon import NOT_NAMES
-from memoryd.tiers.knowledge.entity_people import is_person_name
+from memoryd.tiers.knowledge.entity_people import is_person_name, title
 from memoryd.tiers.knowledge.entity_rules import Entity
 from memoryd.tiers.knowledge.entity_vocab import english
 
@@ -25,11 +25,6 @@ _SPEAKER = re.compile(r"\s*(?:[-*]\s+)?([^\s:：]{1,40}(?:\s[^\s:：]{1,40})?)\s
 def _common(word: str) -> bool:
     v = english()
     return word in NOT_NAMES or word in v.not_people or word.casefold() in v.products or word in v.acronyms
-
-
-def _title(word: str) -> bool:
-    """A title said before a name (`Pani Ewa`, `Frau Weber`, `Auntie Grace`): no first name of its own."""
-    return re.fullmatch(english().family_titles, word) is not None
 
 
 def echoable(e: Entity) -> bool:
@@ -51,7 +46,7 @@ def names_of(ents: Iterable[Entity]) -> dict[str, Entity]:
         out.setdefault(e.name, e)
         words = e.name.split()
         if e.type == "person" and len(words) == 2 and words[0][:1].isupper() and len(words[0]) >= 3 \
-                and is_person_name(words[0]) and not _common(words[0]) and not _title(words[0]):
+                and is_person_name(words[0]) and not _common(words[0]) and not title(words[0]):
             out.setdefault(words[0], Entity("person", words[0]))
     return out
 

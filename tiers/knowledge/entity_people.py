@@ -33,7 +33,8 @@ def _en() -> dict[str, re.Pattern[str]]:
                            r"regarding|today|tomorrow|yesterday|tonight|this|next|last)\b)"),
         "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
-        "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof|{v.family_titles})\.?\s+({WORD})\b"),
+        # `Dr. Okafor`: the name after the title; `Auntie Grace`: the family word is part of how she is called
+        "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof|{v.formal_titles})\.?\s+({WORD})\b|\b((?:{v.family_titles})\s+{WORD})\b"),
         # `my sister Ylva`, and whose relation it is by name (`Dad's new partner, Linda`)
         "relation": re.compile(rf"(?:\b[Mm]y|\b[Oo]ur|\b{WORD}['’]s)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
                                + v.relations + r"),?\s+" + _NAME + r"\b"),
@@ -74,10 +75,22 @@ def person_part(name: str) -> str | None:
     words = name.split()
     if len(words) == 2 and words[0] == words[1]:
         words = words[:1]
+    if len(words) == 2 and family_title(words[0]):
+        return name if is_person_name(words[1]) else None  # `Auntie Grace`: how she is called
     if len(words) == 2 and (_verb_like(words[0]) or not is_person_name(words[0])):
         words = words[1:]
     joined = " ".join(words)
     return joined if is_person_name(joined) else None
+
+
+def family_title(word: str) -> bool:
+    """A family word said before a name as a title (`Auntie`, `Uncle`, `Abuela`): no name of its own."""
+    return re.fullmatch(english().family_titles, word) is not None
+
+
+def title(word: str) -> bool:
+    """Any title said before a name (`Dr`, `Pani`, `Auntie`): never a first name of its own."""
+    return family_title(word) or re.fullmatch(rf"(?:Mr|Mrs|Ms|Dr|Prof|{english().formal_titles})\.?", word) is not None
 
 
 _OPENERS = ".!?…:;。！？：；(\"“"
@@ -143,7 +156,7 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
             if key == "after" and " " not in m.group(1) and sentence_start(text, m.start(1)) \
                     and m.group(1).casefold().endswith(v.common_noun_endings):
                 continue  # "Supplier said", "Receptionist's desk": a role's capital at a sentence's start
-            yield m.group(1), True
+            yield (m.group(2) or m.group(1) if key == "title" else m.group(1)), True
     for m in rx["and_i"].finditer(text):
         yield m.group(1) or m.group(2), True
     for m in rx["full"].finditer(text):

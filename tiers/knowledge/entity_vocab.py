@@ -60,7 +60,8 @@ class English:
     article_determiners: frozenset[str]  # `the X's filter`: X is a thing's name, no person's
     kind_words_after: frozenset[str]  # `Riverside Veterinary Centre`: goes on a company's name, starts none
     work_between: frozenset[str]  # `works nights at X`: what may stand between work and at/for
-    family_titles: str  # `Auntie Grace`, `Uncle Rashid`: a family word before a name, as a title
+    family_titles: str  # `Auntie Grace`, `Uncle Rashid`: a family word before a name, part of how one is called
+    formal_titles: str  # `Pani Ewa`, `Frau Weber`: a title of respect, read like `Mr`
     request_verbs: frozenset[str]  # `Chase Acme Plumbing`: a sentence's opening request, capitalised
     suits_subjects: frozenset[str]  # `Tuesday works for X`: suits X, no employer
     region_codes: frozenset[str]  # `cn-hangzhou`, `us-east-1`: a cloud region, a value
@@ -123,7 +124,8 @@ def english() -> English:
         tuple(d["common_noun_endings"]), alternation(d["named_thing_verbs"]), tuple(d["thing_endings"]),
         frozenset(w.capitalize() for w in d["note_verbs"] + d["person_verbs_after"] + d["trade_verbs"]),
         frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]), frozenset(d["work_between"]),
-        alternation(d["family_titles"]), frozenset(w.capitalize() for w in d["request_verbs"]),
+        alternation(d["family_titles"]), alternation(d["formal_titles"]),
+        frozenset(w.capitalize() for w in d["request_verbs"]),
         frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]))
 
 

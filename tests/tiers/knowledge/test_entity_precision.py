@@ -217,8 +217,8 @@ def test_a_town_stays_apart_from_the_club_named_after_it() -> None:
 
 
 @pytest.mark.parametrize("text, want", [
-    ("Auntie Brannagh sent a parcel from home", {("person", "Brannagh")}),        # a family word as a title
-    ("Grandpa Tiberiu turns 90 on Sunday", {("person", "Tiberiu")}),
+    ("Auntie Brannagh sent a parcel from home", {("person", "Auntie Brannagh")}),  # a family word: how she is called
+    ("Grandpa Tiberiu turns 90 on Sunday", {("person", "Grandpa Tiberiu")}),
     ("Dad's new partner, Leocadia, is lovely", {("person", "Leocadia"), ("person", "Dad")}),  # and the owner's dad
     ("Ask Bartosz whether Wednesday works", {("person", "Bartosz")}),              # a request the note makes
     ("remind Ileana to restock the towels", {("person", "Ileana")}),

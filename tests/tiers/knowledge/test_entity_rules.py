@@ -339,6 +339,7 @@ def test_family_words_with_a_word_of_respect_and_god_name_no_one_else() -> None:
     from memoryd.tiers.knowledge.entity_rules import Entity
 
     assert ("person", "Ewa") in found("Pani Ewa comes on Tuesdays") and ("person", "Pani") not in found("Pani Ewa came")
+    assert ("person", "Abuela Rosa") in found("Abuela Rosa turns 80 in May")  # a family word: how she is called
     assert "Frau" not in echo.names_of([Entity("person", "Frau Weber")])  # a title is no first name to echo
     assert not {e for e in found("Dunmore Contracting cancelled again") if e[0] == "person"}
 
