@@ -52,9 +52,13 @@ def _lead() -> re.Pattern[str]:
 
 
 def without_lead(sentence: str) -> str:
-    """The sentence without the words that open it and say nothing of what is asked (`Thanks. and please`,
-    `你帮我记：`, `以后帮我`): what a profile label is made from."""
-    return _lead().sub("", sentence.strip()).lstrip(" ,.;:!，。；：！")
+    """The sentence without who says it and the words that open it and say nothing of what is asked (`Lena: `,
+    `Thanks. and please`, `你帮我记：`, `以后帮我`): what a profile label is made from."""
+    return _lead().sub("", _SPEAKER.sub("", sentence.strip(), count=1)).lstrip(" ,.;:!，。；：！")
+
+
+# who says a chat line (`何佳：`, `Lena: `): no word of what is preferred (a label's words hold no digit: `10:30`)
+_SPEAKER = re.compile(r"^\s*[^\s:：\d]{1,24}(?:\s[^\s:：\d]{1,24})?\s*(?::\s+|：\s*)")
 
 
 @lru_cache(maxsize=1)

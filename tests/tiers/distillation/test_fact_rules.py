@@ -144,6 +144,8 @@ def test_what_someone_else_says_is_no_standing_preference_of_the_owner(text: str
     ("Thanks. and please always text me a day before the plumber comes", "text day before"),
     ("你帮我记：样品一律寄到公司，不要寄家里", "样品一律寄到公司"),   # a Chinese clause: its first eight characters
     ("记住：报价单一律加盖公章", "报价单一律加盖公"),
+    ("阿敏：样品一律别寄到付", "样品一律别寄到付"),                    # who says the line is no word of it
+    ("Odile: please always book aisle seats", "book aisle seats"),
 ])
 def test_a_standing_instruction_is_filed_under_what_it_is_about_not_its_lead_in(text: str, key: str) -> None:
     from memoryd.tiers.distillation.fact_rules import profile_key
