@@ -83,14 +83,20 @@ def person_part(name: str) -> str | None:
     return joined if is_person_name(joined) else None
 
 
+@lru_cache(maxsize=1)
+def _titles() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    v = english()
+    return re.compile(v.family_titles), re.compile(rf"(?:Mr|Mrs|Ms|Dr|Prof|{v.formal_titles}|{v.family_titles})\.?")
+
+
 def family_title(word: str) -> bool:
     """A family word said before a name as a title (`Auntie`, `Uncle`, `Abuela`): no name of its own."""
-    return re.fullmatch(english().family_titles, word) is not None
+    return _titles()[0].fullmatch(word) is not None
 
 
 def title(word: str) -> bool:
     """Any title said before a name (`Dr`, `Pani`, `Auntie`): never a first name of its own."""
-    return family_title(word) or re.fullmatch(rf"(?:Mr|Mrs|Ms|Dr|Prof|{english().formal_titles})\.?", word) is not None
+    return _titles()[1].fullmatch(word) is not None
 
 
 _OPENERS = ".!?…:;。！？：；(\"“"
