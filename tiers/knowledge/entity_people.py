@@ -100,6 +100,7 @@ def title(word: str) -> bool:
 
 
 _OPENERS = ".!?…:;。！？：；(\"“"
+_NUMBER_AFTER = re.compile(r"\s+#?\d")
 _BULLETS = "-–—*•"
 
 
@@ -184,7 +185,8 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
             continue  # `at the Fox and Hound`: one named thing, no two people
         if is_person_name(m.group(1)) and is_person_name(m.group(2)):
             yield m.group(1), False
-            yield m.group(2), False
+            if not _NUMBER_AFTER.match(text, m.end(2)):  # `Gabe and Crew 9`: a crew's number, no person `Crew`
+                yield m.group(2), False
     for m in _HANDLE.finditer(text):
         yield m.group(1), True
 

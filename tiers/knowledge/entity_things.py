@@ -243,10 +243,15 @@ def _businesses(text: str, add: Add) -> None:
     v = english()
     for m in _en()["business"].finditer(text):
         words = m.group(1).split() + _more_kind_words(text, m.end())
+        starts = [m.start(1) + w.start() for w in re.finditer(r"\S+", m.group(1))]
         while words and (words[0] in v.lead_verbs or (words[0] in v.not_people or words[0] in NOT_NAMES)
-                         and not (len(words) > 2 and words[1].casefold() in v.street_endings)):
-            words.pop(0)  # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name;
-            # a company named after its street keeps it (`Station Road Garage`)
+                         and not (len(words) > 2 and words[1].casefold() in v.street_endings)
+                         and not (len(words) > 2 and words[0] in v.name_numbers
+                                  and not sentence_start(text, starts[0]))):
+            # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name; a company named
+            # after its street keeps it (`Station Road Garage`), or after a number mid-sentence (`Four Corners Diesel`)
+            words.pop(0)
+            starts.pop(0)
         if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):
             words.pop(0)  # `Reminder set: Chase Fife Council`: what the note asks, not the council's name
         if len(words) >= 2 and words[0].casefold() not in v.products:  # `MacBook Air`: a product's model
@@ -414,6 +419,7 @@ def chinese_things(text: str, add: Add) -> None:
     for m in rx["project"].finditer(text) if "项目" in text else ():
         name = m.group(1) or m.group(2)
         if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies \
+                and name not in v.acronyms \
                 and (name.isascii() or not any(w in name for w in zh.not_bodies)) \
                 and not (m.group(2) and text.endswith(zh.demonstratives, 0, m.start(2))) \
                 and not (m.group(2) and name[-1] in zh.project_verbs):  # 那个记账项目: a description; 赶项目: a verb's

@@ -66,6 +66,7 @@ class English:
     suits_subjects: frozenset[str]  # `Tuesday works for X`: suits X, no employer
     region_codes: frozenset[str]  # `cn-hangzhou`, `us-east-1`: a cloud region, a value
     of_heads: str  # `University of Limerick`, `Journal of Power Sources`: an institution named by what it is of
+    name_numbers: frozenset[str]  # `Four Corners Diesel`: a number word starting a company's name mid-sentence
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,8 @@ def english() -> English:
         frozenset(d["article_determiners"]), frozenset(d["kind_words_after"]), frozenset(d["work_between"]),
         alternation(d["family_titles"]), alternation(d["formal_titles"]),
         frozenset(w.capitalize() for w in d["request_verbs"]),
-        frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]))
+        frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]),
+        frozenset(d["name_numbers"]))
 
 
 @lru_cache(maxsize=1)

@@ -342,6 +342,9 @@ def test_family_words_with_a_word_of_respect_and_god_name_no_one_else() -> None:
     assert ("person", "Abuela Rosa") in found("Abuela Rosa turns 80 in May")  # a family word: how she is called
     assert "Frau" not in echo.names_of([Entity("person", "Frau Weber")])  # a title is no first name to echo
     assert not {e for e in found("Dunmore Contracting cancelled again") if e[0] == "person"}
+    assert ("person", "Crew") not in found("Ines and Crew 7 held the line")  # a crew's number, no person
+    assert found("So Three Rivers Diesel takes the job") == {("org", "Three Rivers Diesel")}  # a firm's number
+    assert not {e for e in found("她被调去另一个 IPO 项目了") if e[0] == "project"}  # an acronym, no name
 
     assert ("person", "Papa ji") in found("Papa ji called about the clinic")
     assert relation_of("Papa ji") == relation_of("Dad") == "dad"
