@@ -232,6 +232,24 @@ class LocalIndex:
         if self.after_put is not None:
             self.after_put(agent_id, list(ids), pulled)
 
+    @contextmanager
+    def arrivals_together(self) -> Iterator[None]:
+        """The puts inside arrive as one: the hook hears of them once, at the end. A bulk ingest written in
+        batches is one import (hybrid mode embeds a put inline only when it is small: per batch, the year's
+        last short batch was embedded inline and the rest left to the back-fill, doubling its time)."""
+        hook = self.after_put
+        if hook is None:
+            yield
+            return
+        held: dict[tuple[str, bool], list[str]] = {}
+        self.after_put = lambda agent_id, ids, pulled=False: held.setdefault((agent_id, pulled), []).extend(ids)
+        try:
+            yield
+        finally:
+            self.after_put = hook
+            for (agent_id, pulled), ids in held.items():
+                hook(agent_id, ids, pulled)
+
     def forgotten_at(self, agent_id: str, ids: Sequence[str]) -> dict[str, float]:
         """When each of these ids was forgotten (ids never forgotten are absent)."""
         with self._guard() as conn:

@@ -2,6 +2,7 @@
 batch under its lock, each month's ledger saying what was stored already (re-ingesting is a no-op)."""
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -70,31 +71,35 @@ def ingest(mem: AgentMemory, workspace: Path, date: str | None = None, all_: boo
     batches = batches if files else []  # no notes: no batch (that would take the lock, making the agent)
     helper: Ahead | None = None
     idle = idle_cores() if len(batches) > 1 and ahead is None else None  # measured from here, not the last minute
-    try:
-        for n, batch in enumerate(batches):
-            got = helper.take() if helper is not None else None
-            busy, stored = _time.perf_counter(), report["stored"]  # the clock: this side also waits for its disk
-            if helper is not None and n + AHEAD_BATCHES < len(batches):
-                helper.submit(batches[n + AHEAD_BATCHES], Path(mem.dir))  # read while this batch is stored
-            days, facts, warnings, ready = got if got is not None else (*read_notes(batch, explicit), None)
-            if helper is None and ahead is not False and n + 1 < len(batches) and has_new(Path(mem.dir), facts):
-                # new facts, more batches: a helper starts on the next batches while this one is stored
-                # (a re-ingest with nothing new never starts one)
-                helper = start_helper(always=bool(ahead), idle=idle)
-                if helper is not None:
-                    for later in batches[n + 1:n + 1 + AHEAD_BATCHES]:
-                        helper.submit(later, Path(mem.dir))
-            report["files"] += len(days)
-            report["facts"] += len(facts)
-            report["warnings"] += warnings
-            with mem.exclusive():  # per batch, so a year of notes does not block the daemon's other work
-                _store_batch(mem, days, facts, report, ready)
-            if got is not None and helper is not None:
-                helper.done(_time.perf_counter() - busy, report["stored"] - stored)
-            advance(len(batch))
-    finally:
-        if helper is not None:
-            helper.close()
+    # a bulk ingest's batches arrive in the local index as one import (hybrid: one choice to embed inline or not)
+    together = mem.archive.arrivals_together() if len(batches) > 1 and mem.archive is not None else nullcontext()
+    with together:
+        try:
+            for n, batch in enumerate(batches):
+                got = helper.take() if helper is not None else None
+                busy, stored = _time.perf_counter(), report["stored"]  # the clock: this side waits for its disk too
+                if helper is not None and n + AHEAD_BATCHES < len(batches):
+                    helper.submit(batches[n + AHEAD_BATCHES], Path(mem.dir))  # read while this batch is stored
+                days, facts, warnings, ready = got if got is not None else (*read_notes(batch, explicit), None)
+                if helper is None and ahead is not False and n + 1 < len(batches) and \
+                        has_new(Path(mem.dir), facts):
+                    # new facts, more batches: a helper starts on the next batches while this one is stored
+                    # (a re-ingest with nothing new never starts one)
+                    helper = start_helper(always=bool(ahead), idle=idle)
+                    if helper is not None:
+                        for later in batches[n + 1:n + 1 + AHEAD_BATCHES]:
+                            helper.submit(later, Path(mem.dir))
+                report["files"] += len(days)
+                report["facts"] += len(facts)
+                report["warnings"] += warnings
+                with mem.exclusive():  # per batch, so a year of notes does not block the daemon's other work
+                    _store_batch(mem, days, facts, report, ready)
+                if got is not None and helper is not None:
+                    helper.done(_time.perf_counter() - busy, report["stored"] - stored)
+                advance(len(batch))
+        finally:
+            if helper is not None:
+                helper.close()
     report["dates"] = [d for d, p in files if p.is_file()]
     return report
 

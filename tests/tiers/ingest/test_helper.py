@@ -279,3 +279,21 @@ def test_idle_cores_count_this_process_as_busy_and_the_span_since_the_last_look(
     free = idle.free()
     assert free is not None and idle.last != first  # a span long enough moves the mark
     assert 0.0 <= free <= (os.cpu_count() or 1) - 0.6  # this process's busy core is never counted free
+
+
+def test_a_bulk_ingest_arrives_in_the_index_as_one_import(keyword_config) -> None:
+    """The arrival hook (hybrid mode: embed inline when a put is small) hears of the batches' rows once, at the end:
+    per batch, the year's last short batch was embedded inline and the rest left to the back-fill."""
+    from memoryd.tiers.cold.source import open_index
+    from memoryd.tiers.ingest.dailynotes import ingest
+    from memoryd.tiers.memory.agent import AgentMemory
+
+    _year(keyword_config.workspace, FIVE_BATCHES)
+    archive = open_index(keyword_config)
+    heard: list[tuple[str, frozenset[str]]] = []
+    archive.after_put = lambda agent_id, ids, pulled=False: heard.append((agent_id, frozenset(ids)))  # the hook
+    mem = AgentMemory(keyword_config, "bulk", archive=archive, clock=lambda: 1771416000.0)
+    ingest(mem, keyword_config.workspace, all_=True, ahead=False)
+    assert heard == [("bulk", frozenset(e["id"] for e in archive.iter_entries("bulk")))] and len(heard[0][1]) > 500
+    ingest(mem, keyword_config.workspace, all_=True, ahead=False)  # nothing new: nothing arrives
+    assert len(heard) == 1

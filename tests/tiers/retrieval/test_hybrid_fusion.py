@@ -77,10 +77,10 @@ def test_right_after_a_bulk_ingest_a_rare_token_fact_is_first(home: Path) -> Non
 
     config = _config("hybrid")
     workspace = Path(config.workspace)
-    _notes(workspace, 0, 55)
+    _notes(workspace, 0, 45)
     mem = AgentMemory(config, "default")
-    ingest(mem, workspace, all_=True)  # notes embedded as they are archived
-    target = _notes(workspace, 55, 60, target_day=85)
+    ingest(mem, workspace, all_=True)  # 180 facts in three batches: one import small enough to embed as it arrives
+    target = _notes(workspace, 45, 70, target_day=85)
     # then a bulk the back-fill has not reached yet (here: ingested where the extra was not installed)
     ingest(AgentMemory(_config("keyword"), "default"), workspace, all_=True)
     with open_index(config) as index:
