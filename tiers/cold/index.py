@@ -40,6 +40,8 @@ class LocalIndex:
         self.remote = remote  # a server URL: puts and forgets queue in the outbox for upload
         self.clock = clock
         self._lock = threading.RLock()
+        self._holding = 0  # arrivals_together: holds open; their puts' arrivals wait in _held
+        self._held: dict[tuple[str, bool], list[str]] = {}
         self._ready: set[str] = set()  # agents whose terms table is known to exist
         self._stats: dict[tuple[Any, ...], index_search.Stats] = {}
         self._vocab: set[str] = set()
@@ -228,27 +230,33 @@ class LocalIndex:
         return put_rows(conn, agent_id, rows, queue, int(self.clock()))
 
     def arrived(self, agent_id: str, ids: Sequence[str], *, pulled: bool = False) -> None:
-        """After a durable put: tell the arrival hook (hybrid mode embeds these memories)."""
-        if self.after_put is not None:
-            self.after_put(agent_id, list(ids), pulled)
+        """After a durable put: tell the arrival hook (hybrid mode embeds these memories), or hold them while
+        arrivals are held together."""
+        if self.after_put is None:
+            return
+        with self._lock:
+            if self._holding:
+                self._held.setdefault((agent_id, pulled), []).extend(ids)
+                return
+        self.after_put(agent_id, list(ids), pulled)
 
     @contextmanager
     def arrivals_together(self) -> Iterator[None]:
-        """The puts inside arrive as one: the hook hears of them once, at the end. A bulk ingest written in
-        batches is one import (hybrid mode embeds a put inline only when it is small: per batch, the year's
-        last short batch was embedded inline and the rest left to the back-fill, doubling its time)."""
-        hook = self.after_put
-        if hook is None:
-            yield
-            return
-        held: dict[tuple[str, bool], list[str]] = {}
-        self.after_put = lambda agent_id, ids, pulled=False: held.setdefault((agent_id, pulled), []).extend(ids)
+        """The puts inside arrive as one: the hook hears of them once, when the last such hold ends (holds may
+        overlap, from threads of a daemon). A bulk ingest written in batches is one import: hybrid mode embeds a
+        put inline only when it is small, and per batch a year's last short batch was embedded inline while the
+        rest was left to the back-fill."""
+        with self._lock:
+            self._holding += 1
         try:
             yield
         finally:
-            self.after_put = hook
+            with self._lock:
+                self._holding -= 1
+                held, self._held = (self._held, {}) if not self._holding else ({}, self._held)
             for (agent_id, pulled), ids in held.items():
-                hook(agent_id, ids, pulled)
+                if self.after_put is not None:
+                    self.after_put(agent_id, ids, pulled)
 
     def forgotten_at(self, agent_id: str, ids: Sequence[str]) -> dict[str, float]:
         """When each of these ids was forgotten (ids never forgotten are absent)."""

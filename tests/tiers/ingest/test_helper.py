@@ -297,3 +297,31 @@ def test_a_bulk_ingest_arrives_in_the_index_as_one_import(keyword_config) -> Non
     assert heard == [("bulk", frozenset(e["id"] for e in archive.iter_entries("bulk")))] and len(heard[0][1]) > 500
     ingest(mem, keyword_config.workspace, all_=True, ahead=False)  # nothing new: nothing arrives
     assert len(heard) == 1
+
+
+def test_overlapping_holds_tell_the_hook_once_when_the_last_ends(keyword_config) -> None:
+    """Holds may overlap (a daemon's threads): nothing is told until the last ends, nothing is lost, and puts
+    after it are told at once again."""
+    from contextlib import ExitStack
+
+    from memoryd.tiers.cold.source import open_index
+
+    index = open_index(keyword_config)
+    heard: list[tuple[str, list[str]]] = []
+    index.after_put = lambda agent_id, ids, pulled=False: heard.append((agent_id, sorted(ids)))  # the hook
+
+    def put(i: int) -> None:
+        index.put("held", [{"id": f"m{i}", "text": f"fact {i} of the held agent", "category": "notes",
+                            "created_at": 1771416000}])
+
+    first, second = ExitStack(), ExitStack()
+    first.enter_context(index.arrivals_together())
+    second.enter_context(index.arrivals_together())
+    put(1)
+    first.close()  # the first hold ends while the second is open: the second still holds
+    put(2)
+    assert heard == []
+    second.close()
+    assert heard == [("held", ["m1", "m2"])]
+    put(3)
+    assert heard[-1] == ("held", ["m3"])
