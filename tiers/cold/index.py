@@ -253,7 +253,9 @@ class LocalIndex:
         finally:
             with self._lock:
                 self._holding -= 1
-                held, self._held = (self._held, {}) if not self._holding else ({}, self._held)
+                held = {} if self._holding else self._held  # the last hold to end tells them all
+                if not self._holding:
+                    self._held = {}
             for (agent_id, pulled), ids in held.items():
                 if self.after_put is not None:
                     self.after_put(agent_id, ids, pulled)

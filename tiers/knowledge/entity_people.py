@@ -17,6 +17,7 @@ from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 UP = "A-ZÀ-ÖØ-ÞĀĆČĎĐĒĘĚĞİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŸŹŻŽ"
 LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűųźżž"
+_TITLES = "Mr|Mrs|Ms|Dr|Prof"  # read before a name, the name being the person (`Dr. Okafor`)
 WORD = rf"(?:O['’](?=[{UP}])|Ma?c(?=[{UP}][{LOW}]))?[{UP}][{LOW}]{{1,19}}"  # O'Keeffe, McCarthy, MacLeod: one word
 _NAME = rf"({WORD}(?:\s{WORD})?)"
 _HAN = "\u4e00-\u9fff"
@@ -34,7 +35,7 @@ def _en() -> dict[str, re.Pattern[str]]:
         "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
         # `Dr. Okafor`: the name after the title; `Auntie Grace`: the family word is part of how she is called
-        "title": re.compile(rf"\b(?:Mr|Mrs|Ms|Dr|Prof|{v.formal_titles})\.?\s+({WORD})\b|\b((?:{v.family_titles})\s+{WORD})\b"),
+        "title": re.compile(rf"\b(?:{_TITLES}|{v.formal_titles})\.?\s+({WORD})\b|\b((?:{v.family_titles})\s+{WORD})\b"),
         # `my sister Ylva`, and whose relation it is by name (`Dad's new partner, Linda`)
         "relation": re.compile(rf"(?:\b[Mm]y|\b[Oo]ur|\b{WORD}['’]s)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
                                + v.relations + r"),?\s+" + _NAME + r"\b"),
@@ -86,7 +87,7 @@ def person_part(name: str) -> str | None:
 @lru_cache(maxsize=1)
 def _titles() -> tuple[re.Pattern[str], re.Pattern[str]]:
     v = english()
-    return re.compile(v.family_titles), re.compile(rf"(?:Mr|Mrs|Ms|Dr|Prof|{v.formal_titles}|{v.family_titles})\.?")
+    return re.compile(v.family_titles), re.compile(rf"(?:{_TITLES}|{v.formal_titles}|{v.family_titles})\.?")
 
 
 def family_title(word: str) -> bool:
