@@ -241,11 +241,12 @@ def test_after_a_forget_no_change_or_snapshot_on_the_server_holds_it(tmp_path, s
                                             "SELECT version, data FROM critical_state WHERE agent_id = ?",
                                             [AGENT, AGENT]).rows:
                 out.append(open_text(key, data, agent_id=AGENT, kind=KIND, version=int(version)).decode())
-        return [text for text in out if "4711" in text]
+        # the words, not the number: a snapshot's HLC stamps are millisecond clocks, one may read …104711…
+        return [text for text in out if "garage door" in text]
 
     assert held()  # a change and nothing else holds it so far
     AgentMemory(a, AGENT).change(lambda s, now: s["warm"]["entries"].__setitem__(
-        slice(None), [e for e in s["warm"]["entries"] if "4711" not in e["text"]]), "forget")
+        slice(None), [e for e in s["warm"]["entries"] if "garage door" not in e["text"]]), "forget")
     assert push_now(a, AGENT, purge_history=True)["status"] == "pushed"
     assert held() == []
     pull_now(b, AGENT)
