@@ -337,10 +337,14 @@ class AgentMemory:
         in this batch's one insert, not into warm (valid time: tiers/memory/said.py). Returns their ids."""
         if not ids or self.archive is None:
             return set()
-        due, log = warm_tier.split_due_for_cold(state["warm"], now, only=ids)
+        due, _ = warm_tier.split_due_for_cold(state["warm"], now, only=ids)
         if due:
             self.archive_entries(due)  # durable before the write that leaves them out of warm
-            self.evictions.append([dict(row, reason="store") for row in log], now)
+            # one row for the batch, ids only: never in warm, nothing was evicted; a row (and a preview) per
+            # fact made a year's import rotate the real evictions out of the log, and was a third of the step
+            self.evictions.append([{"tier": "warm", "kind": "import", "ids": sorted(e["id"] for e in due),
+                                    "why": f"said over {warm_tier.WARM_RETENTION_DAYS} days ago with a low score, "
+                                           "or frozen", "to": "cold", "reason": "store"}], now)
         return {e["id"] for e in due}
 
     # --- retrieve ------------------------------------------------------------------------

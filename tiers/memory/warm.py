@@ -117,11 +117,14 @@ def _eviction(entry: Entry, why: str) -> Eviction:
             "why": why, "to": "cold"}
 
 
-def due_for_cold(entry: Entry, now: float) -> str | None:
-    """Why the entry leaves warm now (said more than the retention ago with a low score, or frozen), or None."""
-    s = rescore(entry, now)
+def due_for_cold(entry: Entry, now: float, scored: bool = False) -> str | None:
+    """Why the entry leaves warm now (said more than the retention ago with a low score, or frozen), or None.
+    `scored`: its score was computed on this clock already (a store of this batch)."""
+    s = entry["score"] if scored else rescore(entry, now)
+    if s >= 0.3:
+        return None
     old = said_age_days(entry, now) > WARM_RETENTION_DAYS
-    if (old and s < 0.3) or s < 0.05:
+    if old or s < 0.05:
         return f"score {s:.3f}" + (f" said over {WARM_RETENTION_DAYS} days ago" if old else " frozen")
     return None
 
@@ -139,12 +142,13 @@ def ids_answered(warm: Warm) -> set[str]:
 def split_due_for_cold(warm: Warm, now: float, only: set[str] | None = None
                        ) -> tuple[list[Entry], list[Eviction]]:
     """Remove entries past retention with a low score, or frozen; return them (for cold) and log rows.
-    `only`: look at these ids alone (a batch of stores: what was said long ago goes to cold at once)."""
+    `only`: look at these ids alone, scored on this clock already (a batch of stores: what was said long ago
+    goes to cold at once; a store rescores what it creates or reinforces)."""
     keep: list[Entry] = []
     out: list[Entry] = []
     log: list[Eviction] = []
     for e in warm["entries"]:
-        why = due_for_cold(e, now) if only is None or e["id"] in only else None
+        why = due_for_cold(e, now) if only is None else due_for_cold(e, now, True) if e["id"] in only else None
         if why is not None:
             out.append(e)
             log.append(_eviction(e, why))
