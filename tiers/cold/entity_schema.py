@@ -34,8 +34,7 @@ ENTITY_SCHEMA = (
     "CREATE INDEX IF NOT EXISTS entity_mentions_key ON entity_mentions(agent_id, key, day)",
     """CREATE TABLE IF NOT EXISTS entity_seen (agent_id TEXT NOT NULL, memory_id TEXT NOT NULL, sig TEXT NOT NULL,
         warm INTEGER NOT NULL, PRIMARY KEY (agent_id, memory_id)) WITHOUT ROWID""",
-    """CREATE TRIGGER IF NOT EXISTS entity_q_put AFTER INSERT ON memories BEGIN
-        INSERT OR IGNORE INTO entity_queue VALUES (new.agent_id, new.id); END""",
+    # an arrival is queued by the put that inserts it (tiers/cold/index_write.py; v5: no trigger per row)
     """CREATE TRIGGER IF NOT EXISTS entity_q_change AFTER UPDATE OF text, metadata, created_at ON memories BEGIN
         INSERT OR IGNORE INTO entity_queue VALUES (new.agent_id, new.id); END""",
     """CREATE TRIGGER IF NOT EXISTS entity_q_gone AFTER DELETE ON memories BEGIN
@@ -43,6 +42,5 @@ ENTITY_SCHEMA = (
     """CREATE TRIGGER IF NOT EXISTS entity_q_forget AFTER INSERT ON tombstones BEGIN
         INSERT OR IGNORE INTO entity_queue VALUES (new.agent_id, new.id); END""",
     *ALIAS_SCHEMA,
-    # v2 → v3: every memory already held is read once
-    "INSERT OR IGNORE INTO entity_queue SELECT agent_id, id FROM memories",
 )
+QUEUE_ALL = "INSERT OR IGNORE INTO entity_queue SELECT agent_id, id FROM memories"  # v2 → v3: each read once

@@ -25,7 +25,7 @@ from memoryd.tiers.cold.entity_schema import ENTITY_TABLES
 from memoryd.tiers.cold.index_file import connect, translate
 from memoryd.tiers.cold.index_rows import (COLUMNS, IDS_PER_STMT, PAGE, TERM_RE, Progress, check_entry, chunks, marks,
                                            reporter, row_entry, terms_text)
-from memoryd.tiers.cold.index_schema import RESTATE_KEY_SQL, ensure_local_schema, terms_table
+from memoryd.tiers.cold.index_schema import ensure_local_schema, terms_table
 from memoryd.tiers.cold.index_write import forget_rows, put_rows, tombstones
 
 ArrivalHook = Callable[..., None]  # (agent_id, ids, pulled=False): hybrid mode embeds what arrived
@@ -380,8 +380,8 @@ class LocalIndex:
         if not keys:
             return []
         return [row_entry(r) for r in self.read(
-            f"SELECT {COLUMNS} FROM memories m INDEXED BY memories_restate WHERE m.agent_id = ? AND "
-            f"{RESTATE_KEY_SQL} IN ({marks(len(keys))}) LIMIT ?", [agent_id, *keys, 50 * len(keys)])]
+            f"SELECT {COLUMNS} FROM memories m INDEXED BY memories_restate_key WHERE m.agent_id = ? AND "
+            f"m.restate IN ({marks(len(keys))}) LIMIT ?", [agent_id, *keys, 50 * len(keys)])]
 
     def count(self, agent_id: str) -> int:
         validate_agent_id(agent_id)

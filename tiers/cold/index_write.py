@@ -11,6 +11,8 @@ from memoryd.tiers.base.ports import ColdEntry
 from memoryd.tiers.cold.index_rows import IDS_PER_STMT, chunks, entry_day, marks, terms_text
 from memoryd.tiers.cold.index_schema import terms_table
 
+RESTATE_KEY = "restate_key"  # the metadata key tiers/knowledge/kinds.RESTATE_KEY names (no import upwards)
+
 _META = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))  # one encoder for every row
 
 
@@ -35,15 +37,19 @@ def put_rows(conn: sqlite3.Connection, agent_id: str, rows: Sequence[ColdEntry],
 
     def flush() -> None:
         conn.executemany("INSERT INTO memories (rowid, agent_id, id, text, category, importance, created_at, "
-                         "metadata, day, access_count, last_access) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", new_rows)
+                         "metadata, day, restate, access_count, last_access) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         new_rows)
         conn.executemany(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", new_terms)
+        conn.executemany("INSERT OR IGNORE INTO entity_queue VALUES (?, ?)", [(agent_id, row[2]) for row in new_rows])
         new_rows.clear(), new_terms.clear(), pending.clear()
 
     for r in rows:
         if r["created_at"] <= tombs.get(r["id"], -1):
             continue  # a stale copy of something forgotten
         meta = _META.encode(r["metadata"])
-        values = [r["importance"], r["created_at"], meta, entry_day(r["created_at"], r["metadata"])]
+        key = r["metadata"].get(RESTATE_KEY)
+        values = [r["importance"], r["created_at"], meta, entry_day(r["created_at"], r["metadata"]),
+                  key if isinstance(key, str) else None]
         old = olds.get(r["id"])
         if r["id"] in pending:
             flush()  # the same id twice in one put (rare): the second sees the first in the table
@@ -66,7 +72,7 @@ def put_rows(conn: sqlite3.Connection, agent_id: str, rows: Sequence[ColdEntry],
                 conn.execute(f"INSERT INTO {table}(rowid, terms) VALUES (?, ?)", [old[0], joined])
                 d_terms += n - n_old
             conn.execute("UPDATE memories SET text = ?, category = ?, importance = ?, created_at = ?, metadata = ?, "
-                         "day = ? WHERE rowid = ?", [r["text"], r["category"], *values, old[0]])
+                         "day = ?, restate = ? WHERE rowid = ?", [r["text"], r["category"], *values, old[0]])
             bumps.append(r)
             rowid = old[0]
         olds[r["id"]] = (rowid, r["text"], r["category"], *values[:3])  # the same id again in `rows` sees this

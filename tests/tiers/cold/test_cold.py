@@ -224,6 +224,36 @@ def test_newer_local_schema_is_refused(tmp_path: Path) -> None:
         LocalIndex(tmp_path / "c.db")
 
 
+def test_a_v4_index_gains_the_restatement_column_and_queues_arrivals_without_a_trigger(tmp_path: Path) -> None:
+    """v4 indexed the restatement key as an expression over the metadata and queued arrivals by a trigger;
+    opened by v5, the rows held keep their keys (a lookup by key finds them) and a put still queues."""
+    ix = LocalIndex(tmp_path / "c.db", clock=lambda: NOW)
+    ix.put("a1", [entry("k1", "The gate code is on the fridge", metadata={"restate_key": "key-one"}),
+                  entry("k2", "No key for this one")])
+    ix.close()
+    conn = sqlite3.connect(tmp_path / "c.db")  # back to what v4 held
+    conn.execute("DROP INDEX memories_restate_key")
+    conn.execute("ALTER TABLE memories DROP COLUMN restate")
+    conn.execute("CREATE INDEX memories_restate ON memories(agent_id, (CASE WHEN json_valid(metadata) THEN "
+                 "json_extract(metadata, '$.restate_key') END))")
+    conn.execute("CREATE TRIGGER entity_q_put AFTER INSERT ON memories BEGIN "
+                 "INSERT OR IGNORE INTO entity_queue VALUES (new.agent_id, new.id); END")
+    conn.execute("DELETE FROM entity_queue")
+    conn.execute("PRAGMA user_version=4")
+    conn.commit()
+    conn.close()
+    ix = LocalIndex(tmp_path / "c.db", clock=lambda: NOW)
+    try:
+        assert ix.read("PRAGMA user_version") == [(LOCAL_VERSION,)]
+        assert [m["id"] for m in ix.by_restate_key("a1", ["key-one"])] == ["k1"]
+        assert ix.read("SELECT name FROM sqlite_master WHERE name IN ('entity_q_put', 'memories_restate')") == []
+        ix.put("a1", [entry("k3", "The gate code changed", metadata={"restate_key": "key-three"})])
+        assert [m["id"] for m in ix.by_restate_key("a1", ["key-three", "key-one"])] in (["k1", "k3"], ["k3", "k1"])
+        assert ix.read("SELECT id FROM entity_queue") == [("k3",)]  # queued by the put, not by the old trigger
+    finally:
+        ix.close()
+
+
 def test_file_is_private(index: LocalIndex) -> None:
     index.put("a1", SAMPLE)
     assert (index.path.stat().st_mode & 0o777) == 0o600

@@ -11,6 +11,7 @@ import pytest
 from clock import Clock
 from llm_server import serving
 from memhelp import AgentMemory
+from memoryd.tiers.cold.index_schema import LOCAL_VERSION
 from memoryd.tiers.knowledge import entities, hotness
 from memoryd.tiers.memory.forget import forget_id
 from memoryd.tiers.memory.transfer import export_to, import_from
@@ -114,7 +115,7 @@ def test_a_v2_index_is_migrated_and_every_memory_queued(config, archive) -> None
     from memoryd.tiers.cold.source import open_index
 
     with open_index(config) as index:
-        assert index.read("PRAGMA user_version")[0][0] == 4
+        assert index.read("PRAGMA user_version")[0][0] == LOCAL_VERSION
         entities.refresh(index, "a", [])
         assert "Erin" in names(index, "a", 1_700_000_000)
 

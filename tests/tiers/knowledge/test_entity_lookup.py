@@ -8,6 +8,7 @@ from bench.entity_cases import score
 from clock import Clock
 from memhelp import AgentMemory
 from memoryd.tiers.base.errors import UsageError
+from memoryd.tiers.cold.index_schema import LOCAL_VERSION
 from memoryd.tiers.knowledge import entities
 from memoryd.tiers.knowledge.entity_lookup import lookup
 from memoryd.tiers.knowledge.entity_names import norm
@@ -112,7 +113,7 @@ def test_an_index_of_the_first_v3_release_gets_aliases_and_new_rules(config, arc
         conn.execute("DROP TABLE entity_aliases")
         conn.execute("DELETE FROM index_meta WHERE key = 'entity_rules:a'")
         conn.execute("UPDATE entity_seen SET sig = 'rules-1' WHERE memory_id = 'c1'")
-    assert archive.read("PRAGMA user_version")[0][0] == 4
+    assert archive.read("PRAGMA user_version")[0][0] == LOCAL_VERSION
     assert entities.refresh(archive, "a", [])["read"] == 1  # read again under the new rules
     assert [e.key for e in lookup(archive, "a", "Kestrel Cleaning Ltd", clock())] == ["org:kestrel cleaning"]
     assert "Let" not in {e.name for e in entities.entity_list(archive, "a", clock())}

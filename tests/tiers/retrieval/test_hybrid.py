@@ -312,7 +312,7 @@ def test_a_v1_index_gains_the_vector_tables_in_place(home: Path) -> None:
     conn.commit()
     conn.close()
     with open_index(_hybrid_config(home)) as index:
-        assert index.read("PRAGMA user_version") == [(index_schema.LOCAL_VERSION,)] and index_schema.LOCAL_VERSION == 4
+        assert index.read("PRAGMA user_version") == [(index_schema.LOCAL_VERSION,)] and index_schema.LOCAL_VERSION == 5
         assert index.vectors.fill("default") == 1 and index.vectors.counts("default") == (1, 1)
         index.forget("default", ["old1"])
         assert index.read("SELECT COUNT(*) FROM vectors") == [(0,)]
