@@ -79,6 +79,8 @@ class _Lang:
     cue_chars: str                           # Chinese cue characters: a term holding one is no anchor
     trailing: re.Pattern[str]                # words after a value that say when, not what ("… last week")
     trailing_day: re.Pattern[str]            # the day it happened, after a new value said last ("… on 3 May")
+    hypothetical: frozenset[str]             # a clause holding one says what a change would do: its cue asks
+    wished: re.Pattern[str]                  # a value said after one is what someone wants, not what is
 
 
 @functools.lru_cache(maxsize=None)
@@ -95,7 +97,9 @@ def _lang(code: str) -> _Lang:
                  frozenset(w.casefold() for w in data["filler_words"]), trigger,
                  frozenset(data.get("vague", ())), data.get("cue_chars", ""),
                  re.compile(data.get("trailing", "(?!)"), re.IGNORECASE),
-                 re.compile(data.get("trailing_day", "(?!)"), re.IGNORECASE))
+                 re.compile(data.get("trailing_day", "(?!)"), re.IGNORECASE),
+                 frozenset(w.casefold() for w in data.get("hypothetical", ())),
+                 re.compile(data.get("wished", "(?!)"), re.IGNORECASE))
 
 
 def spoken(text: str) -> str:
@@ -193,9 +197,25 @@ def cues(text: str) -> tuple[Cue, ...]:
                 values = set(analyzer.terms(old + " " + new))
                 thing = frozenset(t for t in analyzer.terms(_thing_before(clause[:m.start()], lang))
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
+                # no new value read: it may not say what it became; a clause of what it would do: not that it did
                 out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule.id,
-                               rule.act and bool(new)))  # no new value read: it may not say what it became
+                               rule.act and bool(new) and not _hypothetical(clause, words, lang)))
     return tuple(out)
+
+
+def _hypothetical(clause: str, words: set[str], lang: _Lang) -> bool:
+    """The clause says what would happen (`… and it would clash with …`, 如果…的话): English words whole, Chinese
+    ones anywhere."""
+    return bool(words & lang.hypothetical) or any(h in clause for h in lang.hypothetical if not h.isascii())
+
+
+def _wished(said: str, old: str) -> bool:
+    """The sentence saying `old` says it as what someone wants or asks for (`she wants to move me to Thursdays`)."""
+    for sentence in _CLAUSE.split(said):
+        if sentence and _has(sentence, old):
+            head = sentence[:sentence.casefold().find(old.split()[0].casefold())]
+            return any(_lang(code).wished.search(head) for code in LANGUAGES)
+    return False
 
 
 def _thing_before(head: str, lang: _Lang) -> str:
@@ -255,6 +275,8 @@ def states(memory_text: str, cue: Cue) -> str | None:
         return None  # it says itself that the old value was replaced (`now on AWS, no longer on Hetzner`): history
     if _NEGATED.search(next((c for c in _PARTS.split(said) if _has(c, old)), "")):
         return None  # `monthly releases aren't happening`: it does not state the value, it denies it
+    if _wished(said, old):
+        return None  # `she wants to move me to Thursdays`: a wish, not a value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
 

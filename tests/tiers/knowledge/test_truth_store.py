@@ -120,6 +120,26 @@ def test_a_memory_that_denies_a_value_or_names_only_its_month_does_not_state_it(
         assert change.states(older, cue) is None
 
 
+@pytest.mark.parametrize("text", [
+    "Right, that moves the review from Monday to Friday, which would clash with your flight. Is that OK?",
+    "It could go from two shifts to three if the new hire works out.",
+    "如果评审从周一改到周五的话，正好撞上你出差。",
+])
+def test_a_change_said_as_what_it_would_do_only_asks(text: str) -> None:
+    [cue] = change.cues(text)
+    assert cue.old and cue.new and not cue.act
+
+
+@pytest.mark.parametrize("older, states", [
+    ("The landlord wants to move the inspection to 12 March, after the holidays.", False),
+    ("The landlord asked us to hold the inspection on 12 March instead.", False),
+    ("The inspection is on 12 March, the landlord confirmed.", True),
+])
+def test_a_value_said_only_as_someones_wish_is_not_stated(older: str, states: bool) -> None:
+    [cue] = change.cues("The inspection moved from 12 March to 19 March.")
+    assert cue.act and (change.states(older, cue) is not None) is states
+
+
 def test_one_word_of_a_longer_new_value_is_not_that_value() -> None:
     [cue] = change.cues("Our books moved from Ledgerly to Tallysoft Online in mid-December.")
     assert change.states("We moved our books from Tallysoft Desktop to Ledgerly this week.", cue) is not None
