@@ -15,9 +15,9 @@ def AgentMemory(config: Config, agent_id: str, archive: Any = None,  # noqa: N80
                         clock=clock)
 
 
-def memory_with_said(said: list[tuple[str, str]], agent_id: str = "default") -> _AgentMemory:
+def memory_with_said(said: list[tuple], agent_id: str = "default") -> _AgentMemory:
     """A fresh agent (config from the environment, its own local index) whose index holds `said`: (text, the day it
-    was said as YYYY-MM-DD) rows as a note's turns, ids m0, m1, … Close its archive when done."""
+    was said as YYYY-MM-DD[, more metadata]) rows as a note's turns, ids m0, m1, … Close its archive when done."""
     import datetime as dt
     import os
 
@@ -28,7 +28,7 @@ def memory_with_said(said: list[tuple[str, str]], agent_id: str = "default") -> 
     mem = AgentMemory(config, agent_id, archive=open_index(config))
     mem.init()
     mem.archive.put(agent_id, [
-        {"id": f"m{i}", "text": text, "category": "notes", "importance": 0.5, "metadata": {"date": day},
+        {"id": f"m{i}", "text": text, "category": "notes", "importance": 0.5, "metadata": {"date": day, **more},
          "created_at": int(dt.datetime.fromisoformat(day).replace(tzinfo=dt.timezone.utc).timestamp())}
-        for i, (text, day) in enumerate(said)])
+        for i, (text, day, *extra) in enumerate(said) for more in [extra[0] if extra else {}]])
     return mem

@@ -5,13 +5,15 @@ mode, pipeline.py). Beyond what the time rule's ×1.5 for the newest date does: 
 the question's words ("the shift pattern is 4 on 3 off") outranked the newer one that says the change in other
 words. Only the order inside the band changes; nothing leaves the results, nothing enters; a question naming an
 exact value with a digit in it ("which team has KG-412 now?") keeps the words' order (the memory holding it stays first);
-a question asking for a shape of answer (a day, a time, an amount) moves up only a line holding one.
+a question asking for a shape of answer (a day, a time, an amount) moves up only a line holding one; a summary
+(dated by the last day it spans) takes no part.
 """
 from __future__ import annotations
 
 import re
 
 from memoryd.tiers.knowledge.change import spoken
+from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.retrieval import analyzer, answer_shape
 from memoryd.tiers.retrieval.candidate import Candidate
 from memoryd.tiers.retrieval.current import asked_names, exact_tokens
@@ -31,7 +33,8 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
     asked = {t.casefold() for t in _VALUE.findall(query)}
     named = _named_in(head[0].text, query)
     shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
-    slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best
+    # a summary is dated by the last day it spans: what it says may be weeks older, so it is not "said last"
+    slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best and not _summary(c)
              and (i == 0 or (_says_a_value(c.text, asked) and named <= _terms_said(c.text)
                              and (not shapes or answer_shape.holds_any(c.text, shapes))))]
     if len(slots) < 2:
@@ -49,6 +52,10 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
 # a value a memory can answer with: a number, a name written capitalised inside a sentence, a Han word; "A landlord
 # who sends kesari bath is a keeper" says none, and is not moved above the line naming who the landlord is
 _VALUE = re.compile(r"\d[\w:.,/-]*|(?<=[\w,;:] )(?!I\b|I['’])[A-Z][\w'’-]+|[\u4e00-\u9fff]{2,}")
+
+
+def _summary(c: Candidate) -> bool:
+    return kind_of(c.metadata) == SUMMARY
 
 
 def _says_a_value(text: str, asked: set[str]) -> bool:

@@ -69,3 +69,12 @@ def test_a_newer_line_holding_a_day_is_moved_above_under_a_question_of_when(home
     said = [("the boiler's annual service is booked for 12 March", "2025-02-20"),
             ("the boiler engineer can only come on 19 March for the annual service", "2025-03-01")]
     assert _first(said, "When is the boiler's annual service now?") == said[1][0]
+
+
+def test_a_summary_is_not_moved_above_by_the_last_day_it_spans(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A summary is dated by its last day; what it says may be weeks older than the line said after it."""
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("watering rota for the greenhouse: Tuesdays and Fridays from now on", "2025-07-14"),
+            ("[summary of 40 memories, 2025-06-01 to 2025-08-01] greenhouse watering rota Monday and Thursday; "
+             "the shed roof leaks", "2025-08-01", {"memory_kind": "summary"})]
+    assert _first(said, "What is the greenhouse watering rota now?") == said[0][0]
