@@ -81,6 +81,7 @@ class _Lang:
     trailing_day: re.Pattern[str]            # the day it happened, after a new value said last ("… on 3 May")
     hypothetical: frozenset[str]             # a clause holding one says what a change would do: its cue asks
     wished: re.Pattern[str]                  # a value said after one is what someone wants, not what is
+    others: frozenset[str]                   # asked of in the same text: the change said is of a part
 
 
 @functools.lru_cache(maxsize=None)
@@ -99,7 +100,8 @@ def _lang(code: str) -> _Lang:
                  re.compile(data.get("trailing", "(?!)"), re.IGNORECASE),
                  re.compile(data.get("trailing_day", "(?!)"), re.IGNORECASE),
                  frozenset(w.casefold() for w in data.get("hypothetical", ())),
-                 re.compile(data.get("wished", "(?!)"), re.IGNORECASE))
+                 re.compile(data.get("wished", "(?!)"), re.IGNORECASE),
+                 frozenset(w.casefold() for w in data.get("others", ())))
 
 
 def spoken(text: str) -> str:
@@ -170,7 +172,9 @@ def cues(text: str) -> tuple[Cue, ...]:
     if not _any_trigger().search(text):
         return ()
     out: list[Cue] = []
-    for clause in (c.strip() for c in _CLAUSE.split(spoken(text)) if c and c.strip()):
+    clauses = [c.strip() for c in _CLAUSE.split(spoken(text)) if c and c.strip()]
+    part = _asks_of_others(clauses)
+    for clause in clauses:
         if _QUESTION.search(clause):
             continue  # "did you switch from X to Y?" asks; it tells nothing
         words = {w.casefold() for w in re.findall(r"[A-Za-z']+", clause)}
@@ -199,7 +203,7 @@ def cues(text: str) -> tuple[Cue, ...]:
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
                 # no new value read: it may not say what it became; a clause of what it would do: not that it did
                 out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule.id,
-                               rule.act and bool(new) and not _hypothetical(clause, words, lang)))
+                               rule.act and bool(new) and not _hypothetical(clause, words, lang) and not part))
     return tuple(out)
 
 
@@ -207,6 +211,18 @@ def _hypothetical(clause: str, words: set[str], lang: _Lang) -> bool:
     """The clause says what would happen (`… and it would clash with …`, 如果…的话): English words whole, Chinese
     ones anywhere."""
     return bool(words & lang.hypothetical) or any(h in clause for h in lang.hypothetical if not h.isascii())
+
+
+def _asks_of_others(clauses: list[str]) -> bool:
+    """A question of the text asks whether the others change too (`其他品也一起换吗？`): the change it says is of a
+    part, and which part a rule cannot tell."""
+    for clause in clauses:
+        if _QUESTION.search(clause):
+            words = {w.casefold() for w in re.findall(r"[A-Za-z']+", clause)}
+            if any(words & _lang(code).others or any(o in clause for o in _lang(code).others if not o.isascii())
+                   for code in LANGUAGES):
+                return True
+    return False
 
 
 def _wished(said: str, old: str) -> bool:

@@ -130,6 +130,16 @@ def test_a_change_said_as_what_it_would_do_only_asks(text: str) -> None:
     assert cue.old and cue.new and not cue.act
 
 
+@pytest.mark.parametrize("text, asks", [
+    ("OK, the bacon switches from DPD to DHL. Are the other products switching too?", True),
+    ("好的，面粉从老王换成新磨坊。其余的也一起换吗？", True),
+    ("OK, the bacon switches from DPD to DHL. Can you tell the packers?", False),
+])
+def test_a_change_whose_line_asks_if_the_others_change_too_only_asks(text: str, asks: bool) -> None:
+    [cue] = change.cues(text)
+    assert cue.old and cue.new and cue.act is not asks
+
+
 @pytest.mark.parametrize("older, states", [
     ("The landlord wants to move the inspection to 12 March, after the holidays.", False),
     ("The landlord asked us to hold the inspection on 12 March instead.", False),
