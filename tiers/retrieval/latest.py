@@ -6,7 +6,7 @@ the question's words ("the shift pattern is 4 on 3 off") outranked the newer one
 words. Only the order inside the band changes; nothing leaves the results, nothing enters; a question naming an
 exact value with a digit in it ("which team has KG-412 now?") keeps the words' order (the memory holding it stays first);
 a question asking for a shape of answer (a day, a time, an amount) moves up only a line holding one; a summary
-(dated by the last day it spans) takes no part.
+of more than one day (dated by the last day it spans) takes no part.
 """
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
     asked = {t.casefold() for t in _VALUE.findall(query)}
     named = _named_in(head[0].text, query)
     shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
-    # a summary is dated by the last day it spans: what it says may be weeks older, so it is not "said last"
-    slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best and not _summary(c)
+    # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last"
+    slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best and not _spans_days(c)
              and (i == 0 or (_says_a_value(c.text, asked) and named <= _terms_said(c.text)
                              and (not shapes or answer_shape.holds_any(c.text, shapes))))]
     if len(slots) < 2:
@@ -54,8 +54,10 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
 _VALUE = re.compile(r"\d[\w:.,/-]*|(?<=[\w,;:] )(?!I\b|I['’])[A-Z][\w'’-]+|[\u4e00-\u9fff]{2,}")
 
 
-def _summary(c: Candidate) -> bool:
-    return kind_of(c.metadata) == SUMMARY
+def _spans_days(c: Candidate) -> bool:
+    """A summary of what was said over more than one day (its `span`: first and last day; one day's is dated right)."""
+    span = c.metadata.get("span")
+    return kind_of(c.metadata) == SUMMARY and (not isinstance(span, list) or len(set(span)) != 1)
 
 
 def _says_a_value(text: str, asked: set[str]) -> bool:

@@ -76,5 +76,8 @@ def test_a_summary_is_not_moved_above_by_the_last_day_it_spans(home: Path, monke
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
     said = [("watering rota for the greenhouse: Tuesdays and Fridays from now on", "2025-07-14"),
             ("[summary of 40 memories, 2025-06-01 to 2025-08-01] greenhouse watering rota Monday and Thursday; "
-             "the shed roof leaks", "2025-08-01", {"memory_kind": "summary"})]
+             "the shed roof leaks", "2025-08-01", {"memory_kind": "summary", "span": ["2025-06-01", "2025-08-01"]})]
     assert _first(said, "What is the greenhouse watering rota now?") == said[0][0]
+    # a summary of one day is dated right: it moves up like any line said later
+    said[1] = (said[1][0], "2025-08-01", {"memory_kind": "summary", "span": ["2025-08-01", "2025-08-01"]})
+    assert _first(said, "What is the greenhouse watering rota now?") == said[1][0]
