@@ -143,9 +143,10 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
     broke, so a deadline moved "again" left hot on some runs only; they are weighed in the order said since the
     ninth session. The eight written then brought none (off none). The tenth batch brought 2, the layer off 2: one
     lesson the owner gave that names her tax adviser and "the 10th", both replaced later (a lesson is kept as said).
-    Over the forty-four: 15 (off 21). This holds the line, with margin."""
+    Over the forty-four: 15 (off 21). The eleventh batch brought 2, the layer off 2: over the forty-eight, 17 (off
+    23). This holds the line, with margin."""
     on, off = held["on"], held["off"]
-    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(16, off["hot_stale_values"] - 4)
+    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(18, off["hot_stale_values"] - 4)
     if on.get("hot_lessons"):
         assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
     if on.get("supersede"):  # ≥ 0.95, less the two whose old line states no tagged value (the next test names them)
@@ -184,8 +185,12 @@ def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_lin
     no placement in keyword mode (in hybrid 3, 1 right, before the rule of what the found one says: then 1, right).
     The tenth batch, scored once by the previous main's rules, brought 6 updates, all right, and 1 placement, wrong:
     a warehouse's move placed under `…是谁在管？` (who runs it); a Chinese question's whose now also stands before a 是
-    that a word of asking follows, and what it asks after it. This holds that line over the forty-four: one more
-    wrong action fails it."""
+    that a word of asking follows, and what it asks after it. The eleventh batch, scored once by the previous
+    main's rules, brought 8 updates, 3 wrong: an assistant's `that changes your contract end from X to Y, and it
+    would clash with …` (a change said as what it would do), `she wants to move me to Thursdays` updated (a value
+    said only as a wish), `快递从X换成Y。其他品也一起换吗？` said of one product (a line asking whether the others
+    change too); each now only asks or states nothing, and no right pair fell silent. This holds that line over the
+    forty-eight: one more wrong action fails it."""
     on = held["on"]
     assert on["supersede"] - on["supersede_right"] <= 2
     assert on["update"] - on["update_right"] <= 1
