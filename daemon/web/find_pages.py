@@ -53,6 +53,14 @@ def _results(view: View, query: str, mode: str, found: dict[str, Any]) -> str:
             f'{notes}{listing}</section>')
 
 
+def _ids(row: dict) -> str:
+    """A row's memory id, or a batch's (an import said long ago: ids only) as its first and a count."""
+    ids = row.get("ids") if "id" not in row else None
+    if isinstance(ids, list) and ids:
+        return f"{ids[0]} … ({len(ids)} memories)" if len(ids) > 1 else str(ids[0])
+    return str(row.get("id", ""))
+
+
 def evictions(view: View) -> tuple[str, str]:
     query = view.arg("q").strip()
     page = view.int_arg("page", 1, 1, 10**6)
@@ -62,7 +70,7 @@ def evictions(view: View) -> tuple[str, str]:
         page = pages
         shown, total = view.data.evictions(view.agent, query, (page - 1) * PER_PAGE, PER_PAGE)
     cells = [[esc(stamp(r.get("ts"))), esc(r.get("tier", "")), esc(r.get("kind", "")),
-              esc(r.get("what") or "(text not kept)"), esc(r.get("why", "")), f'<code>{esc(r.get("id", ""))}</code>',
+              esc(r.get("what") or "(text not kept)"), esc(r.get("why", "")), f'<code>{esc(_ids(r))}</code>',
               esc(r.get("reason", ""))] for r in shown]
     form = (f'<form method="get" action="/evictions" role="search" class="search">'
             f'<input type="hidden" name="agent" value="{esc(view.agent)}">'

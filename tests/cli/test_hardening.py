@@ -34,11 +34,11 @@ def run(*args: str | bytes, home: Path) -> subprocess.CompletedProcess:
 def test_forget_leaves_no_local_trace(config) -> None:
     clock = Clock()
     mem = AgentMemory(config, "default", archive=open_archive(config), clock=clock)
-    secret = mem.store("the alarm code for the back door is four digits", "home", 0.01)
+    secret = mem.store("the alarm code for the back door is four digits", "home", 0.2)  # warm: not yet frozen
     mem.store("an unrelated later fact", "misc", 0.5)
-    clock.days(1)
-    consolidate(mem, "quick")  # the low-scored fact goes to cold, with a preview in the log
-    assert any(r.get("what") for r in mem.evictions.rows() if r["id"] == secret["id"])
+    clock.days(31)
+    consolidate(mem, "quick")  # past the retention with a low score: it goes to cold, with a preview in the log
+    assert any(r.get("what") for r in mem.evictions.rows() if r.get("id") == secret["id"])
     forget_id(mem, secret["id"])
     for path in mem.dir.iterdir():
         if path.is_file():

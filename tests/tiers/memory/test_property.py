@@ -179,7 +179,8 @@ class TieredMemory(RuleBasedStateMachine):
             found |= {e["id"] for e in self.archive.get(AGENT, sorted(missing))}
         missing = self.acked - found
         if missing:
-            logged = {r["id"] for r in self.mem.eviction_rows()}
+            rows = self.mem.eviction_rows()  # a row of one memory has its id; a batch's row (an import) its ids
+            logged = {r["id"] for r in rows if "id" in r} | {i for r in rows for i in r.get("ids") or []}
             assert not (missing - logged), f"lost without a trace: {sorted(missing - logged)}"
 
 
