@@ -177,7 +177,7 @@ def cues(text: str) -> tuple[Cue, ...]:
     for clause in clauses:
         if _QUESTION.search(clause):
             continue  # "did you switch from X to Y?" asks; it tells nothing
-        words = {w.casefold() for w in re.findall(r"[A-Za-z']+", clause)}
+        words = _words(clause)
         for code in LANGUAGES:
             lang = _lang(code)
             if not lang.trigger.search(clause):
@@ -207,22 +207,24 @@ def cues(text: str) -> tuple[Cue, ...]:
     return tuple(out)
 
 
+def _says_any(clause: str, words: set[str], vocab: frozenset[str]) -> bool:
+    """The clause holds one of `vocab`: English words whole (`words`, the clause's), Chinese ones anywhere."""
+    return bool(words & vocab) or any(v in clause for v in vocab if not v.isascii())
+
+
 def _hypothetical(clause: str, words: set[str], lang: _Lang) -> bool:
-    """The clause says what would happen (`… and it would clash with …`, 如果…的话): English words whole, Chinese
-    ones anywhere."""
-    return bool(words & lang.hypothetical) or any(h in clause for h in lang.hypothetical if not h.isascii())
+    """The clause says what would happen (`… and it would clash with …`, 如果…的话)."""
+    return _says_any(clause, words, lang.hypothetical)
 
 
 def _asks_of_others(clauses: list[str]) -> bool:
     """A question of the text asks whether the others change too (`其他品也一起换吗？`): the change it says is of a
     part, and which part a rule cannot tell."""
-    for clause in clauses:
-        if _QUESTION.search(clause):
-            words = {w.casefold() for w in re.findall(r"[A-Za-z']+", clause)}
-            if any(words & _lang(code).others or any(o in clause for o in _lang(code).others if not o.isascii())
-                   for code in LANGUAGES):
-                return True
-    return False
+    return any(_says_any(c, _words(c), _lang(code).others) for c in clauses if _QUESTION.search(c) for code in LANGUAGES)
+
+
+def _words(clause: str) -> set[str]:
+    return {w.casefold() for w in re.findall(r"[A-Za-z']+", clause)}
 
 
 def _wished(said: str, old: str) -> bool:

@@ -142,18 +142,19 @@ def ids_answered(warm: Warm) -> set[str]:
 def split_due_for_cold(warm: Warm, now: float, only: set[str] | None = None
                        ) -> tuple[list[Entry], list[Eviction]]:
     """Remove entries past retention with a low score, or frozen; return them (for cold) and log rows.
-    `only`: look at these ids alone, scored on this clock already (a batch of stores: what was said long ago
-    goes to cold at once; a store rescores what it creates or reinforces)."""
+    `only`: look at these ids alone, scored on this clock already, and log none (a batch of stores: what was said
+    long ago goes to cold at once, logged by the caller as one row; a store rescores what it creates or reinforces)."""
     keep: list[Entry] = []
     out: list[Entry] = []
     log: list[Eviction] = []
     for e in warm["entries"]:
         why = due_for_cold(e, now) if only is None else due_for_cold(e, now, True) if e["id"] in only else None
-        if why is not None:
-            out.append(e)
-            log.append(_eviction(e, why))
-        else:
+        if why is None:
             keep.append(e)
+            continue
+        out.append(e)
+        if only is None:
+            log.append(_eviction(e, why))
     warm["entries"] = keep
     return out, log
 
