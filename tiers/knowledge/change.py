@@ -283,7 +283,8 @@ def states(memory_text: str, cue: Cue) -> str | None:
     something else in another clause (a name, a number, a code): that other fact stays current, so the memory is
     updated in part, not superseded; WHOLE otherwise; None when it does not state the old value."""
     said = spoken(memory_text)
-    if _QUESTION.search(said) or (cue.new and (_has(said, cue.new) or _has(said, _lead(cue.new, cue.old)))):
+    if _QUESTION.search(said) or (cue.new and (_has(said, cue.new) or _has(said, _lead(cue.new, cue.old))
+                                               or _names_new(said, cue))):
         return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))
     if not cue.thing <= terms:
@@ -297,6 +298,23 @@ def states(memory_text: str, cue: Cue) -> str | None:
         return None  # `she wants to move me to Thursdays`: a wish, not a value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
+
+
+def _names_new(said: str, cue: Cue) -> bool:
+    """The memory tells of the change itself, in its own words: it has a change word and names what the new value
+    names and the old one does not (`moved today, out of the old hall and now in the hostel at <new>` before
+    `moved from <old> into a private hostel in <new>`). A name alone is not enough: a memory weighing the new
+    value (`on <new> you'd write …`) still states the old one."""
+    if not any(_says_any(said, _words(said), _lang(code).change_words) for code in LANGUAGES):
+        return False
+    # not a name of the old value, nor of a value the memory says itself was replaced (`from <new's name> Desktop`)
+    gone = {w.casefold() for v in [cue.old, *(c.old for c in cues(said))] for w in v.split()}
+    names = [w for w in _NAME.findall(cue.new) if w.casefold() not in gone]
+    return any(_has(c, w) and not any(_hypothetical(c, _words(c), _lang(code)) for code in LANGUAGES)
+               for c in _CLAUSE.split(said) if c for w in names)  # `if she moves it would be <new>`: no change told
+
+
+_NAME = re.compile(r"(?<![\w.\-])[A-Z][\w\-]{2,}")  # a capitalised name of three letters or more, not a number
 
 
 def _stated_old(said: str, terms: set[str], cue: Cue) -> str | None:

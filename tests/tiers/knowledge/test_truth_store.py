@@ -167,6 +167,17 @@ def test_an_older_memory_already_naming_the_new_value_is_a_restatement(change_sa
     assert change.states(older, cue) is None
 
 
+@pytest.mark.parametrize("older, states", [
+    ("Dana moved on Sunday! cleared out of Birch House and is now in the flat at Hollowmere", False),
+    ("Dana still lives in Birch House, near the ring road.", True),
+    ("Dana is in Birch House; if she moves it would be somewhere like Hollowmere", True),  # no change told
+])
+def test_an_older_memory_telling_the_change_in_its_own_words_is_not_made_stale_by_it(older: str, states: bool) -> None:
+    """It names the new value's place with a change word of its own: the later line says the same move."""
+    [cue] = change.cues("Dana moved from Birch House into a shared flat in Hollowmere.")
+    assert cue.act and (change.states(older, cue) is not None) is states
+
+
 def test_the_same_fact_from_chat_and_from_a_note_is_one_memory(mem, clock) -> None:
     first = mem.store("Remember that the garage code is 4417.", "chat", 0.6, {"source": "openclaw:s1#3"})
     clock.t += 60
