@@ -41,11 +41,14 @@ def _en() -> dict[str, re.Pattern[str]]:
                                + v.relations + r"),?\s+" + _NAME + r"\b"),
         "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?(?:my|our)\s+(?:(?:little|big|older|younger|best)\s+)?"
                                      r"(?:" + v.relations + r")\b"),
+        # `her manager is Ana Ruiz`; not the first letters of a title (`is Ma'am Ana`: the title rule reads her)
+        "relation_is": re.compile(r"\b(?:" + v.relations + r")\s+(?:is|was|will be)\s+" + _NAME + r"\b(?!['’]\w{2})"),
         "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
         # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
         "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"
                            r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started|works|worked|lives|"
-                           r"runs|said|says|thinks|wants|can|could|should|might|needs)\b"),
+                           r"runs|said|says|thinks|wants|can|could|should|might|needs|does|did|coaches|teaches|"
+                           r"manages|handles|owns|drives|leads|chairs|covers|" + v.person_verbs_after + r")\b"),
     }
 
 
@@ -153,7 +156,7 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
     """(name, found by a cue word around it): `X and Y` and two capitalised words alone are weaker."""
     rx = _en()
     v = english()
-    for key in ("before", "with", "after", "title", "relation", "relation_after"):
+    for key in ("before", "with", "after", "title", "relation", "relation_after", "relation_is"):
         for m in rx[key].finditer(text):
             if key == "before" and m.group(0).startswith("called") and _CALLED_THING.search(text[:m.start()]):
                 continue  # "a tool called Zed" names a thing
@@ -184,12 +187,28 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
         before = _WORD_BEFORE.search(text, 0, m.start())
         if before and before.group(1).lower() in v.determiners:
             continue  # `at the Fox and Hound`: one named thing, no two people
-        if is_person_name(m.group(1)) and is_person_name(m.group(2)):
-            yield m.group(1), False
+        if is_person_name(m.group(1)) and is_person_name(m.group(2)) and not is_business(m.group(2)):
+            yield m.group(1), False  # `Adom Savings and Loans`: one lender's name
             if not _NUMBER_AFTER.match(text, m.end(2)):  # `Gabe and Crew 9`: a crew's number, no person `Crew`
                 yield m.group(2), False
     for m in _HANDLE.finditer(text):
-        yield m.group(1), True
+        if not _an_account(text, m.start()):
+            yield m.group(1), True
+
+
+_WORDS = re.compile(r"[A-Za-z]+")
+
+
+def account_handle(text: str, handle: str) -> bool:
+    """`@handle` is written in `text` as an account (a tag a note or a distiller took from it names no one)."""
+    at = text.find("@" + handle)
+    return at >= 0 and _an_account(text, at)
+
+
+def _an_account(text: str, at: int) -> bool:
+    """An @handle said as an account (`our instagram is @…`, `follow our new page: @…`): a value, no person."""
+    before = _WORDS.findall(text[max(0, at - 40):at])[-4:]
+    return any(w.casefold() in english().account_words for w in before)
 
 
 @lru_cache(maxsize=1)

@@ -14,13 +14,13 @@ from typing import Any, Mapping
 from memoryd.tiers.knowledge.entity_kin import kin_people
 from memoryd.tiers.knowledge.entity_known import known_orgs
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
-from memoryd.tiers.knowledge.entity_people import (LOW, WORD, chinese_people, english_people, is_business,
+from memoryd.tiers.knowledge.entity_people import (LOW, WORD, account_handle, chinese_people, english_people, is_business,
                                                    is_person_name, latin_people_in_chinese, person_part)
 from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects, saints
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "11"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "12"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,7 @@ def read(text: str, metadata: Mapping[str, Any] | None = None) -> Reading:
     aliases: dict[str, set[str]] = {}
     tagged: list[Entity] = []
     tags = [t.strip().lstrip("@").strip() for t in (metadata or {}).get("entities") or [] if isinstance(t, str)]
+    tags = [t for t in tags if not account_handle(text, t)]  # `our instagram is @…`: a value, no entity
     for tag in filter(None, tags):  # a Retain line's text starts with its `@tag`: that handle is the tag
         found.pop(Entity("person", tag).key, None)
     tags = [h for h in (_retain_head(t, text) for t in tags if t) if h.casefold() not in KIND_WORDS]

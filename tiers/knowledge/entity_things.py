@@ -243,6 +243,9 @@ def _businesses(text: str, add: Add) -> None:
     v = english()
     for m in _en()["business"].finditer(text):
         words = m.group(1).split() + _more_kind_words(text, m.end())
+        also = _AND_KIND.match(text, m.end())
+        if also and also.group(1) in v.business_words:
+            words += ["and", also.group(1)]  # `Adom Savings and Loans`: one lender
         starts = [m.start(1) + w.start() for w in re.finditer(r"\S+", m.group(1))]
         while words and (words[0] in v.lead_verbs or (words[0] in v.not_people or words[0] in NOT_NAMES)
                          and not (len(words) > 2 and words[1].casefold() in v.street_endings)
@@ -262,6 +265,7 @@ def _businesses(text: str, add: Add) -> None:
 
 
 _NEXT_CAP = re.compile(rf"\s({WORD})\b")
+_AND_KIND = re.compile(rf"\s(?:and|&)\s({WORD})\b")
 
 
 def _more_kind_words(text: str, end: int) -> list[str]:

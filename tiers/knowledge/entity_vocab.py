@@ -67,6 +67,7 @@ class English:
     region_codes: frozenset[str]  # `cn-hangzhou`, `us-east-1`: a cloud region, a value
     of_heads: str  # `University of Limerick`, `Journal of Power Sources`: an institution named by what it is of
     name_numbers: frozenset[str]  # `Four Corners Diesel`: a number word starting a company's name mid-sentence
+    account_words: frozenset[str]  # `our instagram is @…`: an @handle near one is an account, no person
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def english() -> English:
         alternation(d["family_titles"]), alternation(d["formal_titles"]),
         frozenset(w.capitalize() for w in d["request_verbs"]),
         frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]),
-        frozenset(d["name_numbers"]))
+        frozenset(d["name_numbers"]), frozenset(d["account_words"]))
 
 
 @lru_cache(maxsize=1)

@@ -126,6 +126,9 @@ def test_near_misses_name_no_project(text: str) -> None:
     ("The Velvet Lanterns rehearse on Mondays", {("org", "The Velvet Lanterns")}),   # the article in the name
     ("the Velvet Lanterns' next gig is in May", {("org", "Velvet Lanterns")}),
     ("it still gets all its maps from Quorvale", {("org", "Quorvale")}),       # where a thing comes from
+    ("the loan is with Tessaly Savings and Loans since March", {("org", "Tessaly Savings and Loans")}),  # one lender
+    ("Brennock Shipping want the manual in German", {("org", "Brennock Shipping")}),
+    ("the letter from Harlow Credit Union came", {("org", "Harlow Credit Union")}),  # a kind word goes on after
 ])
 def test_organisations(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
@@ -216,6 +219,39 @@ def test_a_han_name_inside_latin_text_needs_a_latin_cue(text: str, want: set[tup
 ])
 def test_chinese_near_misses(text: str) -> None:
     assert not {e for e in found(text) if e[0] in ("person", "org")}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("her line manager is Odile Brandt, who signs the rota", {("person", "Odile Brandt")}),  # a role, `is`, a name
+    ("Tobiah Venn coaches the under-nines on Fridays", {("person", "Tobiah Venn")}),   # a full name, a verb
+    ("my ward manager is Ma'am Corazon, strict but fair", {("person", "Ma'am Corazon")}),  # how she is called
+    ("Sir Bayo signed off the roster", {("person", "Sir Bayo")}),
+])
+def test_more_ways_people_are_named(text: str, want: set[tuple[str, str]]) -> None:
+    assert found(text) == want
+
+
+@pytest.mark.parametrize("text, tags", [
+    ("our instagram is @ferncakes_kl, my cousin runs it", ["ferncakes_kl"]),
+    ("follow the new page @ferncakesofficial please", ["ferncakesofficial"]),
+    ("Noted: TikTok handle @fern.cakes.", []),
+])
+def test_an_account_handle_is_no_entity(text: str, tags: list[str]) -> None:
+    """A handle said as an account is a value of the owner's, whether the text or a tag on it names it."""
+    assert read(text, {"entities": tags} if tags else None).entities == []
+
+
+def test_a_handle_said_of_a_person_is_still_one() -> None:
+    assert ("person", "odile") in found("pinged @odile about the rota")
+
+
+@pytest.mark.parametrize("text, want", [
+    ("韩冬在恒安会计师事务所当会计", {("org", "恒安会计师事务所")}),     # the longest kind word
+    ("报的团是长风国旅的，周六出发", {("org", "长风国旅")}),
+    ("周六上午在白鲸游泳馆上课", {("org", "白鲸游泳馆")}),
+])
+def test_more_chinese_kind_words(text: str, want: set[tuple[str, str]]) -> None:
+    assert want <= found(text)
 
 
 @pytest.mark.parametrize("text, want", [
