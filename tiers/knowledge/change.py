@@ -272,6 +272,11 @@ def _has(text: str, value: str) -> bool:
     return re.search(left + re.escape(v) + right, text.casefold()) is not None
 
 
+def names_value(text: str, value: str) -> bool:
+    """`text` names `value` as a whole word (anywhere inside Chinese)."""
+    return _has(text, value)
+
+
 WHOLE, PART = "whole", "part"
 
 
@@ -283,7 +288,8 @@ def states(memory_text: str, cue: Cue) -> str | None:
     something else in another clause (a name, a number, a code): that other fact stays current, so the memory is
     updated in part, not superseded; WHOLE otherwise; None when it does not state the old value."""
     said = spoken(memory_text)
-    if _QUESTION.search(said) or (cue.new and (_has(said, cue.new) or _has(said, _lead(cue.new, cue.old))
+    now_said = _without_history(said)  # `from <new> to <old>`: the new value is history there, no restatement
+    if _QUESTION.search(said) or (cue.new and (_has(now_said, cue.new) or _has(now_said, _lead(cue.new, cue.old))
                                                or _names_new(said, cue))):
         return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))
@@ -315,6 +321,13 @@ def _names_new(said: str, cue: Cue) -> bool:
 
 
 _NAME = re.compile(r"(?<![\w.\-])[A-Z][\w\-]{2,}")  # a capitalised name of three letters or more, not a number
+
+
+def _without_history(said: str) -> str:
+    """The memory's words less the values it says itself were replaced."""
+    for own in cues(said):
+        said = re.sub(re.escape(own.old), " ", said, flags=re.IGNORECASE)
+    return said
 
 
 def _stated_old(said: str, terms: set[str], cue: Cue) -> str | None:

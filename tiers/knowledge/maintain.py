@@ -69,6 +69,7 @@ def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
             held = mine.get(old["id"])
             if held is None or (order[new["id"]], new["id"]) > (order[held[0]["id"]], held[0]["id"]):
                 mine[old["id"]] = (new, how, why, rule)
+    _back_again(out[True], {m["id"]: m for m in judged_ones})
     for mine in out.values():
         for old_id, (new, *_rest) in list(mine.items()):  # two statements replacing each other at once: neither
             back = mine.get(new["id"])
@@ -76,6 +77,19 @@ def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
                 mine.pop(old_id, None)
                 mine.pop(new["id"], None)
     return out
+
+
+def _back_again(acting: Targets, by_id: dict[str, Memory]) -> None:
+    """A memory whose replacement was itself replaced by a change back to the value it states (`… from <A> to
+    <B>`, later `… back from <B> to <A>`) is current again: it states what is true now."""
+    for old_id, (new, *_rest) in list(acting.items()):
+        later = acting.get(new["id"])
+        old = by_id.get(old_id)
+        if later is None or old is None:
+            continue
+        said = change.spoken(str(old.get("text", "")))
+        if any(c.act and c.new and change.names_value(said, c.new) for c in change.cues(str(later[0].get("text", "")))):
+            acting.pop(old_id)
 
 
 def _moved_day(new: Memory, index: dict[str, list[Memory]], earlier: Any, taken: set[str]) -> list[tuple[Memory, str]]:

@@ -396,6 +396,11 @@ def test_a_value_said_again_after_its_replacement_is_current_again(mem, clock) -
     assert "current" in [r["kind"] for r in mem.knowledge_rows()]
 
 
+def test_a_chinese_change_back_names_the_value_it_leaves() -> None:
+    [cue] = change.cues("供应商已从青禾换回长丰医疗，青禾送货太慢。")
+    assert (cue.old, cue.new, cue.act) == ("青禾", "长丰医疗", True)
+
+
 def test_two_stores_in_one_second_the_replacement_wins_and_maintain_agrees(mem) -> None:
     old = mem.store("The studio door code is 1180", "home", 0.6)  # the same clock second for both
     new = mem.store("We changed the studio door code from 1180 to 2291", "home", 0.6)

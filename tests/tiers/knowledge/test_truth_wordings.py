@@ -90,6 +90,16 @@ def test_maintain_marks_the_replaced_wording_for_good(mem, archive) -> None:
     assert ids[:2] == ["d4", "d3"]
 
 
+def test_a_change_back_makes_the_first_telling_current_again(mem, archive) -> None:
+    archive.put("main", [note("b1", "Gloves and masks come from Kestrel Dental.", 2),
+                         turn("b2", "We switched the consumables from Kestrel Dental to Ardent Supply.", 8),
+                         turn("b3", "The consumables moved back from Ardent Supply to Kestrel Dental today.", 20)])
+    maintain(mem)
+    stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
+    assert stored["b2"]["superseded_by"] == "b3"
+    assert "superseded_by" not in stored["b1"]  # it states what is true again
+
+
 @pytest.mark.parametrize("text,role", [
     ("Sure, we can go over the budget draft tomorrow.", "assistant"),
     ("Happy to help with the migration whenever you're ready.", "assistant"),
