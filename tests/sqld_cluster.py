@@ -111,7 +111,7 @@ class SqldCluster:
             try:
                 if replication_index(self.replica) >= target:
                     return target
-            except OSError:
+            except (OSError, ValueError):  # refused, or an empty body while it handshakes (seen once under load)
                 pass
             if time.monotonic() > deadline:
                 raise TimeoutError(f"replica did not reach replication index {target} within {timeout:g}s")
