@@ -288,15 +288,16 @@ def states(memory_text: str, cue: Cue) -> str | None:
     something else in another clause (a name, a number, a code): that other fact stays current, so the memory is
     updated in part, not superseded; WHOLE otherwise; None when it does not state the old value."""
     said = spoken(memory_text)
-    now_said = _without_history(said)  # `from <new> to <old>`: the new value is history there, no restatement
+    history = tuple(own.old for own in cues(memory_text))  # the values the memory says itself were replaced
+    now_said = _without(said, history)  # `from <new> to <old>`: the new value is history there, no restatement
     if _QUESTION.search(said) or (cue.new and (_has(now_said, cue.new) or _has(now_said, _lead(cue.new, cue.old))
-                                               or _names_new(said, cue))):
+                                               or _names_new(said, cue, history))):
         return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))
     if not cue.thing <= terms:
         return None  # "the garage code" changed: "the bike lock code is 4417" is another thing
     old = _stated_old(said, terms, cue)
-    if old is None or any(_has(own.old, old) for own in cues(memory_text)):
+    if old is None or any(_has(gone, old) for gone in history):
         return None  # it says itself that the old value was replaced (`now on AWS, no longer on Hetzner`): history
     if _NEGATED.search(next((c for c in _PARTS.split(said) if _has(c, old)), "")):
         return None  # `monthly releases aren't happening`: it does not state the value, it denies it
@@ -306,7 +307,7 @@ def states(memory_text: str, cue: Cue) -> str | None:
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
 
 
-def _names_new(said: str, cue: Cue) -> bool:
+def _names_new(said: str, cue: Cue, history: tuple[str, ...]) -> bool:
     """The memory tells of the change itself, in its own words: it has a change word and names what the new value
     names and the old one does not (`moved today, out of the old hall and now in the hostel at <new>` before
     `moved from <old> into a private hostel in <new>`). A name alone is not enough: a memory weighing the new
@@ -314,7 +315,7 @@ def _names_new(said: str, cue: Cue) -> bool:
     if not any(_says_any(said, _words(said), _lang(code).change_words) for code in LANGUAGES):
         return False
     # not a name of the old value, nor of a value the memory says itself was replaced (`from <new's name> Desktop`)
-    gone = {w.casefold() for v in [cue.old, *(c.old for c in cues(said))] for w in v.split()}
+    gone = {w.casefold() for v in (cue.old, *history) for w in v.split()}
     names = [w for w in _NAME.findall(cue.new) if w.casefold() not in gone]
     return any(_has(c, w) and not any(_hypothetical(c, _words(c), _lang(code)) for code in LANGUAGES)
                for c in _CLAUSE.split(said) if c for w in names)  # `if she moves it would be <new>`: no change told
@@ -323,10 +324,10 @@ def _names_new(said: str, cue: Cue) -> bool:
 _NAME = re.compile(r"(?<![\w.\-])[A-Z][\w\-]{2,}")  # a capitalised name of three letters or more, not a number
 
 
-def _without_history(said: str) -> str:
-    """The memory's words less the values it says itself were replaced."""
-    for own in cues(said):
-        said = re.sub(re.escape(own.old), " ", said, flags=re.IGNORECASE)
+def _without(said: str, values: tuple[str, ...]) -> str:
+    """The memory's words less `values` (those it says itself were replaced)."""
+    for v in values:
+        said = re.sub(re.escape(v), " ", said, flags=re.IGNORECASE)
     return said
 
 

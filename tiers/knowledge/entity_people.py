@@ -42,7 +42,8 @@ def _en() -> dict[str, re.Pattern[str]]:
         "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?(?:my|our)\s+(?:(?:little|big|older|younger|best)\s+)?"
                                      r"(?:" + v.relations + r")\b"),
         # `her manager is Ana Ruiz`; not the first letters of a title (`is Ma'am Ana`: the title rule reads her)
-        "relation_is": re.compile(r"\b(?:" + v.relations + r")\s+(?:is|was|will be)\s+" + _NAME + r"\b(?!['’]\w{2})"),
+        "relation_is": re.compile(r"\b(?:" + v.relations + r")\s+(?:is|was|will be)\s+" + _NAME
+                                  + r"\b(?!['’]\w{2})"),
         "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
         # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
         "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"

@@ -14,8 +14,8 @@ from typing import Any, Mapping
 from memoryd.tiers.knowledge.entity_kin import kin_people
 from memoryd.tiers.knowledge.entity_known import known_orgs
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
-from memoryd.tiers.knowledge.entity_people import (LOW, WORD, account_handle, chinese_people, english_people, is_business,
-                                                   is_person_name, latin_people_in_chinese, person_part)
+from memoryd.tiers.knowledge.entity_people import (LOW, WORD, account_handle, chinese_people, english_people,
+                                                   is_business, is_person_name, latin_people_in_chinese, person_part)
 from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects, saints
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 

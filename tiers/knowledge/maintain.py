@@ -82,13 +82,15 @@ def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
 def _back_again(acting: Targets, by_id: dict[str, Memory]) -> None:
     """A memory whose replacement was itself replaced by a change back to the value it states (`… from <A> to
     <B>`, later `… back from <B> to <A>`) is current again: it states what is true now."""
-    for old_id, (new, *_rest) in list(acting.items()):
-        later = acting.get(new["id"])
+    chains = dict(acting)  # read as found: what one step takes out does not change another's reading
+    for old_id, (new, *_rest) in chains.items():
+        later = chains.get(new["id"])
         old = by_id.get(old_id)
         if later is None or old is None:
             continue
         said = change.spoken(str(old.get("text", "")))
-        if any(c.act and c.new and change.names_value(said, c.new) for c in change.cues(str(later[0].get("text", "")))):
+        back = change.cues(str(later[0].get("text", "")))
+        if any(c.act and c.new and change.names_value(said, c.new) for c in back):
             acting.pop(old_id)
 
 
