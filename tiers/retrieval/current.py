@@ -147,14 +147,18 @@ def _question_terms(query: str) -> tuple[frozenset[str], frozenset[str]]:
 # follows (`二号库是谁在管？`): what it asks follows
 _ZH_OF = re.compile(r"^\s*([\u4e00-\u9fff]{2,})的(.+)$")
 _ZH_IS = re.compile(r"^\s*([\u4e00-\u9fff]{2,}?)是(?=谁|什么|哪|多少|几|怎么)(.+)$")
+# … or before its word of now (`伟明公司现在在哪家银行收汇？`: the company's, and what it asks is the bank)
+_ZH_NOW = re.compile(r"^\s*([\u4e00-\u9fff]{2,}?)(?:现在|目前|如今)(.+)$")
 
 
 @functools.lru_cache(maxsize=256)
-def _what(query: str) -> frozenset[str]:
+def _what(query: str, after_now: bool = False) -> frozenset[str]:
     """What a question asks, besides whose it is: its terms less the names and ids; in a Chinese question the terms
-    after its first 的, or after 是 and a word of asking (the characters before say whose: `中山路店`, `二号库`)."""
+    after its first 的, or after 是 and a word of asking (the characters before say whose: `中山路店`, `二号库`);
+    `after_now`: or after its word of now (`苏禾公司现在…`), read only to find that neither memory speaks of it
+    (the newer may say its change in other words than the question: `迁到` under `部署在哪`)."""
     names, asked = _question_terms(query)
-    zh = _ZH_OF.match(query) or _ZH_IS.match(query)
+    zh = _ZH_OF.match(query) or _ZH_IS.match(query) or (_ZH_NOW.match(query) if after_now else None)
     if zh is None:
         return asked - names
     return frozenset(t for t in analyzer.terms(zh.group(2)) if len(t) > 1 and t not in _question_words()) - names
@@ -171,8 +175,8 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
     if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text):
         return True
-    what = _what(query)
-    if what and not what & (said_found | said_newer) and not _across_scripts(what, found.text + newer.text):
+    what, beyond = _what(query), _what(query, after_now=True)
+    if beyond and not beyond & (said_found | said_newer) and not _across_scripts(beyond, found.text + newer.text):
         return True  # both found by whose they are alone ("which vendor does Rambutan use?" under its launch day)
     if what & said_found and not what & said_newer:
         return True  # the found one says what is asked, the newer none of it: another of its facts changed
@@ -183,9 +187,18 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     if split is None:
         return False
     changed, others = split
-    if what and not what & said_newer:
+    told = _told(newer.text)  # what the newer says, not what it asks after it (`… 老孙那边接还来得及吗？`)
+    if what and not what & told:
         return True
-    return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - said_newer - set(analyzer.terms(changed)))
+    return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - told - set(analyzer.terms(changed)))
+
+
+_ASKING = re.compile(r"[^.!?。！？]*[?？]")
+
+
+def _told(text: str) -> set[str]:
+    """The terms of a memory's sentences that ask nothing."""
+    return set(analyzer.terms(_ASKING.sub(" ", text)))
 
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")

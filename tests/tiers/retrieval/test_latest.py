@@ -81,3 +81,22 @@ def test_a_summary_is_not_moved_above_by_the_last_day_it_spans(home: Path, monke
     # a summary of one day is dated right: it moves up like any line said later
     said[1] = (said[1][0], "2025-08-01", {"memory_kind": "summary", "span": ["2025-08-01", "2025-08-01"]})
     assert _first(said, "What is the greenhouse watering rota now?") == said[1][0]
+
+
+@pytest.mark.parametrize("older, newer, question, moved", [
+    ("greenhouse watering rota: Monday and Thursday", "watering rota: which days was it again, Tuesdays?",
+     "What is the greenhouse watering rota now?", False),                                  # it asks
+    ("温室的浇水排班：阿芳负责", "温室浇水排班是哪个同事来着", "温室的浇水排班现在归谁？", False),  # it asks, no mark
+    ("greenhouse watering rota: Monday and Thursday", "watering rota is Tuesdays and Fridays now. Does that suit "
+     "Ines?", "What is the greenhouse watering rota now?", True),                          # it says, then asks
+])
+def test_a_newer_line_that_only_asks_is_not_moved_above(home: Path, monkeypatch: pytest.MonkeyPatch, older: str,
+                                                        newer: str, question: str, moved: bool) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    mem = memory_with_said([(older, "2025-06-02"), (newer, "2025-07-14")] + [(t, "2025-05-01") for t in OTHER])
+    try:
+        found = mem.retrieve(question, 5)
+    finally:
+        mem.archive.close()
+    lifted = [r["text"] for r in found if any(s["stage"] == "latest" for s in r.get("stages") or [])]
+    assert (lifted[:1] == [newer] and found[0]["text"] == newer) is moved
