@@ -100,3 +100,23 @@ def test_a_newer_line_that_only_asks_is_not_moved_above(home: Path, monkeypatch:
         mem.archive.close()
     lifted = [r["text"] for r in found if any(s["stage"] == "latest" for s in r.get("stages") or [])]
     assert (lifted[:1] == [newer] and found[0]["text"] == newer) is moved
+
+
+@pytest.mark.parametrize("question, now", [
+    ("温室的浇水排班归谁管？", True),        # Chinese has no tense: a question with no word of another time asks of now
+    ("溫室的澆水排班現在歸誰管？", True),      # traditional characters
+    ("温室的浇水排班以前归谁管？", False),      # a word of the past: what was
+    ("温室的浇水排班", False),                 # no question
+])
+def test_a_chinese_question_asks_of_now_unless_it_names_another_time(question: str, now: bool) -> None:
+    from memoryd.tiers.retrieval.time_rule import time_rule
+
+    rule = time_rule(question, None)
+    assert bool(rule and rule.present) is now
+
+
+def test_a_chinese_question_of_now_puts_the_newer_of_two_near_equals_first(home: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("温室的浇水排班归阿芳管，周一周四", "2025-06-02"), ("温室的浇水排班改了，归阿强管", "2025-07-14")]
+    assert _first(said, "温室的浇水排班归谁管？") == said[1][0]
