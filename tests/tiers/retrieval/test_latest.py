@@ -112,7 +112,7 @@ def test_a_chinese_question_asks_of_now_unless_it_names_another_time(question: s
     from memoryd.tiers.retrieval.time_rule import time_rule
 
     rule = time_rule(question, None)
-    assert bool(rule and rule.present) is now
+    assert bool(rule and rule.of_now) is now
 
 
 def test_a_chinese_question_of_now_puts_the_newer_of_two_near_equals_first(home: Path,
