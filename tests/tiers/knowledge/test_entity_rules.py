@@ -215,6 +215,8 @@ def test_a_han_name_inside_latin_text_needs_a_latin_cue(text: str, want: set[tup
     "周末和金毛一起去公园散步",   # a dog's breed after a cue
     "和宋朝的历史有关",           # a dynasty
     "上家公司的老板很凶",     # the kind of company, not its name
+    "收款银行写的是哪家？",   # what a bank does for one, not its name
+    "国际贸易这两年不好做",   # a field of work
     "The train to 高铁站 is late",
 ])
 def test_chinese_near_misses(text: str) -> None:
@@ -249,6 +251,8 @@ def test_a_handle_said_of_a_person_is_still_one() -> None:
     ("韩冬在恒安会计师事务所当会计", {("org", "恒安会计师事务所")}),     # the longest kind word
     ("报的团是长风国旅的，周六出发", {("org", "长风国旅")}),
     ("周六上午在白鲸游泳馆上课", {("org", "白鲸游泳馆")}),
+    ("下周起订舱交给远帆货代", {("org", "远帆货代")}),                 # trade: a forwarder, a trading house
+    ("合同是跟澄江贸易签的", {("org", "澄江贸易")}),
 ])
 def test_more_chinese_kind_words(text: str, want: set[tuple[str, str]]) -> None:
     assert want <= found(text)
