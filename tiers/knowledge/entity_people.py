@@ -19,7 +19,8 @@ UP = "A-ZÀ-ÖØ-ÞĀĆČĎĐĒĘĚĞİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŸŹŻŽ"
 LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűųźżž"
 _TITLES = "Mr|Mrs|Ms|Dr|Prof"  # read before a name, the name being the person (`Dr. Okafor`)
 WORD = rf"(?:O['’](?=[{UP}])|Ma?c(?=[{UP}][{LOW}]))?[{UP}][{LOW}]{{1,19}}"  # O'Keeffe, McCarthy, MacLeod: one word
-_NAME = rf"({WORD}(?:\s{WORD})?)"
+_NAME_PART = rf"{WORD}(?:-(?:{WORD}|[{LOW}]{{2,}}))?(?![\w-])"  # `Soo-ah`, `Jean-Luc`: one word of a name
+_NAME = rf"({_NAME_PART}(?:\s{_NAME_PART})?)"
 _HAN = "\u4e00-\u9fff"
 
 
@@ -37,10 +38,33 @@ def _en() -> dict[str, re.Pattern[str]]:
         # `Dr. Okafor`: the name after the title; `Auntie Grace`: the family word is part of how she is called
         "title": re.compile(rf"\b(?:{_TITLES}|{v.formal_titles})\.?\s+({WORD})\b|\b((?:{v.family_titles})\s+{WORD})\b"),
         # `my sister Ylva`, and whose relation it is by name (`Dad's new partner, Linda`)
-        "relation": re.compile(rf"(?:\b[Mm]y|\b[Oo]ur|\b{WORD}['’]s)\s+(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:"
-                               + v.relations + r"),?\s+" + _NAME + r"\b"),
+        "relation": re.compile(rf"(?:\b[Mm]y|\b[Oo]ur|\b[Hh]is|\b[Hh]er|\b[Tt]heir|\b{WORD}['’]s)\s+"
+                               r"(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:[a-z]+\s+)?(?:"
+                               + v.relations + r"),?\s+" + _NAME + r"\b(?!['’]\w{2})"),  # `his cousin Arjun`, `our
+        # dog walker Ana`; not the first letters of a title (`my unit manager Ma'am Ana`: the title rule reads her)
         "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?(?:my|our)\s+(?:(?:little|big|older|younger|best)\s+)?"
                                      r"(?:" + v.relations + r")\b"),
+        # `Aoife, Siobhan's sister, teaches`, `Arjun, his accountant,`: the relation said after a comma, whose it is
+        # by name or pronoun; not `Lisbon, her sister's town` (the relation owns the next word)
+        "apposition": re.compile(r"\b" + _NAME + rf",\s+(?:his|her|their|{WORD}['’]s)\s+"
+                                 r"(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:[a-z]+\s+)?(?:"
+                                 + v.relations + r")\b(?!['’-])"),
+        # `Ole (captain) says`, `Ana (our physio)`: a role in brackets after a name
+        "role_bracket": re.compile(r"\b" + _NAME + r"\s+\((?:the\s+|my\s+|our\s+)?(?:[a-z]+\s+)?(?:"
+                                   + v.relations + r")\)"),
+        # `Juma the driver called`, `Pete Ward the chairman will`: a role after `the` right after the name
+        "role_the": re.compile(r"\b" + _NAME + r"\s+the\s+(?:[a-z]+\s+)?(?:" + v.relations
+                               + r")\b(?!['’-])(?=\s*(?:[,.;:!?)]|$)|\s+(?:[a-z]+ed|[a-z]+s|will|would|can|could|"
+                               r"has|had|is|was|who|on|at|for|from|of|in|and|rang|came|went|got|took|told|sent|saw|"
+                               r"made|gave|left|knows|knew)\b)"),
+        # `Ishbel is skipper on the boat`, `Sharon from Ola is the contact`: a role said of a name with `is`;
+        # not a relation a firm holds as often (`X is our client`), and the role ends its phrase (`is the
+        # driver on`, not `is the developer tool`)
+        "role_is": re.compile(r"\b" + _NAME + rf"(?:\s+from\s+{WORD}(?:\s{WORD})?)?\s+(?:is|was)\s+"
+                              r"(?:(?:the|our|my|their|his|her|a|an)\s+)?(?:(?:new|old|head|main)\s+)?(?!(?:"
+                              + v.firm_relations + r")\b)(?:" + v.relations + r")\b(?!['’-])"
+                              r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:on|at|for|of|in|and|who|now|too|there|here|since|"
+                              r"again|anyway|though|then)\b)"),
         # `her manager is Ana Ruiz`; not the first letters of a title (`is Ma'am Ana`: the title rule reads her)
         "relation_is": re.compile(r"\b(?:" + v.relations + r")\s+(?:is|was|will be)\s+" + _NAME
                                   + r"\b(?!['’]\w{2})"),
@@ -49,7 +73,8 @@ def _en() -> dict[str, re.Pattern[str]]:
         "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"
                            r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started|works|worked|lives|"
                            r"runs|said|says|thinks|wants|can|could|should|might|needs|does|did|coaches|teaches|"
-                           r"manages|handles|owns|drives|leads|chairs|covers|" + v.person_verbs_after + r")\b"),
+                           r"manages|handles|owns|drives|leads|chairs|covers|" + v.person_verbs_after + r")\b|"
+                           rf"(?<![\w-])({WORD}\s{WORD}),?\s+who(?:['’]s)?\b"),  # `Hana Ode, who teaches`
     }
 
 
@@ -157,7 +182,8 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
     """(name, found by a cue word around it): `X and Y` and two capitalised words alone are weaker."""
     rx = _en()
     v = english()
-    for key in ("before", "with", "after", "title", "relation", "relation_after", "relation_is"):
+    for key in ("before", "with", "after", "title", "relation", "relation_after", "relation_is", "apposition",
+                "role_bracket", "role_the", "role_is"):
         for m in rx[key].finditer(text):
             if key == "before" and m.group(0).startswith("called") and _CALLED_THING.search(text[:m.start()]):
                 continue  # "a tool called Zed" names a thing
@@ -172,7 +198,8 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
     for m in rx["and_i"].finditer(text):
         yield m.group(1) or m.group(2), True
     for m in rx["full"].finditer(text):
-        words = m.group(1).split()
+        name = m.group(1) or m.group(2)
+        words = name.split()
         before = _WORD_BEFORE.search(text, 0, m.start())
         if before and before.group(1).lower() in v.determiners:
             continue  # `a Marathon Plus might`: a thing's name, no person's
@@ -180,10 +207,10 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
                 (is_person_name(before.group(1)) or not sentence_start(text, before.start(1))):
             continue  # `Hot Stone Massage is`, `… after Ah Seng Renovation was`: the end of a longer capitalised
             # title, no person's two names
-        if sentence_start(text, m.start(1)) and words[-1].casefold().endswith(v.thing_endings):
+        if sentence_start(text, m.start()) and words[-1].casefold().endswith(v.thing_endings):
             continue  # `Sports Massage is our bestseller`: a service title-cased, no person
-        if is_person_name(m.group(1)) and not is_business(m.group(1)) and not any(map(_verb_like, words)):
-            yield m.group(1), False
+        if is_person_name(name) and not is_business(name) and not any(map(_verb_like, words)):
+            yield name, False
     for m in rx["and"].finditer(text):
         before = _WORD_BEFORE.search(text, 0, m.start())
         if before and before.group(1).lower() in v.determiners:
@@ -257,8 +284,9 @@ _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆�
 @lru_cache(maxsize=1)
 def _latin_in_han() -> re.Pattern[str]:
     v = chinese()
-    return re.compile(rf"(?<![\w-])({WORD})\s?(?=(?:{v.after_person}|和我|跟我))|"
-                      rf"(?:{v.before_person})\s?({WORD})(?![\w-])"
+    # a Han character is a word character too: the name's edges are Latin letters, not \w (`跟Becker打`)
+    return re.compile(rf"(?<![A-Za-z{LOW}0-9_-])({WORD})\s?(?=(?:{v.after_person}|{v.latin_after_person}|和我|跟我))|"
+                      rf"(?:{v.before_person})\s?({WORD})(?![A-Za-z{LOW}0-9_-])"
                       rf"(?=\s?(?:{v.after_person}|{v.after_person_soft}|[{_HAN}]|$))")
 
 

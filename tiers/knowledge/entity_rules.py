@@ -20,7 +20,7 @@ from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_place
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "13"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "14"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ class English:
     of_heads: str  # `University of Limerick`, `Journal of Power Sources`: an institution named by what it is of
     name_numbers: frozenset[str]  # `Four Corners Diesel`: a number word starting a company's name mid-sentence
     account_words: frozenset[str]  # `our instagram is @…`: an @handle near one is an account, no person
+    firm_relations: str  # `X is our client`: a relation a company holds too, no cue of a person after `is`
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class Chinese:
     after_date: str  # … and a verb of going start no name
     project_verbs: str  # `赶项目`: a verb taking 项目 as its object
     agent_marks: str  # `这轮由X资本`: 由, 被 end the words before a name
+    latin_after_person: str  # `Mia 說`, `Raymond 會`: after a Latin first name among Chinese words, a person's
 
 
 @lru_cache(maxsize=1)
@@ -129,7 +131,7 @@ def english() -> English:
         alternation(d["family_titles"]), alternation(d["formal_titles"]),
         frozenset(w.capitalize() for w in d["request_verbs"]),
         frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]),
-        frozenset(d["name_numbers"]), frozenset(d["account_words"]))
+        frozenset(d["name_numbers"]), frozenset(d["account_words"]), alternation(d["firm_relations"]))
 
 
 @lru_cache(maxsize=1)
@@ -146,4 +148,4 @@ def chinese() -> Chinese:
         tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]),
         alternation(d["time_words"]), tuple(d["common_endings"]),
         tuple(sorted(d["lead_words"], key=len, reverse=True)), tuple(d["question_words"]), d["date_units"],
-        d["after_date"], d["project_verbs"], d["agent_marks"])
+        d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]))

@@ -437,3 +437,35 @@ def test_llm_answer_checked_against_the_text() -> None:
     assert [(e.type, e.name) for e in out[1]] == [("place", "here")]  # no date type any more
     assert parse("not json", texts) == [[], []]
     assert "1. Lunch with Marguerite" in prompt(texts)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Maelis, Corentin's sister, runs the bakery", {("person", "Maelis"), ("person", "Corentin")}),
+    ("He files it through his cousin Tavish, who's a notary", {("person", "Tavish")}),
+    ("our dog walker Ines is away this week", {("person", "Ines")}),
+    ("Brannoc (captain) says we train on Fridays now", {("person", "Brannoc")}),
+    ("clutch gone. Wambui the driver rang from the roadside", {("person", "Wambui")}),
+    ("Odile Marchetti the treasurer will sign it", {("person", "Odile Marchetti")}),
+    ("and remember, Sigrun is skipper on the ferry", {("person", "Sigrun")}),
+    ("Tomasz from Kovra is the contact for fuel", {("person", "Tomasz")}),
+    ("She is covering, taking over from Ysolde Varga who is on leave", {("person", "Ysolde Varga")}),
+    ("my sister Ji-won moved here", {("person", "Ji-won")}),                     # a hyphenated given name whole
+    ("the neighbour recommended Dona Lucinha for the dogs", {("person", "Lucinha")}),
+    ("I drive for Harrowgate Coaches out of the north depot", {("org", "Harrowgate Coaches")}),
+    ("he's our Alvenor rep now", {("org", "Alvenor")}),
+    ("要不要提前跟Brennan打个招呼？", {("person", "Brennan")}),                      # a Latin name right beside Han
+    ("Ottilie 說下週再測", {("person", "Ottilie")}),
+])
+def test_roles_and_appositions_name_people(text: str, want: set[tuple[str, str]]) -> None:
+    assert found(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    "Halvard is our client now.",                       # a firm holds that relation as often as a person
+    "Ha, the assistant remembered it before you did.",  # an interjection before `the <role>`, no name
+    "Lisbon, her sister's home town, is lovely",        # the relation owns the next word
+    "Corvexa is a developer tool we tried",             # the role word starts a longer phrase
+    "my unit manager Ma'am Oriel signed it",            # the title's first letters, no name of their own
+])
+def test_roles_and_appositions_near_misses(text: str) -> None:
+    assert not {n for t, n in found(text) if t == "person"} - {"Ma'am Oriel", "Oriel"}
