@@ -56,6 +56,9 @@ def _en() -> dict[str, re.Pattern[str]]:
         # `ordered gloves from X`, `switched from X to Y`, `hired through X`: a deal is done with a company
         "trade": re.compile(rf"\b(?:{v.trade_verbs})\b(?:\s+[a-z][\w'-]*,?){{0,4}}\s+(?:from|through|via)\s+"
                             rf"({WORD}(?:\s{WORD})?)\b(?!\s*[-'’])"),
+        # `switched to X`, `signed with X`: a provider or a firm one deals with (`switched the vans to X` too)
+        "switch": re.compile(rf"\b(?:(?:[Ss]witch(?:ed|ing|es)?)\s+(?:[a-z]+\s+){{0,2}}?to|(?:[Ss]ign(?:ed|ing|s)?)\s+with)"
+                             rf"\s+({WORD}(?:\s{WORD})?)\b(?!\s*[-'’&]|\s+{WORD})"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
         # `the Journal of Power Sources`, `University of Limerick`: to the last capitalised word (three at most)
         "of_org": re.compile(rf"\b((?:{v.of_heads})\sof\s(?:the\s)?{WORD}(?:\s{WORD}){{0,2}})\b"),
@@ -199,6 +202,10 @@ def orgs_and_places(text: str, add: Add) -> None:
         name = m.group(1)
         if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
             add("org", name)
+    for m in rx["switch"].finditer(text):
+        name = m.group(1)
+        if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
+            add("org", name)
     for m in rx["venue"].finditer(text):
         if not rx["of_org"].match(text, m.start(1)):
             add("place", m.group(1))
@@ -338,6 +345,11 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),  # 科技园区: a park
         # `涧西区南昌路41号`: a district right before a numbered road is part of an address (a value)
         "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d)"),
+        # `北京市第十二中学`, `四川省人民医院`, `朝阳区教育研究中心`: a name that opens with its city, province or
+        # district runs longer before its kind word than a bare one; no word of a clause inside it
+        "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}[{_HAN}]{{2}}区)"
+                               f"(?:(?![{re.escape(v.clause_breaks)}的了我你他她们是和在去上下有没不也都就还要会能想说刚才正叫把被给从到过着这那个])"
+                               f"[{_HAN}]){{1,8}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),
         "org_end": re.compile(f"(?:{v.org_suffixes})$"),
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
         # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);
@@ -453,3 +465,9 @@ def chinese_things(text: str, add: Add) -> None:
                 add(key, m.group(1)[cut:])
     for m in rx["city"].finditer(text):
         add("place", m.group(1) or m.group(2))
+    for m in rx["city_org"].finditer(text) if _has_suffix(text, "org") else ():
+        body = m.group(1)[:rx["org_end"].search(m.group(1)).start()]
+        rest = next((body[len(c):] for c in sorted(zh.cities, key=len, reverse=True) if body.startswith(c)), body[3:])
+        rest = rest[1:] if rest[:1] in "省市区" else rest
+        if rest and rest not in zh.not_bodies and rest[0] not in "分总":  # 上海分公司: a branch, its city the place
+            add("org", m.group(1))
