@@ -143,12 +143,12 @@ def _question_terms(query: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(_whose(query)), frozenset(asked)
 
 
-# a Chinese question naming whose before its first 的 (`中山路店的店长是谁？`), or before a 是 that a word of asking
-# follows (`二号库是谁在管？`): what it asks follows
-_ZH_OF = re.compile(r"^\s*([\u4e00-\u9fff]{2,})的(.+)$")
-_ZH_IS = re.compile(r"^\s*([\u4e00-\u9fff]{2,}?)是(?=谁|什么|哪|多少|几|怎么)(.+)$")
+# a Chinese question naming whose before its first 的 (`中山路店的店长是谁？`, `Rosalind的合同…`), or before a 是 that a
+# word of asking follows (`二号库是谁在管？`): what it asks follows
+_ZH_OF = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,})的(.+)$")
+_ZH_IS = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)是(?=谁|什么|哪|多少|几|怎么)(.+)$")
 # … or before its word of now (`伟明公司现在在哪家银行收汇？`: the company's, and what it asks is the bank)
-_ZH_NOW = re.compile(r"^\s*([\u4e00-\u9fff]{2,}?)(?:现在|目前|如今)(.+)$")
+_ZH_NOW = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)(?:现在|目前|如今)(.+)$")
 
 
 @functools.lru_cache(maxsize=256)
@@ -176,8 +176,10 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text):
         return True
     what, beyond = _what(query), _what(query, after_now=True)
-    if beyond and not beyond & (said_found | said_newer) and not _across_scripts(beyond, found.text + newer.text):
-        return True  # both found by whose they are alone ("which vendor does Rambutan use?" under its launch day)
+    if beyond and not beyond & (said_found | said_newer):
+        return True  # both found by whose they are alone ("which vendor does Rambutan use?" under its launch day), or
+        # an English question of memories said in Chinese: its words cannot meet theirs, so nothing says the change
+        # is of what is asked (right or silent)
     if what & said_found and not what & said_newer:
         return True  # the found one says what is asked, the newer none of it: another of its facts changed
         # (`中山路店领班从阿杰换成丽娟` under `中山路店的店长是谁？`)
@@ -201,12 +203,6 @@ def _told(text: str) -> set[str]:
     return set(analyzer.terms(_ASKING.sub(" ", text)))
 
 
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-
-
-def _across_scripts(terms: set[str], said: str) -> bool:
-    """An English question of memories said in Chinese (or the other way): their words cannot meet."""
-    return all(t.isascii() for t in terms) == bool(_HAN.search(said))
 
 
 _HAN_LEAD = re.compile(r"\s*([\u4e00-\u9fff])")

@@ -94,7 +94,8 @@ def _names_a_number(query: str) -> bool:
 
 def _terms_said(text: str) -> set[str]:
     """The terms of what a memory says, without its speaker's label: who said it is not what it is about (a Retain
-    line's `@Kestrel:` names what it is about, and stays)."""
+    line's `@Kestrel:` names what it is about, and stays). (Counting the label of a line in the first person, `Joanne:
+    they moved my physical …`, was measured over the sixty corpus files: current at 1 0.721 → 0.716, 6 files down.)"""
     return set(analyzer.terms(text if text.lstrip().startswith("@") else spoken(text)))
 
 

@@ -309,6 +309,27 @@ def test_a_chinese_question_of_another_fact_before_its_word_of_now_gets_no_place
     assert not _placed(mem.retrieve("苏禾公司现在在哪家银行开户？"), new["id"])
 
 
+@pytest.mark.parametrize("question, placed", [
+    ("When does Rosalind's contract end?", False),   # its words cannot meet the memories': nothing says it is asked
+    ("Rosalind的合同什么时候到期？", False),            # the memories' script: they speak of no contract
+    ("Rosalind哪天放假？", True),                      # what changed is what is asked
+])
+def test_an_english_question_of_a_change_said_in_chinese_gets_no_placement(question: str, placed: bool) -> None:
+    """A day off's change, found by a name alone under a question of a contract's end (both days): a question
+    whose words cannot meet the memories' says nothing of which fact it asks, so nothing is placed (right or
+    silent)."""
+    from memoryd.tiers.retrieval.candidate import Candidate
+    from memoryd.tiers.retrieval.current import successors
+
+    def row(id_: str, text: str, **meta: str) -> dict:
+        return {"id": id_, "text": text, "category": "home", "tier": "warm", "path": "", "score": 1.0,
+                "metadata": meta}
+    found = Candidate.of(row("a", "Odile: 我家阿姨 Rosalind 都是礼拜日放", superseded_by="b"))
+    newer = Candidate.of(row("b", "明白, Rosalind 由礼拜日改为礼拜六放假。"))
+    out = successors([found], lambda ids: [newer] if "b" in ids else [], question)
+    assert ([c.id for c in out] == ["b", "a"]) is placed
+
+
 def test_a_fact_left_in_a_voice_typed_line_is_updated_in_part_and_its_question_gets_no_placement(
         keyword_mode, mem, clock) -> None:
     """Chinese typed by voice leaves out the commas: a space between two Han characters ends a clause, so the
