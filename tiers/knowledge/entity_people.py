@@ -261,6 +261,10 @@ def _zh() -> dict[str, re.Pattern[str]]:
                             f"{v.time_words})"),  # `谢总今天心情不错`: a time word after it
         # `跟白老师学书法`, `给卢老师发邮件`: after a cue of a person, a surname and a title whatever follows
         "cue_title": re.compile(f"(?:{v.before_person})([{v.surnames}](?:{v.titles}))"),
+        # `甜甜说`, `跟朵朵一起`: a pet name of one character said twice, at a clause's start before a verb of a
+        # person or after a cue of one (kin words, adverbs and laughs said so are no names: not_doubled_names)
+        "doubled": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))([{_HAN}])\\1(?={v.after_person})|"
+                              f"(?:{v.before_person})([{_HAN}])\\2(?={v.after_person}|{v.after_person_soft})"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
@@ -310,6 +314,10 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
             if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS) \
                     and not _ends_a_title(text, m.start(1) if m.group(1) else m.start(2)):
                 yield name
+    for m in rx["doubled"].finditer(text):
+        name = (m.group(1) or m.group(2)) * 2
+        if name not in chinese().not_doubled_names and name not in chinese().not_names:
+            yield name
     if latin_around:
         for m in rx["alone"].finditer(text):
             if _zh_name_ok(m.group(1)) and _latin_cue_around(text, m.start(1), m.end(1)):

@@ -59,6 +59,9 @@ def _en() -> dict[str, re.Pattern[str]]:
         # `switched to X`, `signed with X`: a provider or a firm one deals with (`switched the vans to X` too)
         "switch": re.compile(rf"\b(?:(?:[Ss]witch(?:ed|ing|es)?)\s+(?:[a-z]+\s+){{0,2}}?to|(?:[Ss]ign(?:ed|ing|s)?)\s+with)"
                              rf"\s+({WORD}(?:\s{WORD})?)\b(?!\s*[-'’&]|\s+{WORD})"),
+        # `comes from Calder Weaving in Leeds`, `go to Hurley Tyres in Togher`: two names before `in` and a town
+        # after from/at/to: a firm and where it is (a town after a person says where they live far less often)
+        "org_in": re.compile(rf"\b(?:from|at|to)\s+({WORD}\s{WORD})\s+in\s+({WORD})\b(?![-'’]|\s{WORD})"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
         # `the Journal of Power Sources`, `University of Limerick`: to the last capitalised word (three at most)
         "of_org": re.compile(rf"\b((?:{v.of_heads})\sof\s(?:the\s)?{WORD}(?:\s{WORD}){{0,2}})\b"),
@@ -202,6 +205,11 @@ def orgs_and_places(text: str, add: Add) -> None:
         name = m.group(1)
         if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
             add("org", name)
+    for m in rx["org_in"].finditer(text) if " in " in text else ():
+        name, town = m.group(1), m.group(2)
+        if _plain(name) and _plain(town) and not any(w in v.known_places for w in name.split()) \
+                and not _HOUSE_NUMBER.match(text, m.end()) and not _person_cue_before(text, m.start(1)):
+            add("org", name)  # the town only says which branch: a place rule reads it where a cue says one
     for m in rx["switch"].finditer(text):
         name = m.group(1)
         if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
@@ -226,6 +234,16 @@ def orgs_and_places(text: str, add: Add) -> None:
                 and m.group(1) not in v.acronyms:
             add("org", m.group(1))
     _places(text, add)
+
+
+@lru_cache(maxsize=1)
+def _person_cue() -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + english().person_cues_before + r")\s+$")
+
+
+def _person_cue_before(text: str, start: int) -> bool:
+    """`sent it to X Y in Leeds`, `spoke to X Y`: a cue of a person right before the name."""
+    return bool(_person_cue().search(text, max(0, start - 30), start))
 
 
 _CAPS_BEFORE = re.compile(rf"(?:(?:{WORD}|{_ACRONYM})\s){{1,3}}$")

@@ -109,6 +109,7 @@ class Chinese:
     project_verbs: str  # `赶项目`: a verb taking 项目 as its object
     agent_marks: str  # `这轮由X资本`: 由, 被 end the words before a name
     latin_after_person: str  # `Mia 說`, `Raymond 會`: after a Latin first name among Chinese words, a person's
+    not_doubled_names: frozenset[str]  # `天天说`, `妈妈说`: a doubled character that is no pet name
 
 
 @lru_cache(maxsize=1)
@@ -148,4 +149,5 @@ def chinese() -> Chinese:
         tuple(sorted(d["motion_endings"], key=len, reverse=True)), d["name_verbs"], tuple(d["time_units"]),
         alternation(d["time_words"]), tuple(d["common_endings"]),
         tuple(sorted(d["lead_words"], key=len, reverse=True)), tuple(d["question_words"]), d["date_units"],
-        d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]))
+        d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]),
+        frozenset(d["not_doubled_names"]))

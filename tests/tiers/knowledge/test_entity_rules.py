@@ -483,3 +483,16 @@ def test_a_provider_switched_to_or_signed_with_is_an_organisation() -> None:
     assert ("org", "Tesmond") in found("he switched the vans to Tesmond cards")
     assert ("org", "Pellow Freight") in found("we signed with Pellow Freight today")
     assert not {n for t, n in found("switched to Spanish for the kids, then switched to Tuesdays") if t == "org"}
+
+
+def test_a_firm_before_in_and_its_town() -> None:
+    assert ("org", "Pennock Weaving") in found("the blanks come from Pennock Weaving in Brixworth")
+    assert ("org", "Tansley Tyres") in found("the lads said go to Tansley Tyres in Wrenfield")
+    assert found("sent it to Mirela Tansley in Brixworth") == {("person", "Mirela Tansley")}  # a person's cue first
+
+
+def test_a_pet_name_said_twice() -> None:
+    assert found("事情多：沅沅说想跟我聊一下") == {("person", "沅沅")}
+    assert found("下午跟沅沅一起去") == {("person", "沅沅")}
+    assert not found("我天天说这个")  # an adverb said twice
+    assert ("person", "妈妈") not in found("妈妈说不行")
