@@ -221,6 +221,8 @@ def orgs_and_places(text: str, add: Add) -> None:
         add("org", m.group(1))
     for m in rx["possessive"].finditer(text):
         nouns = v.possessive_org_nouns if m.group(2) else v.org_nouns_after
+        if not m.group(2) and m.group(1).isupper() and len(m.group(1)) > 1:
+            nouns = nouns | v.acronym_org_nouns  # `the KBX technician`, `my QRB account`: letters of a body
         if m.group(3) in nouns and _plain(m.group(1)):
             add("org", m.group(1))
     for m in rx["work"].finditer(text):  # `works at Acme`: the word before `at` says it is work

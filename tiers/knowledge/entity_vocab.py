@@ -69,6 +69,7 @@ class English:
     name_numbers: frozenset[str]  # `Four Corners Diesel`: a number word starting a company's name mid-sentence
     account_words: frozenset[str]  # `our instagram is @…`: an @handle near one is an account, no person
     firm_relations: str  # `X is our client`: a relation a company holds too, no cue of a person after `is`
+    acronym_org_nouns: frozenset[str]  # `the KBX technician`, `my QRB account`: after capitals, a body one deals with
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,8 @@ def english() -> English:
         alternation(d["family_titles"]), alternation(d["formal_titles"]),
         frozenset(w.capitalize() for w in d["request_verbs"]),
         frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]),
-        frozenset(d["name_numbers"]), frozenset(d["account_words"]), alternation(d["firm_relations"]))
+        frozenset(d["name_numbers"]), frozenset(d["account_words"]), alternation(d["firm_relations"]),
+        frozenset(d["acronym_org_nouns"]))
 
 
 @lru_cache(maxsize=1)

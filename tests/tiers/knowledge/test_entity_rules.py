@@ -496,3 +496,9 @@ def test_a_pet_name_said_twice() -> None:
     assert found("下午跟沅沅一起去") == {("person", "沅沅")}
     assert not found("我天天说这个")  # an adverb said twice
     assert ("person", "妈妈") not in found("妈妈说不行")
+
+
+def test_letters_before_a_noun_of_a_body_one_deals_with() -> None:
+    assert found("the KBX technician came at last") == {("org", "KBX")}
+    assert ("org", "QRB") in found("my QRB account is open now")
+    assert not found("Dentist appointment moved to Friday")  # a sentence's capital, no letters of a body
