@@ -19,7 +19,7 @@ UP = "A-ZÀ-ÖØ-ÞĀĆČĎĐĒĘĚĞİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŸŹŻŽ"
 LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűųźżž"
 _TITLES = "Mr|Mrs|Ms|Dr|Prof"  # read before a name, the name being the person (`Dr. Okafor`)
 WORD = rf"(?:O['’](?=[{UP}])|Ma?c(?=[{UP}][{LOW}]))?[{UP}][{LOW}]{{1,19}}"  # O'Keeffe, McCarthy, MacLeod: one word
-_NAME_PART = rf"{WORD}(?:-(?:{WORD}|[{LOW}]{{2,}}))?(?![\w-])"  # `Soo-ah`, `Jean-Luc`: one word of a name
+_NAME_PART = rf"{WORD}(?:-(?:{WORD}|[{LOW}]{{2,}}))?(?![\w-])"  # `Ye-rin`, `Jean-Luc`: one word of a name
 _NAME = rf"({_NAME_PART}(?:\s{_NAME_PART})?)"
 _HAN = "\u4e00-\u9fff"
 
@@ -40,24 +40,24 @@ def _en() -> dict[str, re.Pattern[str]]:
         # `my sister Ylva`, and whose relation it is by name (`Dad's new partner, Linda`)
         "relation": re.compile(rf"(?:\b[Mm]y|\b[Oo]ur|\b[Hh]is|\b[Hh]er|\b[Tt]heir|\b{WORD}['’]s)\s+"
                                r"(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:[a-z]+\s+)?(?:"
-                               + v.relations + r"),?\s+" + _NAME + r"\b(?!['’]\w{2})"),  # `his cousin Arjun`, `our
-        # dog walker Ana`; not the first letters of a title (`my unit manager Ma'am Ana`: the title rule reads her)
+                               + v.relations + r"),?\s+" + _NAME + r"\b(?!['’]\w{2})"),  # `his cousin Tavish`, `our
+        # dog walker Ines`; not the first letters of a title (`my unit manager Ma'am Oriel`: the title rule reads her)
         "relation_after": re.compile(r"\b" + _NAME + r",?\s+\(?(?:my|our)\s+(?:(?:little|big|older|younger|best)\s+)?"
                                      r"(?:" + v.relations + r")\b"),
-        # `Aoife, Siobhan's sister, teaches`, `Arjun, his accountant,`: the relation said after a comma, whose it is
-        # by name or pronoun; not `Lisbon, her sister's town` (the relation owns the next word)
+        # `Maelis, Corentin's sister, runs`, `Tavish, his accountant,`: the relation said after a comma, whose it is
+        # by name or pronoun; not `Trondheim, her sister's town` (the relation owns the next word)
         "apposition": re.compile(r"\b" + _NAME + rf",\s+(?:his|her|their|{WORD}['’]s)\s+"
                                  r"(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:[a-z]+\s+)?(?:"
                                  + v.relations + r")\b(?!['’-])"),
-        # `Ole (captain) says`, `Ana (our physio)`: a role in brackets after a name
+        # `Eldwin (captain) says`, `Ines (our physio)`: a role in brackets after a name
         "role_bracket": re.compile(r"\b" + _NAME + r"\s+\((?:the\s+|my\s+|our\s+)?(?:[a-z]+\s+)?(?:"
                                    + v.relations + r")\)"),
-        # `Juma the driver called`, `Pete Ward the chairman will`: a role after `the` right after the name
+        # `Nyokabi the driver rang`, `Odile Marchetti the treasurer will`: a role after `the` right after the name
         "role_the": re.compile(r"\b" + _NAME + r"\s+the\s+(?:[a-z]+\s+)?(?:" + v.relations
                                + r")\b(?!['’-])(?=\s*(?:[,.;:!?)]|$)|\s+(?:[a-z]+ed|[a-z]+s|will|would|can|could|"
                                r"has|had|is|was|who|on|at|for|from|of|in|and|rang|came|went|got|took|told|sent|saw|"
                                r"made|gave|left|knows|knew)\b)"),
-        # `Ishbel is skipper on the boat`, `Sharon from Ola is the contact`: a role said of a name with `is`;
+        # `Sigrun is skipper on the ferry`, `Tomasz from Kovra is the contact`: a role said of a name with `is`;
         # not a relation a firm holds as often (`X is our client`), and the role ends its phrase (`is the
         # driver on`, not `is the developer tool`)
         "role_is": re.compile(r"\b" + _NAME + rf"(?:\s+from\s+{WORD}(?:\s{WORD})?)?\s+(?:is|was)\s+"
@@ -74,7 +74,7 @@ def _en() -> dict[str, re.Pattern[str]]:
                            r"(?:is|was|has|had|will|would|joined|left|leaves|starts|started|works|worked|lives|"
                            r"runs|said|says|thinks|wants|can|could|should|might|needs|does|did|coaches|teaches|"
                            r"manages|handles|owns|drives|leads|chairs|covers|" + v.person_verbs_after + r")\b|"
-                           rf"(?<![\w-])({WORD}\s{WORD}),?\s+who(?:['’]s)?\b"),  # `Hana Ode, who teaches`
+                           rf"(?<![\w-])({WORD}\s{WORD}),?\s+who(?:['’]s)?\b"),  # `Perpetua Varga, who teaches`
     }
 
 
@@ -261,7 +261,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
                             f"{v.time_words})"),  # `谢总今天心情不错`: a time word after it
         # `跟白老师学书法`, `给卢老师发邮件`: after a cue of a person, a surname and a title whatever follows
         "cue_title": re.compile(f"(?:{v.before_person})([{v.surnames}](?:{v.titles}))"),
-        # `甜甜说`, `跟朵朵一起`: a pet name of one character said twice, at a clause's start before a verb of a
+        # `沅沅说`, `跟沅沅一起`: a pet name of one character said twice, at a clause's start before a verb of a
         # person or after a cue of one (kin words, adverbs and laughs said so are no names: not_doubled_names)
         "doubled": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))([{_HAN}])\\1(?={v.after_person})|"
                               f"(?:{v.before_person})([{_HAN}])\\2(?={v.after_person}|{v.after_person_soft})"),
@@ -288,7 +288,7 @@ _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆�
 @lru_cache(maxsize=1)
 def _latin_in_han() -> re.Pattern[str]:
     v = chinese()
-    # a Han character is a word character too: the name's edges are Latin letters, not \w (`跟Becker打`)
+    # a Han character is a word character too: the name's edges are Latin letters, not \w (`跟Calloway打`)
     return re.compile(rf"(?<![A-Za-z{LOW}0-9_-])({WORD})\s?(?=(?:{v.after_person}|{v.latin_after_person}|和我|跟我))|"
                       rf"(?:{v.before_person})\s?({WORD})(?![A-Za-z{LOW}0-9_-])"
                       rf"(?=\s?(?:{v.after_person}|{v.after_person_soft}|[{_HAN}]|$))")

@@ -59,7 +59,7 @@ def _en() -> dict[str, re.Pattern[str]]:
         # `switched to X`, `signed with X`: a provider or a firm one deals with (`switched the vans to X` too)
         "switch": re.compile(rf"\b(?:(?:[Ss]witch(?:ed|ing|es)?)\s+(?:[a-z]+\s+){{0,2}}?to|(?:[Ss]ign(?:ed|ing|s)?)\s+with)"
                              rf"\s+({WORD}(?:\s{WORD})?)\b(?!\s*[-'’&]|\s+{WORD})"),
-        # `comes from Calder Weaving in Leeds`, `go to Hurley Tyres in Togher`: two names before `in` and a town
+        # `comes from Pennock Weaving in Brixworth`, `go to Tansley Tyres in Wrenfield`: two names before `in` and a town
         # after from/at/to: a firm and where it is (a town after a person says where they live far less often)
         "org_in": re.compile(rf"\b(?:from|at|to)\s+({WORD}\s{WORD})\s+in\s+({WORD})\b(?![-'’]|\s{WORD})"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
@@ -244,7 +244,7 @@ def _person_cue() -> re.Pattern[str]:
 
 
 def _person_cue_before(text: str, start: int) -> bool:
-    """`sent it to X Y in Leeds`, `spoke to X Y`: a cue of a person right before the name."""
+    """`sent it to X Y in Brixworth`, `spoke to X Y`: a cue of a person right before the name."""
     return bool(_person_cue().search(text, max(0, start - 30), start))
 
 
@@ -365,7 +365,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),  # 科技园区: a park
         # `涧西区南昌路41号`: a district right before a numbered road is part of an address (a value)
         "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d)"),
-        # `北京市第十二中学`, `四川省人民医院`, `朝阳区教育研究中心`: a name that opens with its city, province or
+        # `绵阳市澜枫实验中学`, `潍坊市第七人民医院`, `X区X研究中心`: a name that opens with its city, province or
         # district runs longer before its kind word than a bare one; no word of a clause inside it
         "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}[{_HAN}]{{2}}区)"
                                f"(?:(?![{re.escape(v.clause_breaks)}的了我你他她们是和在去上下有没不也都就还要会能想说刚才正叫把被给从到过着这那个])"

@@ -109,7 +109,7 @@ class Chinese:
     after_date: str  # … and a verb of going start no name
     project_verbs: str  # `赶项目`: a verb taking 项目 as its object
     agent_marks: str  # `这轮由X资本`: 由, 被 end the words before a name
-    latin_after_person: str  # `Mia 說`, `Raymond 會`: after a Latin first name among Chinese words, a person's
+    latin_after_person: str  # `Ottilie 說`, `Calloway 會`: after a Latin first name among Chinese words, a person's
     not_doubled_names: frozenset[str]  # `天天说`, `妈妈说`: a doubled character that is no pet name
 
 
