@@ -113,7 +113,7 @@ def _doubted(head: Candidate, doubted: Callable[[], Mapping[str, frozenset[str]]
     return any(q not in answered for q in asking)
 
 
-# a name the question asks about, written capitalised inside it ("What car does Davie drive now?")
+# a name the question asks about, written capitalised inside it ("What car does Wren drive now?")
 _ASKED_NAME = re.compile(r"(?<=\w )(?!I\b)[A-Z][\w'’-]+")
 
 
@@ -147,7 +147,7 @@ def _question_terms(query: str) -> tuple[frozenset[str], frozenset[str]]:
 # word of asking follows (`二号库是谁在管？`): what it asks follows
 _ZH_OF = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,})的(.+)$")
 _ZH_IS = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)是(?=谁|什么|哪|多少|几|怎么)(.+)$")
-# … or before its word of now (`伟明公司现在在哪家银行收汇？`: the company's, and what it asks is the bank)
+# … or before its word of now (`苏禾公司现在在哪家银行开户？`: the company's, and what it asks is the bank)
 _ZH_NOW = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)(?:现在|目前|如今)(.+)$")
 
 
@@ -169,7 +169,7 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     colleague's shift under the owner's change), nothing either memory says besides whose it is (the launch's new
     day under "which vendor does the project use?"), or, when only part of the found one was replaced, another of its
     facts — the newer speaks of none of what is asked besides whose it is (the depot's change under "which route
-    does Davie drive?"), or the question's words are in another part of the found one and in neither the part
+    does Wren drive?"), or the question's words are in another part of the found one and in neither the part
     replaced nor the newer ("which port does payout-svc use?" under the ledger's port change)."""
     names, asked_terms = _question_terms(query)
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))

@@ -94,13 +94,13 @@ def _names_a_number(query: str) -> bool:
 
 def _terms_said(text: str) -> set[str]:
     """The terms of what a memory says, without its speaker's label: who said it is not what it is about (a Retain
-    line's `@Kestrel:` names what it is about, and stays). (Counting the label of a line in the first person, `Joanne:
+    line's `@Quillby:` names what it is about, and stays). (Counting the label of a line in the first person, `Tamsin:
     they moved my physical …`, was measured over the sixty corpus files: current at 1 0.721 → 0.716, 6 files down.)"""
     return set(analyzer.terms(text if text.lstrip().startswith("@") else spoken(text)))
 
 
 def _named_in(first: str, query: str) -> set[str]:
     """The question's names the first result says (not only as its speaker): a newer line moves above it only
-    when it says them too ("Davie: Imran's back isn't fit for driving" is no answer to what Davie drives)."""
+    when it says them too ("Wren: Keelan's back isn't fit for driving" is no answer to what Wren drives)."""
     return asked_names(query) & _terms_said(first)
 

@@ -272,7 +272,7 @@ def test_more_chinese_kind_words(text: str, want: set[tuple[str, str]]) -> None:
     ("下个月去厦门出差", {("place", "厦门")}),
     ("厦门那边下雨了", {("place", "厦门")}),
     ("货还是老样子，用安达物流发", {("org", "安达物流")}),            # a verb before the name is cut from it
-    ("她那边用青禾冷链拉货", {("org", "青禾冷链")}),
+    ("她那边用澄河冷链拉货", {("org", "澄河冷链")}),
     ("不等了 换恒远物流", {("org", "恒远物流")}),
     ("这次住锦澜饭店，离育英小学很近", {("org", "锦澜饭店"), ("org", "育英小学")}),
 ])

@@ -301,7 +301,7 @@ def test_a_chinese_question_of_another_fact_before_its_word_of_now_gets_no_place
                                                                                       clock) -> None:
     """`<whose>现在<what>`: the characters before 现在 say whose, what follows what is asked; a change of another
     fact of the same company is no answer to it."""
-    old = mem.store("@苏禾: 苏禾公司的报关行是恒信报关，出口走盐田港。", "trade", 0.6)
+    old = mem.store("@苏禾: 苏禾公司的报关行是恒信报关，出口走蛇口港。", "trade", 0.6)
     clock.t += DAY
     new = mem.store("苏禾的报关行从恒信报关换成了捷通报关。", "trade", 0.6)
     assert _followed(mem, old, new)
@@ -334,12 +334,12 @@ def test_a_fact_left_in_a_voice_typed_line_is_updated_in_part_and_its_question_g
         keyword_mode, mem, clock) -> None:
     """Chinese typed by voice leaves out the commas: a space between two Han characters ends a clause, so the
     line's other facts stay current; a follow-up question in the newer line naming whose it is says nothing."""
-    old = mem.store("每周三下午三点半下课 阿强去接 他在码头上夜班 白天睡觉", "family", 0.6)
+    old = mem.store("每周三下午三点半下课 阿楠去接 他在码头上夜班 白天睡觉", "family", 0.6)
     clock.t += DAY
-    new = mem.store("下课从三点半改到四点了。阿强那边接得上吗？", "family", 0.6)
+    new = mem.store("下课从三点半改到四点了。阿楠那边接得上吗？", "family", 0.6)
     meta = warm(mem)[old["id"]]["metadata"]
     assert meta.get("updated_by") == new["id"] and not meta.get("superseded_by")
-    assert not _placed(mem.retrieve("阿强在哪里上班？"), new["id"])
+    assert not _placed(mem.retrieve("阿楠在哪里上班？"), new["id"])
 
 
 def test_a_change_without_the_old_value_named_changes_nothing(mem, clock) -> None:

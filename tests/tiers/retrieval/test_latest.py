@@ -86,7 +86,7 @@ def test_a_summary_is_not_moved_above_by_the_last_day_it_spans(home: Path, monke
 @pytest.mark.parametrize("older, newer, question, moved", [
     ("greenhouse watering rota: Monday and Thursday", "watering rota: which days was it again, Tuesdays?",
      "What is the greenhouse watering rota now?", False),                                  # it asks
-    ("温室的浇水排班：阿芳负责", "温室浇水排班是哪个同事来着", "温室的浇水排班现在归谁？", False),  # it asks, no mark
+    ("温室的浇水排班：阿岚负责", "温室浇水排班是哪个同事来着", "温室的浇水排班现在归谁？", False),  # it asks, no mark
     ("greenhouse watering rota: Monday and Thursday", "watering rota is Tuesdays and Fridays now. Does that suit "
      "Ines?", "What is the greenhouse watering rota now?", True),                          # it says, then asks
 ])
@@ -118,5 +118,5 @@ def test_a_chinese_question_asks_of_now_unless_it_names_another_time(question: s
 def test_a_chinese_question_of_now_puts_the_newer_of_two_near_equals_first(home: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
-    said = [("温室的浇水排班归阿芳管，周一周四", "2025-06-02"), ("温室的浇水排班改了，归阿强管", "2025-07-14")]
+    said = [("温室的浇水排班归阿岚管，周一周四", "2025-06-02"), ("温室的浇水排班改了，归阿楠管", "2025-07-14")]
     assert _first(said, "温室的浇水排班归谁管？") == said[1][0]
