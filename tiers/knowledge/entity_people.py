@@ -178,12 +178,17 @@ def english_people(text: str) -> Iterable[str]:
                 yield from (n for n in names if n not in known and is_person_name(n))
 
 
+_NEEDS = {"apposition": (", ",), "role_bracket": ("(",), "role_the": (" the ",), "role_is": (" is ", " was ")}
+
+
 def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
     """(name, found by a cue word around it): `X and Y` and two capitalised words alone are weaker."""
     rx = _en()
     v = english()
     for key in ("before", "with", "after", "title", "relation", "relation_after", "relation_is", "apposition",
                 "role_bracket", "role_the", "role_is"):
+        if key in _NEEDS and not any(w in text for w in _NEEDS[key]):
+            continue  # a pattern opening on any capitalised word is tried only where its fixed words are
         for m in rx[key].finditer(text):
             if key == "before" and m.group(0).startswith("called") and _CALLED_THING.search(text[:m.start()]):
                 continue  # "a tool called Zed" names a thing
