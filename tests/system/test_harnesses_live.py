@@ -194,7 +194,9 @@ def test_twelve_turns_become_memories_within_5_s_each_with_the_daemon(world, bin
     def mine() -> dict:
         status = daemon("harness_status", {})["harnesses"]
         return next(h for h in status if h["harness"] == harness)["agents"][0]
-    wait_for(lambda: mine()["turns"] >= 11, timeout=10, step=0.05)  # the last turn (small talk) found nothing to wait on
+    # the last turn (small talk) found nothing to wait on: wait for the watcher to have read every byte written
+    wait_for(lambda: (m := mine())["turns"] >= 11 and all(c["pending_bytes"] == 0 for c in m["cursors"]),
+             timeout=10, step=0.05)
     took = mine()
     assert took["agent_id"] == harness and took["cursors"] and took["turns"] >= 11
     again = daemon("harness_sync", {"harness": harness})
