@@ -5,8 +5,10 @@ below a memory that states something (time_rule.TimeRule.factor); nothing is dro
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memoryd.tiers.knowledge.lowvalue import is_low_value
+from memoryd.tiers.retrieval.answer_shape import lang_data
 
 _LABEL = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:@?[\w .'-]{1,40}:\s+)?")   # "Speaker: " or "@entity: "
 _SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
@@ -31,3 +33,19 @@ def asks_only(text: str) -> bool:
 
 def is_question(query: str) -> bool:
     return _QUESTION.search(query.strip()) is not None
+
+
+_TOLD_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n")  # `v2.1`, `4.5`: one value, no sentence end
+
+
+def stated(text: str) -> str:
+    """What a text says, less its sentences that ask (with a question mark, or in Chinese a word of asking:
+    `我们现在收汇是哪个银行来着`): a value only asked about is no answer."""
+    return " ".join(s for s in _TOLD_SENTENCE.split(text) if s.strip() and not s.rstrip().endswith(("?", "？"))
+                    and not any(w in s for w in _asking_words()))
+
+
+@lru_cache(maxsize=1)
+def _asking_words() -> tuple[str, ...]:
+    """Chinese words of asking (a word of now, `现在`, asks nothing by itself); English ones ask with a mark."""
+    return tuple(w for w in lang_data("question_words")["zh"] if w not in ("现在", "目前", "而家"))

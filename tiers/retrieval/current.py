@@ -19,6 +19,7 @@ from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.knowledge.review_file import REVIEWED_KEY
 from memoryd.tiers.retrieval import analyzer
 from memoryd.tiers.retrieval.answer_shape import asked, asks_when, holds_any, lang_data
+from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
@@ -189,18 +190,12 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     if split is None:
         return False
     changed, others = split
-    told = _told(newer.text)  # what the newer says, not what it asks after it (`… 老孙那边接还来得及吗？`)
-    if what and not what & told:
+    said = set(analyzer.terms(stated(newer.text)))  # what the newer says, not what it asks (`… 那边接还来得及吗？`)
+    if what and not what & said:
         return True
-    return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - told - set(analyzer.terms(changed)))
+    return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - said - set(analyzer.terms(changed)))
 
 
-_ASKING = re.compile(r"[^.!?。！？]*[?？]")
-
-
-def _told(text: str) -> set[str]:
-    """The terms of a memory's sentences that ask nothing."""
-    return set(analyzer.terms(_ASKING.sub(" ", text)))
 
 
 

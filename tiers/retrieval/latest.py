@@ -12,12 +12,11 @@ more than one day (dated by the last day it spans) takes no part.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from memoryd.tiers.knowledge.change import spoken
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.retrieval import analyzer, answer_shape
-from memoryd.tiers.retrieval.answer_shape import lang_data
+from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate
 from memoryd.tiers.retrieval.current import asked_names, exact_tokens
 
@@ -42,7 +41,7 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
     shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
     # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last"
     slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best and not _spans_days(c)
-             and (i == 0 or (_says_a_value(_told(c.text), asked) and named <= _terms_said(c.text)
+             and (i == 0 or (_says_a_value(stated(spoken(c.text)), asked) and named <= _terms_said(c.text)
                              and (not shapes or answer_shape.holds_any(c.text, shapes))))]
     if len(slots) < 2:
         return results
@@ -69,22 +68,6 @@ def _spans_days(c: Candidate) -> bool:
 
 def _says_a_value(text: str, asked: set[str]) -> bool:
     return any(v.casefold() not in asked for v in _VALUE.findall(text))
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n")  # `v2.1`, `4.5`: one value, no sentence end
-
-
-def _told(text: str) -> str:
-    """What a line says, less its sentences that ask (with a question mark, or in Chinese a word of asking:
-    `我们现在收汇是哪个银行来着`): a value only asked about is no answer."""
-    return " ".join(s for s in _SENTENCE.split(spoken(text)) if s.strip() and not s.rstrip().endswith(("?", "？"))
-                    and not any(w in s for w in _asking_words()))
-
-
-@lru_cache(maxsize=1)
-def _asking_words() -> tuple[str, ...]:
-    """Chinese words of asking (a word of now, `现在`, asks nothing by itself); English ones ask with a mark."""
-    return tuple(w for w in lang_data("question_words")["zh"] if w not in ("现在", "目前", "而家"))
 
 
 def _names_a_number(query: str) -> bool:
