@@ -192,6 +192,9 @@ def test_a_fire_later_than_the_grace_becomes_a_catch_up():
     triggers = {"quick": CronTrigger(second="*/4", timezone="UTC"),  # busy for 3 s at 0, 4, 8 …
                 "daily": CronTrigger(second="1-59/4", timezone="UTC")}  # … so this waits 2 s > grace 1 s
     sch = _real_scheduler(runs, last_ok, triggers, slow={"quick": 3})
+    # start between a daily fire and the next quick one (second 1.2–3 of a 4 s cycle): the first daily fire then comes
+    # while the quick job is busy, not before its first fire (started at second 0.5, daily ran at 1 on time)
+    eventually(lambda: 1.2 <= time.time() % 4 < 3.0, timeout=5)
     sch.start()
     try:
         eventually(lambda: any(r[0] == "daily" for r in runs), timeout=15)
