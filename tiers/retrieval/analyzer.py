@@ -13,8 +13,10 @@ another one rebuilds itself (a changed stemmer must not leave stale terms behind
 from __future__ import annotations
 
 import functools
+import json
 import re
 import unicodedata
+from importlib import resources
 from typing import Callable
 
 SIGNATURE = "a1/snowball-english/cjk-1-2"
@@ -89,8 +91,19 @@ def terms(text: str) -> list[str]:
 
 
 def query_terms(text: str) -> list[str]:
-    """The distinct terms of a query, in order (at most MAX_QUERY_TERMS)."""
+    """The distinct terms of a query, in order (at most MAX_QUERY_TERMS). A Chinese word of asking or of now
+    (`而家`, `什么`, `邊個`) parts the query where it stands, as English stop words are dropped: otherwise it and the
+    bigrams across it (`嘉欣而家住喺…` → `欣而`, `家住`) find every line that says "now" beside the same name."""
+    if has_cjk(text):
+        text = _asking_words().sub(" ", text)
     return list(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS]
+
+
+@functools.lru_cache(maxsize=1)
+def _asking_words() -> re.Pattern[str]:
+    raw = json.loads(resources.files("memoryd.tiers.retrieval").joinpath("lang/question_words.json").read_text("utf-8"))
+    words = sorted(raw["zh_query"], key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, words)))
 
 
 COMMON_SHARE, COMMON_MIN = 0.02, 1000  # a unigram in more than 2 % of the rows (and 1,000) is common

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from memoryd.tiers.memory import hot as H
-from memhelp import AgentMemory
+from memhelp import AgentMemory, memory_with_said
 from memoryd.tiers.memory.consolidate import consolidate
 from memoryd.tiers.base.errors import MemorydError, UsageError
 from memoryd.tiers.memory.model import DAY
@@ -30,6 +30,28 @@ def test_analyzer_english_and_cjk() -> None:
     assert {"北京", "烤鸭", "北", "鸭"} <= t
     assert {"beij", "烤鸭", "去"} <= set(analyzer.terms("去Beijing吃烤鸭"))
     assert analyzer.terms("Café naïve") == analyzer.terms("cafe naive")
+
+
+@pytest.mark.parametrize("query, kept, dropped", [
+    ("阿岚而家點樣返工？", {"阿岚", "返工"}, {"而家", "點樣", "岚而", "家點", "樣返"}),  # Cantonese, traditional
+    ("苏禾公司现在在哪家银行开户？", {"苏禾", "公司", "银行", "开户"}, {"现在", "哪家", "司现", "家银"}),
+    ("温室的排班归谁管？", {"温室", "排班"}, {"谁", "归谁", "谁管"}),
+])
+def test_a_chinese_querys_words_of_asking_and_of_now_are_no_terms(query: str, kept: set, dropped: set) -> None:
+    """As English stop words (what, now, who) are dropped: the word and the bigrams across it found every line
+    that says "now" beside the same name."""
+    terms = set(analyzer.query_terms(query))
+    assert kept <= terms and not dropped & terms
+    assert "而家" in analyzer.terms("阿岚而家返中更")  # a memory keeps every word it says
+
+
+def test_a_chinese_question_finds_what_it_asks_not_its_word_of_now() -> None:
+    mem = memory_with_said([("阿岚搭輕軌返工，唔使再過關。", "2025-05-02"), ("阿岚而家返中更，下晝三點開始。", "2025-06-01"),
+                            ("阿岚而家住喺氹仔。", "2025-06-03"), ("阿岚而家用新電話。", "2025-06-04")])
+    try:
+        assert mem.retrieve("阿岚而家點樣返工？", 5)[0]["text"].startswith("阿岚搭輕軌返工")
+    finally:
+        mem.archive.close()
 
 
 def _rank(query: str, rows: list[dict], nodes: dict | None = None, limit: int = 10) -> list[dict]:
