@@ -44,17 +44,17 @@ def test_an_entity_is_judged_without_article_or_title_and_an_undeclared_name_sai
         tmp_path: Path) -> None:
     path = tmp_path / "pub.convo"
     path.write_text("# owner: Someone Else\n# split: dev\n@entity The Anchor | place | the Anchor\n"
-                    "@entity Mr Pell | person | Mr Pell\n"
-                    "== 2026-07-02 09:15 chat notes\nU: quiz night at the Anchor with Rowan and Mr Pell\n"
-                    "U: Rowan won again\n", encoding="utf-8")
-    judged = entities(["Anchor", "@The Anchor", "Rowan", "Pell"], parse(path))
+                    "@entity Mr Quillet | person | Mr Quillet\n"
+                    "== 2026-07-02 09:15 chat notes\nU: quiz night at the Anchor with Tamsin and Mr Quillet\n"
+                    "U: Tamsin won again\n", encoding="utf-8")
+    judged = entities(["Anchor", "@The Anchor", "Tamsin", "Quillet"], parse(path))
     assert (judged["entities_listed"], judged["entities_unjudged"], judged["entity_precision"]) == (4, 0, 0.75)
     assert judged["entity_recall"] == 1.0
 
 
 def test_the_owners_own_family_word_is_judged_as_the_alias_written_without_my(tmp_path: Path) -> None:
     path = tmp_path / "kin.convo"
-    path.write_text("# owner: Someone Else\n# split: dev\n@entity Orla Brennan | person | Dad\n"
+    path.write_text("# owner: Someone Else\n# split: dev\n@entity Orla Threlkeld | person | Dad\n"
                     "@entity 林知夏 | person | 老婆\n"
                     "== 2026-07-02 09:15 chat notes\nU: my dad rang, and 我老婆 says hi\n", encoding="utf-8")
     judged = entities(["my dad", "我老婆"], parse(path))

@@ -32,9 +32,9 @@ def test_a_first_name_and_the_full_name_are_one_entity_until_a_second_full_name(
     shown = json.loads(run("entity", "show", "Jonas", "--json", env=env).stdout)
     assert shown["key"] == "person:jonas vogt" and len(shown["facts"]) == 3
     # the near miss: a second Jonas with another surname, and the first name alone no longer says which
-    assert run("store", "Dinner with Jonas Berg on Friday", "--category", "people", env=env).returncode == 0
+    assert run("store", "Dinner with Jonas Hemmerle on Friday", "--category", "people", env=env).returncode == 0
     listed = {e["name"]: e for e in json.loads(run("entity", "list", "--json", env=env).stdout)["entities"]}
-    assert listed["Jonas"]["mentions"] == 2 and listed["Jonas Vogt"]["mentions"] == 1 and "Jonas Berg" in listed
+    assert listed["Jonas"]["mentions"] == 2 and listed["Jonas Vogt"]["mentions"] == 1 and "Jonas Hemmerle" in listed
 
 
 def test_an_unknown_name_is_refused_and_changes_nothing(home: Path) -> None:

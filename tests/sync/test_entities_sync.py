@@ -19,7 +19,7 @@ def test_entities_follow_pulls_and_forgets(tmp_path, sqld) -> None:
     a_cfg, key = first_device(tmp_path, sqld.http_url)
     b_cfg = device(tmp_path, "b", sqld.ws_url, key)
     a, b = in_process(a_cfg), in_process(b_cfg)
-    a.call("store", {"agent_id": AGENT, "text": "Dinner with Marguerite about the Zephyr project",
+    a.call("store", {"agent_id": AGENT, "text": "Dinner with Ottoline about the Zephyr project",
                      "category": "people"})  # warm: travels in the sealed critical state
     now = int(time.time())
     with open_index(a_cfg) as index:  # cold: travels as sealed log rows (outbox → push)
@@ -34,7 +34,7 @@ def test_entities_follow_pulls_and_forgets(tmp_path, sqld) -> None:
     b.call("sync", {"agent_id": AGENT})
     on_b = _names(b)
     # a version is a value, not an entity (entity rules v3)
-    assert on_b["Marguerite"] == 1 and on_b["Bartholomew"] == 2 and on_b["Zephyr"] == 2 and "v3.1.4" not in on_b
+    assert on_b["Ottoline"] == 1 and on_b["Bartholomew"] == 2 and on_b["Zephyr"] == 2 and "v3.1.4" not in on_b
     shown = b.call("entity_show", {"agent_id": AGENT, "name": "Zephyr project"})
     assert {i["id"] for i in shown["facts"]} >= {"cold-1"}
 
@@ -43,6 +43,6 @@ def test_entities_follow_pulls_and_forgets(tmp_path, sqld) -> None:
     assert _names(b)["Bartholomew"] == 2  # B has not synced yet
     b.call("sync", {"agent_id": AGENT})
     on_b = _names(b)
-    assert on_b["Bartholomew"] == 1 and "v3.1.4" not in on_b and on_b["Marguerite"] == 1
+    assert on_b["Bartholomew"] == 1 and "v3.1.4" not in on_b and on_b["Ottoline"] == 1
     shown = b.call("entity_show", {"agent_id": AGENT, "name": "@bartholomew"})
     assert [i["id"] for i in shown["facts"]] == ["cold-1"]

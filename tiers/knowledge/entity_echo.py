@@ -1,4 +1,4 @@
-"""A name once found by its cue, found again where it is said bare: `Renata Kowalczyk joined` first, `Renata
+"""A name once found by its cue, found again where it is said bare: `Jadwiga Wrzesniak joined` first, `Jadwiga
 covers Monday` later.
 
 People mostly introduce a name once and then just use it. The rules (entity_rules.py) need a cue to be sure a

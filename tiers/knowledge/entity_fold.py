@@ -2,9 +2,10 @@
 
 Folded when read, never stored (the mention tables stay a plain record of what each memory said, so a forget
 or a pull stays exact): a one-word person, organisation or place joins the one multi-word person, place or
-organisation that has that word as a name (`Jonas` → `Jonas Vogt`, `Okafor` → `Hannah Okafor`, `Acme` →
+organisation that has that word as a name (`Jonas` → `Jonas Vogt`, `Odunsi` → `Hannah Odunsi`, `Acme` →
 `Acme Systems`, never `Systems`; a place never joins an organisation named after it, `Portwenna Rowing Club`),
-never when two full names share it (`Jonas Vogt`, `Jonas Berg`: `Jonas` stays apart); a name of two words or more that starts the one longer name joins it
+never when two full names share it (`Jonas Vogt`, `Jonas Hemmerle`: `Jonas` stays apart); a name of two words or
+more that starts the one longer name joins it
 (`Harbour Medical` → `Harbour Medical Supplies`); and one name of several kinds is the kind its strongest cue gave
 (a project or repo, then an organisation, a person, a place). A folded entity's mentions and hotness are
 counted again over the memories of all its names, each memory once.
@@ -43,7 +44,7 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
                 head_of[r[0]] = best[0]
     _fold_short_forms(rows, head_of)
     full_by_word: dict[str, set[str]] = defaultdict(set)
-    town_named: set[str] = set()  # `Leswick Rowing Club`: named after a town, whose name is the town's too
+    town_named: set[str] = set()  # `Carrowby Rowing Club`: named after a town, whose name is the town's too
     for key, name, kind, _ in rows:
         words = _name(key).split()
         if kind in ("person", "org", "place") and len(words) >= 2:
@@ -60,7 +61,7 @@ def groups(rows: Iterable[tuple[str, str, str, int]]) -> dict[str, list[str]]:
             if len(fulls) == 1:
                 head_of[key] = next(iter(fulls))
             elif len(fulls) > 1 and kind in _WEAK:
-                head_of[key] = HIDDEN  # `Halvarsen` beside two Halvarsens: a family name, no entity of its own
+                head_of[key] = HIDDEN  # `Skaldvik` beside two Skaldviks: a family name, no entity of its own
     for key in list(head_of):  # a head that joined another group follows it
         if head_of[key] == HIDDEN:
             continue

@@ -1,7 +1,7 @@
 """People named in a memory (English and Chinese): a name needs a cue around it, never a capital letter alone.
 
 English: a verb of speaking or meeting before or after it (`told Alice`, `Alice said`), `with Alice.`, a
-possessive (`Alice's`), `Alice and Bob`, a title (`Dr. Okafor`), a relation (`my sister Ylva`), a handle
+possessive (`Alice's`), `Alice and Bob`, a title (`Dr. Odunsi`), a relation (`my sister Sunniva`), a handle
 (`@alice`). Chinese: a surname from the 百家姓 with a cue before or after (`和张伟开会`,
 `张伟说`), a familiar form (`老王`, `小李`), a title (`王总`), or a name written alone inside Latin text. The
 vocabularies are data (tiers/knowledge/lang/entities_*.json).
@@ -17,8 +17,8 @@ from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 UP = "A-ZÀ-ÖØ-ÞĀĆČĎĐĒĘĚĞİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŸŹŻŽ"
 LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűųźżž"
-_TITLES = "Mr|Mrs|Ms|Dr|Prof"  # read before a name, the name being the person (`Dr. Okafor`)
-WORD = rf"(?:O['’](?=[{UP}])|Ma?c(?=[{UP}][{LOW}]))?[{UP}][{LOW}]{{1,19}}"  # O'Keeffe, McCarthy, MacLeod: one word
+_TITLES = "Mr|Mrs|Ms|Dr|Prof"  # read before a name, the name being the person (`Dr. Odunsi`)
+WORD = rf"(?:O['’](?=[{UP}])|Ma?c(?=[{UP}][{LOW}]))?[{UP}][{LOW}]{{1,19}}"  # O'Kelleher, McCarthy, MacLeod: one word
 _NAME_PART = rf"{WORD}(?:-(?:{WORD}|[{LOW}]{{2,}}))?(?![\w-])"  # `Ye-rin`, `Jean-Luc`: one word of a name
 _NAME = rf"({_NAME_PART}(?:\s{_NAME_PART})?)"
 _HAN = "\u4e00-\u9fff"
@@ -35,9 +35,9 @@ def _en() -> dict[str, re.Pattern[str]]:
                            r"regarding|today|tomorrow|yesterday|tonight|this|next|last)\b)"),
         "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
-        # `Dr. Okafor`: the name after the title; `Auntie Grace`: the family word is part of how she is called
+        # `Dr. Odunsi`: the name after the title; `Auntie Grace`: the family word is part of how she is called
         "title": re.compile(rf"\b(?:{_TITLES}|{v.formal_titles})\.?\s+({WORD})\b|\b((?:{v.family_titles})\s+{WORD})\b"),
-        # `my sister Ylva`, and whose relation it is by name (`Dad's new partner, Linda`)
+        # `my sister Sunniva`, and whose relation it is by name (`Dad's new partner, Linda`)
         "relation": re.compile(rf"(?:\b[Mm]y|\b[Oo]ur|\b[Hh]is|\b[Hh]er|\b[Tt]heir|\b{WORD}['’]s)\s+"
                                r"(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:[a-z]+\s+)?(?:"
                                + v.relations + r"),?\s+" + _NAME + r"\b(?!['’]\w{2})"),  # `his cousin Tavish`, `our
@@ -65,7 +65,7 @@ def _en() -> dict[str, re.Pattern[str]]:
                               + v.firm_relations + r")\b)(?:" + v.relations + r")\b(?!['’-])"
                               r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:on|at|for|of|in|and|who|now|too|there|here|since|"
                               r"again|anyway|though|then)\b)"),
-        # `her manager is Ana Ruiz`; not the first letters of a title (`is Ma'am Ana`: the title rule reads her)
+        # `her manager is Ana Quintela`; not the first letters of a title (`is Ma'am Ana`: the title rule reads her)
         "relation_is": re.compile(r"\b(?:" + v.relations + r")\s+(?:is|was|will be)\s+" + _NAME
                                   + r"\b(?!['’]\w{2})"),
         "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
@@ -144,7 +144,7 @@ def sentence_start(text: str, at: int) -> bool:
 
 
 def _after_article(text: str, at: int) -> bool:
-    """An article before the name, or before `X and` (`the Heron and Hook's pies`: a pub's name, no person's)."""
+    """An article before the name, or before `X and` (`the Thimble and Wren's pies`: a pub's name, no person's)."""
     pair = _PAIR_BEFORE.search(text, max(0, at - 40), at)
     if pair:
         at = pair.start(1)
@@ -159,7 +159,7 @@ def is_business(name: str) -> bool:
     return name.split()[-1] in english().business_words
 
 
-# `Wayne, Tariq, Lee, Sanjay and Big Col`: three or more names in one list, one of them a person by its cue
+# `Corran, Idris, Ody, Yusuf and Big Tam`: three or more names in one list, one of them a person by its cue
 _LIST = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)?(?:, (?:and |& )?[A-Z][a-z]+(?: [A-Z][a-z]+)?){2,}"
                    r"(?:,? (?:and|&) [A-Z][a-z]+(?: [A-Z][a-z]+)?)?)(?![\w'’])")
 _LIST_SPLIT = re.compile(r",? (?:and|&) |, ")
@@ -195,7 +195,7 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
             if key == "after" and (is_business(m.group(1)) or (m.group(2) or "") in v.possessive_org_nouns):
                 continue  # "Kestrel Cleaning said", "Acme's office": a company
             if key == "after" and _after_article(text, m.start(1)):
-                continue  # "the Kessler's filter", "a Marlowe's hull": a thing's name, no person's
+                continue  # "the Brakvold's filter", "a Marlowe's hull": a thing's name, no person's
             if key == "after" and " " not in m.group(1) and sentence_start(text, m.start(1)) \
                     and m.group(1).casefold().endswith(v.common_noun_endings):
                 continue  # "Supplier said", "Receptionist's desk": a role's capital at a sentence's start
@@ -210,7 +210,7 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
             continue  # `a Marathon Plus might`: a thing's name, no person's
         if before and before.group(1)[:1].isupper() and not text[before.end(1):m.start()].strip() and \
                 (is_person_name(before.group(1)) or not sentence_start(text, before.start(1))):
-            continue  # `Hot Stone Massage is`, `… after Ah Seng Renovation was`: the end of a longer capitalised
+            continue  # `Hot Stone Massage is`, `… after Ah Teck Renovation was`: the end of a longer capitalised
             # title, no person's two names
         if sentence_start(text, m.start()) and words[-1].casefold().endswith(v.thing_endings):
             continue  # `Sports Massage is our bestseller`: a service title-cased, no person
@@ -221,8 +221,8 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
         if before and before.group(1).lower() in v.determiners:
             continue  # `at the Fox and Hound`: one named thing, no two people
         if is_person_name(m.group(1)) and is_person_name(m.group(2)) and not is_business(m.group(2)):
-            yield m.group(1), False  # `Adom Savings and Loans`: one lender's name
-            if not _NUMBER_AFTER.match(text, m.end(2)):  # `Gabe and Crew 9`: a crew's number, no person `Crew`
+            yield m.group(1), False  # `Anidaso Savings and Loans`: one lender's name
+            if not _NUMBER_AFTER.match(text, m.end(2)):  # `Lyle and Crew 4`: a crew's number, no person `Crew`
                 yield m.group(2), False
     for m in _HANDLE.finditer(text):
         if not _an_account(text, m.start()):

@@ -67,7 +67,7 @@ def extract(text: str, metadata: Mapping[str, Any] | None = None) -> list[Entity
 
 def read(text: str, metadata: Mapping[str, Any] | None = None) -> Reading:
     """extract() with the aliases: a tag that is another spelling of a name in the text (`@alice-chen` for
-    Alice Chen, `@priya` for Priya Natarajan, `@atlas-api` for acme/atlas-api), a name's longer form
+    Alice Chen, `@priya` for Priya Raghavachari, `@atlas-api` for acme/atlas-api), a name's longer form
     (`Kestrel Cleaning` beside `@kestrel`) and a name given in another script (`张伟 (Zhang Wei)`)."""
     found = _from_text(text)
     aliases: dict[str, set[str]] = {}
@@ -78,7 +78,7 @@ def read(text: str, metadata: Mapping[str, Any] | None = None) -> Reading:
         found.pop(Entity("person", tag).key, None)
     tags = [h for h in (_retain_head(t, text) for t in tags if t) if h.casefold() not in KIND_WORDS]
     for tag in filter(None, tags):
-        thing = bool(_ARTICLE.match(tag)) and len(tag.split()) > 1  # `@the Corsa:` names a thing, not a person
+        thing = bool(_ARTICLE.match(tag)) and len(tag.split()) > 1  # `@the Velmaro:` names a thing, not a person
         tagged.append(_place_tag(_ARTICLE.sub("", tag, count=1) if thing else tag, text, found, aliases, thing))
     ents = _drop_shadowed(list(dict.fromkeys(tagged + list(found.values()))))
     for e in ents:
@@ -156,12 +156,12 @@ def _place_tag(tag: str, text: str, found: dict[str, Entity], aliases: dict[str,
     words = tag.split()
     person = not thing and ((all(map(_name_word, words)) and len(words) <= 3 and is_person_name(tag)
                              and not is_business(tag))
-                            or bool(_ZH_WHOLE_NAME.fullmatch(tag)))  # `@Elif Sarıgül`, `@Chow Lai-kuen`: people too
+                            or bool(_ZH_WHOLE_NAME.fullmatch(tag)))  # `@Defne Tarımgül`, `@Kwok Siu-ling`: people too
     return Entity("person" if person else "project", tag)
 
 
 def _name_word(word: str) -> bool:
-    """A capitalised word of letters, or one with a lowercase part after a hyphen (`Lai-kuen`; not `The-Castle`)."""
+    """A capitalised word of letters, or one with a lowercase part after a hyphen (`Siu-ling`; not `The-Castle`)."""
     head, hyphen, rest = word.partition("-")
     return head.isalpha() and head[0].isupper() and (not hyphen or (rest.isalpha() and rest.islower()))
 
@@ -172,7 +172,7 @@ _CAP_WORD = WORD
 
 def _spelled_in(tag: str, text: str) -> str | None:
     """The tag written as a capitalised name of two words or more in the text (`alice-chen` → `Alice Chen`,
-    `priya` → `Priya Natarajan`; not `kestrel` → `Kestrel Cleaning`, a business)."""
+    `priya` → `Priya Raghavachari`; not `kestrel` → `Kestrel Cleaning`, a business)."""
     parts = [p for p in re.split(r"[-_\s]+", tag) if p]
     if not parts or not all(p.isascii() and p.isalpha() for p in parts):
         return None
@@ -182,7 +182,7 @@ def _spelled_in(tag: str, text: str) -> str | None:
         words = m.group(0).replace("-", " ").split()
         if len(words) >= 2 and all(w[0].isupper() for w in words) and is_person_name(" ".join(words)) \
                 and not is_business(words[-1]):
-            return " ".join(m.group(0).split())  # as the text writes it (`Okafor-Muir` keeps its hyphen)
+            return " ".join(m.group(0).split())  # as the text writes it (`Odunsi-Quenby` keeps its hyphen)
     return None
 
 
@@ -243,7 +243,7 @@ def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
         and any(f" {e.name.casefold()} " in n and n != f" {e.name.casefold()} " for n in longer))]
 
 
-_NAME_WORD = WORD + rf"(?:-(?:{WORD}|[{LOW}]+))*"  # `Lai-kuen`, `Jean-Luc`: one word of a name
+_NAME_WORD = WORD + rf"(?:-(?:{WORD}|[{LOW}]+))*"  # `Siu-ling`, `Jean-Luc`: one word of a name
 # the words up to the colon that ends a Retain line's head: after a capitalised tag, capitalised words only
 # (`@Jonas Vogt:`; `@Jonas prefers tea:` is Jonas); after a lowercase one, any words (`@kitchen reno:`)
 _RETAIN_HEAD = re.compile(r"\s*@(?:(\S+(?:\s" + _NAME_WORD + rf"){{0,3}})|([{LOW}0-9][\w'-]*(?:\s[\w'-]+){{1,3}})):\s")
@@ -252,7 +252,7 @@ _ARTICLE = re.compile(r"(?i)the\s+")
 
 def _retain_head(tag: str, text: str) -> str:
     """A Retain line's whole `@tag` (`@Acme Systems: …` gives the tag `Acme`; the line says `Acme Systems`;
-    `@Chow Lai-kuen:`, `@second clinic:`, `@the Corsa:`)."""
+    `@Kwok Siu-ling:`, `@second clinic:`, `@the Velmaro:`)."""
     m = _RETAIN_HEAD.match(text)
     head = m and (m.group(1) or m.group(2))
     return head if head and head.split()[0] == tag else tag

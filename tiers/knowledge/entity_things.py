@@ -44,12 +44,12 @@ def _en() -> dict[str, re.Pattern[str]]:
         "project_before": re.compile(r"\b(?:[Pp]roject|codename|code-named|codenamed)\s+(?:[\"'“]([A-Za-z][\w.-]{1,40})|"
                                      r"([A-Z][\w.-]{1,40}|[a-z][a-z]*[\d_-][\w.-]*))"),
         "project_after": re.compile(r"\b([A-Za-z][\w.-]{1,40})\s+(?:project|repo)\b"),
-        "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b(?!-\w)"),  # `Kettle Co-work`: a word
+        "business": re.compile(rf"\b((?:{WORD}\s){{1,3}}(?:{business}))\b(?!-\w)"),  # `Tarrow Co-work`: a word
         # `Veldman & Zonen said`; not `and`: `Imogen and Raj are` is two people far more often than a firm
         "firm": re.compile(rf"\b({WORD}\s&\s{WORD})\s+"
                            r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
                            rf"\b({WORD}\s&\s{WORD})\b"),
-        # `the Zwarte Ekster will`, `the Tin Cormorants rehearse`, `the Tin Cormorants' gig`: two names after `the`,
+        # `the Gouden Spreeuw will`, `the Paper Lapwings rehearse`, `the Paper Lapwings' gig`: two names after `the`,
         # then a verb or a possessive: a named thing
         "the_named": re.compile(rf"\b(The\s|the\s)\s*({WORD}\s{WORD})(?:\s+(?:{v.named_thing_verbs})\b|['’]s?\s)"),
         "trip": re.compile(rf"\b(?:the|our|my|a|this|that)\s+({WORD})\s+(?:trip|holiday|vacation|getaway)\b"),
@@ -63,14 +63,14 @@ def _en() -> dict[str, re.Pattern[str]]:
         # after from/at/to: a firm and where it is (a town after a person says where they live far less often)
         "org_in": re.compile(rf"\b(?:from|at|to)\s+({WORD}\s{WORD})\s+in\s+({WORD})\b(?![-'’]|\s{WORD})"),
         "venue": re.compile(rf"\b((?:{prefix})\s{WORD}(?:\s{WORD})?)\b"),
-        # `the Journal of Power Sources`, `University of Limerick`: to the last capitalised word (three at most)
+        # `the Journal of Glacial Hydrology`, `University of Limerick`: to the last capitalised word (three at most)
         "of_org": re.compile(rf"\b((?:{v.of_heads})\sof\s(?:the\s)?{WORD}(?:\s{WORD}){{0,2}})\b"),
         "possessive": re.compile(rf"\b({_CAPS}|{_ACRONYM})('s)?\s+([a-zA-Z]+)"),
         "work": re.compile(rf"\b(?:at|for)\s+(?:the\s+)?({_CAPS}|{_ACRONYM})\b"),
         "place": re.compile(rf"\b(?:{v.place_cues})\s+(?:to\s+|in\s+)?({_CAPS})\b"),
         "known_place": re.compile(rf"\b(?:in|from|to)\s+({WORD})\b"),
         "at": re.compile(rf"\bat\s+({_CAPS}|{_ACRONYM})\b"),
-        # `at the Kraakhuis on …`; not `to the Patel family` (a word after it says what it is)
+        # `at the Wolkenhuis on …`; not `to the Raghavachari family` (a word after it says what it is)
         "the": re.compile(rf"\b(?:at|to|towards|from|near|in|around|past|by|across)\s+the\s+({WORD})\b"
                           r"(?=\s*(?:[,.;:!?)—–]|$)|\s+(?:on|in|at|for|with|and|to|from|by|tonight|today|tomorrow|"
                           r"yesterday|this|next|last|again|yet|later|now|is|was|were|has|had|will|would)\b)"),
@@ -165,15 +165,15 @@ _SAINT_MORE = re.compile(r"\S+")
 
 
 def saints(text: str, add: Add) -> str:
-    """A school, a church, a hospital or a club named after a saint (`St Aidan's`, `St. Colm's GAA`, `St Brigid's
+    """A school, a church, a hospital or a club named after a saint (`St Ninian's`, `St. Senan's GAA`, `St Enda's
     Primary`): one organisation, its kind words after it kept. The text comes back with those names blanked, so
-    no rule reads `Aidan` as a person in them."""
+    no rule reads `Ninian` as a person in them."""
     if "St" not in text and "Saint" not in text:
         return text
     v = english()
     spans = []
     for m in _SAINT.finditer(text):
-        # `St Aidan's Community College`: up to the last kind word after the name; not `… Monday`
+        # `St Ninian's Community College`: up to the last kind word after the name; not `… Monday`
         kinds = [w for w in _SAINT_MORE.finditer(m.group(2)) if w.group(0) in v.business_words
                  or w.group(0) in v.kind_words_after or (w.group(0).isupper() and len(w.group(0)) > 1)]
         end = m.start(2) + kinds[-1].end() if kinds else m.start(2)
@@ -195,10 +195,10 @@ def orgs_and_places(text: str, add: Add) -> None:
         name = m.group(1) or m.group(2)
         sides = [w for w in name.replace("&", " ").split() if w != "and"]
         if all(_plain(w) or w in v.not_people for w in sides) and any(_plain(w) for w in sides):
-            # `Kettle & Stripe`: a common word or a known name beside a name is one firm's name (two known ones,
+            # `Ladle & Stripe`: a common word or a known name beside a name is one firm's name (two known ones,
             # `Visa & Mastercard`, stay two)
             add("org", _words_before(text, m.start(1) if m.group(1) else m.start(2)) + name)
-    for m in rx["the_named"].finditer(text):  # `The Tin Cormorants` written so: the article is part of the name
+    for m in rx["the_named"].finditer(text):  # `The Paper Lapwings` written so: the article is part of the name
         if all(_plain(w) for w in m.group(2).split()) and m.group(2).split()[-1] not in v.business_words:
             add("org", ("The " if _article_kept(text, m) else "") + m.group(2))
     for m in rx["trade"].finditer(text):
@@ -252,8 +252,8 @@ _CAPS_BEFORE = re.compile(rf"(?:(?:{WORD}|{_ACRONYM})\s){{1,3}}$")
 
 
 def _words_before(text: str, start: int) -> str:
-    """The capitalised words right before a firm's `X & Y` that are its name too (`ACS Applied Materials &
-    Interfaces`), less a sentence's opening word (`Thanks`, `Saved`)."""
+    """The capitalised words right before a firm's `X & Y` that are its name too (`KRV Coastal Glazes &
+    Coatings`), less a sentence's opening word (`Thanks`, `Saved`)."""
     m = _CAPS_BEFORE.search(text, max(0, start - 60), start)
     if m is None:
         return ""
@@ -272,14 +272,14 @@ def _businesses(text: str, add: Add) -> None:
         words = m.group(1).split() + _more_kind_words(text, m.end())
         also = _AND_KIND.match(text, m.end())
         if also and also.group(1) in v.business_words:
-            words += ["and", also.group(1)]  # `Adom Savings and Loans`: one lender
+            words += ["and", also.group(1)]  # `Anidaso Savings and Loans`: one lender
         starts = [m.start(1) + w.start() for w in re.finditer(r"\S+", m.group(1))]
         while words and (words[0] in v.lead_verbs or (words[0] in v.not_people or words[0] in NOT_NAMES)
                          and not (len(words) > 2 and words[1].casefold() in v.street_endings)
                          and not (len(words) > 2 and words[0] in v.name_numbers
                                   and not sentence_start(text, starts[0]))):
             # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name; a company named
-            # after its street keeps it (`Station Road Garage`), or after a number mid-sentence (`Four Corners Diesel`)
+            # after its street keeps it (`Kiln Road Garage`), or after a number mid-sentence (`Three Gables Diesel`)
             words.pop(0)
             starts.pop(0)
         if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):
@@ -308,7 +308,7 @@ def _more_kind_words(text: str, end: int) -> list[str]:
 
 def _article_kept(text: str, m: re.Match[str]) -> bool:
     """`The` is part of the name where it is capitalised inside a sentence, or opens one before a group's plural
-    name (`The Tin Cormorants rehearse`); a sentence's capital before one thing (`The Grey Heron moved`) says
+    name (`The Paper Lapwings rehearse`); a sentence's capital before one thing (`The Grey Heron moved`) says
     nothing."""
     if m.group(1) != "The ":
         return False
@@ -335,7 +335,7 @@ def _places(text: str, add: Add) -> None:
     for m in _POST_TOWN.finditer(text) if any(c.isdigit() for c in text) else ():
         if _plain(m.group(1)) and not m.group(1).casefold().endswith(v.street_endings):
             add("place", m.group(1))  # `22 Mill Street, Portwenna PW4 2JD`: the town of an address
-    for m in rx["trip"].finditer(text):  # `the Moganshan trip`: where one goes
+    for m in rx["trip"].finditer(text):  # `the Lanjiaoshan trip`: where one goes
         if _plain(m.group(1)):
             add("place", m.group(1))
     for key in ("place", "at", "the"):
@@ -343,7 +343,7 @@ def _places(text: str, add: Add) -> None:
             name = m.group(1)
             if key == "at" and name.isupper():
                 continue  # `at CPD`, `at GP surgery`: letters of a course or a service, no place one goes
-            kind = _more_kind_words(text, m.end())  # `at Cheadle Hulme Leisure Centre`: its kind word is its name too
+            kind = _more_kind_words(text, m.end())  # `at Brisley Moor Leisure Centre`: its kind word is its name too
             end = m.end() + sum(len(w) + 1 for w in kind)
             if _NEXT_CAP.match(text, end):
                 continue  # the name goes on past what a rule reads: a part of it would be a wrong name
@@ -374,7 +374,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
         # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);
         # not inside a longer word (`最大连接数` holds no 大连), nor opening a hospital's or a school's name
-        # (`中山一院`, `苏州中学`, `北京医院`: the organisation, not the city)
+        # (`佛山一院`, `苏州中学`, `北京医院`: the organisation, not the city)
         # `在字节跳动上班`: where one works, two to six characters that are no kind word (`在家`, `在公司`)
         "work": re.compile(f"(?<![现正实存所自])在((?:(?![{re.escape(v.clause_breaks)}])[{_HAN}A-Za-z]){{2,6}}?)(?:{v.work_after})"),
         # the first characters of the names first: most places in a text start no name, and fail there at once
@@ -434,7 +434,7 @@ def _zh_verb_phrase(text: str, start: int, end: int, body: str) -> bool:
 
 
 def _lead_cut(text: str, start: int, name: str) -> int | None:
-    """How many characters at the front of a Han name found at `start` open the clause instead (`看智瞳科技`: 1,
+    """How many characters at the front of a Han name found at `start` open the clause instead (`看澄睿科技`: 1,
     `9月2日入X幼儿园`: 2); None when the words ask which one (`啥支付公司`)."""
     zh = chinese()
     if name.startswith(zh.question_words):
@@ -474,7 +474,7 @@ def chinese_things(text: str, add: Add) -> None:
             suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[cut:suffix.start()] if suffix else m.group(1)[cut:]
             if len(body) < 2 or (len(body) == 2 and body[0] == body[1]):
-                continue  # `旁边咖啡馆`: a kind word alone names nothing; `乐乐学校`: a child's pet name and its school
+                continue  # `旁边咖啡馆`: a kind word alone names nothing; `糖糖学校`: a child's pet name and its school
             if key == "place" and body in zh.cities:
                 continue  # `四川省`, `苏州市`: the city rule reads the place by its bare name
             if m.group(1).endswith(zh.common_endings):

@@ -51,10 +51,10 @@ class English:
     org_nouns_after: frozenset[str]
     speaker_labels: frozenset[str]
     known_places: frozenset[str]  # never a person's name, fine as a place
-    street_endings: tuple[str, ...]  # `Sleepstraat`, `Elm Street`: part of an address, not a place
+    street_endings: tuple[str, ...]  # `Wilgenhofstraat`, `Elm Street`: part of an address, not a place
     trade_verbs: str  # `ordered … from X`, `switched from X`: X is an organisation
     common_noun_endings: tuple[str, ...]  # `Supplier`, `Policy`: a role's or an abstract noun's ending
-    named_thing_verbs: str  # `the Tin Cormorants rehearse`: after `the` and two names, a verb makes it a name
+    named_thing_verbs: str  # `the Paper Lapwings rehearse`: after `the` and two names, a verb makes it a name
     thing_endings: tuple[str, ...]  # `Sports Massage is`: a service's or an abstract noun's ending
     lead_verbs: frozenset[str]  # `Saved`, `Rang`: capitalised verbs that open a note, never a name's first word
     article_determiners: frozenset[str]  # `the X's filter`: X is a thing's name, no person's
@@ -65,8 +65,8 @@ class English:
     request_verbs: frozenset[str]  # `Chase Acme Plumbing`: a sentence's opening request, capitalised
     suits_subjects: frozenset[str]  # `Tuesday works for X`: suits X, no employer
     region_codes: frozenset[str]  # `cn-hangzhou`, `us-east-1`: a cloud region, a value
-    of_heads: str  # `University of Limerick`, `Journal of Power Sources`: an institution named by what it is of
-    name_numbers: frozenset[str]  # `Four Corners Diesel`: a number word starting a company's name mid-sentence
+    of_heads: str  # `University of Limerick`, `Journal of Glacial Hydrology`: an institution named by what it is of
+    name_numbers: frozenset[str]  # `Three Gables Diesel`: a number word starting a company's name mid-sentence
     account_words: frozenset[str]  # `our instagram is @…`: an @handle near one is an account, no person
     firm_relations: str  # `X is our client`: a relation a company holds too, no cue of a person after `is`
     acronym_org_nouns: frozenset[str]  # `the KBX technician`, `my QRB account`: after capitals, a body one deals with
@@ -103,7 +103,7 @@ class Chinese:
     time_units: tuple[str, ...]  # `下个月`: after 个 a time unit, where no name starts
     time_words: str  # `谢总今天…`: a word of time after a title ends it
     common_endings: tuple[str, ...]  # `街坊`: a common word ending with a kind character ends no organisation
-    lead_words: tuple[str, ...]  # `看智瞳科技`, `旁边咖啡馆`: opens a clause, cut from a name's front
+    lead_words: tuple[str, ...]  # `看澄睿科技`, `旁边咖啡馆`: opens a clause, cut from a name's front
     question_words: tuple[str, ...]  # `啥支付公司`: asks which one, no name
     date_units: str  # `2日入X幼儿园`: after a number, a date's unit …
     after_date: str  # … and a verb of going start no name

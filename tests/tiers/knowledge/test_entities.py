@@ -149,17 +149,17 @@ def test_llm_adds_what_rules_miss(config, archive) -> None:
 
 
 def test_a_name_said_bare_counts_once_its_cue_is_read_in_either_order(config, archive) -> None:
-    """An echo: `Wendeline` said bare before and after `Wendeline Achterberg joined` counts as her mention, read
+    """An echo: `Wendeline` said bare before and after `Wendeline Kortenhoeve joined` counts as her mention, read
     incrementally as a rebuild reads it; a capitalised word no cue ever named (`Ficus`) stays no entity."""
     clock = Clock()
     mem = AgentMemory(config, "a", archive=archive, clock=clock)
     mem.store("The quote from Wendeline is still open; watered the Ficus", "work")
     entities.refresh(archive, "a", warm_of(mem))
     assert names(archive, "a", clock()) == {}  # no cue yet: silent
-    mem.store("Wendeline Achterberg joined the supplier team today", "work")
+    mem.store("Wendeline Kortenhoeve joined the supplier team today", "work")
     mem.store("Forwarded the tile samples to Wendeline", "work")
     entities.refresh(archive, "a", warm_of(mem))
     got = names(archive, "a", clock())
-    assert set(got) == {"Wendeline Achterberg"} and got["Wendeline Achterberg"][1] == 3
+    assert set(got) == {"Wendeline Kortenhoeve"} and got["Wendeline Kortenhoeve"][1] == 3
     entities.rebuild(archive, "a", warm_of(mem))
     assert names(archive, "a", clock()) == got

@@ -38,7 +38,7 @@ def test_an_article_at_a_sentence_start_is_part_of_a_name_only_for_a_group(text:
 
 @pytest.mark.parametrize("text", [
     "always drain the Brenna's water trap after a storm",    # a boat, an engine: `the` before it
-    "check the Kessler's secondary filter before the first start",
+    "check the Brakvold's secondary filter before the first start",
     "a Marlowe's hull needs more paint than you think",
 ])
 def test_a_possessive_after_an_article_is_a_things(text: str) -> None:
@@ -52,7 +52,7 @@ def test_a_possessive_without_an_article_is_still_a_person() -> None:
 
 @pytest.mark.parametrize("text", [
     "my aunt lives at Thornbank, Millbrae Road, Kilree now",     # a house's name before its street
-    "post it to Windyknowe, Old Quarry Lane, Dunmorris",
+    "post it to Windyknowe, Old Tannery Lane, Dunmorris",
 ])
 def test_a_house_name_before_its_street_is_part_of_an_address(text: str) -> None:
     assert not {n for t, n in found(text) if t == "place" and n in ("Thornbank", "Windyknowe")}
@@ -133,7 +133,7 @@ def test_a_company_in_a_common_word_names_no_town(text: str) -> None:
 
 @pytest.mark.parametrize("text, want", [
     ("send it to 22 Mill Street, Portwenna PW4 2JD please", {("place", "Portwenna")}),   # the town of an address
-    ("Flat 2, 9 Quarry Brae, Dunvarra DV3 1QT", {("place", "Dunvarra")}),
+    ("Flat 2, 9 Kilnhowe Brae, Dunvarra DV3 1QT", {("place", "Dunvarra")}),
     ("the parts are at 14 Harbour Road PW4 2JD", set()),                                 # a street, no town
     ("Order ABC12 3XY arrived", set()),
 ])
@@ -142,7 +142,7 @@ def test_the_town_before_a_postcode_is_a_place(text: str, want: set[tuple[str, s
 
 
 @pytest.mark.parametrize("text, want", [
-    ("Booked the van in at Station Road Garage for Monday", ("org", "Station Road Garage")),  # named after its street
+    ("Booked the van in at Kiln Road Garage for Monday", ("org", "Kiln Road Garage")),  # named after its street
     ("Park Lane Pharmacy has the prescription ready", ("org", "Park Lane Pharmacy")),
     ("The Harbour Bakery closes at four", ("org", "Harbour Bakery")),                         # the article still goes
 ])
@@ -180,7 +180,7 @@ def test_a_kind_word_after_a_business_word_is_part_of_the_name(text: str, want: 
 
 @pytest.mark.parametrize("text, want", [
     ("Poor Ksenia has the flu again", {("person", "Ksenia")}),         # a word that opens the sentence
-    ("Lovely Marguerite said she'd water the plants", {("person", "Marguerite")}),
+    ("Lovely Ottoline said she'd water the plants", {("person", "Ottoline")}),
 ])
 def test_a_word_that_opens_a_sentence_is_no_part_of_a_name(text: str, want: set[tuple[str, str]]) -> None:
     assert {e for e in found(text) if e[0] == "person"} <= want   # the name, or silence; never `Poor Ksenia`
@@ -273,7 +273,7 @@ def test_common_words_and_numbered_hospitals_name_no_one_and_no_city(text: str, 
 
 @pytest.mark.parametrize("text", [
     "he is still on the old version in his mouse project",
-    "Ravi moves to the new motor project full time",
+    "Deven moves to the new motor project full time",
     "the go-live is on Monday, and the venue double-booked us",
     "an old-school, memory-hungry script",
 ])
@@ -304,11 +304,11 @@ def test_a_role_before_or_a_post_taken_after_marks_a_chinese_name(text: str, wan
 
 
 def test_names_listed_with_a_person_are_people_and_a_list_without_one_names_none() -> None:
-    assert {("person", n) for n in ("Wayne", "Tariq", "Lee", "Sanjay")} <= found(
-        "start with Wayne, Tariq, Lee, Sanjay and Big Col. I'll give you the rest later")
+    assert {("person", n) for n in ("Corran", "Idris", "Ody", "Yusuf")} <= found(
+        "start with Corran, Idris, Ody, Yusuf and Big Tam. I'll give you the rest later")
     towns = found("we ship to Leeds, Derby, Crewe and Hull")   # `X and Y` alone is no cue to spread from
     assert ("person", "Leeds") not in towns and ("person", "Derby") not in towns
-    assert ("person", "Oslo") not in found("start with Wayne, Tariq, Oslo and Berlin")   # a known place stays one
+    assert ("person", "Oslo") not in found("start with Corran, Idris, Oslo and Berlin")   # a known place stays one
 
 
 @pytest.mark.parametrize("text, want", [
@@ -359,7 +359,7 @@ def test_words_that_open_a_clause_are_no_part_of_a_chinese_name(text: str, want:
 
 @pytest.mark.parametrize("text", [
     "the job runs checkout (fetch-depth: 0) first", "set cache-control: 0 on it", "we deploy to cn-shenzhen now",
-    "the bucket lives in eu-west-2.", "How were the Kettle and Crow's pies?", "Cloud Run in asia-east1 is fine",
+    "the bucket lives in eu-west-2.", "How were the Gimlet and Stoat's pies?", "Cloud Run in asia-east1 is fine",
 ])
 def test_settings_regions_and_a_pubs_second_word_name_nothing(text: str) -> None:
     assert not found(text)
@@ -388,7 +388,7 @@ def test_a_known_name_that_is_a_common_word_opening_a_sentence_names_none(text: 
 
 @pytest.mark.parametrize("text, want", [
     ("Orla teaches at St Fintan's Community College in Macroom", ("org", "St Fintan's Community College")),
-    ("the under-12s at St. Declan's GAA train on Fridays", ("org", "St Declan's GAA")),
+    ("the under-12s at St. Senan's GAA train on Fridays", ("org", "St Senan's GAA")),
     ("Are the exams run by St Fintan's itself?", ("org", "St Fintan's")),
 ])
 def test_a_place_named_after_a_saint_is_one_organisation_and_no_person(text: str, want: tuple[str, str]) -> None:

@@ -22,7 +22,7 @@ def found(text: str, **meta: object) -> set[tuple[str, str]]:
     ("Tomasz from Kovra is the contact for fuel", {("person", "Tomasz")}),
     ("She is covering, taking over from Perpetua Varga who is on leave", {("person", "Perpetua Varga")}),
     ("my sister Ye-rin moved here", {("person", "Ye-rin")}),                     # a hyphenated given name whole
-    ("the neighbour recommended Dona Lucinha for the dogs", {("person", "Lucinha")}),
+    ("the neighbour recommended Dona Zuleide for the dogs", {("person", "Zuleide")}),
     ("I drive for Harrowgate Coaches out of the north depot", {("org", "Harrowgate Coaches")}),
     ("he's our Alvenor rep now", {("org", "Alvenor")}),
     ("要不要提前跟Calloway打个招呼？", {("person", "Calloway")}),                    # a Latin name right beside Han
