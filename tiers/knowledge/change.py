@@ -244,7 +244,7 @@ def _thing_before(head: str, lang: _Lang) -> str:
     words = head.split()
     for i in range(len(words) - 1, -1, -1):
         if words[i].casefold().strip("'\"") in lang.change_words:
-            # "the office" in "we moved the office from …"; the subject in "the Bonxie refit moved from …"
+            # "the office" in "we moved the office from …"; the subject in "the Skerrin refit moved from …"
             words = words[i + 1:] or words[:i]
             break
     return " ".join(words[-THING_WORDS:])
@@ -339,9 +339,9 @@ def _stated_old(said: str, terms: set[str], cue: Cue) -> str | None:
 
 def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
     """The clause stating the old value also states a value the change does not speak of (`an appointment with Dr
-    Anne Cronin at CUH on 17 February` when `Dr Cronin's appointment moved to 3 March`: CUH stays true): a number or
+    Anne Tolland at KVH on 17 February` when `Dr Tolland's appointment moved to 3 March`: KVH stays true): a number or
     a capitalised name the new clause does not say, other than a value this memory itself says was replaced (`from
-    4417 to 5120`: 4417 is history). Han words are not read so: every Chinese word would count."""
+    4417 to 6238`: 4417 is history). Han words are not read so: every Chinese word would count."""
     clause = next((c for c in _PARTS.split(said) if _has(c, old)), "")
     rest = clause
     for gone in [old] + [c.old for c in cues(clause)]:

@@ -1,5 +1,5 @@
 """A day said moved without the day it replaces: "they moved my physical to December 3" pairs with the older memory
-that gave the physical another day ("Annual physical with Dr Okafor booked for November 26"); read by the maintain
+that gave the physical another day ("Annual physical with Dr Odunsi booked for November 26"); read by the maintain
 pass only. Acting (ACTS) it would update in part: the doctor and the time stay true, the day is history.
 
 The rules of hot's moved items (tiers/knowledge/rescheduled.py), stricter, on memories: the newer one says a word
@@ -76,7 +76,7 @@ def updated(new: Memory, day: str, held: Iterable[Memory], earlier: Callable[[Me
             continue
         shared = terms & thing_terms(text)
         if _words(shared) < SHARED_TERMS or not shared - names or not shared & moving:
-            continue  # names say whose it is (`at Frome Valley`), a common word what it is (`physical`); the clause
+            continue  # names say whose it is (`at Wendle Valley`), a common word what it is (`physical`); the clause
             # that moves a day names what it moves (`所以我们班家长会挪到9月24日`: the parent meeting, no school year)
         ref = _ref(m, said)
         old = _day(text, ref)

@@ -24,7 +24,7 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("For anything urgent, call me on my mobile.", "preference", None, "urgent contact"),
     ("我更喜欢早上开会。", "preference", None, "meeting hours"),
     ("I moved to Lisbon last spring.", "personal", None, None),  # it changes: warm keeps it, not MEMORY.md's profile
-    ("My name is Odile Brant.", "personal", None, "name"),
+    ("My name is Odile Varnier.", "personal", None, "name"),
     ("Please never book me on a red-eye.", "preference", None, "book red eye"),
     ("I'm allergic to hazelnuts, so check the cake.", "personal", None, "allergic hazelnuts check"),  # a standing fact
     ("Tonight I'd rather have ramen.", "preference", None, None),              # one occasion
@@ -32,7 +32,7 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("I prefer the third layout you showed me.", "preference", None, None),  # a choice in this conversation
     ("Honestly, I'd rather not.", "preference", None, None),                  # nothing to keep
     ("It has its own database on port 6060. I'd rather keep it simple.", "preference", None, None),  # it: that thing
-    ("Rowan wants the brass band back. I'd rather swim home.", "preference", None, None),  # answers a proposal
+    ("Tamsin wants the brass band back. I'd rather swim home.", "preference", None, None),  # answers a proposal
     ("I'd rather take the ferry than fly.", "preference", None, "take ferry fly"),  # a comparison holds
     ("I'd rather do calls in the mornings.", "preference", None, "calls mornings"),  # a kind of time holds
     ("I prefer window seats on trains.", "preference", None, "window seats trains"),  # not "food" (s-eat-s)
@@ -113,7 +113,7 @@ def test_an_always_or_never_instruction_starts_with_what_to_do() -> None:
 
 
 @pytest.mark.parametrize("text, day", [
-    ("the Halloran launch moved from 14 February to 8 March 2027", "2027-03-08"),   # the day it has now
+    ("the Quenby launch moved from 14 February to 8 March 2027", "2027-03-08"),   # the day it has now
     ("I wrote March 28 for the launch but it's actually March 21", "2026-03-21"),     # corrected
     ("外婆的体检从3月12号改到3月19号", "2026-03-19"),
     ("holiday from 3 March to 10 March", "2026-03-03"),                                 # a range starts on its first
@@ -124,13 +124,13 @@ def test_a_day_moved_in_one_sentence_is_the_day_after_the_change(text: str, day:
 
 
 def test_a_long_event_keeps_its_day_when_hot_cuts_its_text() -> None:
-    text = ("The Halloran book launch moved to March 21 at the Quay Hall, " + "with the readings and the signing " * 8
+    text = ("The Quenby book launch moved to March 21 at the Quay Hall, " + "with the readings and the signing " * 8
             + "after it.")
     [fact] = [f for f in extract(text, "2026-01-10") if f.kind == "event"]
     assert len(fact.hot_text) <= 200 and fact.hot_text.endswith("… (2026-03-21)")
 
 
-@pytest.mark.parametrize("text", ["Kofi says the stand-up will be on Thursdays from now on.",
+@pytest.mark.parametrize("text", ["Kwesi says the stand-up will be on Thursdays from now on.",
                                   "my sister reckons I should always book the early train",
                                   "她说以后一律走快递"])
 def test_what_someone_else_says_is_no_standing_preference_of_the_owner(text: str) -> None:

@@ -116,7 +116,7 @@ def test_an_assistants_echo_of_a_day_puts_no_event_in_hot_and_two_days_are_two_e
     (config.workspace / "memory" / "2026-03-02.md").write_text(
         "# 2026-03-02\n\n## 09:10\n- Kit: dentist appointment for me at the Elm Street clinic on March 12\n"
         "- Assistant: So the dentist appointment is on March 12, noted.\n"
-        "- Kit: and a dentist appointment for Rosa at the Elm Street clinic on March 20\n", encoding="utf-8")
+        "- Kit: and a dentist appointment for Imelda at the Elm Street clinic on March 20\n", encoding="utf-8")
     ingest(mem, config.workspace, "2026-03-02")
     events = [x["text"] for x in mem.read_state()["hot"]["active_context"]["events"]]
     assert len(events) == 2 and all(e.startswith("Kit:") for e in events), events

@@ -163,7 +163,7 @@ def test_the_llm_answers_only_the_pairs_no_rule_decides(mem, archive, llm) -> No
     archive.put("main", [row("0001000000000001", "The cabin wifi password is larch-21", T0 - 2 * DAY),
                          row("0002000000000002", "The cabin wifi password is spruce-77 now", T0 - DAY),
                          row("0003000000000003", "The cabin gate code is 2290", T0 - 2 * DAY),
-                         row("0004000000000004", "The cabin gate code is 4471 now for the neighbours", T0 - DAY),
+                         row("0004000000000004", "The cabin gate code is 5183 now for the neighbours", T0 - DAY),
                          row("0005000000000005", "We switched the sauna heater from Harvia to Tylo", T0)])
     counts = maintain(mem)  # the rules alone: no value named for the wifi or the gate: two questions, no change
     assert counts["superseded"] == 0 and counts["llm_asked"] == 0 and len(review.open_questions(mem)) == 2

@@ -76,10 +76,10 @@ def test_which_was_said_later_comes_from_the_notes_not_from_when_they_were_read(
 
 
 @pytest.mark.parametrize("first, then, day", [
-    ("Launch party for the Halloran book at the Quay Hall on March 28.",            # a correction
-     "I wrote March 28 for the Halloran book launch but it's actually March 21.", "March 21"),
-    ("The Halloran book launch at the Quay Hall is on March 28.",                   # the old day set against it
-     "The Halloran book launch is on March 21 (not March 28), still at the Quay Hall.", "March 21"),
+    ("Launch party for the Quenby book at the Quay Hall on March 28.",            # a correction
+     "I wrote March 28 for the Quenby book launch but it's actually March 21.", "March 21"),
+    ("The Quenby book launch at the Quay Hall is on March 28.",                   # the old day set against it
+     "The Quenby book launch is on March 21 (not March 28), still at the Quay Hall.", "March 21"),
     ("Gran's eye appointment is on March 19 at the Elm Street clinic.",             # one shared word, the old
      "That appointment moved again: not the 19th any more, now March 26.", "March 26"),  # day said to be gone
 ])
@@ -95,7 +95,7 @@ def _dated(mem: AgentMemory) -> list[str]:
 
 def test_a_move_said_again_replaces_the_one_earlier_move_a_pronoun_named(config) -> None:
     """'they pushed it to March 19' names its thing with a pronoun; 'moved again' then moves that one."""
-    mem = _live(config, {"2026-03-02": ["The grant report for the Halloran trust is due March 12."],
+    mem = _live(config, {"2026-03-02": ["The grant report for the Quenby trust is due March 12."],
                          "2026-03-04": ["Good news: since we need to rework the budget they pushed it to March 19."],
                          "2026-03-06": ["The trust wants one more appendix, so the deadline moved again to March 26."]})
     dated = _dated(mem)
@@ -111,7 +111,7 @@ def test_again_is_silent_when_two_earlier_moves_could_be_the_one_meant(config) -
 
 
 def test_an_item_already_on_the_new_day_is_no_earlier_move_again_could_mean(config) -> None:
-    mem = _live(config, {"2026-03-02": ["The grant report for the Halloran trust is due March 12."],
+    mem = _live(config, {"2026-03-02": ["The grant report for the Quenby trust is due March 12."],
                          "2026-03-04": ["Good news: since we need to rework the budget they pushed it to March 19."],
                          "2026-03-05": ["The budget annex now has a submission deadline of March 26."],
                          "2026-03-06": ["The trust wants one more appendix, so the deadline moved again to March 26."]})
@@ -121,9 +121,9 @@ def test_an_item_already_on_the_new_day_is_no_earlier_move_again_could_mean(conf
 def test_one_move_told_twice_is_the_one_move_again_means(config) -> None:
     """'they pushed it to March 19' in the chat and again in the evening's note is one move: 'moved again' moves
     both tellings (it was silent, or not, as hot's order of random ids fell)."""
-    mem = _live(config, {"2026-03-02": ["The grant report for the Halloran trust is due March 12."],
+    mem = _live(config, {"2026-03-02": ["The grant report for the Quenby trust is due March 12."],
                          "2026-03-04": ["Good news: since we need to rework the budget they pushed it to March 19.",
-                                        "Halloran trust report: the budget rework moved the deadline to March 19."],
+                                        "Quenby trust report: the budget rework moved the deadline to March 19."],
                          "2026-03-06": ["The trust wants one more appendix, so the deadline moved again to March 26."]})
     dated = _dated(mem)
     assert not any("March 19" in t for t in dated) and any("March 26" in t for t in dated)

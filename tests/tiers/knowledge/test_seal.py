@@ -213,7 +213,7 @@ def test_an_extractive_summary_leaves_out_filler() -> None:
                {"text": "You're welcome! Happy to help with the migration whenever you're ready.",
                 "metadata": {"role": "assistant"}},
                {"text": "We moved Orion's servers to Hetzner.", "metadata": {"role": "user"}},
-               {"text": "Tom Becker can only do the contract call on March 12.", "metadata": {"role": "user"}}]
+               {"text": "Tom Haverill can only do the contract call on March 12.", "metadata": {"role": "user"}}]
     text = extractive(members, 600, "[L1 summary]")
     assert "Hetzner" in text and "March 12" in text
     assert "Thanks" not in text and "welcome" not in text and "Happy to help" not in text

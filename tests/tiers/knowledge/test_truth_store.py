@@ -92,11 +92,11 @@ def test_no_cue_is_read_where_the_words_do_not_name_a_replaced_value(text: str) 
 
 
 @pytest.mark.parametrize("older, same", [
-    ("Got it: the Halloran launch moves from 14 February to 8 March, still at the Quay Hall.", True),  # said already
-    ("The Halloran launch is on 14 February at the Quay Hall.", False),
+    ("Got it: the Quenby launch moves from 14 February to 8 March, still at the Quay Hall.", True),  # said already
+    ("The Quenby launch is on 14 February at the Quay Hall.", False),
 ])
 def test_a_change_said_again_with_more_words_is_no_change_of_the_first_telling(older: str, same: bool) -> None:
-    [cue] = change.cues("The Halloran launch moved from 14 February to 8 March 2027 on the printer's advice.")
+    [cue] = change.cues("The Quenby launch moved from 14 February to 8 March 2027 on the printer's advice.")
     assert (change.states(older, cue) is None) is same
 
 
@@ -210,10 +210,10 @@ def test_a_change_naming_the_old_value_supersedes_it_and_retrieve_keeps_both(mem
 
 
 def test_a_change_said_after_its_subject_touches_only_that_subjects_memories(mem, clock) -> None:
-    other = mem.store("The Gannet had her refit at Leith last year", "boats", 0.6)
-    same = mem.store("The Osprey's refit is booked at Leith for March", "boats", 0.6)
+    other = mem.store("The Gannet had her refit at Inverbrack last year", "boats", 0.6)
+    same = mem.store("The Osprey's refit is booked at Inverbrack for March", "boats", 0.6)
     clock.t += DAY
-    new = mem.store("Osprey refit moved from Leith to Rosyth, April now", "boats", 0.6)
+    new = mem.store("Osprey refit moved from Inverbrack to Rosyth, April now", "boats", 0.6)
     entries = warm(mem)
     assert "superseded_by" not in entries[other["id"]]["metadata"]   # another boat's refit: not the subject
     assert new["id"] in (entries[same["id"]]["metadata"].get("superseded_by"),
