@@ -118,7 +118,7 @@ def _doubted(head: Candidate, doubted: Callable[[], Mapping[str, frozenset[str]]
 _ASKED_NAME = re.compile(r"(?<=\w )(?!I\b)[A-Z][\w'’-]+")
 
 
-# a project's or a thing's own name: kebab-case, CamelCase, with a digit ("ledger-svc", "DockPilot", "rpt-dash-01")
+# a project's or a thing's own name: kebab-case, CamelCase, with a digit ("ledger-svc", "SlipTender", "rpt-dash-01")
 _ID_NAME = re.compile(r"\b[A-Za-z][\w]*(?:-[\w]+)+\b|\b[A-Z]?[a-z]+[A-Z]\w*\b")
 
 
@@ -144,7 +144,7 @@ def _question_terms(query: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(_whose(query)), frozenset(asked)
 
 
-# a Chinese question naming whose before its first 的 (`中山路店的店长是谁？`, `Rosalind的合同…`), or before a 是 that a
+# a Chinese question naming whose before its first 的 (`檀溪路店的店长是谁？`, `Rosalind的合同…`), or before a 是 that a
 # word of asking follows (`二号库是谁在管？`): what it asks follows
 _ZH_OF = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,})的(.+)$")
 _ZH_IS = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)是(?=谁|什么|哪|多少|几|怎么)(.+)$")
@@ -155,7 +155,7 @@ _ZH_NOW = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)(?:现在|目前|如今)(
 @functools.lru_cache(maxsize=256)
 def _what(query: str, after_now: bool = False) -> frozenset[str]:
     """What a question asks, besides whose it is: its terms less the names and ids; in a Chinese question the terms
-    after its first 的, or after 是 and a word of asking (the characters before say whose: `中山路店`, `二号库`);
+    after its first 的, or after 是 and a word of asking (the characters before say whose: `檀溪路店`, `二号库`);
     `after_now`: or after its word of now (`苏禾公司现在…`), read only to find that neither memory speaks of it
     (the newer may say its change in other words than the question: `迁到` under `部署在哪`)."""
     names, asked = _question_terms(query)
@@ -178,12 +178,12 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
         return True
     what, beyond = _what(query), _what(query, after_now=True)
     if beyond and not beyond & (said_found | said_newer):
-        return True  # both found by whose they are alone ("which vendor does Rambutan use?" under its launch day), or
+        return True  # both found by whose they are alone ("which vendor does Salak use?" under its launch day), or
         # an English question of memories said in Chinese: its words cannot meet theirs, so nothing says the change
         # is of what is asked (right or silent)
     if what & said_found and not what & said_newer:
         return True  # the found one says what is asked, the newer none of it: another of its facts changed
-        # (`中山路店领班从阿杰换成丽娟` under `中山路店的店长是谁？`)
+        # (`檀溪路店领班从阿坤换成秀琼` under `檀溪路店的店长是谁？`)
     if superseded_by(found):
         return False
     split = change.parts(found.text, newer.text)
@@ -204,7 +204,7 @@ _HAN_LEAD = re.compile(r"\s*([\u4e00-\u9fff])")
 
 
 def _han_subject_unsaid(query: str, said: str) -> bool:
-    """A Chinese question starts with whose it asks (`林涛早读值班是周几？`, `仓颉账本部署在哪？`): when neither memory
+    """A Chinese question starts with whose it asks (`岑墨早读值班是周几？`, `岚舟账本部署在哪？`): when neither memory
     holds its first character (a surname, a name's first), they speak of someone or something else."""
     lead = _HAN_LEAD.match(query)
     return bool(lead) and lead.group(1) not in _question_words_chars() and lead.group(1) not in said
@@ -224,7 +224,7 @@ def _day_only(found: Candidate, query: str) -> bool:
 
 def _unshaped(shapes: tuple[re.Pattern[str], ...], found: Candidate, newer: Candidate) -> bool:
     """The question asks a shape (a day, an address, a number) the newer memory does not hold: it is no answer to
-    it, whether or not the found one holds one (`中山路店的地址` under a shift lead's change)."""
+    it, whether or not the found one holds one (`檀溪路店的地址` under a shift lead's change)."""
     return bool(shapes) and not holds_any(newer.text, shapes)
 
 

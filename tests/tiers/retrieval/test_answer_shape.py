@@ -35,7 +35,7 @@ def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str)
     assert shapes and holds_any(holding, shapes) and not holds_any(naming, shapes)
 
 
-@pytest.mark.parametrize("question", ["Who is the greenhouse contractor?", "Where does Ravi live now?",
+@pytest.mark.parametrize("question", ["Who is the greenhouse contractor?", "Where does Deven live now?",
                                       "What is the IP address of the test rig?",
                                       "How long ago did we meet?", "谁负责温室？"])
 def test_a_question_that_names_no_shape_asks_for_none(question: str) -> None:
@@ -45,8 +45,8 @@ def test_a_question_that_names_no_shape_asks_for_none(question: str) -> None:
 def test_for_a_question_of_an_amount_the_memory_holding_one_ranks_first(
         home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")  # the words' order alone, so the shape decides
-    said = [("Ravi: greenhouse budget, the glazing and the spring start", "2025-06-02"),
-            ("Ravi: the greenhouse budget ends up at 3,200 euros with the glazing", "2025-06-02")]
+    said = [("Deven: greenhouse budget, the glazing and the spring start", "2025-06-02"),
+            ("Deven: the greenhouse budget ends up at 3,200 euros with the glazing", "2025-06-02")]
     mem = memory_with_said(said)
     try:
         plain = [r["text"] for r in mem.retrieve("greenhouse budget", 5)]

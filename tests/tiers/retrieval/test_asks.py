@@ -10,16 +10,16 @@ from memoryd.tiers.retrieval.asks import asks_only, is_question
 
 
 @pytest.mark.parametrize("text", [
-    "Wait, any news about the greenhouse?", "Nice! Where is it?", "Ravi: so what's the new gate code?",
+    "Wait, any news about the greenhouse?", "Nice! Where is it?", "Deven: so what's the new gate code?",
     "Noted. And the landlord's email?", "你们定好日子了吗？", "Assistant: Wonderful! Did they send the lease yet?"])
 def test_a_memory_of_questions_and_filler_only_asks(text: str) -> None:
     assert asks_only(text)
 
 
 @pytest.mark.parametrize("text", [
-    "The greenhouse gate code is 4471.", "Ravi: moved the gate code to 4471. can you remember it?",
+    "The greenhouse gate code is 5183.", "Deven: moved the gate code to 5183. can you remember it?",
     "Assistant: Slanted roofs shed snow well. How far is the walk from there?", "Oh no! Good luck with the trip!",
-    "门禁密码改成4471了", "Ravi: why not"])
+    "门禁密码改成5183了", "Deven: why not"])
 def test_a_memory_that_states_something_does_not_only_ask(text: str) -> None:
     assert not asks_only(text)
 
@@ -30,8 +30,8 @@ def test_what_is_a_question() -> None:
 
 
 def test_for_a_question_a_statement_ranks_above_a_memory_that_only_asks(home: Path) -> None:
-    said = [("Ravi: and the greenhouse gate code?", "2025-06-01"),
-            ("Ravi: greenhouse gate code is 4471 now", "2025-06-01")]
+    said = [("Deven: and the greenhouse gate code?", "2025-06-01"),
+            ("Deven: greenhouse gate code is 5183 now", "2025-06-01")]
     mem = memory_with_said(said)
     try:
         plain = [r["text"] for r in mem.retrieve("greenhouse gate code", 5)]

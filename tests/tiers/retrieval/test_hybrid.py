@@ -19,7 +19,7 @@ from memoryd.tiers.cold.source import open_index
 from memoryd.tiers.retrieval import embed, hybrid
 from memoryd.tiers.base.config import load_config
 
-FACTS = ["We adopted a golden retriever puppy named Biscuit", "The quarterly budget review is on Friday",
+FACTS = ["We adopted a golden retriever puppy named Crumpet", "The quarterly budget review is on Friday",
          "Alice prefers green tea over coffee", "The staging server listens on port 8089",
          "Bob is learning to play the cello", "我们周末去爬山了，风景很美"]
 

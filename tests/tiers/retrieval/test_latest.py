@@ -10,7 +10,7 @@ from memhelp import memory_with_said
 
 SAID = [("greenhouse watering rota: Monday and Thursday", "2025-06-02"),
         ("watering rota: Tuesdays and Fridays now", "2025-07-14")]
-OTHER = ["Ines: lunch at noon on the terrace", "the shed key is under the blue pot", "Ravi paid the water bill",
+OTHER = ["Ines: lunch at noon on the terrace", "the shed key is under the blue pot", "Deven paid the water bill",
          "compost goes out on Saturdays", "the tomatoes need staking", "Ines fixed the greenhouse door hinge"]
 
 
@@ -46,7 +46,7 @@ def _first(said: list[tuple[str, str]], question: str) -> str:
 
 @pytest.mark.parametrize("said, question", [
     # a newer line that says no value stays below the one that does
-    ([("the allotment's new landlord is Corrigan Estates, rent paid quarterly", "2025-06-02"),
+    ([("the allotment's new landlord is Tarrant Estates, rent paid quarterly", "2025-06-02"),
       ("a landlord who brings cake is a keeper", "2025-07-14")], "Who is the allotment's landlord now?"),
     # who said a line is not what it is about: the question's name must be in what the newer line says
     ([("Orla now rides a blue Brompton, the old Raleigh was stolen", "2025-06-02"),
