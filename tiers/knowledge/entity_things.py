@@ -49,7 +49,7 @@ def _en() -> dict[str, re.Pattern[str]]:
         "firm": re.compile(rf"\b({WORD}\s&\s{WORD})\s+"
                            r"(?:said|says|sent|billed|charged|wants|asked|is|are|was)\b|"
                            rf"\b({WORD}\s&\s{WORD})\b"),
-        # `the Gouden Spreeuw will`, `the Paper Lapwings rehearse`, `the Paper Lapwings' gig`: two names after `the`,
+        # `the Gouden Spreeuw will`, `the Velvet Lapwings rehearse`, `the Velvet Lapwings' gig`: two names after `the`,
         # then a verb or a possessive: a named thing
         "the_named": re.compile(rf"\b(The\s|the\s)\s*({WORD}\s{WORD})(?:\s+(?:{v.named_thing_verbs})\b|['’]s?\s)"),
         "trip": re.compile(rf"\b(?:the|our|my|a|this|that)\s+({WORD})\s+(?:trip|holiday|vacation|getaway)\b"),
@@ -198,7 +198,7 @@ def orgs_and_places(text: str, add: Add) -> None:
             # `Ladle & Stripe`: a common word or a known name beside a name is one firm's name (two known ones,
             # `Visa & Mastercard`, stay two)
             add("org", _words_before(text, m.start(1) if m.group(1) else m.start(2)) + name)
-    for m in rx["the_named"].finditer(text):  # `The Paper Lapwings` written so: the article is part of the name
+    for m in rx["the_named"].finditer(text):  # `The Velvet Lapwings` written so: the article is part of the name
         if all(_plain(w) for w in m.group(2).split()) and m.group(2).split()[-1] not in v.business_words:
             add("org", ("The " if _article_kept(text, m) else "") + m.group(2))
     for m in rx["trade"].finditer(text):
@@ -308,7 +308,7 @@ def _more_kind_words(text: str, end: int) -> list[str]:
 
 def _article_kept(text: str, m: re.Match[str]) -> bool:
     """`The` is part of the name where it is capitalised inside a sentence, or opens one before a group's plural
-    name (`The Paper Lapwings rehearse`); a sentence's capital before one thing (`The Grey Heron moved`) says
+    name (`The Velvet Lapwings rehearse`); a sentence's capital before one thing (`The Grey Heron moved`) says
     nothing."""
     if m.group(1) != "The ":
         return False
@@ -343,7 +343,7 @@ def _places(text: str, add: Add) -> None:
             name = m.group(1)
             if key == "at" and name.isupper():
                 continue  # `at CPD`, `at GP surgery`: letters of a course or a service, no place one goes
-            kind = _more_kind_words(text, m.end())  # `at Brisley Moor Leisure Centre`: its kind word is its name too
+            kind = _more_kind_words(text, m.end())  # `at Brisley Heath Leisure Centre`: its kind word is its name too
             end = m.end() + sum(len(w) + 1 for w in kind)
             if _NEXT_CAP.match(text, end):
                 continue  # the name goes on past what a rule reads: a part of it would be a wrong name

@@ -54,7 +54,7 @@ class English:
     street_endings: tuple[str, ...]  # `Wilgenhofstraat`, `Elm Street`: part of an address, not a place
     trade_verbs: str  # `ordered … from X`, `switched from X`: X is an organisation
     common_noun_endings: tuple[str, ...]  # `Supplier`, `Policy`: a role's or an abstract noun's ending
-    named_thing_verbs: str  # `the Paper Lapwings rehearse`: after `the` and two names, a verb makes it a name
+    named_thing_verbs: str  # `the Velvet Lapwings rehearse`: after `the` and two names, a verb makes it a name
     thing_endings: tuple[str, ...]  # `Sports Massage is`: a service's or an abstract noun's ending
     lead_verbs: frozenset[str]  # `Saved`, `Rang`: capitalised verbs that open a note, never a name's first word
     article_determiners: frozenset[str]  # `the X's filter`: X is a thing's name, no person's
