@@ -29,6 +29,11 @@ from memoryd.tiers.retrieval.answer_shape import asked, holds_any
     ("體檢是哪一天？", "體檢改到12月12號", "體檢的事別忘了"),              # traditional characters
     ("合唱團幾點集合？", "合唱團改到七點半集合", "合唱團集合的事別忘了"),
     ("合唱團禮拜幾排練？", "合唱團改成禮拜四排練", "合唱團排練好累"),
+    # a day or a clock time is no amount and no version: a newer line naming only when holds neither
+    ("小屋的月租是多少？", "小屋月租改成2650了", "小屋的搬家日期改为10月10日"),
+    ("How much is the allotment rent now?", "allotment rent is £185 a year now", "allotment rent talk moved to 8 March"),
+    ("How much is the allotment rent now?", "allotment rent is £185 a year now", "allotment rent meeting at 7:30, 2026-05-18"),
+    ("Which version is the scanner on?", "scanner upgraded to v4.2.1", "scanner upgrade planned for 11月, or the 21st"),
 ])
 def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str) -> None:
     shapes = asked(question)
