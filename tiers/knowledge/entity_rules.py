@@ -18,9 +18,10 @@ from memoryd.tiers.knowledge.entity_people import (LOW, WORD, account_handle, ch
                                                    is_business, is_person_name, latin_people_in_chinese, person_part)
 from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects, saints
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
+from memoryd.tiers.knowledge.han_script import as_written, simplified
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "14"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "15"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -121,12 +122,13 @@ def _from_text(text: str) -> dict[str, Entity]:
     if not plain.isascii():
         han = len(re.findall(r"[\u4e00-\u9fff]", plain))
         joined = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", plain)
-        for name in chinese_people(joined, latin_around=han * 3 < len(plain)):
-            add("person", name)
+        read_as = simplified(joined)  # the vocabularies are simplified: `醫院` is read as `医院`, named as written
+        for name in chinese_people(read_as, latin_around=han * 3 < len(plain)):
+            add("person", as_written(name, read_as, joined))
         if han:
             for name in latin_people_in_chinese(plain):
                 add("person", name)
-        chinese_things(joined, add)
+        chinese_things(read_as, lambda kind, name: add(kind, as_written(name, read_as, joined)))
     return found
 
 
