@@ -152,6 +152,32 @@ _ZH_IS = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)是(?=谁|什么|哪|多�
 _ZH_NOW = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)(?:现在|目前|如今)(.+)$")
 
 
+# whose a Chinese question asks of: the characters before its first 的, word of now, or 是 that a word of asking
+# follows (`晓岚现在住哪儿？`, `苏禾公司的开户行是哪家？`, `阿岚而家點樣返工？`)
+_ZH_WHOSE = re.compile(r"^\s*([A-Za-z0-9\u4e00-\u9fff]{2,}?)(?:的|现在|現在|目前|如今|而家|"
+                       r"是(?=谁|誰|什么|什麼|哪|多少|几|幾|怎么|怎麼))")
+
+
+# a familiar name (`小宇`, `阿岚`, `涵涵`) says the given name's character: the full name (`张子宇`) holds that one only
+_ZH_FAMILIAR = re.compile(r"^(?:[小老阿]([\u4e00-\u9fff])|([\u4e00-\u9fff])\2)$")
+
+
+_ZH_WHEN_OR_WHICH = re.compile(r"这|這|那|今年|今天|最近|本周|本週|下周|下週")
+
+
+def zh_whose(query: str) -> frozenset[str]:
+    """The terms (two characters, a Latin word, a familiar name's own character) of whose a Chinese question asks
+    of; empty for any other question, or where the words before say where, not whose (`家里的…`, `我们的…`)."""
+    m = _ZH_WHOSE.match(query) if analyzer.has_cjk(query) else None
+    if m is None or m.group(1) in lang_data("question_words")["zh_not_whose"]:
+        return frozenset()
+    whose = _ZH_WHEN_OR_WHICH.split(m.group(1), maxsplit=1)[0]  # `涵涵这个冬天上的…`: 涵涵's
+    familiar = _ZH_FAMILIAR.match(whose)
+    if familiar:
+        return frozenset(familiar.group(1) or familiar.group(2))
+    return frozenset(t for t in analyzer.terms(whose) if t.isascii() or len(t) > 1)
+
+
 @functools.lru_cache(maxsize=256)
 def _what(query: str, after_now: bool = False) -> frozenset[str]:
     """What a question asks, besides whose it is: its terms less the names and ids; in a Chinese question the terms

@@ -120,3 +120,19 @@ def test_a_chinese_question_of_now_puts_the_newer_of_two_near_equals_first(home:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
     said = [("温室的浇水排班归阿岚管，周一周四", "2025-06-02"), ("温室的浇水排班改了，归阿楠管", "2025-07-14")]
     assert _first(said, "温室的浇水排班归谁管？") == said[1][0]
+
+
+@pytest.mark.parametrize("said, question, first", [
+    # whose a Chinese question asks of (before its 的 or word of now): a newer line about another is not moved above
+    ([("阿岚的浇水排班是周一周四", "2025-06-02"), ("温室的浇水排班改成周二周五了", "2025-07-14")],
+     "阿岚现在的浇水排班是哪天？", 0),
+    ([("苏禾公司的开户行是澄河银行", "2025-06-02"), ("隔壁那家店开户行换成了滨江银行", "2025-07-14")],
+     "苏禾公司的开户行现在是哪家？", 0),
+    # a familiar name (阿岚) says its given name's character; the full name (林岚) in the newer line is whose too
+    ([("阿岚的浇水排班是周一周四", "2025-06-02"), ("林岚浇水排班改成周二周五了", "2025-07-14")],
+     "阿岚现在的浇水排班是哪天？", 1),
+])
+def test_a_chinese_question_moves_up_only_a_newer_line_of_whose_it_asks(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                        said: list, question: str, first: int) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    assert _first(said, question) == said[first][0]
