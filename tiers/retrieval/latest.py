@@ -12,9 +12,11 @@ than one day (dated by the last day it spans) takes no part.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from memoryd.tiers.knowledge.change import spoken
+from memoryd.tiers.knowledge.entity_vocab import english
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.retrieval import analyzer, answer_shape
 from memoryd.tiers.retrieval.asks import stated
@@ -87,6 +89,12 @@ def _terms_said(text: str) -> set[str]:
 
 def _named_in(first: str, query: str) -> set[str]:
     """The question's names the first result says (not only as its speaker): a newer line moves above it only
-    when it says them too ("Wren: Keelan's back isn't fit for driving" is no answer to what Wren drives)."""
-    return asked_names(query) & _terms_said(first)
+    when it says them too ("Wren: Keelan's back isn't fit for driving" is no answer to what Wren drives). A known
+    city or country says where, not whose (`… Tamsin's parents arrive in Oslo?` under `Tamsin's parents arrive on …`)."""
+    return (asked_names(query) - _known_places()) & _terms_said(first)
+
+
+@functools.lru_cache(maxsize=1)
+def _known_places() -> frozenset[str]:
+    return frozenset(t for place in english().known_places for t in analyzer.terms(place))
 

@@ -136,3 +136,12 @@ def test_a_chinese_question_moves_up_only_a_newer_line_of_whose_it_asks(home: Pa
                                                                         said: list, question: str, first: int) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
     assert _first(said, question) == said[first][0]
+
+
+
+def test_a_city_the_question_names_need_not_be_said_again() -> None:
+    """`Oslo` says where, not whose: a newer line naming whose it is (Tamsin's) and the day may move above."""
+    from memoryd.tiers.retrieval.latest import _named_in
+
+    first = "Tamsin's parents arrive in Oslo on 18 March, flying in from Bergen"
+    assert _named_in(first, "On what date do Tamsin's parents arrive in Oslo?") == {"tamsin"}
