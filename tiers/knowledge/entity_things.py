@@ -31,7 +31,10 @@ _WORDS_BEFORE = re.compile(r"[A-Za-z]+")
 @lru_cache(maxsize=1)
 def _zh_follower() -> re.Pattern[str]:
     return re.compile(r"\s?(?:的)?(?:" + chinese().project_followers + ")")
-_CAPS = rf"{WORD}(?:\s{WORD}){{0,2}}"
+# a name's words, a lowercase particle between two of them being part of it (`Heart of the Rockies`, `Bar do Zé`,
+# `Costa da Caparica`): read alone, the first word was taken for the whole place
+_PARTICLE = r"(?:of the|of|da|de|do|dos|das|del|della|di|du|van|von|der|den|la|le)"
+_CAPS = rf"{WORD}(?:\s(?:{_PARTICLE}\s)?{WORD}){{0,2}}"
 _ACRONYM = rf"[{UP}]{{2,5}}"
 
 

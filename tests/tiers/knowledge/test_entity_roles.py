@@ -74,3 +74,12 @@ def test_letters_before_a_noun_of_a_body_one_deals_with() -> None:
     assert found("the KBX technician came at last") == {("org", "KBX")}
     assert ("org", "QRB") in found("my QRB account is open now")
     assert not found("Dentist appointment moved to Friday")  # a sentence's capital, no letters of a body
+
+
+@pytest.mark.parametrize("text, name", [
+    ("she picked up shifts in the ER at Fellwater of the Hills", ("place", "Fellwater of the Hills")),
+    ("lessons are on Sundays at Quenby da Torrin now", ("place", "Quenby da Torrin")),
+    ("we bank at Fellwater of Quenby", ("place", "Fellwater of Quenby")),
+])
+def test_a_lowercase_particle_between_two_names_is_part_of_the_name(text: str, name: tuple[str, str]) -> None:
+    assert name in found(text) and (name[0], name[1].split()[0]) not in found(text)
