@@ -158,7 +158,7 @@ _ZH_WHOSE = re.compile(r"^\s*([A-Za-z0-9\u4e00-\u9fff]{2,}?)(?:的|现在|現在
                        r"是(?=谁|誰|什么|什麼|哪|多少|几|幾|怎么|怎麼))")
 
 
-# a familiar name (`小宇`, `阿岚`, `涵涵`) says the given name's character: the full name (`张子宇`) holds that one only
+# a familiar name (`小禾`, `阿岚`, `禾禾`) says the given name's character: the full name (`林子禾`) holds that one only
 _ZH_FAMILIAR = re.compile(r"^(?:[小老阿]([\u4e00-\u9fff])|([\u4e00-\u9fff])\2)$")
 
 
@@ -171,7 +171,7 @@ def zh_whose(query: str) -> frozenset[str]:
     m = _ZH_WHOSE.match(query) if analyzer.has_cjk(query) else None
     if m is None or m.group(1) in lang_data("question_words")["zh_not_whose"]:
         return frozenset()
-    whose = _ZH_WHEN_OR_WHICH.split(m.group(1), maxsplit=1)[0]  # `涵涵这个冬天上的…`: 涵涵's
+    whose = _ZH_WHEN_OR_WHICH.split(m.group(1), maxsplit=1)[0]  # `禾禾这个冬天上的…`: 禾禾's
     familiar = _ZH_FAMILIAR.match(whose)
     if familiar:
         return frozenset(familiar.group(1) or familiar.group(2))

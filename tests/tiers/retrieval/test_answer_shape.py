@@ -24,7 +24,7 @@ from memoryd.tiers.retrieval.answer_shape import asked, holds_any
     ("体检是哪天？", "体检改到12月12号", "体检的事别忘了"),
     ("合唱团周几排练？", "合唱团改成周四排练", "合唱团排练好累"),
     ("What is the bakery's address?", "the bakery is at 14 Larch Mill Road, next to the bus stop", "the bakery is shut on Mondays"),
-    ("面包店的地址是什么？", "面包店在滨江区长河路188号", "面包店周一休息"),
+    ("面包店的地址是什么？", "面包店在澄溪区长河路188号", "面包店周一休息"),
     ("合唱团几点集合？", "合唱团改到7点半集合", "合唱团集合的事别忘了"),      # a clock time written with a digit
     ("體檢是哪一天？", "體檢改到12月12號", "體檢的事別忘了"),              # traditional characters
     ("合唱團幾點集合？", "合唱團改到七點半集合", "合唱團集合的事別忘了"),

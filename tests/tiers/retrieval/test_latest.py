@@ -126,7 +126,7 @@ def test_a_chinese_question_of_now_puts_the_newer_of_two_near_equals_first(home:
     # whose a Chinese question asks of (before its 的 or word of now): a newer line about another is not moved above
     ([("阿岚的浇水排班是周一周四", "2025-06-02"), ("温室的浇水排班改成周二周五了", "2025-07-14")],
      "阿岚现在的浇水排班是哪天？", 0),
-    ([("苏禾公司的开户行是澄河银行", "2025-06-02"), ("隔壁那家店开户行换成了滨江银行", "2025-07-14")],
+    ([("苏禾公司的开户行是澄河银行", "2025-06-02"), ("隔壁那家店开户行换成了澄溪银行", "2025-07-14")],
      "苏禾公司的开户行现在是哪家？", 0),
     # a familiar name (阿岚) says its given name's character; the full name (林岚) in the newer line is whose too
     ([("阿岚的浇水排班是周一周四", "2025-06-02"), ("林岚浇水排班改成周二周五了", "2025-07-14")],
@@ -140,8 +140,8 @@ def test_a_chinese_question_moves_up_only_a_newer_line_of_whose_it_asks(home: Pa
 
 
 def test_a_city_the_question_names_need_not_be_said_again() -> None:
-    """`Oslo` says where, not whose: a newer line naming whose it is (Tamsin's) and the day may move above."""
+    """`Vienna` says where, not whose: a newer line naming whose it is (Tamsin's) and the day may move above."""
     from memoryd.tiers.retrieval.latest import _named_in
 
-    first = "Tamsin's parents arrive in Oslo on 18 March, flying in from Bergen"
-    assert _named_in(first, "On what date do Tamsin's parents arrive in Oslo?") == {"tamsin"}
+    first = "Tamsin's parents arrive in Vienna on 18 March, flying in from Bergen"
+    assert _named_in(first, "On what date do Tamsin's parents arrive in Vienna?") == {"tamsin"}
