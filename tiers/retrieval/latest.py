@@ -90,7 +90,7 @@ def _terms_said(text: str) -> set[str]:
 def _named_in(first: str, query: str) -> set[str]:
     """The question's names the first result says (not only as its speaker): a newer line moves above it only
     when it says them too ("Wren: Keelan's back isn't fit for driving" is no answer to what Wren drives). A known
-    city or country says where, not whose (`… Tamsin's parents arrive in Vienna?` under `Tamsin's parents arrive on …`)."""
+    city or country says where, not whose (`… Tamsin's parents arrive in Vienna?` under `… arrive on 19 March`)."""
     return (asked_names(query) - _known_places()) & _terms_said(first)
 
 
