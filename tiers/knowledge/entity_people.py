@@ -178,6 +178,7 @@ def english_people(text: str) -> Iterable[str]:
                 yield from (n for n in names if n not in known and is_person_name(n))
 
 
+_CUT_WORD = re.compile(r"['’](?!s\b)[a-z]")  # an apostrophe inside a word (`Ma'am`), not a possessive (`Tin's`)
 _NEEDS = {"apposition": (", ",), "role_bracket": ("(",), "role_the": (" the ",), "role_is": (" is ", " was ")}
 
 
@@ -199,7 +200,10 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
             if key == "after" and " " not in m.group(1) and sentence_start(text, m.start(1)) \
                     and m.group(1).casefold().endswith(v.common_noun_endings):
                 continue  # "Supplier said", "Receptionist's desk": a role's capital at a sentence's start
-            yield (m.group(2) or m.group(1) if key == "title" else m.group(1)), True
+            group = 2 if key == "title" and m.group(2) else 1
+            if _CUT_WORD.match(text, m.end(group)):
+                continue  # `Ma'am Joy`: `Ma` is the start of a word, not a name
+            yield m.group(group), True
     for m in rx["and_i"].finditer(text):
         yield m.group(1) or m.group(2), True
     for m in rx["full"].finditer(text):

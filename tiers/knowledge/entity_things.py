@@ -267,6 +267,10 @@ def _words_before(text: str, start: int) -> str:
     return " ".join(words) + " " if words else ""
 
 
+# a sentence's opening preposition is capitalised, not part of the firm after it (`At Quenby Fenn Architects?`)
+_PREPOSITIONS = frozenset(("At", "In", "On", "From", "For", "With", "By", "To", "Via"))
+
+
 def _businesses(text: str, add: Add) -> None:
     """Capitalised words ending in a company word (`Kestrel Cleaning`), and the town after `in` (`Harbour Dental in
     Portree`)."""
@@ -277,7 +281,8 @@ def _businesses(text: str, add: Add) -> None:
         if also and also.group(1) in v.business_words:
             words += ["and", also.group(1)]  # `Anidaso Savings and Loans`: one lender
         starts = [m.start(1) + w.start() for w in re.finditer(r"\S+", m.group(1))]
-        while words and (words[0] in v.lead_verbs or (words[0] in v.not_people or words[0] in NOT_NAMES)
+        while words and (words[0] in v.lead_verbs or words[0] in _PREPOSITIONS and sentence_start(text, starts[0])
+                         or (words[0] in v.not_people or words[0] in NOT_NAMES)
                          and not (len(words) > 2 and words[1].casefold() in v.street_endings)
                          and not (len(words) > 2 and words[0] in v.name_numbers
                                   and not sentence_start(text, starts[0]))):

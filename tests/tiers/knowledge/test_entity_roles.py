@@ -83,3 +83,10 @@ def test_letters_before_a_noun_of_a_body_one_deals_with() -> None:
 ])
 def test_a_lowercase_particle_between_two_names_is_part_of_the_name(text: str, name: tuple[str, str]) -> None:
     assert name in found(text) and (name[0], name[1].split()[0]) not in found(text)
+
+
+def test_an_apostrophe_inside_a_word_and_an_opening_preposition_are_not_names() -> None:
+    assert found("met Ma'am Quenby earlier at onboarding") == {("person", "Ma'am Quenby")}  # not `Ma`
+    assert ("person", "Tamsin") in found("Tamsin's manager said hi")                        # a possessive is fine
+    assert found("At Quenby Fenn Architects? Congratulations to him!") == {("org", "Quenby Fenn Architects")}
+    assert ("org", "Quenby Fenn Architects") in found("we met at Quenby Fenn Architects today")
