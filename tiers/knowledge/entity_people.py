@@ -267,7 +267,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
                            f"(?={v.after_person})"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
         "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$|"
-                            f"{v.time_words})"),  # `谢总今天心情不错`: a time word after it
+                            f"{v.time_words}|{v.after_person})"),  # `谢总今天心情不错`: a time word after it
         # `跟白老师学书法`, `给卢老师发邮件`: after a cue of a person, a surname and a title whatever follows
         "cue_title": re.compile(f"(?:{v.before_person})([{v.surnames}](?:{v.titles}))"),
         # `沅沅说`, `跟沅沅一起`: a pet name of one character said twice, at a clause's start before a verb of a

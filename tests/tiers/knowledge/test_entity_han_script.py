@@ -33,3 +33,18 @@ def test_a_name_in_traditional_or_cantonese_writing_is_found_as_written(text: st
 @pytest.mark.parametrize("text", ["我啱啱先返到屋企", "澳門有好多娛樂場", "我去了娱乐场玩"])
 def test_words_of_cantonese_and_of_quantity_are_no_names(text: str) -> None:
     assert not {n for kind, n in found(text) if kind in ("person", "org")}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("翁太話佢今晚嚟", "翁太"),      # Cantonese: Mrs 翁, before 話 (says)
+    ("卓sir叫我哋加班", "卓sir"),    # a surname and `sir`
+    ("韋生話要加租", "韋生"),        # Mr 韋
+    ("李生说明天来", "李生"),
+])
+def test_a_surname_and_a_cantonese_title_is_a_person(text: str, name: str) -> None:
+    assert ("person", name) in found(text)
+
+
+@pytest.mark.parametrize("text", ["花生很好吃", "这个价格高太多", "他人生第一次", "今天天气太热了"])
+def test_a_title_character_inside_a_word_names_no_one(text: str) -> None:
+    assert not {n for kind, n in found(text) if kind == "person"}
