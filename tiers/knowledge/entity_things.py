@@ -35,6 +35,7 @@ def _zh_follower() -> re.Pattern[str]:
 # `Costa da Caparica`): read alone, the first word was taken for the whole place
 _PARTICLE = r"(?:of the|of|da|de|do|dos|das|del|della|di|du|van|von|der|den|la|le)"
 _CAPS = rf"{WORD}(?:\s(?:{_PARTICLE}\s)?{WORD}){{0,2}}"
+_PREPOSITIONS = frozenset(("At", "In", "On", "From", "For", "With", "By", "To", "Via"))  # `At X Architects?`: no name
 _ACRONYM = rf"[{UP}]{{2,5}}"
 
 
@@ -265,10 +266,6 @@ def _words_before(text: str, start: int) -> str:
     while words and (words[0] in v.lead_verbs or words[0] in v.not_people or words[0] in NOT_NAMES):
         words.pop(0)
     return " ".join(words) + " " if words else ""
-
-
-# a sentence's opening preposition is capitalised, not part of the firm after it (`At Quenby Fenn Architects?`)
-_PREPOSITIONS = frozenset(("At", "In", "On", "From", "For", "With", "By", "To", "Via"))
 
 
 def _businesses(text: str, add: Add) -> None:

@@ -13,10 +13,8 @@ another one rebuilds itself (a changed stemmer must not leave stale terms behind
 from __future__ import annotations
 
 import functools
-import json
 import re
 import unicodedata
-from importlib import resources
 from typing import Callable
 
 SIGNATURE = "a1/snowball-english/cjk-1-2"
@@ -101,9 +99,9 @@ def query_terms(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _asking_words() -> re.Pattern[str]:
-    raw = json.loads(resources.files("memoryd.tiers.retrieval").joinpath("lang/question_words.json").read_text("utf-8"))
-    words = sorted(raw["zh_query"], key=len, reverse=True)
-    return re.compile("|".join(map(re.escape, words)))
+    from memoryd.tiers.retrieval.answer_shape import lang_data  # the retrieval vocabularies' one reader
+
+    return re.compile("|".join(map(re.escape, sorted(lang_data("question_words")["zh_query"], key=len, reverse=True))))
 
 
 COMMON_SHARE, COMMON_MIN = 0.02, 1000  # a unigram in more than 2 % of the rows (and 1,000) is common

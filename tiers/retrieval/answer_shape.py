@@ -11,8 +11,10 @@ from functools import lru_cache
 from importlib import resources
 
 
+@lru_cache(maxsize=4)  # read on every retrieve (whose a Chinese question asks of): from the file once
 def lang_data(name: str) -> dict:
-    """A vocabulary of tiers/retrieval/lang/ (`answer_shapes`, `question_words`), its `_about` keys left out."""
+    """A vocabulary of tiers/retrieval/lang/ (`answer_shapes`, `question_words`), its `_about` keys left out
+    (shared by every caller: read only)."""
     raw = json.loads(resources.files("memoryd.tiers.retrieval").joinpath(f"lang/{name}.json").read_text("utf-8"))
     return {k: v for k, v in raw.items() if not k.startswith("_")}
 

@@ -134,7 +134,8 @@ def _whose(query: str) -> set[str]:
 
 @functools.lru_cache(maxsize=1)
 def _question_words() -> frozenset[str]:
-    return frozenset(w for words in lang_data("question_words").values() for w in words)
+    data = lang_data("question_words")  # words of asking, not the words of where (`zh_not_whose`)
+    return frozenset(data["zh"]) | frozenset(data["zh_query"])
 
 
 @functools.lru_cache(maxsize=256)

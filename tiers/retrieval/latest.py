@@ -16,7 +16,6 @@ import functools
 import re
 
 from memoryd.tiers.knowledge.change import spoken
-from memoryd.tiers.knowledge.entity_vocab import english
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.retrieval import analyzer, answer_shape
 from memoryd.tiers.retrieval.asks import stated
@@ -91,10 +90,13 @@ def _named_in(first: str, query: str) -> set[str]:
     """The question's names the first result says (not only as its speaker): a newer line moves above it only
     when it says them too ("Wren: Keelan's back isn't fit for driving" is no answer to what Wren drives). A known
     city or country says where, not whose (`… Tamsin's parents arrive in Vienna?` under `… arrive on 19 March`)."""
-    return (asked_names(query) - _known_places()) & _terms_said(first)
+    names = asked_names(query)
+    return (names - _known_places()) & _terms_said(first) if names else set()
 
 
 @functools.lru_cache(maxsize=1)
 def _known_places() -> frozenset[str]:
-    return frozenset(t for place in english().known_places for t in analyzer.terms(place))
+    from memoryd.tiers.knowledge.entity_vocab import vocabulary  # its one list, read when a question names someone
+
+    return frozenset(t for place in vocabulary("en")["known_places"] for t in analyzer.terms(place))
 
