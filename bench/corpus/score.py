@@ -179,8 +179,10 @@ def hot(hot_state: dict[str, Any], conv: Conversation, truth: Truth) -> dict[str
     profile_right = 0
     for value in profile.values():
         t = _turn_saying(str(value), conv)
-        profile_right += bool(t and t.speaker in ("user", "store", "note")
-                              and any(k in owner_topics and truth.current(k) == v for k, v in _facts(t).items()))
+        # right: the owner's own current fact, or a rule the owner wants kept (FORMAT's {lesson}: "always …",
+        # "never …"), a standing instruction the profile holds as well as the lessons do (bench/profile's labels)
+        profile_right += bool(t and t.speaker in ("user", "store", "note") and (
+            t.lesson or any(k in owner_topics and truth.current(k) == v for k, v in _facts(t).items())))
     texts = [str(x.get("text", "")) for x in lessons] + [f"{k}: {v}" for k, v in profile.items()]
     ctx = hot_state.get("active_context") or {}
     texts += [str(x.get("text") or x.get("description") or "") for part in ("events", "tasks", "projects")
