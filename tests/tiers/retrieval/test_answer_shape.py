@@ -34,6 +34,10 @@ from memoryd.tiers.retrieval.answer_shape import asked, holds_any
     ("How much is the allotment rent now?", "allotment rent is £185 a year now", "allotment rent talk moved to 8 March"),
     ("How much is the allotment rent now?", "allotment rent is £185 a year now", "allotment rent meeting at 7:30, 2026-05-18"),
     ("Which version is the scanner on?", "scanner upgraded to v4.2.1", "scanner upgrade planned for 11月, or the 21st"),
+    # `at 8` is a clock time when the clause ends or goes on with and, again, tonight …; a count or a rate is not
+    ("How much does the quartet get per wedding now?", "the quartet gets 400 a wedding now", "the quartet rehearses at 8 again"),
+    ("How much is a pottery class now?", "pottery class is at 35 a head now", "pottery class starts at 7 tonight, Thursdays"),
+    ("How many riders fit on the minibus now?", "minibus capped at 14 riders", "minibus leaves at 9, then at 11."),
 ])
 def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str) -> None:
     shapes = asked(question)
