@@ -300,12 +300,21 @@ def states(memory_text: str, cue: Cue) -> str | None:
     old = _stated_old(said, terms, cue)
     if old is None or any(_has(gone, old) for gone in history):
         return None  # it says itself that the old value was replaced (`now on AWS, no longer on Hetzner`): history
-    if _NEGATED.search(next((c for c in _PARTS.split(said) if _has(c, old)), "")):
-        return None  # `monthly releases aren't happening`: it does not state the value, it denies it
+    clause = next((c for c in _PARTS.split(said) if _has(c, old)), "")
+    if _NEGATED.search(clause) or _without_thing(clause, cue):
+        return None  # `monthly releases aren't happening`, `a Monday without standup`: it denies the value
     if _wished(said, old):
         return None  # `she wants to move me to Thursdays`: a wish, not a value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
+
+
+def _without_thing(clause: str, cue: Cue) -> bool:
+    """The clause says the changed thing is absent (`without standup`): not the thing's value, the day without it."""
+    return any(set(analyzer.terms(m.group(1))) & (cue.thing | cue.anchors) for m in _WITHOUT.finditer(clause))
+
+
+_WITHOUT = re.compile(r"(?i)\bwithout\s+(?:(?:the|a|an|any|our|my|your|their)\s+)?([\w][\w'’-]*)")
 
 
 def _names_new(said: str, cue: Cue, history: tuple[str, ...]) -> bool:

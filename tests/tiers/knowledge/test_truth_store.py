@@ -113,11 +113,14 @@ def test_a_memory_that_itself_says_the_old_value_was_replaced_does_not_state_it(
 @pytest.mark.parametrize("older", [
     "Weekly releases of the app are not happening with two of us part-time.",  # denies the value, states none
     "March was too busy for the party anyway.",                               # a month alone is no day of it
+    "Enjoy a Monday without standup for once.",                               # the day without the thing
 ])
 def test_a_memory_that_denies_a_value_or_names_only_its_month_does_not_state_it(older: str) -> None:
     for cue in change.cues("The app moves from weekly to monthly releases.") + change.cues(
-            "The party moves from 14 March to 2 May."):
+            "The party moves from 14 March to 2 May.") + change.cues("Standup moves from Monday to Wednesday."):
         assert change.states(older, cue) is None
+    [cue] = change.cues("Standup moves from Monday to Wednesday.")
+    assert change.states("Standup is every Monday at 9, without fail.", cue) is not None  # without what, not standup
 
 
 @pytest.mark.parametrize("text", [
