@@ -38,7 +38,12 @@ def value_pattern(value: str) -> re.Pattern[str]:
     "July 15"), anywhere inside Chinese text ("上海" in "王芳现在在上海。")."""
     left = r"(?<![A-Za-z0-9])" if _edge(value[0]) else ""
     right = r"(?![A-Za-z0-9])" if _edge(value[-1]) else ""
+    if _WEEKDAY.search(value):
+        right = "s?" + right  # "plays Wednesdays" names Wednesday: a day that recurs is said in the plural
     return re.compile(left + re.escape(value.casefold()) + right)
+
+
+_WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day$")
 
 
 def value_in(text: str, value: str) -> bool:
