@@ -16,12 +16,13 @@ from memoryd.tiers.knowledge.entity_known import known_orgs
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
 from memoryd.tiers.knowledge.entity_people import (LOW, WORD, account_handle, chinese_people, english_people,
                                                    is_business, is_person_name, latin_people_in_chinese, person_part)
+from memoryd.tiers.knowledge.entity_shops import chinese_shops
 from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects, saints
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 from memoryd.tiers.knowledge.han_script import as_written, simplified
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "18"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "19"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,7 @@ def _from_text(text: str) -> dict[str, Entity]:
             for name in latin_people_in_chinese(plain):
                 add("person", name)
         chinese_things(read_as, lambda kind, name: add(kind, as_written(name, read_as, joined)))
+        chinese_shops(read_as, lambda kind, name: add(kind, as_written(name, read_as, joined)))
     return found
 
 

@@ -1,0 +1,32 @@
+"""Chinese shops named by their owner and their trade (`阿X海鲜`, `老X腊味`, `X家牛油`, `X记面馆`): the part before
+the trade must have a name's form (a familiar name, a surname and 家, a character and 记), so `自家腊味`, `老家海鲜`
+and `笔记装修` name no shop. Vocabularies: lang/entities_zh.json (`shop_trades`, `_about_shops`)."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Callable
+
+from memoryd.tiers.knowledge.entity_vocab import vocabulary
+
+Add = Callable[[str, str], None]
+_HAN = "\u4e00-\u9fff"
+
+
+@lru_cache(maxsize=1)
+def _rules() -> tuple[re.Pattern[str], frozenset[str], frozenset[str]]:
+    d = vocabulary("zh")
+    surnames, trades = d["surnames"], "|".join(sorted(d["shop_trades"], key=len, reverse=True))
+    owner = f"阿[{_HAN}]|[老小][{surnames}]|[{surnames}]家|[{_HAN}]记"
+    return (re.compile(f"(?<![{_HAN}])({owner})(?:{trades})|(?<=[{re.escape(d['clause_breaks'])}])({owner})(?:{trades})"),
+            frozenset(d["shop_not_familiar"]), frozenset(d["shop_not_ji"]))
+
+
+def chinese_shops(text: str, add: Add) -> None:
+    """Add each shop `text` (simplified characters) names by its owner's name and trade."""
+    rx, not_familiar, not_ji = _rules()
+    for m in rx.finditer(text):
+        owner = m.group(1) or m.group(2)
+        if owner in not_familiar or (owner.endswith("记") and owner in not_ji):
+            continue
+        add("org", m.group(0))
