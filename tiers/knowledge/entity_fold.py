@@ -95,20 +95,27 @@ def _business_words() -> frozenset[str]:  # read for every word of every organis
 
 
 def _fold_short_forms(rows: Sequence[tuple[str, str, str, int]], head_of: dict[str, str]) -> None:
-    """A name of two words or more that starts the one longer name of a person, organisation or place joins it
-    (`Harbour Medical` → `Harbour Medical Supplies`); beside two such names it stays apart."""
+    """A name of two words or more that starts or ends the one longer name of a person, organisation or place
+    joins it (`Harbour Medical` → `Harbour Medical Supplies`; `Corners Diesel`, read without the number word that
+    opened a sentence, → `Four Corners Diesel`; `Henrique Lima` → `Paulo Henrique Lima`); beside two such names it
+    stays apart."""
     by_first: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    by_last: dict[str, list[tuple[str, ...]]] = defaultdict(list)
     key_of: dict[tuple[str, ...], str] = {}
     for key, _, kind, _ in rows:
         words = tuple(_name(key).split())
         if kind in ("person", "org", "place") and len(words) >= 2:
             by_first[words[0]].append(words)
+            by_last[words[-1]].append(words)
             key_of.setdefault(words, key)
     for words, key in key_of.items():
         if head_of.get(key, key) != key:
             continue
         heads = {head_of.get(key_of[w], key_of[w]) for w in by_first[words[0]]
                  if len(w) > len(words) and w[:len(words)] == words}
+        if not heads:
+            heads = {head_of.get(key_of[w], key_of[w]) for w in by_last[words[-1]]
+                     if len(w) > len(words) and w[-len(words):] == words}
         if len(heads) == 1:
             head_of[key] = next(iter(heads))
 

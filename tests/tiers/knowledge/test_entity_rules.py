@@ -420,6 +420,10 @@ def test_a_short_form_joins_the_one_longer_name() -> None:
     assert away == {"org:thornbury dental": "org:thornbury dental supplies",
                     "person:thornbury": "org:thornbury dental supplies"}
     assert groups(_rows(("org:acme one", 2), ("org:acme one labs", 1), ("org:acme one travel", 1))) == {}
+    # the tail of the one longer name: a sentence's opening number word read off it (`Seven Gables Bakery called`)
+    assert folded_away(groups(_rows(("org:gables bakery", 1), ("org:seven gables bakery", 3)))) == {
+        "org:gables bakery": "org:seven gables bakery"}
+    assert groups(_rows(("org:gables bakery", 1), ("org:seven gables bakery", 3), ("org:nine gables bakery", 1))) == {}
 
 
 def test_a_branch_of_ones_own_company_is_its_city() -> None:
