@@ -147,15 +147,16 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
     23). The twelfth batch brought 2, the layer off 5: over the fifty-two, 19 (off 28). The thirteenth brought 2,
     the layer off 3: a ship's delivery day moved twice, its second move said in words that make no dated item of
     hot (`改11月8号了`); over the fifty-six, 21 (off 31). The fourteenth brought none (off none): over the sixty,
-    21 (off 31). This holds the line.
+    21 (off 31). The fifteenth brought 1, the layer off 1, in a file kept unread: over the sixty-four, 22 (off 31
+    or 32 between runs). This holds the line.
 
-    One true fact hidden over the sixty, not by a wrong rule: a supplier changed and changed back; the first
+    One true fact hidden over the sixty-four, not by a wrong rule: a supplier changed and changed back; the first
     telling was superseded by the assistant's echo of the change (right then), and the change back names the
     clinic, which the echo does not (the rule that tells the thing changed stays silent): the first telling stays
     superseded by a value no longer current. A change back that does replace the change makes the first telling
     current again (maintain's `_back_again`)."""
     on, off = held["on"], held["off"]
-    assert on["true_fact_hidden"] <= 1 and on["hot_stale_values"] <= min(21, off["hot_stale_values"] - 4)
+    assert on["true_fact_hidden"] <= 1 and on["hot_stale_values"] <= min(22, off["hot_stale_values"] - 4)
     if on.get("hot_lessons"):
         assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
     if on.get("supersede"):  # ≥ 0.95, less the two whose old line states no tagged value (the next test names them)
@@ -211,8 +212,11 @@ def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_lin
     The fourteenth batch, scored once by the previous main's rules, brought 4 updates, 2 judged wrong: a plan line
     (`accepted a transfer to <site> on an 8-and-6 roster starting <day>`) the writer left untagged, updated by the
     roster's later change from that value (the old value was said; only its tag is missing), and one in a file kept
-    unread. This holds that line over the sixty: one more wrong action fails it."""
+    unread. The fifteenth batch, scored once by the previous main's rules, brought 7 updates and 1 supersession,
+    2 wrong: the supersession of an assistant's wish for a day without a meeting (`Enjoy a Monday without <the
+    meeting>`) by the meeting's move (a clause saying the changed thing is absent states no value of it now), and
+    one update in a file kept unread. This holds that line over the sixty-four: one more wrong action fails it."""
     on = held["on"]
     wrong_supersede, wrong_update = on["supersede"] - on["supersede_right"], on["update"] - on["update_right"]
-    assert wrong_supersede <= 2 and wrong_supersede + wrong_update <= 5, (wrong_supersede, wrong_update)
+    assert wrong_supersede <= 2 and wrong_supersede + wrong_update <= 6, (wrong_supersede, wrong_update)
     assert on["swap_in"] == on["swap_in_right"]
