@@ -7,8 +7,10 @@ newer one that says the change in other words. Only the order inside the band ch
 nothing enters; a question naming an exact value with a digit in it ("which team has KG-412 now?") keeps the words'
 order (the memory holding it stays first); a line that only asks moves up no more than one holding no value; a
 question asking for a shape of answer (a day, a time, an amount) moves up only a line holding one; a Chinese question
-naming whose it asks of (`晓岚现在住哪儿？`) moves up only a line saying it (not as its speaker); a summary of more
-than one day (dated by the last day it spans) takes no part.
+naming whose it asks of (`晓岚现在住哪儿？`) moves up only a line saying it (not as its speaker); a question of one
+day's value (`weekday opening hours`) moves up no line of another day's only (`Saturday opening hours are …`), and
+puts such a first result below the lines of the day asked; a summary of more than one day (dated by the last day
+it spans) takes no part.
 """
 from __future__ import annotations
 
@@ -42,14 +44,17 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
     named = _named_in(head[0].text, query)
     whose = zh_whose(query) & _terms_said(head[0].text)  # `晓岚现在住哪儿？`: a newer line must say whose it is too
     shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
+    days = day_kinds(query)  # "weekday opening hours": a newer line of Saturday's hours is of another day
     # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last"
     slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best and not _spans_days(c)
              and (i == 0 or (_says_a_value(stated(spoken(c.text)), asked) and named <= _terms_said(c.text)
                              and (not whose or whose & _terms_said(c.text))
-                             and (not shapes or answer_shape.holds_any(c.text, shapes))))]
+                             and (not shapes or answer_shape.holds_any(c.text, shapes))
+                             and _of_the_days(c, days)))]
     if len(slots) < 2:
         return results
-    band = sorted((head[i] for i in slots), key=lambda c: str(c.date), reverse=True)
+    # the first stays in the band when it speaks of another day than asked, but below those of the day asked
+    band = sorted((head[i] for i in slots), key=lambda c: (_of_the_days(c, days), str(c.date)), reverse=True)
     if [c.id for c in band] == [head[i].id for i in slots]:
         return results
     out = list(head)
@@ -62,6 +67,33 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
 # a value a memory can answer with: a number, a name written capitalised inside a sentence, a Han word; "A landlord
 # who sends kesari bath is a keeper" says none, and is not moved above the line naming who the landlord is
 _VALUE = re.compile(r"\d[\w:.,/-]*|(?<=[\w,;:] )(?!I\b|I['’])[A-Z][\w'’-]+|[\u4e00-\u9fff]{2,}")
+
+
+def _of_the_days(c: Candidate, days: frozenset[str]) -> bool:
+    """`c` speaks of a day the question asks of, or of no day at all (or the question asks of none)."""
+    said = day_kinds(c.text) if days else frozenset()
+    return not said or bool(days & said)
+
+
+@functools.lru_cache(maxsize=1)
+def _day_kinds() -> tuple[re.Pattern[str], dict[str, str]]:
+    kinds = answer_shape.lang_data("question_words")["day_kinds"]
+    form_of = {form: kind for kind, forms in kinds.items() for form in forms}
+    words = sorted(form_of, key=len, reverse=True)
+    return re.compile("|".join(rf"\b{w}\b" if w.isascii() else w for w in words), re.I), form_of
+
+
+def day_kinds(text: str) -> frozenset[str]:
+    """The days a text speaks of (weekday, weekend, Monday … Sunday), however written, each with what holds it or
+    what it holds (Saturday: the weekend; weekdays: Monday … Friday), so a weekday's line meets a Monday question."""
+    rx, form_of = _day_kinds()
+    said = {form_of[m.group(0).casefold()] for m in rx.finditer(text)}
+    return frozenset(said.union(*(_DAY_GROUPS.get(k, ()) for k in said)))
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
+_DAY_GROUPS = {"weekday": _WEEKDAYS, "weekend": ("saturday", "sunday"), "saturday": ("weekend",),
+               "sunday": ("weekend",), **{d: ("weekday",) for d in _WEEKDAYS}}
 
 
 def _spans_days(c: Candidate) -> bool:

@@ -56,6 +56,9 @@ def _first(said: list[tuple[str, str]], question: str) -> str:
     ([("the boiler's annual service is booked for 12 March", "2025-02-20"),
       ("boiler service done, Tomasz the engineer was happy with it", "2025-03-12")],
      "When is the boiler's annual service now?"),
+    # a question of one day's value: a newer line of another day's is about another value
+    ([("the pool's weekday opening hours are 6am to 9pm from June", "2025-06-02"),
+      ("the pool's Sunday opening hours are 8am to noon", "2025-07-14")], "What are the pool's weekday opening hours now?"),
 ])
 def test_a_newer_line_that_does_not_answer_is_not_moved_above(home: Path, monkeypatch: pytest.MonkeyPatch,
                                                               said: list, question: str) -> None:
@@ -145,3 +148,12 @@ def test_a_city_the_question_names_need_not_be_said_again() -> None:
 
     first = "Tamsin's parents arrive in Vienna on 18 March, flying in from Bergen"
     assert _named_in(first, "On what date do Tamsin's parents arrive in Vienna?") == {"tamsin"}
+
+
+def test_the_days_a_line_speaks_of_meet_the_days_a_question_asks_of() -> None:
+    from memoryd.tiers.retrieval.latest import day_kinds
+
+    assert day_kinds("weekday opening hours") & day_kinds("we open at 7 on Mondays")      # a Monday is a weekday
+    assert not day_kinds("weekday opening hours") & day_kinds("Saturdays 9 to 1")
+    assert day_kinds("周末几点关门？") & day_kinds("禮拜六八點關門")                           # the weekend's Saturday
+    assert not day_kinds("the pool's opening hours")                                    # no day: no check
