@@ -39,6 +39,10 @@ def test_a_change_cue_naming_no_old_value_asks_and_near_misses_stay_silent() -> 
     opinion = m("e5", "The harbour ferry to Vell is now too slow", 3, memory_kind="opinion")  # another kind
     assert review.questions_from([older, named]) == []
     assert review.questions_from([older, one_word]) == []
+    # two words in common say little in a month of chat ("time", "first"): three, as the pairs above, are asked
+    small_talk = [m("f6", "First time on the climbing wall today, my arms are gone", 0),
+                  m("g7", "Bye! The quiz is at ten now, so there's time for a coffee first", 2)]
+    assert review.questions_from(small_talk) == []
     assert review.questions_from([older, opinion]) == []
     answered = dict(older, metadata={review.REVIEWED_KEY: {asked[0]["id"]: {"action": "both"}}})
     assert review.questions_from([answered, newer]) == []
