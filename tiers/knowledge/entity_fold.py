@@ -96,8 +96,8 @@ def _business_words() -> frozenset[str]:  # read for every word of every organis
 
 def _fold_short_forms(rows: Sequence[tuple[str, str, str, int]], head_of: dict[str, str]) -> None:
     """A name of two words or more that starts or ends the one longer name of a person, organisation or place
-    joins it (`Harbour Medical` → `Harbour Medical Supplies`; `Corners Diesel`, read without the number word that
-    opened a sentence, → `Four Corners Diesel`; `Henrique Lima` → `Paulo Henrique Lima`); beside two such names it
+    joins it (`Harbour Medical` → `Harbour Medical Supplies`; `Gables Bakery`, read without the number word that
+    opened a sentence, → `Seven Gables Bakery`; `Lucia Ferro` → `Ana Lucia Ferro`); beside two such names it
     stays apart."""
     by_first: dict[str, list[tuple[str, ...]]] = defaultdict(list)
     by_last: dict[str, list[tuple[str, ...]]] = defaultdict(list)

@@ -277,7 +277,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
-        # `黄俊杰（阿杰）`, `段姐（段丽华）`: a full name and, in brackets, what it is also called, or the other way round
+        # `樊志鹏（阿鹏）`, `岑姐（岑秀娥）`: a full name and, in brackets, what it is also called, or the other way round
         "aka": re.compile(f"{name}[（(]([{_HAN}]{{1,3}})[）)]|([{_HAN}]{{1,3}})[（(]{name}[）)]"),
     }
 
@@ -336,13 +336,13 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
 
 
 def aka_people(text: str) -> Iterable[str]:
-    """A Chinese full name beside, in brackets, what it is also called (`黄俊杰（阿杰）`, `段姐（段丽华）`): one person
-    when the two share a character (`鲁化（降血糖）`, a drug and what it is for, share none). Read before the
+    """A Chinese full name beside, in brackets, what it is also called (`樊志鹏（阿鹏）`, `岑姐（岑秀娥）`): one person
+    when the two share a character (`卜雅琴（降压药）`, a name's form and a medicine, share none). Read before the
     brackets are cut (entity_rules: `张伟 (Zhang Wei)`)."""
     for m in _zh()["aka"].finditer(text) if "（" in text or "(" in text else ():
         full, other = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         if set(full) & set(other):
-            # both may be written as names (`段姐（段丽华）`): each is one
+            # both may be written as names (`岑姐（岑秀娥）`): each is one
             yield from (n for n in (full, other) if _zh_name_ok(n) and _zh_full().fullmatch(n))
 
 
