@@ -339,17 +339,12 @@ def aka_people(text: str) -> Iterable[str]:
     """A Chinese full name beside, in brackets, what it is also called (`樊志鹏（阿鹏）`, `岑姐（岑秀娥）`): one person
     when the two share a character (`卜雅琴（降压药）`, a name's form and a medicine, share none). Read before the
     brackets are cut (entity_rules: `张伟 (Zhang Wei)`)."""
-    for m in _zh()["aka"].finditer(text) if "（" in text or "(" in text else ():
+    rx = _zh()
+    for m in rx["aka"].finditer(text):
         full, other = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         if set(full) & set(other):
             # both may be written as names (`岑姐（岑秀娥）`): each is one
-            yield from (n for n in (full, other) if _zh_name_ok(n) and _zh_full().fullmatch(n))
-
-
-@lru_cache(maxsize=1)
-def _zh_full() -> re.Pattern[str]:
-    v = chinese()
-    return re.compile(f"(?:{'|'.join(v.compound_surnames)})[{_HAN}]{{1,2}}|[{v.surnames}][{_HAN}]{{1,2}}")
+            yield from (n for n in (full, other) if _zh_name_ok(n) and rx["alone"].fullmatch(n))
 
 
 def _without_verb(name: str) -> str:

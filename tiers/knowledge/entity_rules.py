@@ -14,8 +14,9 @@ from typing import Any, Mapping
 from memoryd.tiers.knowledge.entity_kin import kin_people
 from memoryd.tiers.knowledge.entity_known import known_orgs
 from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
-from memoryd.tiers.knowledge.entity_people import (LOW, WORD, aka_people, account_handle, chinese_people, english_people,
-                                                   is_business, is_person_name, latin_people_in_chinese, person_part)
+from memoryd.tiers.knowledge.entity_people import (LOW, WORD, account_handle, aka_people, chinese_people,
+                                                   english_people, is_business, is_person_name,
+                                                   latin_people_in_chinese, person_part)
 from memoryd.tiers.knowledge.entity_shops import chinese_shops
 from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects, saints
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
@@ -113,10 +114,10 @@ def _from_text(text: str) -> dict[str, Entity]:
     plain = saints(plain, add)
     projects(plain, add)
     orgs_and_places(plain, add)
-    if not plain.isascii():
-        read_as = simplified(plain)
-        for name in aka_people(read_as):
-            add("person", as_written(name, read_as, plain))
+    if not plain.isascii() and ("（" in plain or "(" in plain):  # before the brackets are cut, and only with some
+        bracketed = simplified(plain)
+        for name in aka_people(bracketed):
+            add("person", as_written(name, bracketed, plain))
     plain = _OTHER_SCRIPT.sub("", plain)  # "张伟 (Zhang Wei) 说", "Zhang Wei (张伟) said": the name beside its cue
     for raw in english_people(plain):
         name = person_part(raw) if not raw.islower() else raw

@@ -53,8 +53,11 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
                              and _of_the_days(c, days)))]
     if len(slots) < 2:
         return results
-    # the first stays in the band when it speaks of another day than asked, but below those of the day asked
-    band = sorted((head[i] for i in slots), key=lambda c: (_of_the_days(c, days), str(c.date)), reverse=True)
+    # the first stays in the band when it speaks of another day than asked, but below those of the day asked (every
+    # other member was let in speaking of it)
+    first_of_days = _of_the_days(head[0], days)
+    band = sorted((head[i] for i in slots), key=lambda c: (c is not head[0] or first_of_days, str(c.date)),
+                  reverse=True)
     if [c.id for c in band] == [head[i].id for i in slots]:
         return results
     out = list(head)
