@@ -72,6 +72,22 @@ def answers(qs: list[Question], ranked: dict[str, list[dict[str, Any]]], match: 
             "changing_questions": len(changing), "stable_questions": len(stable)}
 
 
+def pair_right(a: Turn | None, b: Turn | None, truth: Truth) -> bool:
+    """A newer line changes a value the older one states: by the older line's tags, or, where the writer left
+    an echo untagged (an assistant's summary, an entity store), by the value the topic had when it was said,
+    written in it word for word."""
+    if not (a and b) or b.line <= a.line:
+        return False
+    fa, fb = _facts(a), _facts(b)
+    if any(k in fb and fb[k] != v for k, v in fa.items()):
+        return True
+    for k, new in fb.items():
+        then = None if k in fa else truth.value_at(k, a.id)
+        if then is not None and then != new and any_value_in(a.text, truth.wordings(k, then)):
+            return True
+    return False
+
+
 def _pairs(memories: list[dict[str, Any]], key: str, match: Matcher, truth: Truth) -> tuple[int, int, int]:
     """(pairs, right, true facts hidden) of the memories whose metadata `key` names a newer memory."""
     by_id = {m["id"]: m for m in memories}
@@ -84,12 +100,12 @@ def _pairs(memories: list[dict[str, Any]], key: str, match: Matcher, truth: Trut
         new = by_id.get(str(newer))
         a, b = match.turn(old), (match.turn(new) if new else None)
         fa, fb = _facts(a), _facts(b)
-        right += bool(a and b) and b.line > a.line and any(k in fb and fb[k] != v for k, v in fa.items())  # type: ignore
+        right += pair_right(a, b, truth)
         hidden += any(truth.current(k) == v and fb.get(k) != v for k, v in fa.items())  # a fact still true, hidden
     return pairs, right, hidden
 
 
-def by_rule(memories: list[dict[str, Any]], match: Matcher) -> dict[str, list[int]]:
+def by_rule(memories: list[dict[str, Any]], match: Matcher, truth: Truth) -> dict[str, list[int]]:
     """Per change rule: [pairs, right] over superseded and updated memories (which patterns earn their keep)."""
     by_id = {m["id"]: m for m in memories}
     out: dict[str, list[int]] = {}
@@ -98,9 +114,7 @@ def by_rule(memories: list[dict[str, Any]], match: Matcher) -> dict[str, list[in
         newer, rule = meta.get("superseded_by") or meta.get("updated_by"), meta.get("change_rule")
         if not newer or not rule:
             continue
-        a, b = match.turn(old), match.turn(by_id.get(str(newer), {"text": ""}))
-        fa, fb = _facts(a), _facts(b)
-        ok = bool(a and b) and b.line > a.line and any(k in fb and fb[k] != v for k, v in fa.items())  # type: ignore
+        ok = pair_right(match.turn(old), match.turn(by_id.get(str(newer), {"text": ""})), truth)
         cell = out.setdefault(str(rule), [0, 0])
         cell[0] += 1
         cell[1] += ok
@@ -265,7 +279,7 @@ def score(conv: Conversation, run: Any, actions: bool = True) -> dict[str, Any]:
     out = answers(qs, run.ranked, match)
     if actions:
         out |= supersessions(run.memories, match, truth) | merges(run.memories, match)
-        out["by_rule"] = by_rule(run.memories, match)
+        out["by_rule"] = by_rule(run.memories, match, truth)
         out |= swaps(qs, run.ranked, run.memories, match, truth) | hot(run.hot, conv, truth)
         out |= entities(run.entities, conv) | review(getattr(run, "questions", []), match, run.memories)
     return out

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/ is not in
 from bench.corpus.cli import MINIMUM  # noqa: E402
 from bench.corpus.parse import CorpusError, parse  # noqa: E402
 from bench.corpus.run import files  # noqa: E402
-from bench.corpus.score import entities, score, total  # noqa: E402
+from bench.corpus.score import entities, pair_right, score, total  # noqa: E402
 from bench.corpus.systems import run_memoryd  # noqa: E402
 from bench.corpus.truth import Truth  # noqa: E402
 
@@ -59,6 +59,20 @@ def test_the_owners_own_family_word_is_judged_as_the_alias_written_without_my(tm
                     "== 2026-07-02 09:15 chat notes\nU: my dad rang, and 我老婆 says hi\n", encoding="utf-8")
     judged = entities(["my dad", "我老婆"], parse(path))
     assert (judged["entity_precision"], judged["entity_recall"]) == (1.0, 1.0)
+
+
+def test_an_untagged_echo_of_the_value_then_is_judged_by_that_value(tmp_path: Path) -> None:
+    """A newer line changing a topic changes an older line that states the topic's value of its time word for word,
+    tagged or not (a writer may leave an assistant's echo untagged); a line without that value is not changed."""
+    path = tmp_path / "echo.convo"
+    path.write_text("# owner: Someone Else\n# split: dev\n@topic pool_day | owner | changes | Which day is the pool?\n"
+                    "== 2026-07-02 09:15 chat notes\nU: the pool is on Tuesdays  {pool_day=Tuesday=Tuesdays}\n"
+                    "A: Tuesdays at the pool, noted.\nA: Enjoy the swim!\n"
+                    "U: pool moved from Tuesdays to Thursdays  {pool_day=Thursday=Thursdays}\n", encoding="utf-8")
+    conv = parse(path)
+    truth, (said, echo, filler, moved) = Truth(conv), conv.turns
+    assert pair_right(said, moved, truth) and pair_right(echo, moved, truth)
+    assert not pair_right(filler, moved, truth) and not pair_right(moved, echo, truth)
 
 
 @pytest.fixture(scope="module")
