@@ -4,13 +4,13 @@ first LATEST_TOP results scoring at least LATEST_SHARE of the first, the most re
 re-ranking within a relevance band; keyword mode, pipeline.py). Beyond what the time rule's ×1.5 for the newest date
 does: an older statement holding more of the question's words ("the shift pattern is 4 on 3 off") outranked the
 newer one that says the change in other words. Only the order inside the band changes; nothing leaves the results,
-nothing enters; a question naming an exact value with a digit in it ("which team has KG-412 now?") keeps the words'
-order (the memory holding it stays first); a line that only asks moves up no more than one holding no value; a
+nothing enters; a question naming a value with a digit in it ("which team has KG-412 now?", "the Year 11 mock")
+moves up only a line holding it too (the memory holding it stays first otherwise); a line that only asks moves up no more than one holding no value; a
 question asking for a shape of answer (a day, a time, an amount) moves up only a line holding one; a Chinese question
 naming whose it asks of (`晓岚现在住哪儿？`) moves up only a line saying it (not as its speaker); a question of one
 day's value (`weekday opening hours`) moves up no line of another day's only (`Saturday opening hours are …`), and
 puts such a first result below the lines of the day asked; a summary of more than one day (dated by the last day
-it spans) takes no part.
+it spans) moves up above nothing, and found first it moves below the lines said after that day.
 """
 from __future__ import annotations
 
@@ -36,18 +36,23 @@ LATEST_SHARE = 0.6
 
 def latest_first(results: list[Candidate], rule: object, query: str) -> list[Candidate]:
     """`results` ranked, with the band's members re-ordered newest first (a present-tense rule only)."""
-    if not getattr(rule, "of_now", False) or len(results) < 2 or _names_a_number(query):
+    if not getattr(rule, "of_now", False) or len(results) < 2:
         return results
     head = results[:LATEST_TOP]
+    numbers = _numbers_asked(query)  # "which team has KG-412 now?": every line moved holds it, the first included
+    if numbers and not _holds(head[0], numbers):
+        return results
     best = head[0].rank
     asked = {t.casefold() for t in _VALUE.findall(query)}
     named = _named_in(head[0].text, query)
     whose = zh_whose(query) & _terms_said(head[0].text)  # `晓岚现在住哪儿？`: a newer line must say whose it is too
     shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
     days = day_kinds(query)  # "weekday opening hours": a newer line of Saturday's hours is of another day
-    # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last"
-    slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best and not _spans_days(c)
+    # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last" and
+    # moves up above nothing; found first, it moves below what was said after its last day
+    slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best and (i == 0 or not _spans_days(c))
              and (i == 0 or (_says_a_value(stated(spoken(c.text)), asked) and named <= _terms_said(c.text)
+                             and _holds(c, numbers)
                              and (not whose or whose & _terms_said(c.text))
                              and (not shapes or answer_shape.holds_any(c.text, shapes))
                              and _of_the_days(c, days)))]
@@ -109,9 +114,16 @@ def _says_a_value(text: str, asked: set[str]) -> bool:
     return any(v.casefold() not in asked for v in _VALUE.findall(text))
 
 
-def _names_a_number(query: str) -> bool:
-    """A number or a code asked for by its value ("KG-412", "8013"): the memory holding it is what was asked."""
-    return any(ch.isdigit() for token in exact_tokens(query) for ch in token)
+def _numbers_asked(query: str) -> set[str]:
+    """The numbers and codes a question names by their value ("KG-412", "Year 11"): the memory holding them is what
+    was asked, so the band takes in only lines holding every one, and the memory BM25 found first for an exact
+    token stays first unless a newer one holds it too."""
+    return {t for t in exact_tokens(query) if any(ch.isdigit() for ch in t)}
+
+
+def _holds(c: Candidate, tokens: set[str]) -> bool:
+    text = c.text.casefold()
+    return all(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", text) for t in tokens)
 
 
 def _terms_said(text: str) -> set[str]:

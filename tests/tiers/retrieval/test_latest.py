@@ -1,5 +1,5 @@
 """For a question about now, the newest of the first results nearly as relevant as the best comes first; nothing
-else moves, nothing leaves, and a question naming an exact value keeps the words' order."""
+else moves, nothing leaves, and under a question naming an exact value only lines holding it move."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -84,6 +84,34 @@ def test_a_summary_is_not_moved_above_by_the_last_day_it_spans(home: Path, monke
     # a summary of one day is dated right: it moves up like any line said later
     said[1] = (said[1][0], "2025-08-01", {"memory_kind": "summary", "span": ["2025-08-01", "2025-08-01"]})
     assert _first(said, "What is the greenhouse watering rota now?") == said[1][0]
+
+
+def test_a_summary_found_first_moves_below_a_line_said_after_its_last_day(home: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Everything a summary says is at most as new as its last day: a line said after it is newer than all of it."""
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("[summary of 30 memories, 2025-06-01 to 2025-07-01] greenhouse watering rota: the greenhouse watering "
+             "rota is Monday and Thursday", "2025-07-01", {"memory_kind": "summary", "span": ["2025-06-01", "2025-07-01"]}),
+            ("watering rota: Tuesdays and Fridays now", "2025-07-14")]
+    assert _first(said, "What is the greenhouse watering rota now?") == said[1][0]
+
+
+@pytest.mark.parametrize("newer, moved", [
+    ("the Year 9 netball fixtures are on Thursdays now", False),     # another year's: it does not hold the number
+    ("the Year 11 netball fixtures moved to Thursdays", True),       # it holds the number asked: the newer first
+])
+def test_a_question_naming_a_number_moves_up_only_a_line_holding_it(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     newer: str, moved: bool) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    mem = memory_with_said([("the Year 11 netball fixtures day is Wednesday, Year 11 netball fixtures at the leisure "
+                             "centre", "2025-06-02"), (newer, "2025-07-14")]
+                           + [(t, "2025-05-01") for t in OTHER])
+    try:
+        found = mem.retrieve("On which day are the Year 11 netball fixtures now?", 5)
+    finally:
+        mem.archive.close()
+    lifted = any(s["stage"] == "latest" for r in found if r["text"] == newer for s in r.get("stages") or [])
+    assert (lifted and found[0]["text"] == newer) is moved
 
 
 @pytest.mark.parametrize("older, newer, question, moved", [
