@@ -202,9 +202,11 @@ def cues(text: str) -> tuple[Cue, ...]:
                 values = set(analyzer.terms(old + " " + new))
                 thing = frozenset(t for t in analyzer.terms(_thing_before(clause[:m.start()], lang))
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
-                # no new value read: it may not say what it became; a clause of what it would do: not that it did
+                # no new value read: it may not say what it became; a clause of what it would do, or of what someone
+                # wants done (`he wants to move the account from X to Y`): not that it happened
+                told = not _hypothetical(clause, words, lang) and not lang.wished.search(clause[:m.start()])
                 out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule.id,
-                               rule.act and bool(new) and not _hypothetical(clause, words, lang) and not part))
+                               rule.act and bool(new) and told and not part))
     return tuple(out)
 
 
@@ -295,7 +297,7 @@ def states(memory_text: str, cue: Cue) -> str | None:
                                                or _names_new(said, cue, history))):
         return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))
-    if not cue.thing <= terms:
+    if not _same_thing(cue.thing, terms):
         return None  # "the garage code" changed: "the bike lock code is 4417" is another thing
     old = _stated_old(said, terms, cue)
     if old is None or any(_has(gone, old) for gone in history):
@@ -307,6 +309,17 @@ def states(memory_text: str, cue: Cue) -> str | None:
         return None  # `she wants to move me to Thursdays`: a wish, not a value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
+
+
+def _same_thing(thing: frozenset[str], terms: set[str]) -> bool:
+    """The memory names the changed thing: every term of it, or, for a Chinese thing of three characters or more, all
+    but its last pair (`公休日` said as `公休`, `上班時間` as `上班時`: the same word without its last character)."""
+    missing = thing - terms
+    if not missing:
+        return True
+    said = thing - missing
+    return len(missing) == 1 and bool(said) and all(not t.isascii() and len(t) == 2 for t in thing) and \
+        any(p[-1] == m[0] for m in missing for p in said) and not any(m[-1] == p[0] for m in missing for p in said)
 
 
 def _without_thing(clause: str, cue: Cue) -> bool:

@@ -41,3 +41,18 @@ def asks_when(query: str) -> bool:
     """The question asks for a day or a clock time ("when", "what date", 哪天, "what time")."""
     shapes = _shapes()
     return any(shapes[name][0].search(query) for name in ("day", "clock") if name in shapes)
+
+
+_NO_ONE = ("day", "clock", "duration", "amount", "number")  # shapes no person's name takes
+
+
+def of_no_one(value: str) -> bool:
+    """A value that is a day, a time, a duration, an amount or a number: whatever it is, it answers no "who"."""
+    shapes = _shapes()
+    return any(shapes[name][1].search(value) for name in _NO_ONE if name in shapes)
+
+
+@lru_cache(maxsize=256)
+def asks_who(query: str) -> bool:
+    """The question asks for a person ("who coaches …", 谁, 邊個)."""
+    return bool(re.search(lang_data("question_words")["asks_who"], query, re.I))

@@ -18,7 +18,7 @@ from memoryd.tiers.knowledge.moved_day import RULE as MOVED_DAY
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.knowledge.review_file import REVIEWED_KEY
 from memoryd.tiers.retrieval import analyzer
-from memoryd.tiers.retrieval.answer_shape import asked, asks_when, holds_any, lang_data
+from memoryd.tiers.retrieval.answer_shape import asked, asks_when, asks_who, holds_any, lang_data, of_no_one
 from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 
@@ -78,7 +78,8 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         if r.id in placed:
             continue
         if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
-                _doubted(head, doubts) or _asks_another(query, r, head) or _unshaped(shapes, r, head):
+                _doubted(head, doubts) or _asks_another(query, r, head) or _unshaped(shapes, r, head) or \
+                _not_who(query, r, head):
             out.append(r)
             placed.add(r.id)
             continue
@@ -253,6 +254,20 @@ def _unshaped(shapes: tuple[re.Pattern[str], ...], found: Candidate, newer: Cand
     """The question asks a shape (a day, an address, a number) the newer memory does not hold: it is no answer to
     it, whether or not the found one holds one (`檀溪路店的地址` under a shift lead's change)."""
     return bool(shapes) and not holds_any(newer.text, shapes)
+
+
+def _replaced(found: Candidate, newer: Candidate) -> list[change.Cue]:
+    """The newer memory's cues that replace a value the found one states (none: linked by the agent or a review)."""
+    return [cue for cue in change.cues(newer.text) if change.states(found.text, cue)]
+
+
+def _not_who(query: str, found: Candidate, newer: Candidate) -> bool:
+    """A question of who (`who coaches …?`) under a change of the found one's day, time or amount (`… moves from
+    Sunday mornings to Friday evenings`): what changed is not who, so the found one stands as found."""
+    if not asks_who(query):
+        return False
+    olds = [cue.old for cue in _replaced(found, newer)]
+    return bool(olds) and all(of_no_one(old) for old in olds)
 
 
 def _speaks_of(terms: set[str], text: str) -> bool:

@@ -1,0 +1,48 @@
+"""Changes said as someone's wish, Chinese things said in a shorter form, and a question of who under a change of
+a day (split from test_truth_store.py): each acts only where what the words say makes it right."""
+from __future__ import annotations
+
+import pytest
+
+from memoryd.tiers.knowledge import change
+from test_truth_store import DAY, _followed, _placed, clock, mem  # noqa: F401  (clock, mem: fixtures)
+
+
+@pytest.mark.parametrize("text, act", [
+    ("the landlord wants to move the deposit from Halvern Bank to Corrie Mutual", False),
+    ("my manager asked me to switch the report from Monday to Friday", False),
+    ("we moved the deposit from Halvern Bank to Corrie Mutual this morning", True),
+])
+def test_a_change_someone_wants_made_only_asks(text: str, act: bool) -> None:
+    """`he wants to move X from A to B` says a wish, not that it moved: the cue is read (a review may ask of it) but
+    acts on nothing."""
+    [cue] = change.cues(text)
+    assert cue.old and cue.new and cue.act is act
+
+
+@pytest.mark.parametrize("older, states", [
+    ("面馆目前早上七点开门、周二公休。", True),        # 公休日 said as 公休: the same thing without its last character
+    ("面馆周二进货，下午才开门。", False),              # the same day of another thing
+])
+def test_a_chinese_thing_said_without_its_last_character_is_the_same_thing(older: str, states: bool) -> None:
+    [cue] = change.cues("面馆下个月起改七点开门，公休日从周二改成周三。")
+    assert cue.act and (change.states(older, cue) is not None) is states
+
+
+def test_a_longer_chinese_thing_is_not_met_by_its_tail_or_by_one_word_of_it() -> None:
+    [cue] = change.cues("停车场收费标准从周一改到周三。")
+    assert change.states("周一收费员休息。", cue) is None     # a word of the thing's end alone names another thing
+
+
+def test_a_question_of_who_gets_no_placement_of_a_changed_day(keyword_mode, mem, clock) -> None:
+    """The coach is said in both memories; what changed is the day: under `who coaches …?` the older one stands
+    as found, under a question of the day the newer one comes first."""
+    old = mem.store("Coach Verrall coaches Lysander at fencing; the fencing lessons with Coach Verrall are on Sunday "
+                    "mornings.", "family", 0.6)
+    clock.t += DAY
+    new = mem.store("Lysander's fencing with Coach Verrall moves from Sunday mornings to Friday evenings.", "family",
+                    0.6)
+    assert _followed(mem, old, new)
+    who = mem.retrieve("Who coaches Lysander at fencing?")
+    assert who[0]["id"] == old["id"] and not _placed(who, new["id"])
+    assert mem.retrieve("On which day is Lysander's fencing now?")[0]["id"] == new["id"]
