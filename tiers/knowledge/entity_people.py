@@ -255,9 +255,9 @@ def _zh() -> dict[str, re.Pattern[str]]:
     name = f"(?<![{v.measure_before}])((?:{compound})[{_HAN}]{{1,2}}?|[{v.surnames}][{_HAN}]{{1,2}}?)"
     return {
         # `和张伟开会`, and a role said with a copula between (`组长是张伟，`)
-        "before": re.compile(f"(?:{v.before_person})(?:了|过)?(?:{v.copulas})?" + name +
-                             f"(?={v.after_person}|{v.after_person_soft}|$)"),
-        "after": re.compile(name + f"(?={v.after_person})"),
+        "before": re.compile(f"(?:{v.before_person})(?:了|过)?(?:{v.copulas})? ?" + name +
+                             f"(?= |{v.after_person}|{v.after_person_soft}|$)"),
+        "after": re.compile(name + f"(?= ?(?:{v.after_person}))"),
         # `老王`, `小李`; not after a measure word of things (`几块老蓝布`: old, not a familiar name), nor in a word
         # (小时, 小朋友, 小程序: a mini program)
         "familiar": re.compile(f"(?<![{v.thing_measures}])([老小][{v.surnames}])"

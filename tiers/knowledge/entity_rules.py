@@ -23,7 +23,7 @@ from memoryd.tiers.knowledge.entity_vocab import chinese, english
 from memoryd.tiers.knowledge.han_script import as_written, simplified
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "20"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "21"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -127,10 +127,14 @@ def _from_text(text: str) -> dict[str, Entity]:
         add("person", name)
     if not plain.isascii():
         han = len(re.findall(r"[\u4e00-\u9fff]", plain))
-        joined = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", plain)
+        joined = _HAN_SPACE.sub("", plain)
         read_as = simplified(joined)  # the vocabularies are simplified: `醫院` is read as `医院`, named as written
-        for name in chinese_people(read_as, latin_around=han * 3 < len(plain)):
-            add("person", as_written(name, read_as, joined))
+        # a space between Han characters parts words in a voice-typed or casual line (`护理长是X X 听说…`): people are
+        # read with one kept where it stood; things and shops without it (a place's name would start after one)
+        spaced = _HAN_SPACE.sub(" ", plain) if len(joined) < len(plain) else joined
+        spaced_read = simplified(spaced) if spaced is not joined else read_as
+        for name in chinese_people(spaced_read, latin_around=han * 3 < len(plain)):
+            add("person", as_written(name, spaced_read, spaced))
         if han:
             for name in latin_people_in_chinese(plain):
                 add("person", name)
@@ -139,6 +143,7 @@ def _from_text(text: str) -> dict[str, Entity]:
     return found
 
 
+_HAN_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 _URLS = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+(?::\d+)?(?:/\S*)?")
 
 

@@ -90,3 +90,15 @@ def test_an_apostrophe_inside_a_word_and_an_opening_preposition_are_not_names() 
     assert ("person", "Tamsin") in found("Tamsin's manager said hi")                        # a possessive is fine
     assert found("At Quenby Fenn Architects? Congratulations to him!") == {("org", "Quenby Fenn Architects")}
     assert ("org", "Quenby Fenn Architects") in found("we met at Quenby Fenn Architects today")
+
+
+@pytest.mark.parametrize("text, want", [
+    ("新的护理长是孟雅婷 听说人很好", {("person", "孟雅婷")}),          # a space parts a voice-typed line's words
+    ("新的護理長是孟雅婷 聽說人很好", {("person", "孟雅婷")}),          # traditional characters
+    ("孟護理長有來看我兩次", {("person", "孟護理長")}),                # a surname and a head nurse's title
+    ("我这个月在带学弟 范嘉宁", {("person", "范嘉宁")}),               # a junior colleague, a space before the name
+    ("船还是礼拜四回来 周五往码头拉", set()),                          # a space starts no place's name
+])
+def test_a_role_or_a_title_before_a_chinese_name_and_a_space_after_it(text: str, want: set) -> None:
+    assert found(text) == want
+
