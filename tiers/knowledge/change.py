@@ -426,6 +426,11 @@ def replaced(new: Memory, held: Iterable[Memory], earlier: Any) -> list[tuple[Me
     return out
 
 
+def cue_part(cue: Cue) -> str:
+    """The part of the cue's clause (a clause or a list item, as `states` reads them) that names the old value."""
+    return next((p for p in _PARTS.split(cue.clause) if p and _has(p, cue.old)), cue.clause)
+
+
 def parts(memory_text: str, newer_text: str) -> tuple[str, list[str]] | None:
     """The part of a memory holding the value `newer_text` says was replaced, and its other parts (each a clause
     or a list item, as `states` reads them); None when the newer says no change of a value the memory states."""

@@ -79,7 +79,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
             continue
         if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
                 _doubted(head, doubts) or _asks_another(query, r, head) or _unshaped(shapes, r, head) or \
-                _not_who(query, r, head):
+                _not_who(query, r, head) or _of_another(query, r, head):
             out.append(r)
             placed.add(r.id)
             continue
@@ -209,7 +209,7 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
         return True  # both found by whose they are alone ("which vendor does Salak use?" under its launch day), or
         # an English question of memories said in Chinese: its words cannot meet theirs, so nothing says the change
         # is of what is asked (right or silent)
-    if what & said_found and not what & said_newer:
+    if what & said_found and not what & said_newer and not _named_by_old_value(what, found, newer):
         return True  # the found one says what is asked, the newer none of it: another of its facts changed
         # (`檀溪路店领班从阿坤换成秀琼` under `檀溪路店的店长是谁？`)
     if superseded_by(found):
@@ -219,7 +219,7 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
         return False
     changed, others = split
     said = set(analyzer.terms(stated(newer.text)))  # what the newer says, not what it asks (`… 那边接还来得及吗？`)
-    if what and not what & said:
+    if what and not what & said and not _named_by_old_value(what, found, newer):
         return True
     return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - said - set(analyzer.terms(changed)))
 
@@ -241,6 +241,17 @@ def _han_subject_unsaid(query: str, said: str) -> bool:
 @functools.lru_cache(maxsize=1)
 def _question_words_chars() -> frozenset[str]:
     return frozenset(w[0] for w in _question_words() if not w.isascii())
+
+
+def _named_by_old_value(what: set[str], found: Candidate, newer: Candidate) -> bool:
+    """What is asked is a word of the replaced value's own name as the found memory writes it (`Crescent` written
+    `Crescent Model School`, under `which school …`): the change is of what is asked, though the newer memory names
+    only the new value (`… to The Nest Academy`)."""
+    for cue in _replaced(found, newer):
+        m = re.search("(?i:" + re.escape(cue.old) + r")(?:\s+[A-Z][\w'’&-]*)*", found.text)
+        if m and what & set(analyzer.terms(m.group(0))):
+            return True
+    return False
 
 
 def _day_only(found: Candidate, query: str) -> bool:
@@ -268,6 +279,19 @@ def _not_who(query: str, found: Candidate, newer: Candidate) -> bool:
         return False
     olds = [cue.old for cue in _replaced(found, newer)]
     return bool(olds) and all(of_no_one(old) for old in olds)
+
+
+def _of_another(query: str, found: Candidate, newer: Candidate) -> bool:
+    """The clause telling the change names someone else and not whom the question asks of (`So <A> moves from
+    <school> to …, and <B> stays on` under `which school does <B> go to?`, the found memory naming both)."""
+    names = asked_names(query)
+    if not names:
+        return False
+    for cue in _replaced(found, newer):
+        part = change.cue_part(cue)
+        if not names & set(analyzer.terms(part)) and asked_names(part) - set(analyzer.terms(cue.old + " " + cue.new)):
+            return True
+    return False
 
 
 def _speaks_of(terms: set[str], text: str) -> bool:

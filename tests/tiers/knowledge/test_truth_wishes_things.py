@@ -46,3 +46,17 @@ def test_a_question_of_who_gets_no_placement_of_a_changed_day(keyword_mode, mem,
     who = mem.retrieve("Who coaches Lysander at fencing?")
     assert who[0]["id"] == old["id"] and not _placed(who, new["id"])
     assert mem.retrieve("On which day is Lysander's fencing now?")[0]["id"] == new["id"]
+
+
+def test_a_change_of_a_value_named_with_what_is_asked_is_placed_only_for_whom_it_changed(keyword_mode, mem,
+                                                                                          clock) -> None:
+    """`Larchfield` written `Larchfield Primary School`: a question of which school is a question of that value,
+    though the newer memory names only the new school; the clause telling the change names one child, so a
+    question of the other child gets what the words found."""
+    old = mem.store("So Benedek is in year 5 and Orsolya in year 2, both at Larchfield Primary School.", "family", 0.6)
+    clock.t += DAY
+    new = mem.store("So Benedek moves from Larchfield to Kestrel Academy in April, and Orsolya stays on at Larchfield.",
+                    "family", 0.6)
+    assert _followed(mem, old, new)
+    assert _placed(mem.retrieve("Which school does Benedek go to now?"), new["id"])
+    assert not _placed(mem.retrieve("Which school does Orsolya go to?"), new["id"])
