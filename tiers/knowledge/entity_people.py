@@ -68,6 +68,8 @@ def _en() -> dict[str, re.Pattern[str]]:
         # `her manager is Ana Quintela`; not the first letters of a title (`is Ma'am Ana`: the title rule reads her)
         "relation_is": re.compile(r"\b(?:" + v.relations + r")\s+(?:is|was|will be)\s+" + _NAME
                                   + r"\b(?!['’]\w{2})"),
+        # `Irfan bhai wants`, `Lalani sahab next shop`: a word of respect after the name (not `ji`: kin words take it)
+        "honorific": re.compile(rf"(?<![\w-])({WORD})\s+(?:{v.honorifics_after})\b(?![\w-])"),
         "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
         # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
         "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"
@@ -206,6 +208,9 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
             yield m.group(group), True
     for m in rx["and_i"].finditer(text):
         yield m.group(1) or m.group(2), True
+    for m in rx["honorific"].finditer(text):
+        if is_person_name(m.group(1)) and not family_title(m.group(1)):
+            yield m.group(1), True
     for m in rx["full"].finditer(text):
         name = m.group(1) or m.group(2)
         words = name.split()

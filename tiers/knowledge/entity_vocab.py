@@ -70,6 +70,7 @@ class English:
     account_words: frozenset[str]  # `our instagram is @…`: an @handle near one is an account, no person
     firm_relations: str  # `X is our client`: a relation a company holds too, no cue of a person after `is`
     acronym_org_nouns: frozenset[str]  # `the KBX technician`, `my QRB account`: after capitals, a body one deals with
+    honorifics_after: str  # `Irfan bhai`, `Rana sahab`: a word of respect after a name, the name a person's
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def english() -> English:
         frozenset(w.capitalize() for w in d["request_verbs"]),
         frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]),
         frozenset(d["name_numbers"]), frozenset(d["account_words"]), alternation(d["firm_relations"]),
-        frozenset(d["acronym_org_nouns"]))
+        frozenset(d["acronym_org_nouns"]), alternation(d["honorifics_after"]))
 
 
 @lru_cache(maxsize=1)

@@ -102,3 +102,14 @@ def test_an_apostrophe_inside_a_word_and_an_opening_preposition_are_not_names() 
 def test_a_role_or_a_title_before_a_chinese_name_and_a_space_after_it(text: str, want: set) -> None:
     assert found(text) == want
 
+
+
+@pytest.mark.parametrize("text, want", [
+    ("the supplier called. Dervish bhai wants the payment by Friday", {("person", "Dervish")}),
+    ("other thing, Kasuri sahab quoted 310 for the same lot", {("person", "Kasuri")}),
+    ("Gulnaz aunty dropped off the biryani", {("person", "Gulnaz")}),
+    ("Acha bhai theek hai, kal milte hain", set()),        # a word of Hindi-Urdu opening the sentence, no name
+    ("my uncle is visiting", {("person", "my uncle")}),     # a kin word keeps its own rule
+])
+def test_a_word_of_respect_after_a_name_makes_it_a_person(text: str, want: set) -> None:
+    assert found(text) == want
