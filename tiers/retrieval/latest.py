@@ -7,7 +7,8 @@ newer one that says the change in other words. Only the order inside the band ch
 nothing enters; a question naming a value with a digit in it ("which team has KG-412 now?", "the Year 11 mock")
 moves up only a line holding it too (the memory holding it stays first otherwise); a line that only asks moves up no more than one holding no value; a
 question asking for a shape of answer (a day, a time, an amount) moves up only a line holding one; a Chinese question
-naming whose it asks of (`晓岚现在住哪儿？`) moves up only a line saying it (not as its speaker); a question of one
+naming whose it asks of (`晓岚现在住哪儿？`) moves up only a line saying it (not as its speaker) or kept under the first's
+entity label (`@<shop>: …`); a question of one
 day's value (`weekday opening hours`) moves up no line of another day's only (`Saturday opening hours are …`), and
 puts such a first result below the lines of the day asked; a summary of more than one day (dated by the last day
 it spans) moves up above nothing, and found first it moves below the lines said after that day.
@@ -53,7 +54,7 @@ def latest_first(results: list[Candidate], rule: object, query: str) -> list[Can
     slots = [i for i, c in enumerate(head) if c.date and c.rank >= LATEST_SHARE * best and (i == 0 or not _spans_days(c))
              and (i == 0 or (_says_a_value(stated(spoken(c.text)), asked) and named <= _terms_said(c.text)
                              and _holds(c, numbers)
-                             and (not whose or whose & _terms_said(c.text))
+                             and (not whose or whose & _terms_said(c.text) or _same_label(c, head[0]))
                              and (not shapes or answer_shape.holds_any(c.text, shapes))
                              and _of_the_days(c, days)))]
     if len(slots) < 2:
@@ -124,6 +125,16 @@ def _numbers_asked(query: str) -> set[str]:
 def _holds(c: Candidate, tokens: set[str]) -> bool:
     text = c.text.casefold()
     return all(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", text) for t in tokens)
+
+
+_ENTITY_LABEL = re.compile(r"\s*@([^:：\s][^:：]{0,40})[:：]")
+
+
+def _same_label(c: Candidate, first: Candidate) -> bool:
+    """Both are kept under one entity's label (`@<shop>: …`): the newer speaks of what the first does, though it
+    does not repeat whose it is (`<whose>的<shop>` asked, the first line naming the owners, the newer only the shop)."""
+    a, b = _ENTITY_LABEL.match(c.text), _ENTITY_LABEL.match(first.text)
+    return bool(a and b) and a.group(1).strip().casefold() == b.group(1).strip().casefold()
 
 
 def _terms_said(text: str) -> set[str]:

@@ -162,6 +162,11 @@ def test_a_chinese_question_of_now_puts_the_newer_of_two_near_equals_first(home:
     # a familiar name (阿岚) says its given name's character; the full name (林岚) in the newer line is whose too
     ([("阿岚的浇水排班是周一周四", "2025-06-02"), ("林岚浇水排班改成周二周五了", "2025-07-14")],
      "阿岚现在的浇水排班是哪天？", 1),
+    # kept under one entity's label: the newer speaks of the first's shop, though it does not say whose it is
+    ([("@溪口面馆: 阿岚爸妈的面馆周一公休，早上六点开门", "2025-06-02"), ("@溪口面馆: 面馆公休改在周三了", "2025-07-14")],
+     "阿岚爸妈的面馆现在哪天公休？", 1),
+    ([("@溪口面馆: 阿岚爸妈的面馆周一公休，早上六点开门", "2025-06-02"), ("@河西面馆: 面馆公休改在周三了", "2025-07-14")],
+     "阿岚爸妈的面馆现在哪天公休？", 0),
 ])
 def test_a_chinese_question_moves_up_only_a_newer_line_of_whose_it_asks(home: Path, monkeypatch: pytest.MonkeyPatch,
                                                                         said: list, question: str, first: int) -> None:
