@@ -71,7 +71,7 @@ def _rank(ask: Ask, cands: list[Candidate]) -> list[Candidate]:
 
 
 def _latest(ask: Ask, results: list[Candidate]) -> list[Candidate]:
-    return results if ask.dense is not None else latest_first(results, ask.in_range, ask.query)  # keyword mode
+    return latest_first(results, ask.in_range, ask.query, words_only=ask.dense is not None)
 
 
 def _current(ask: Ask, results: list[Candidate]) -> list[Candidate]:

@@ -190,3 +190,34 @@ def test_the_days_a_line_speaks_of_meet_the_days_a_question_asks_of() -> None:
     assert not day_kinds("weekday opening hours") & day_kinds("Saturdays 9 to 1")
     assert day_kinds("周末几点关门？") & day_kinds("禮拜六八點關門")                           # the weekend's Saturday
     assert not day_kinds("the pool's opening hours")                                    # no day: no check
+
+
+def _ranked(text: str, day: str, fused: float, words: float):
+    """A hybrid result: its fused rank and its words' own score (BM25) apart."""
+    from dataclasses import replace
+
+    from memoryd.tiers.retrieval.candidate import Candidate, Ranking, Score
+
+    cand = Candidate.of({"id": str(abs(hash(text))), "text": text, "category": "notes", "tier": "cold", "path": "", "score": 0.5,
+                         "day": day})
+    score = Score(words, (), 0.0, 1.0, None, None, 0.0, None, 1.0)
+    return replace(cand, ranking=Ranking(fused, fused, score))
+
+
+@pytest.mark.parametrize("newer, words, moved", [
+    ("the ferry timetable for the island run is the 7:40 now", 2.0, True),    # the words found it too
+    ("the ferry timetable for the island run is the 7:40 now", 0.5, False),   # only its meaning was near
+    ("island run cancelled today, 7:40 ferry full", 2.0, False),              # says nothing of the timetable
+])
+def test_in_hybrid_mode_the_band_is_what_the_words_found_and_says_what_the_first_says(newer: str, words: float,
+                                                                                     moved: bool) -> None:
+    """Fused scores sit close together: the band is measured by the words' own score, and a newer line moves up only
+    saying all the first says of what is asked."""
+    from memoryd.tiers.retrieval.latest import latest_first
+    from memoryd.tiers.retrieval.time_rule import time_rule
+
+    first = _ranked("the ferry timetable for the island run is the 8:10 sailing", "2025-06-02", 1.0, 2.4)
+    later = _ranked(newer, "2025-07-14", 0.95, words)
+    rule = time_rule("What is the ferry timetable for the island run now?", None)
+    out = latest_first([first, later], rule, "What is the ferry timetable for the island run now?", words_only=True)
+    assert (out[0].text == newer) is moved
