@@ -68,7 +68,7 @@ def _en() -> dict[str, re.Pattern[str]]:
         # `her manager is Ana Quintela`; not the first letters of a title (`is Ma'am Ana`: the title rule reads her)
         "relation_is": re.compile(r"\b(?:" + v.relations + r")\s+(?:is|was|will be)\s+" + _NAME
                                   + r"\b(?!['’]\w{2})"),
-        # `Irfan bhai wants`, `Lalani sahab next shop`: a word of respect after the name (not `ji`: kin words take it)
+        # `Dervish bhai wants`, `Kasuri sahab quoted`: a word of respect after the name (not `ji`: kin words take it)
         "honorific": re.compile(rf"(?<![\w-])({WORD})\s+(?:{v.honorifics_after})\b(?![\w-])"),
         "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
         # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common

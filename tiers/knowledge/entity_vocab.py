@@ -70,7 +70,7 @@ class English:
     account_words: frozenset[str]  # `our instagram is @…`: an @handle near one is an account, no person
     firm_relations: str  # `X is our client`: a relation a company holds too, no cue of a person after `is`
     acronym_org_nouns: frozenset[str]  # `the KBX technician`, `my QRB account`: after capitals, a body one deals with
-    honorifics_after: str  # `Irfan bhai`, `Rana sahab`: a word of respect after a name, the name a person's
+    honorifics_after: str  # `Dervish bhai`, `Kasuri sahab`: a word of respect after a name, the name a person's
 
 
 @dataclass(frozen=True)

@@ -244,9 +244,9 @@ def _question_words_chars() -> frozenset[str]:
 
 
 def _named_by_old_value(what: set[str], found: Candidate, newer: Candidate) -> bool:
-    """What is asked is a word of the replaced value's own name as the found memory writes it (`Crescent` written
-    `Crescent Model School`, under `which school …`): the change is of what is asked, though the newer memory names
-    only the new value (`… to The Nest Academy`)."""
+    """What is asked is a word of the replaced value's own name as the found memory writes it (`Larchfield` written
+    `Larchfield Primary School`, under `which school …`): the change is of what is asked, though the newer memory names
+    only the new value (`… to Kestrel Academy`)."""
     for cue in _replaced(found, newer):
         m = re.search("(?i:" + re.escape(cue.old) + r")(?:\s+[A-Z][\w'’&-]*)*", found.text)
         if m and what & set(analyzer.terms(m.group(0))):
@@ -274,7 +274,7 @@ def _replaced(found: Candidate, newer: Candidate) -> list[change.Cue]:
 
 def _not_who(query: str, found: Candidate, newer: Candidate) -> bool:
     """A question of who (`who coaches …?`) under a change of the found one's day, time or amount (`… moves from
-    Sunday mornings to Friday evenings`): what changed is not who, so the found one stands as found."""
+    Tuesday nights to Saturday mornings`): what changed is not who, so the found one stands as found."""
     if not asks_who(query):
         return False
     olds = [cue.old for cue in _replaced(found, newer)]

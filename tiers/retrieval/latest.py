@@ -6,7 +6,7 @@ and a newer line moves up only saying all the first says of what is asked). Beyo
 newest date does: an older statement holding more of the question's words ("the shift pattern is 4 on 3 off")
 outranked the newer one that says the change in other words. Only the order inside the band changes; nothing leaves
 the results, nothing enters; a question naming a value with a digit in it ("which team has KG-412 now?", "the Year
-11 mock") moves up only a line holding it too (the memory holding it stays first otherwise); a line that only asks
+8 exam") moves up only a line holding it too (the memory holding it stays first otherwise); a line that only asks
 moves up no more than one holding no value; a question asking for a shape of answer (a day, a time, an amount) moves
 up only a line holding one; a Chinese question naming whose it asks of (`晓岚现在住哪儿？`) moves up only a line saying it
 (not as its speaker) or kept under the first's entity label (`@<shop>: …`); a question of one day's value (`weekday
@@ -135,7 +135,7 @@ def _says_a_value(text: str, asked: set[str]) -> bool:
 
 
 def _numbers_asked(query: str) -> set[str]:
-    """The numbers and codes a question names by their value ("KG-412", "Year 11"): the memory holding them is what
+    """The numbers and codes a question names by their value ("KG-412", "Year 8"): the memory holding them is what
     was asked, so the band takes in only lines holding every one, and the memory BM25 found first for an exact
     token stays first unless a newer one holds it too."""
     return {t for t in exact_tokens(query) if any(ch.isdigit() for ch in t)}

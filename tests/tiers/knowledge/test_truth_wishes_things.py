@@ -37,10 +37,10 @@ def test_a_longer_chinese_thing_is_not_met_by_its_tail_or_by_one_word_of_it() ->
 def test_a_question_of_who_gets_no_placement_of_a_changed_day(keyword_mode, mem, clock) -> None:
     """The coach is said in both memories; what changed is the day: under `who coaches …?` the older one stands
     as found, under a question of the day the newer one comes first."""
-    old = mem.store("Coach Verrall coaches Lysander at fencing; the fencing lessons with Coach Verrall are on Sunday "
-                    "mornings.", "family", 0.6)
+    old = mem.store("Coach Verrall coaches Lysander at fencing; the fencing lessons with Coach Verrall are on Tuesday "
+                    "nights.", "family", 0.6)
     clock.t += DAY
-    new = mem.store("Lysander's fencing with Coach Verrall moves from Sunday mornings to Friday evenings.", "family",
+    new = mem.store("Lysander's fencing with Coach Verrall moves from Tuesday nights to Saturday mornings.", "family",
                     0.6)
     assert _followed(mem, old, new)
     who = mem.retrieve("Who coaches Lysander at fencing?")

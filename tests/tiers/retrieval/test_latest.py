@@ -97,17 +97,17 @@ def test_a_summary_found_first_moves_below_a_line_said_after_its_last_day(home: 
 
 
 @pytest.mark.parametrize("newer, moved", [
-    ("the Year 9 netball fixtures are on Thursdays now", False),     # another year's: it does not hold the number
-    ("the Year 11 netball fixtures moved to Thursdays", True),       # it holds the number asked: the newer first
+    ("the Year 7 hockey fixtures are on Thursdays now", False),     # another year's: it does not hold the number
+    ("the Year 8 hockey fixtures moved to Thursdays", True),       # it holds the number asked: the newer first
 ])
 def test_a_question_naming_a_number_moves_up_only_a_line_holding_it(home: Path, monkeypatch: pytest.MonkeyPatch,
                                                                      newer: str, moved: bool) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
-    mem = memory_with_said([("the Year 11 netball fixtures day is Wednesday, Year 11 netball fixtures at the leisure "
+    mem = memory_with_said([("the Year 8 hockey fixtures day is Wednesday, Year 8 hockey fixtures at the leisure "
                              "centre", "2025-06-02"), (newer, "2025-07-14")]
                            + [(t, "2025-05-01") for t in OTHER])
     try:
-        found = mem.retrieve("On which day are the Year 11 netball fixtures now?", 5)
+        found = mem.retrieve("On which day are the Year 8 hockey fixtures now?", 5)
     finally:
         mem.archive.close()
     lifted = any(s["stage"] == "latest" for r in found if r["text"] == newer for s in r.get("stages") or [])
