@@ -313,7 +313,7 @@ def states(memory_text: str, cue: Cue) -> str | None:
 
 def _same_thing(thing: frozenset[str], terms: set[str]) -> bool:
     """The memory names the changed thing: every term of it, or, for a Chinese thing of three characters or more, all
-    but its last pair (`公休日` said as `公休`, `上班時間` as `上班時`: the same word without its last character)."""
+    but its last pair (`公休日`, a day off, said as `公休`: the same word without its last character)."""
     missing = thing - terms
     if not missing:
         return True

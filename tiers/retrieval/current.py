@@ -52,7 +52,8 @@ def exact_tokens(query: str) -> set[str]:
     return {t.casefold() for t in _EXACT.findall(query)}
 
 
-def _named(cand: Candidate, tokens: set[str]) -> bool:
+def names_any(cand: Candidate, tokens: set[str]) -> bool:
+    """`cand` holds one of the exact tokens (word-bounded, case-folded)."""
     text = cand.text.casefold()
     return any(re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", text) for t in tokens)
 
@@ -95,7 +96,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         else:  # not found by the words: it stands where the older one was found
             head = replace(head, ranking=Ranking(0.0, float(r.rank), basis=f"the current value of {r.id}, which "
                                                  "the words found"))
-        below = bool(tokens) and _named(r, tokens) and not _named(head, tokens)
+        below = bool(tokens) and names_any(r, tokens) and not names_any(head, tokens)
         head = head.noted("current", "placed below" if below else "placed above", current_of=r.id,
                           why="the query names a value only the older one holds" if below else "holds the current "
                           "value of what the words found")
@@ -181,7 +182,7 @@ def zh_whose(query: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _what(query: str, after_now: bool = False) -> frozenset[str]:
+def what_asked(query: str, after_now: bool = False) -> frozenset[str]:
     """What a question asks, besides whose it is: its terms less the names and ids; in a Chinese question the terms
     after its first 的, or after 是 and a word of asking (the characters before say whose: `檀溪路店`, `二号库`);
     `after_now`: or after its word of now (`苏禾公司现在…`), read only to find that neither memory speaks of it
@@ -204,7 +205,7 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
     if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text):
         return True
-    what, beyond = _what(query), _what(query, after_now=True)
+    what, beyond = what_asked(query), what_asked(query, after_now=True)
     if beyond and not beyond & (said_found | said_newer):
         return True  # both found by whose they are alone ("which vendor does Salak use?" under its launch day), or
         # an English question of memories said in Chinese: its words cannot meet theirs, so nothing says the change

@@ -24,7 +24,7 @@ from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.retrieval import analyzer, answer_shape
 from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate
-from memoryd.tiers.retrieval.current import _what, asked_names, exact_tokens, zh_whose
+from memoryd.tiers.retrieval.current import asked_names, exact_tokens, names_any, what_asked, zh_whose
 
 # chosen on the corpus's dev files (current at 1 first, then stale above): top 3 / 0.7 against 5 / 0.6, 0.7, 0.8;
 # measured again over all sixty files in the thirteenth session (3 / 0.6 against 0.7, 0.5; 4 and 5 / 0.5, 0.6; 6 / 0.5):
@@ -56,7 +56,7 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
     shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
     days = day_kinds(query)  # "weekday opening hours": a newer line of Saturday's hours is of another day
     # hybrid: the meaning found lines the words did not; a newer one says all the first says of what is asked
-    what = _what(query) & set(analyzer.terms(head[0].text)) if words_only else frozenset()
+    what = what_asked(query) & set(analyzer.terms(head[0].text)) if words_only else frozenset()
     # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last" and
     # moves up above nothing; found first, it moves below what was said after its last day
     slots = [i for i, c in enumerate(head) if c.date and weigh(c) >= LATEST_SHARE * best
@@ -142,8 +142,7 @@ def _numbers_asked(query: str) -> set[str]:
 
 
 def _holds(c: Candidate, tokens: set[str]) -> bool:
-    text = c.text.casefold()
-    return all(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", text) for t in tokens)
+    return all(names_any(c, {t}) for t in tokens)
 
 
 _ENTITY_LABEL = re.compile(r"\s*@([^:：\s][^:：]{0,40})[:：]")
