@@ -38,6 +38,10 @@ from memoryd.tiers.retrieval.answer_shape import asked, holds_any
     ("How much does the quartet get per wedding now?", "the quartet gets 400 a wedding now", "the quartet rehearses at 8 again"),
     ("How much is a pottery class now?", "pottery class is at 35 a head now", "pottery class starts at 7 tonight, Thursdays"),
     ("How many riders fit on the minibus now?", "minibus capped at 14 riders", "minibus leaves at 9, then at 11."),
+    # `which evening` before a block, a slot or a window asks a clock time, not a day: a date is no answer to it
+    ("In which evening block is the cottage's water off now?", "the cottage's water is off 19:30-21:00 now",
+     "the cottage's water cuts stopped on 4 June"),
+    ("What evening does the book club meet now?", "book club moved to Tuesdays", "book club picked a long one"),
 ])
 def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str) -> None:
     shapes = asked(question)
@@ -46,7 +50,8 @@ def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str)
 
 @pytest.mark.parametrize("question", ["Who is the greenhouse contractor?", "Where does Deven live now?",
                                       "What is the IP address of the test rig?",
-                                      "How long ago did we meet?", "谁负责温室？"])
+                                      "How long ago did we meet?", "谁负责温室？",
+                                      "Which evening shift does Ana work now?"])
 def test_a_question_that_names_no_shape_asks_for_none(question: str) -> None:
     assert asked(question) == ()
 
