@@ -30,6 +30,7 @@ ROWS = (  # measure, goal, what it is
     ("swap_in", "", "results placed so"),
     ("hot_lesson_precision", "≥ 0.95", "hot lessons that are lessons the person gave"),
     ("hot_lessons", "", "hot lessons"),
+    ("hot_lesson_recall", "", "the person's own {lesson} lines that hot holds (an assistant's echo never goes to hot)"),
     ("owner_profile_precision", "≥ 0.95", "owner-profile values that are the owner's own current facts or standing rules"),
     ("owner_profile", "", "owner-profile keys"),
     ("hot_stale_values", "0", "changed facts whose earlier value hot still shows"),

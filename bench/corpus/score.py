@@ -188,6 +188,9 @@ def _turn_saying(text: str, conv: Conversation) -> Turn | None:
 def hot(hot_state: dict[str, Any], conv: Conversation, truth: Truth) -> dict[str, Any]:
     lessons = hot_state.get("critical_lessons") or []
     lessons_right = sum(1 for x in lessons if (t := _turn_saying(str(x.get("text", "")), conv)) and t.lesson)
+    # the person's own lessons (an assistant's echo never goes to hot) that hot holds, each turn once
+    given = {t.line for t in conv.turns if t.lesson and t.speaker != "assistant"}
+    held = {t.line for x in lessons if (t := _turn_saying(str(x.get("text", "")), conv)) is not None}
     profile = hot_state.get("owner_profile") or {}
     owner_topics = {k for k, t in conv.topics.items() if t.subject == "owner"}
     profile_right = 0
@@ -209,6 +212,8 @@ def hot(hot_state: dict[str, Any], conv: Conversation, truth: Truth) -> dict[str
             current += 1  # what an eviction from hot must not lose
     return {"hot_lessons": len(lessons), "hot_lessons_right": lessons_right,
             "hot_lesson_precision": _share(lessons_right, len(lessons)),
+            "lessons_given": len(given), "lessons_held": len(given & held),
+            "hot_lesson_recall": _share(len(given & held), len(given)),
             "owner_profile": len(profile), "owner_profile_right": profile_right,
             "owner_profile_precision": _share(profile_right, len(profile)), "hot_stale_values": stale,
             "hot_current_values": current}
@@ -310,6 +315,8 @@ def total(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for act in ("supersede", "update", "merge", "swap_in"):
         if act in out:
             out[f"{act}_precision"] = _share(int(out[f"{act}_right"]), int(out[act]))
+    if "lessons_given" in out:
+        out["hot_lesson_recall"] = _share(int(out["lessons_held"]), int(out["lessons_given"]))
     for k, n in (("hot_lesson_precision", "hot_lessons"), ("owner_profile_precision", "owner_profile")):
         if n in out:
             out[k] = _share(int(out[n + "_right"] if n != "owner_profile" else out["owner_profile_right"]), int(out[n]))

@@ -8,8 +8,10 @@ is about (due date, event date) and, for owner preferences and identity, an owne
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from dataclasses import dataclass
+from importlib import resources
 
 from memoryd.tiers.distillation.rxgate import Gated, GateSet, Scan
 from memoryd.tiers.distillation.standing import cue_gate, says_standing, standing, without_lead
@@ -21,15 +23,19 @@ KIND_FLOOR = {"decision": 0.8, "preference": 0.8, "personal": 0.8, "lesson": 0.9
 MAX_FACT_CHARS = 300
 
 
-def _rx(en: str, zh: str = "") -> Gated:
-    """Gated: most sentences hold none of the pattern's words and are not searched at all."""
+def _rx(en: str, zh: str = "", more: str = "") -> Gated:
+    """Gated: most sentences hold none of the pattern's words and are not searched at all. `more`: the name of a
+    data file (lang/<more>.json) whose `en` and `zh` patterns join the built-in ones."""
+    if more:
+        data = json.loads(resources.files("memoryd.tiers.distillation").joinpath(f"lang/{more}.json").read_text("utf-8"))
+        en, zh = "|".join([en, *data["en"]]), "|".join([p for p in (zh, *data["zh"]) if p])
     return Gated(re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else "")))
 
 
 _LESSON = _rx(r"\blessons? learned\b(?!\s*(?:[.!?…]|$))|\blesson:|\blearned the hard way\b|\bnote to self\b|(?:\b(?:i|we)(?:'m|'ll|'re| am| are| will| shall)? |^\s*|[:;,.!]\s*)never (?!(?:see|hear|find|live)\b)(?:[\w']+ ){1,8}again\b|"
               r"\b(?:we|i) learned that\b(?! the hard way)(?!\s*(?:[.!?…]|$))|\btakeaway:|\blesson from [^:.!?]{1,40}:|\blesson for (?:me|myself|us):|"
               r"\brule for (?:me|myself|us|the [^:.!?]{1,30}):|\bmy rule:|\b(?:that|this|it) to my checklist\b",
-              r"教训|吸取.{0,6}经验|以后再也不|经验是")
+              r"教训|吸取.{0,6}经验|以后再也不|经验是", "lessons")
 _DECISION = _rx(r"\bdecision:|\b(?:we|i)(?:'ve| have)? decided\b|\bdecided to\b|\blet'?s go with\b|"
                 r"\b(?:we|i)(?:'ll| will) go with\b|\bwe(?:'re| are) going with\b|\b(?:we|i) (?:chose|picked|settled on)\b|"
                 r"\bwe agreed\b|\bagreed to\b|\bwe(?:'ll| will) (?:use|switch to|move to)\b|\bdecided:",

@@ -90,6 +90,30 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
 
 
+@pytest.mark.parametrize("text,lesson", [
+    ("Rule from Oksana: measure the flue twice before ordering parts.", True),      # a label opening the line
+    ("Tamsin's golden rule: no quotes over the phone", True),
+    ("ok so new rule - every van gets checked on a Friday", True),
+    ("lesson for next season: book the shearers in June, not August", True),
+    ("lesson, permanent: carry a spare fuse kit on every job", True),
+    ("write this down: check the gate code with the tenant first", True),
+    ("remember this one for me: photograph the meter before the job", True),
+    ("reminder to self, never lend the ladder to the neighbours", True),
+    ("reminder to self, the van's rego is due on the 4th", False),                # a reminder of a thing to do
+    ("Lesson 4: fractions and decimals", False),                                   # a class
+    ("记住：进口面料一定先做缩水测试", True),
+    ("规矩：定金不到账不开工", True),
+    ("以后跟装修队谈价 一律写进合同 口头的不算", True),                            # 以后 … 一律: a rule set
+    ("下次再遇到这种客户 千万别先垫钱", True),
+    ("下次一定请你吃饭", False),                                                   # a promise
+    ("以后报价单都发我邮箱，别发微信", False),                                     # asks the assistant: a preference
+    ("帮我记一下：周一上午要给供应商发图纸", False),                               # a task
+    ("记一下：以后报关单一律用公司抬头", True),
+])
+def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
+    assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
+
+
 @pytest.mark.parametrize("name, most_false, least_right", [
     ("dev.txt", 0, 13),    # written by the rule's author before the rule
     ("dev2.txt", 0, 16),   # by someone who had not seen the rules; read while changing them
