@@ -408,7 +408,7 @@ def _school_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def _kind_in(body: str, name: str) -> bool:
     """`body` holds a word saying which kind, not which one (`上家公司`, `可用区`), other than a word that names a
-    school right before a school word (`县实验小学`: the experimental school is its name)."""
+    school right before a school word (`城东实验小学`: the experimental school is its name)."""
     words, schools = _school_names()
     if name.endswith(schools) and body.endswith(words):
         body = body[:-len(next(w for w in words if body.endswith(w)))]

@@ -99,7 +99,7 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("write this down: check the gate code with the tenant first", True),
     ("remember this one for me: photograph the meter before the job", True),
     ("reminder to self, never lend the ladder to the neighbours", True),
-    ("reminder to self, the van's rego is due on the 4th", False),                # a reminder of a thing to do
+    ("reminder to self, the van's rego is due on the 9th", False),                # a reminder of a thing to do
     ("Lesson 4: fractions and decimals", False),                                   # a class
     ("记住：进口面料一定先做缩水测试", True),
     ("规矩：定金不到账不开工", True),
