@@ -27,7 +27,8 @@ def _rx(en: str, zh: str = "", more: str = "") -> Gated:
     """Gated: most sentences hold none of the pattern's words and are not searched at all. `more`: the name of a
     data file (lang/<more>.json) whose `en` and `zh` patterns join the built-in ones."""
     if more:
-        data = json.loads(resources.files("memoryd.tiers.distillation").joinpath(f"lang/{more}.json").read_text("utf-8"))
+        path = resources.files("memoryd.tiers.distillation").joinpath(f"lang/{more}.json")
+        data = json.loads(path.read_text("utf-8"))
         en, zh = "|".join([en, *data["en"]]), "|".join([p for p in (zh, *data["zh"]) if p])
     return Gated(re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else "")))
 

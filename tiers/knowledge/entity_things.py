@@ -16,7 +16,7 @@ from typing import Callable
 
 from memoryd.tiers.distillation.lexicon import NOT_NAMES
 from memoryd.tiers.knowledge.entity_people import UP, WORD, is_person_name, sentence_start
-from memoryd.tiers.knowledge.entity_vocab import chinese, english, vocabulary
+from memoryd.tiers.knowledge.entity_vocab import chinese, english, kind_word_in
 
 Add = Callable[[str, str], None]
 _HAN = "\u4e00-\u9fff"
@@ -370,8 +370,8 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),  # 科技园区: a park
         # `涧西区南昌路41号`: a district right before a numbered road is part of an address (a value)
         "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d)"),
-        # `绵阳市澜枫实验中学`, `潍坊市第七人民医院`, `X区X研究中心`: a name that opens with its city, province or
-        # district runs longer before its kind word than a bare one; no word of a clause inside it
+        # `绵阳市澜枫实验中学`, `潍坊市第七人民医院`, `X区X研究中心`, `X镇中心小学`: a name that opens with its city,
+        # province, district, county or town runs longer before its kind word than a bare one; no word of a clause inside it
         "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}[{_HAN}]{{2}}[区镇县乡])"
                                f"(?:(?![{re.escape(v.clause_breaks)}的了我你他她们是和在去上下有没不也都就还要会能想说刚才正叫把被给从到过着这那个])"
                                f"[{_HAN}]){{1,8}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),
@@ -398,21 +398,6 @@ def _suffix_chars() -> dict[str, frozenset[str]]:
 
 def _has_suffix(text: str, key: str) -> bool:
     return not _suffix_chars()[key].isdisjoint(text)
-
-
-@lru_cache(maxsize=1)
-def _school_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    d = vocabulary("zh")["school_names"]
-    return tuple(d["words"]), tuple(d["before"])
-
-
-def _kind_in(body: str, name: str) -> bool:
-    """`body` holds a word saying which kind, not which one (`上家公司`, `可用区`), other than a word that names a
-    school right before a school word (`城东实验小学`: the experimental school is its name)."""
-    words, schools = _school_names()
-    if name.endswith(schools) and body.endswith(words):
-        body = body[:-len(next(w for w in words if body.endswith(w)))]
-    return any(w in body for w in chinese().not_bodies)
 
 
 _ZH_NOT_WORKPLACE = ("家", "公司", "单位", "这", "那", "外面", "外地", "本地", "国内", "国外", "海外", "学校", "银行",
@@ -500,7 +485,7 @@ def chinese_things(text: str, add: Add) -> None:
             if m.group(1).endswith(zh.common_endings):
                 continue  # `好多老街坊`: neighbours, no workshop
             if body not in zh.not_bodies and not body.endswith(("家", "分")) \
-                    and not _kind_in(body, m.group(1)) and not _zh_verb_phrase(text, m.start(1), m.end(1), body) \
+                    and not kind_word_in(body, m.group(1)) and not _zh_verb_phrase(text, m.start(1), m.end(1), body) \
                     and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch
                 add(key, m.group(1)[cut:])
     for m in rx["city"].finditer(text):

@@ -154,3 +154,18 @@ def chinese() -> Chinese:
         tuple(sorted(d["lead_words"], key=len, reverse=True)), tuple(d["question_words"]), d["date_units"],
         d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]),
         frozenset(d["not_doubled_names"]))
+
+
+@lru_cache(maxsize=1)
+def _school_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    d = vocabulary("zh")["school_names"]
+    return tuple(d["words"]), tuple(d["before"])
+
+
+def kind_word_in(body: str, name: str) -> bool:
+    """`body` holds a word saying which kind, not which one (`上家公司`, `可用区`), other than a word that names a
+    school right before a school word (`城东实验小学`: the experimental school is its name)."""
+    words, schools = _school_names()
+    if name.endswith(schools) and body.endswith(words):
+        body = body[:-len(next(w for w in words if body.endswith(w)))]
+    return any(w in body for w in chinese().not_bodies)
