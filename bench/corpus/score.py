@@ -187,10 +187,11 @@ def _turn_saying(text: str, conv: Conversation) -> Turn | None:
 
 def hot(hot_state: dict[str, Any], conv: Conversation, truth: Truth) -> dict[str, Any]:
     lessons = hot_state.get("critical_lessons") or []
-    lessons_right = sum(1 for x in lessons if (t := _turn_saying(str(x.get("text", "")), conv)) and t.lesson)
+    lesson_turns = [t for x in lessons if (t := _turn_saying(str(x.get("text", "")), conv)) is not None]
+    lessons_right = sum(1 for t in lesson_turns if t.lesson)
     # the person's own lessons (an assistant's echo never goes to hot) that hot holds, each turn once
     given = {t.line for t in conv.turns if t.lesson and t.speaker != "assistant"}
-    held = {t.line for x in lessons if (t := _turn_saying(str(x.get("text", "")), conv)) is not None}
+    held = {t.line for t in lesson_turns}
     profile = hot_state.get("owner_profile") or {}
     owner_topics = {k for k, t in conv.topics.items() if t.subject == "owner"}
     profile_right = 0

@@ -8,13 +8,11 @@ is about (due date, event date) and, for owner preferences and identity, an owne
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 
 from memoryd.tiers.distillation.rxgate import Gated, GateSet, Scan
-from memoryd.tiers.distillation.standing import cue_gate, says_standing, standing, without_lead
+from memoryd.tiers.distillation.standing import cue_gate, lang_data, says_standing, standing, without_lead
 
 KIND_CATEGORY = {"decision": "decisions", "preference": "owner/preferences", "personal": "owner/facts",
                  "lesson": "lessons", "task": "tasks", "event": "events", "fact": "notes"}
@@ -27,8 +25,7 @@ def _rx(en: str, zh: str = "", more: str = "") -> Gated:
     """Gated: most sentences hold none of the pattern's words and are not searched at all. `more`: the name of a
     data file (lang/<more>.json) whose `en` and `zh` patterns join the built-in ones."""
     if more:
-        path = resources.files("memoryd.tiers.distillation").joinpath(f"lang/{more}.json")
-        data = json.loads(path.read_text("utf-8"))
+        data = lang_data(more)
         en, zh = "|".join([en, *data["en"]]), "|".join([p for p in (zh, *data["zh"]) if p])
     return Gated(re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else "")))
 

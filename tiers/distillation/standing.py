@@ -31,12 +31,17 @@ def _either(fragments: list[str]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{f})" for f in fragments) or r"(?!)", re.IGNORECASE)
 
 
+def lang_data(name: str) -> dict:
+    """One file of the distillation rules' language data (tiers/distillation/lang/<name>.json)."""
+    text = resources.files("memoryd.tiers.distillation").joinpath(f"lang/{name}.json").read_text("utf-8")
+    return dict(json.loads(text))
+
+
 @lru_cache(maxsize=1)
 def _rules() -> _Rules:
     merged: dict[str, list[str]] = {}
     for code in _LANGS:
-        text = resources.files("memoryd.tiers.distillation").joinpath(f"lang/profile_{code}.json").read_text("utf-8")
-        for part, values in json.loads(text).items():
+        for part, values in lang_data(f"profile_{code}").items():
             if not part.startswith("_"):
                 merged.setdefault(part, []).extend(values)
     return _Rules(_either(merged["cues"]), _either(merged["occasion"] + merged["hypothetical"] + merged["past"]

@@ -166,6 +166,5 @@ def kind_word_in(body: str, name: str) -> bool:
     """`body` holds a word saying which kind, not which one (`上家公司`, `可用区`), other than a word that names a
     school right before a school word (`城东实验小学`: the experimental school is its name)."""
     words, schools = _school_names()
-    if name.endswith(schools) and body.endswith(words):
-        body = body[:-len(next(w for w in words if body.endswith(w)))]
-    return any(w in body for w in chinese().not_bodies)
+    school_word = next((w for w in words if body.endswith(w)), "") if name.endswith(schools) else ""
+    return any(w in body[:len(body) - len(school_word)] for w in chinese().not_bodies)
