@@ -128,3 +128,22 @@ def _name_terms(text: str) -> frozenset[str]:
 
     return frozenset(t for w in _CAPITALISED.findall(text) for t in analyzer.terms(w))
 
+
+
+# a boat's or a case's number (05199, KG-412), no year
+_ID = re.compile(r"(?<![A-Za-z0-9])(?!(?:19|20)\d\d(?![A-Za-z0-9]))[A-Za-z]*\d{3,}[A-Za-z0-9-]*")
+
+
+def moved_since(new: Memory, old: Memory, said: Callable[[Memory], str]) -> bool:
+    """`new`, said on a later day than `old`, moves the thing `old` gives a day to a day `old` does not name
+    ("…又改期，改到7月9号" after "…由6月18号改到7月2号"): `old` may hold no current day. Looser than `updated`
+    (ids count as shared terms, one word of the thing with an id is enough): it only keeps a retrieve from
+    saying `old` holds the current value."""
+    if said(new)[:10] <= said(old)[:10]:
+        return False
+    day = moved_to(new, said)
+    text_new, text_old = spoken(str(new.get("text", ""))), spoken(str(old.get("text", "")))
+    if day is None or day in _days(text_old, _ref(old, said)):
+        return False
+    ids = {i.casefold() for i in _ID.findall(text_new)} & {i.casefold() for i in _ID.findall(text_old)}
+    return _words(thing_terms(text_new) & thing_terms(text_old)) + len(ids) >= SHARED_TERMS

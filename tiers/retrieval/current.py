@@ -15,9 +15,10 @@ from typing import Callable, Mapping
 from memoryd.tiers.knowledge import change, kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.moved_day import RULE as MOVED_DAY
+from memoryd.tiers.knowledge.moved_day import moved_since
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.knowledge.review_file import REVIEWED_KEY
-from memoryd.tiers.retrieval import analyzer
+from memoryd.tiers.retrieval import analyzer, when
 from memoryd.tiers.retrieval.answer_shape import asked, asks_when, asks_who, holds_any, lang_data, of_no_one
 from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
@@ -80,7 +81,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
             continue
         if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
                 _doubted(head, doubts) or _asks_another(query, r, head) or _unshaped(shapes, r, head) or \
-                _not_who(query, r, head) or _of_another(query, r, head):
+                _not_who(query, r, head) or _of_another(query, r, head) or _moved_again(query, head, results):
             out.append(r)
             placed.add(r.id)
             continue
@@ -103,6 +104,17 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         out += [r, head] if below else [head, r]
         placed |= {head.id, r.id}
     return out
+
+
+def _moved_again(query: str, head: Candidate, results: list[Candidate]) -> bool:
+    """A question of when, and the words also found a memory said on a later day that moves what `head` gives a
+    day to another day (moved_day.moved_since): `head` may be one move behind (a day changed twice, the second
+    move unlinked), so placing it as the current day would say what is not known."""
+    return asks_when(query) and any(c.id != head.id and moved_since(c.row, head.row, _said_day) for c in results)
+
+
+def _said_day(row: Mapping) -> str:
+    return when.memory_date(row) or ""
 
 
 def _doubted(head: Candidate, doubted: Callable[[], Mapping[str, frozenset[str]]]) -> bool:
@@ -229,14 +241,18 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
 
 
 
-_HAN_LEAD = re.compile(r"\s*([\u4e00-\u9fff])")
+_HAN_LEAD = re.compile(r"\s*([\u4e00-\u9fff])(?:(?<=[阿小老])([\u4e00-\u9fff]))?")
 
 
 def _han_subject_unsaid(query: str, said: str) -> bool:
     """A Chinese question starts with whose it asks (`岑墨早读值班是周几？`, `岚舟账本部署在哪？`): when neither memory
-    holds its first character (a surname, a name's first), they speak of someone or something else."""
+    holds its first character (a surname, a name's first), they speak of someone or something else. After a
+    familiar name's 阿, 小 or 老 (`阿禾`, `小岑`) the name's own character must be held too: another 阿-name is
+    someone else."""
     lead = _HAN_LEAD.match(query)
-    return bool(lead) and lead.group(1) not in _question_words_chars() and lead.group(1) not in said
+    if not lead or lead.group(1) in _question_words_chars():
+        return False
+    return any(c not in said for c in lead.groups() if c)
 
 
 @functools.lru_cache(maxsize=1)

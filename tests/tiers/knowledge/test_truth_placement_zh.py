@@ -50,3 +50,42 @@ def test_a_fact_left_in_a_voice_typed_line_is_updated_in_part_and_its_question_g
     meta = warm(mem)[old["id"]]["metadata"]
     assert meta.get("updated_by") == new["id"] and not meta.get("superseded_by")
     assert not _placed(mem.retrieve("阿楠在哪里上班？"), new["id"])
+
+
+
+def _row(id_: str, text: str, day: str, **meta: str) -> dict:
+    return {"id": id_, "text": text, "category": "boats", "tier": "warm", "path": "", "score": 1.0,
+            "metadata": {"date": day, **meta}}
+
+
+def _order(found: list, newer: list, question: str) -> list[str]:
+    from memoryd.tiers.retrieval.current import successors
+
+    by_id = {c.id: c for c in newer}
+    return [c.id for c in successors(found, lambda ids: [by_id[i] for i in ids if i in by_id], question)]
+
+
+def test_a_day_moved_again_in_an_unlinked_line_leaves_the_first_move_unplaced() -> None:
+    """A day changed twice: the first move is linked, the second ("又改期了，改到…", no old day) only asks. Under a
+    question of when, the first move is no known current day while the words also find the later move; under a
+    question of something else, the later move says nothing of it."""
+    from memoryd.tiers.retrieval.candidate import Candidate
+
+    old = Candidate.of(_row("a", "渔K7731的船检约在3月5号，在东澳码头做。", "2026-02-20", updated_by="b"))
+    mid = Candidate.of(_row("b", "@渔K7731: 渔K7731船检由3月5号改到3月12号。", "2026-02-27"))
+    again = Candidate.of(_row("c", "渔K7731船检又改期了，改到3月20号。", "2026-03-10"))
+    assert _order([old], [mid], "渔K7731的船检约在哪天？") == ["b", "a"]
+    assert _order([old, again], [mid], "渔K7731的船检约在哪天？") == ["a", "c"]
+    early = Candidate.of(_row("c", "渔K7731船检又改期了，改到3月20号。", "2026-02-24"))  # said before the first move
+    assert _order([old, early], [mid], "渔K7731的船检约在哪天？") == ["b", "a", "c"]
+
+
+def test_a_question_of_someone_called_by_a_familiar_name_gets_no_placement_of_anothers_change() -> None:
+    """`阿禾…` asks of 阿禾: a shop's day off changing, in memories naming another 阿-name, answers nothing of it."""
+    from memoryd.tiers.retrieval.candidate import Candidate
+
+    old = Candidate.of(_row("a", "@林记: 林记的铺子每周一休息，表姐阿岚帮忙看店。", "2026-02-20", superseded_by="b"))
+    new = Candidate.of(_row("b", "@林记: 铺子由阿岚帮忙，休息日从周一改为周三。", "2026-02-27"))
+    assert _order([old], [new], "林记的铺子每周哪天休息？") == ["b", "a"]
+    assert _order([old], [new], "阿岚每周哪天看店？") == ["b", "a"]
+    assert _order([old], [new], "阿禾每周哪天休息？") == ["a"]
