@@ -42,6 +42,12 @@ from memoryd.tiers.retrieval.answer_shape import asked, holds_any
     ("In which evening block is the cottage's water off now?", "the cottage's water is off 19:45-21:15 now",
      "the cottage's water cuts stopped on 4 June"),
     ("What evening does the book club meet now?", "book club moved to Tuesdays", "book club picked a long one"),
+    # how often asks a frequency: a line naming the thing and a day holds none
+    ("How often does the piano tuner come out now?", "the piano tuner comes every six weeks now",
+     "piano tuner comes out on Sunday, can you believe it"),
+    ("How often does the book club meet?", "book club meets twice a month", "book club met on 4 June"),
+    ("钢琴调音师多久来一次？", "钢琴调音师改成每两个月来一次", "钢琴调音师周日来"),
+    ("读书会一个月几次？ 频率是多少？", "读书会一月两次", "读书会6月4号见"),
 ])
 def test_the_shape_a_question_asks_for(question: str, holding: str, naming: str) -> None:
     shapes = asked(question)
