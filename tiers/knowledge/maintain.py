@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memoryd.tiers.base.errors import MemorydError
-from memoryd.tiers.knowledge import change, hot_truth, kinds, log, moved_day, review
+from memoryd.tiers.knowledge import back_again, change, hot_truth, kinds, log, moved_day, review
 from memoryd.tiers.knowledge.truth import judged, moment
 from memoryd.tiers.retrieval import analyzer
 
@@ -69,7 +69,7 @@ def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
             held = mine.get(old["id"])
             if held is None or (order[new["id"]], new["id"]) > (order[held[0]["id"]], held[0]["id"]):
                 mine[old["id"]] = (new, how, why, rule)
-    _back_again(out[True], {m["id"]: m for m in judged_ones})
+    _back_again(out[True], {m["id"]: m for m in judged_ones}, index, lambda a, b: order[a["id"]] < order[b["id"]])
     for mine in out.values():
         for old_id, (new, *_rest) in list(mine.items()):  # two statements replacing each other at once: neither
             back = mine.get(new["id"])
@@ -79,18 +79,25 @@ def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
     return out
 
 
-def _back_again(acting: Targets, by_id: dict[str, Memory]) -> None:
+def _back_again(acting: Targets, by_id: dict[str, Memory], index: dict[str, list[Memory]], after: Any) -> None:
     """A memory whose replacement was itself replaced by a change back to the value it states (`… from <A> to
-    <B>`, later `… back from <B> to <A>`) is current again: it states what is true now."""
+    <B>`, later `… back from <B> to <A>`, or `back on <A>`, 换回<A>: back_again.py) is current again: it states
+    what is true now."""
     chains = dict(acting)  # read as found: what one step takes out does not change another's reading
+
+    def holding(value: str) -> list[Memory]:
+        terms = analyzer.terms(value)
+        return min((index.get(t, []) for t in terms), key=len) if terms else []
+
     for old_id, (new, *_rest) in chains.items():
         later = chains.get(new["id"])
         old = by_id.get(old_id)
-        if later is None or old is None:
+        if old is None:
             continue
         said = change.spoken(str(old.get("text", "")))
-        back = change.cues(str(later[0].get("text", "")))
-        if any(c.act and c.new and change.names_value(said, c.new) for c in back):
+        back = change.cues(str(later[0].get("text", ""))) if later is not None else []
+        if any(c.act and c.new and change.names_value(said, c.new) for c in back) or \
+                back_again.restored(old, new, holding, after):
             acting.pop(old_id)
 
 

@@ -1,0 +1,72 @@
+"""A change back said without its from-to: "Bramble's feed: from <A> to <B>", later "she's back on <A> as of today"
+(换回<A>, 改回<A>). The memory that stated <A> and was replaced by the change to <B> states what is true again, so
+the maintain pass leaves it current (maintain._back_again reads a change back said as a from-to itself).
+
+Right or silent: the later memory names <A> right after a word of going back (`back_to` in lang/<code>.json:
+back on, switched back to, 换回, 改回 …); a plain `back to` / `back with` (`back_to_now`) also needs a word of now
+(`now_words`: now, as of, again …), since "went back to <place>" is a trip, not a change; and it names <B>, the
+value it goes back from.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Callable, Iterable, Mapping
+
+from memoryd.tiers.knowledge.change import LANGUAGES, cues, lang_data, names_value, spoken, states
+
+Memory = Mapping[str, Any]
+
+
+@functools.lru_cache(maxsize=None)
+def _words(key: str) -> tuple[str, ...]:
+    return tuple(sorted({w for code in LANGUAGES for w in lang_data(code).get(key, ())}, key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=4096)
+def _back_to(value: str, firm: bool) -> re.Pattern[str]:
+    words = _words("back_to" if firm else "back_to_now")
+    lead = r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?:\s+(?:the|her|his|my|our|their))?\s*"
+    return re.compile("(?i)" + lead + re.escape(value) + r"(?![A-Za-z])")
+
+
+def _now(text: str) -> bool:
+    return any(re.search(r"(?i)(?<![A-Za-z])" + re.escape(w) + r"(?![A-Za-z])", text) for w in _words("now_words"))
+
+
+def says_back(text: str, value: str) -> bool:
+    """`text` says a thing goes back to `value` (a word of going back right before it)."""
+    said = spoken(text)
+    if _back_to(value, True).search(said):
+        return True
+    return bool(_words("back_to_now")) and bool(_back_to(value, False).search(said)) and _now(said)
+
+
+def restored(old: Memory, new: Memory, holding: Callable[[str], Iterable[Memory]],
+             after: Callable[[Memory, Memory], bool]) -> bool:
+    """A memory said after `new` goes back to the value of `old` that `new` replaced (see the module's rules).
+    `holding(value)`: the memories that may name a value (an index lookup, not a scan)."""
+    said_old = spoken(str(old.get("text", "")))
+    for cue in cues(str(new.get("text", ""))):
+        if not cue.act or not cue.new or not states(said_old, cue):
+            continue
+        for m in holding(cue.old):
+            text = str(m.get("text", ""))
+            if m.get("id") not in (old.get("id"), new.get("id")) and after(new, m) and \
+                    says_back(text, cue.old) and _names_new(spoken(text), cue.new):
+                return True
+    return False
+
+
+def _names_new(text: str, new: str) -> bool:
+    """`text` names the value gone back from: the cue's new value, or its head (a cue's new value may run on to the
+    clause's end: "Alfa-A Oil for condition — noted"): two words or more, or one that is a name, a code or Chinese."""
+    words = new.split()
+    for n in range(len(words), 0, -1):
+        head = " ".join(words[:n])
+        if (n >= 2 or _NAME_LIKE.match(head)) and names_value(text, head):
+            return True
+    return False
+
+
+_NAME_LIKE = re.compile(r"^(?:[A-Z][\w'’-]{2,}|[\w-]*\d[\w-]*|[\u4e00-\u9fff]{2,}.*)$")
