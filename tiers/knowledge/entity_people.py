@@ -269,7 +269,9 @@ def _zh() -> dict[str, re.Pattern[str]]:
                                f"(?![{_HAN}]{{0,1}}(?:时|心|组|学|区|说明|孩|朋友|序))"),
         # `小敏说`, `阿杰觉得`: a nickname (小/阿 and one character) before a verb of a person
         "nick": re.compile(f"(?<![{_HAN}])((?:小|阿)[{_HAN}])(?={v.after_person})|(?<=[，。！？、；：\\s])((?:小|阿)[{_HAN}])"
-                           f"(?={v.after_person})"),
+                           f"(?={v.after_person})|"
+                           # `表妹阿娟帮我看`, `叫阿水拍照`: 阿 and one character after a cue of a person, whatever follows
+                           f"(?:{v.before_person})(阿[{_HAN}])"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
         "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$|"
                             f"{v.time_words}|{v.after_person})"),  # `谢总今天心情不错`: a time word after it
@@ -297,7 +299,8 @@ def _zh_name_ok(name: str) -> bool:
 
 
 _NOT_NICKS = frozenset(("小孩", "小心", "小时", "小区", "小学", "小组", "小姐", "小伙", "小朋", "小编", "小二", "小哥",
-                        "小妹", "小弟", "小姨", "小舅", "小叔", "阿姨", "阿婆", "阿公", "阿伯", "阿里", "小米", "小红"))
+                        "小妹", "小弟", "小姨", "小舅", "小叔", "阿姨", "阿婆", "阿公", "阿伯", "阿里", "小米", "小红",
+                        "阿拉", "阿们", "阿們"))
 _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")
 
 
@@ -325,10 +328,11 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
         if key in ("familiar", "nick") and "老" not in text and "小" not in text and "阿" not in text:
             continue
         for m in rx[key].finditer(text):
-            name = m.group(1) or m.group(2)
+            group = next(i for i, g in enumerate(m.groups(), 1) if g)
+            name = m.group(group)
             name = _without_verb(name) if key == "before" else name
             if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS) \
-                    and not _ends_a_title(text, m.start(1) if m.group(1) else m.start(2)):
+                    and not _ends_a_title(text, m.start(group)):
                 yield name
     for m in rx["doubled"].finditer(text):
         name = (m.group(1) or m.group(2)) * 2

@@ -267,6 +267,8 @@ def test_more_chinese_kind_words(text: str, want: set[tuple[str, str]]) -> None:
     ("我表妹在青杉智能实习", {("org", "青杉智能")}),                  # where one works
     ("最大的客户是一家连锁药店，叫宁康大药房", {("org", "宁康大药房")}),  # the name after 叫, not 叫 in it
     ("小棠说她周末想去爬山", {("person", "小棠")}),                    # a nickname before a verb of a person
+    ("摊位表妹阿蕙帮我看 我下午去", {("person", "阿蕙")}),              # 阿 and a character after a cue of a person
+    ("我叫阿渠拍照 回来再算", {("person", "阿渠")}),
     ("ledger-sync 这个服务周三迁到新集群", {("project", "ledger-sync")}),  # a repo's name in Chinese text
     ("quota-api 的负责人换人了", {("project", "quota-api")}),
     ("下个月去厦门出差", {("place", "厦门")}),
@@ -287,6 +289,8 @@ def test_chinese_names_in_their_places(text: str, want: set[tuple[str, str]]) ->
     "他的孩子刚上小学",                       # a clause ending in a school word names no school
     "寄到他们家，西湖区文三路88号",            # a district before a numbered road: an address, a value
     "跟顾客说明一下退款流程",                  # 顾 begins a word here, not a name
+    "汤再淡一点 阿好",                         # a Wu particle after a space, no cue before it
+    "周末和阿拉屋里厢的人吃饭",                 # 阿拉: we, in Shanghainese
     "下周轮到我值班 on-call",                  # an English compound, not a repo
     "疫情那年我在家工作",                      # 在家: at home, no workplace
     "猫去宠物医院打了疫苗",                    # the kind of hospital, not its name
