@@ -109,6 +109,13 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("以后报价单都发我邮箱，别发微信", False),                                     # asks the assistant: a preference
     ("帮我记一下：周一上午要给供应商发图纸", False),                               # a task
     ("记一下：以后报关单一律用公司抬头", True),
+    ("and another one for your list: two signatures on every purchase order", True),
+    ("I learnt this the hard way last spring: book the scaffold before the roofer", True),
+    ("the one for the list is milk, eggs and bread", False),                       # a shopping list
+    ("以后给房东的钱按月转 不能再一次交半年", True),
+    ("从那以后我就定了 押金退了才交钥匙", True),
+    ("这个我一辈子记住 合同不看完不签", True),
+    ("以后不能再吃这么多了哈哈", True),                                            # a rule for oneself, said lightly
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
