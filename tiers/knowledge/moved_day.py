@@ -143,7 +143,7 @@ def moved_since(new: Memory, old: Memory, said: Callable[[Memory], str]) -> bool
         return False
     day = moved_to(new, said)
     text_new, text_old = spoken(str(new.get("text", ""))), spoken(str(old.get("text", "")))
-    if day is None or day in _days(text_old, _ref(old, said)):
-        return False
+    if day is None or len(text_new) > OLD_MAX or day in _days(text_old, _ref(old, said)):
+        return False  # a summary or a letter names many days of many things
     ids = {i.casefold() for i in _ID.findall(text_new)} & {i.casefold() for i in _ID.findall(text_old)}
     return _words(thing_terms(text_new) & thing_terms(text_old)) + len(ids) >= SHARED_TERMS

@@ -78,6 +78,9 @@ def test_a_day_moved_again_in_an_unlinked_line_leaves_the_first_move_unplaced() 
     assert _order([old, again], [mid], "渔K7731的船检约在哪天？") == ["a", "c"]
     early = Candidate.of(_row("c", "渔K7731船检又改期了，改到3月20号。", "2026-02-24"))  # said before the first move
     assert _order([old, early], [mid], "渔K7731的船检约在哪天？") == ["b", "a", "c"]
+    summary = Candidate.of(_row("s", "[L1 summary of 12 memories] 渔K7731船检改到3月20号，" + "网补好了，冰也订了。" * 40,
+                                "2026-03-10"))  # a summary names many days of many things: no move of this one
+    assert _order([old, summary], [mid], "渔K7731的船检约在哪天？") == ["b", "a", "s"]
 
 
 def test_a_question_of_someone_called_by_a_familiar_name_gets_no_placement_of_anothers_change() -> None:
