@@ -1,4 +1,4 @@
-"""A change back said without its from-to: "Bramble's feed: from <A> to <B>", later "she's back on <A> as of today"
+"""A change back said without its from-to: "the pony's feed: from <A> to <B>", later "she's back on <A> as of today"
 (换回<A>, 改回<A>). The memory that stated <A> and was replaced by the change to <B> states what is true again, so
 the maintain pass leaves it current (maintain._back_again reads a change back said as a from-to itself).
 
@@ -60,7 +60,7 @@ def restored(old: Memory, new: Memory, holding: Callable[[str], Iterable[Memory]
 
 def _names_new(text: str, new: str) -> bool:
     """`text` names the value gone back from: the cue's new value, or its head (a cue's new value may run on to the
-    clause's end: "Alfa-A Oil for condition — noted"): two words or more, or one that is a name, a code or Chinese."""
+    clause's end: "Oat Crunch for her weight — noted"): two words or more, or one that is a name, a code or Chinese."""
     words = new.split()
     for n in range(len(words), 0, -1):
         head = " ".join(words[:n])

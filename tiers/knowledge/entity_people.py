@@ -270,7 +270,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # `小敏说`, `阿杰觉得`: a nickname (小/阿 and one character) before a verb of a person
         "nick": re.compile(f"(?<![{_HAN}])((?:小|阿)[{_HAN}])(?={v.after_person})|(?<=[，。！？、；：\\s])((?:小|阿)[{_HAN}])"
                            f"(?={v.after_person})|"
-                           # `表妹阿娟帮我看`, `叫阿水拍照`: 阿 and one character after a cue of a person, whatever follows
+                           # `表妹阿蕙帮我看`, `叫阿渠拍照`: 阿 and one character after a cue of a person, whatever follows
                            f"(?:{v.before_person})(阿[{_HAN}])"),
         # `王总`, `李老师`: followed by a particle, a break or another script (`王总监`: a title, not 王总)
         "title": re.compile(f"([{v.surnames}](?:{v.titles}))(?=[{re.escape(v.clause_breaks)}说]|[^{_HAN}]|$|"

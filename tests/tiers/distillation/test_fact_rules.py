@@ -112,7 +112,7 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("and another one for your list: two signatures on every purchase order", True),
     ("I learnt this the hard way last spring: book the scaffold before the roofer", True),
     ("the one for the list is milk, eggs and bread", False),                       # a shopping list
-    ("以后给房东的钱按月转 不能再一次交半年", True),
+    ("以后给装修队的钱按月转 不能再一次交半年", True),
     ("从那以后我就定了 押金退了才交钥匙", True),
     ("这个我一辈子记住 合同不看完不签", True),
     ("以后不能再吃这么多了哈哈", True),                                            # a rule for oneself, said lightly

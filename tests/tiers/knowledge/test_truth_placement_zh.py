@@ -84,11 +84,11 @@ def test_a_day_moved_again_in_an_unlinked_line_leaves_the_first_move_unplaced() 
 
 
 def test_a_question_of_someone_called_by_a_familiar_name_gets_no_placement_of_anothers_change() -> None:
-    """`阿禾…` asks of 阿禾: a shop's day off changing, in memories naming another 阿-name, answers nothing of it."""
+    """`阿蘅…` asks of 阿蘅: a shop's day off changing, in memories naming another 阿-name, answers nothing of it."""
     from memoryd.tiers.retrieval.candidate import Candidate
 
-    old = Candidate.of(_row("a", "@林记: 林记的铺子每周一休息，表姐阿岚帮忙看店。", "2026-02-20", superseded_by="b"))
-    new = Candidate.of(_row("b", "@林记: 铺子由阿岚帮忙，休息日从周一改为周三。", "2026-02-27"))
-    assert _order([old], [new], "林记的铺子每周哪天休息？") == ["b", "a"]
+    old = Candidate.of(_row("a", "@柏记: 柏记的铺子每周一休息，表姐阿岚帮忙看店。", "2026-02-20", superseded_by="b"))
+    new = Candidate.of(_row("b", "@柏记: 铺子由阿岚帮忙，休息日从周一改为周三。", "2026-02-27"))
+    assert _order([old], [new], "柏记的铺子每周哪天休息？") == ["b", "a"]
     assert _order([old], [new], "阿岚每周哪天看店？") == ["b", "a"]
-    assert _order([old], [new], "阿禾每周哪天休息？") == ["a"]
+    assert _order([old], [new], "阿蘅每周哪天休息？") == ["a"]

@@ -102,7 +102,7 @@ def test_a_change_back_makes_the_first_telling_current_again(mem, archive) -> No
 
 @pytest.mark.parametrize("back, restored", [
     ("The pony hated the Oat Crunch. she's back on Meadow Mix as of today", True),
-    ("小马吃燕麦脆不习惯，又换回草原料了", True),
+    ("马驹吃燕麦脆不习惯，又换回草原料了", True),
     ("The pony is back to Meadow Mix now, the Oat Crunch made her fizzy", True),
     ("The pony went back to Meadow Mix's farm shop for hay, Oat Crunch was sold out", False),   # a trip
     ("she's back on Meadow Mix, the hay I mean", False),   # names nothing it goes back from
@@ -111,7 +111,7 @@ def test_a_change_back_said_without_from_to_makes_the_first_telling_current_agai
         mem, archive, back: str, restored: bool) -> None:
     """`from <A> to <B>`, later `back on <A>` (换回<A>): the first telling is current again, when the going back
     names <B> and, for a plain `back to`, says now."""
-    first, change = (("小马的饲料是草原料。", "小马的饲料从草原料换成了燕麦脆。") if "小马" in back else
+    first, change = (("马驹的饲料是草原料。", "马驹的饲料从草原料换成了燕麦脆。") if "马驹" in back else
                      ("The pony's hard feed is Meadow Mix.", "Switched the pony from Meadow Mix to Oat Crunch."))
     archive.put("main", [note("f1", first, 2), turn("f2", change, 8), turn("f3", back, 20)])
     maintain(mem)
