@@ -47,8 +47,8 @@ def _stemmer() -> Callable[[str], str]:
 @functools.lru_cache(maxsize=65536)
 def _latin(word: str) -> str | None:
     """One folded Latin-script word → its term, or None (stop word, one-letter fragment)."""
-    if not word.isascii():
-        word = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    if not word.isascii():  # every mark goes, spacing ones too (ᬆ → ᬅ + ᬵ): FTS5's unicode61 splits words at marks
+        word = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.category(c).startswith("M"))
     if word in STOPWORDS or (len(word) == 1 and not word.isdigit()):
         return None
     if word.isdigit() or len(word) <= 2:
