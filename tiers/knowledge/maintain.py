@@ -11,7 +11,7 @@ the counts say how many were left for the next run.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import back_again, change, hot_truth, kinds, log, moved_day, review
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from memoryd.tiers.memory.types import AgentState
 
 Memory = dict[str, Any]
-BY_HAND = ("agent", "review", "llm")
+BY_HAND = ("agent", "review", "llm")  # superseded_how values the rules never undo
 KEYS_PER_PASS = 2000  # index rows written before restatement keys (local index v4) given theirs, a pass at a time
-COMMON_VALUE = 100  # memories a replaced value may be found in before the cue is read as too vague to act on  # superseded_how values the rules never undo
+COMMON_VALUE = 100  # memories a replaced value may be found in before the cue is read as too vague to act on
 
 
 def _by_term(memories: list[Memory]) -> tuple[dict[str, list[Memory]], dict[str, set[str]]]:
@@ -79,7 +79,8 @@ def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
     return out
 
 
-def _back_again(acting: Targets, by_id: dict[str, Memory], index: dict[str, list[Memory]], after: Any) -> None:
+def _back_again(acting: Targets, by_id: dict[str, Memory], index: dict[str, list[Memory]],
+                after: Callable[[Memory, Memory], bool]) -> None:
     """A memory whose replacement was itself replaced by a change back to the value it states (`… from <A> to
     <B>`, later `… back from <B> to <A>`, or `back on <A>`, 换回<A>: back_again.py) is current again: it states
     what is true now."""

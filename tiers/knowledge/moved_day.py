@@ -129,7 +129,6 @@ def _name_terms(text: str) -> frozenset[str]:
     return frozenset(t for w in _CAPITALISED.findall(text) for t in analyzer.terms(w))
 
 
-
 # a boat's or a case's number (05199, KG-412), no year
 _ID = re.compile(r"(?<![A-Za-z0-9])(?!(?:19|20)\d\d(?![A-Za-z0-9]))[A-Za-z]*\d{3,}[A-Za-z0-9-]*")
 

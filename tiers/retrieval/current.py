@@ -113,7 +113,7 @@ def _moved_again(query: str, head: Candidate, results: list[Candidate]) -> bool:
     return asks_when(query) and any(c.id != head.id and moved_since(c.row, head.row, _said_day) for c in results)
 
 
-def _said_day(row: Mapping) -> str:
+def _said_day(row: Mapping[str, object]) -> str:
     return when.memory_date(row) or ""
 
 
@@ -247,7 +247,7 @@ _HAN_LEAD = re.compile(r"\s*([\u4e00-\u9fff])(?:(?<=[阿小老])([\u4e00-\u9fff]
 def _han_subject_unsaid(query: str, said: str) -> bool:
     """A Chinese question starts with whose it asks (`岑墨早读值班是周几？`, `岚舟账本部署在哪？`): when neither memory
     holds its first character (a surname, a name's first), they speak of someone or something else. After a
-    familiar name's 阿, 小 or 老 (`阿禾`, `小岑`) the name's own character must be held too: another 阿-name is
+    familiar name's 阿, 小 or 老 (`阿蘅`, `小岑`) the name's own character must be held too: another 阿-name is
     someone else."""
     lead = _HAN_LEAD.match(query)
     if not lead or lead.group(1) in _question_words_chars():
