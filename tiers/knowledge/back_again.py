@@ -13,25 +13,16 @@ import functools
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from memoryd.tiers.knowledge.change import LANGUAGES, cues, lang_data, names_value, spoken, states
+from memoryd.tiers.knowledge.change import cues, lang_words, names_value, spoken, states, words_rx
 
 Memory = Mapping[str, Any]
 
 
-@functools.lru_cache(maxsize=None)
-def _words(key: str) -> tuple[str, ...]:
-    return tuple(sorted({w for code in LANGUAGES for w in lang_data(code).get(key, ())}, key=len, reverse=True))
-
-
 @functools.lru_cache(maxsize=4096)
 def _back_to(value: str, firm: bool) -> re.Pattern[str]:
-    words = _words("back_to" if firm else "back_to_now")
+    words = lang_words("back_to" if firm else "back_to_now")
     lead = r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?:\s+(?:the|her|his|my|our|their))?\s*"
     return re.compile("(?i)" + lead + re.escape(value) + r"(?![A-Za-z])")
-
-
-def _now(text: str) -> bool:
-    return any(re.search(r"(?i)(?<![A-Za-z])" + re.escape(w) + r"(?![A-Za-z])", text) for w in _words("now_words"))
 
 
 def says_back(text: str, value: str) -> bool:
@@ -39,7 +30,8 @@ def says_back(text: str, value: str) -> bool:
     said = spoken(text)
     if _back_to(value, True).search(said):
         return True
-    return bool(_words("back_to_now")) and bool(_back_to(value, False).search(said)) and _now(said)
+    return bool(lang_words("back_to_now")) and bool(_back_to(value, False).search(said)) and \
+        words_rx("now_words").search(said) is not None
 
 
 def restored(old: Memory, new: Memory, holding: Callable[[str], Iterable[Memory]],

@@ -403,6 +403,20 @@ def lang_data(code: str) -> dict:
 
 
 @functools.lru_cache(maxsize=None)
+def lang_words(key: str) -> tuple[str, ...]:
+    """A word list of every language's data (`reschedule_words`, `back_to` …), longest first: the longer phrase
+    is tried before a shorter one inside it."""
+    return tuple(sorted({w for code in LANGUAGES for w in lang_data(code).get(key, ())}, key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=None)
+def words_rx(key: str) -> re.Pattern[str]:
+    """Any word of `lang_words(key)`, case-insensitive, not inside a Latin word (never matches an empty list)."""
+    return re.compile(r"(?i)(?<![A-Za-z])(?:" + ("|".join(map(re.escape, lang_words(key))) or r"(?!)") +
+                      r")(?![A-Za-z])")
+
+
+@functools.lru_cache(maxsize=None)
 def _ask(code: str) -> tuple[str, ...]:
     return tuple(w.casefold() for w in lang_data(code).get("ask_words", ()))
 

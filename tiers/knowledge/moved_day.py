@@ -12,11 +12,10 @@ numbers and the change words do not count). One shared word ("deadline") names n
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from memoryd.tiers.knowledge.change import LANGUAGES, lang_data, spoken
+from memoryd.tiers.knowledge.change import spoken, words_rx
 from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
 
 Memory = Mapping[str, Any]
@@ -28,10 +27,8 @@ ACTS = False
 OLD_MAX = 300       # characters: a longer memory (a letter, a pasted email) names many days of many things
 
 
-@functools.lru_cache(maxsize=None)
 def _cue() -> re.Pattern[str]:
-    words = sorted({w for code in LANGUAGES for w in lang_data(code).get("day_move_words", ())}, key=len, reverse=True)
-    return re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z])")
+    return words_rx("day_move_words")
 
 
 def why(new: Memory, day: str) -> str:

@@ -20,7 +20,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from memoryd.tiers.knowledge.change import LANGUAGES, lang_data, spoken
+from memoryd.tiers.knowledge.change import lang_words, spoken, words_rx
 from memoryd.tiers.memory.hot import DAY_SAID, day_of
 from memoryd.tiers.memory.model import preview
 from memoryd.tiers.retrieval import analyzer
@@ -38,23 +38,17 @@ _NOT_DAY = re.compile(r"(?i)\bnot\s+(?:on\s+)?(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|t
                       r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)|而不是|不是\d")
 
 
-@functools.lru_cache(maxsize=None)
 def _cue() -> re.Pattern[str]:
-    words = sorted({w for code in LANGUAGES for w in lang_data(code).get("reschedule_words", ())}, key=len,
-                   reverse=True)
-    return re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z])")
+    return words_rx("reschedule_words")
 
 
-@functools.lru_cache(maxsize=None)
 def _again() -> re.Pattern[str]:
-    words = sorted({w for code in LANGUAGES for w in lang_data(code).get("again_words", ())}, key=len, reverse=True)
-    return re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z])")
+    return words_rx("again_words")
 
 
 @functools.lru_cache(maxsize=None)
 def _cue_terms() -> frozenset[str]:
-    return frozenset(t for code in LANGUAGES for w in lang_data(code).get("reschedule_words", ())
-                     for t in analyzer.terms(w))
+    return frozenset(t for w in lang_words("reschedule_words") for t in analyzer.terms(w))
 
 
 def thing_terms(text: str) -> frozenset[str]:
