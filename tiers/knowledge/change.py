@@ -83,6 +83,7 @@ class _Lang:
     hypothetical: frozenset[str]             # a clause holding one says what a change would do: its cue asks
     wished: re.Pattern[str]                  # a value said after one is what someone wants, not what is
     others: frozenset[str]                   # asked of in the same text: the change said is of a part
+    when: re.Pattern[str]                    # words of when before a cue (`11月初`, `last week`): not what changed
 
 
 @functools.lru_cache(maxsize=None)
@@ -102,7 +103,8 @@ def _lang(code: str) -> _Lang:
                  re.compile(data.get("trailing_day", "(?!)"), re.IGNORECASE),
                  frozenset(w.casefold() for w in data.get("hypothetical", ())),
                  re.compile(data.get("wished", "(?!)"), re.IGNORECASE),
-                 frozenset(w.casefold() for w in data.get("others", ())))
+                 frozenset(w.casefold() for w in data.get("others", ())),
+                 re.compile(data.get("when", "(?!)"), re.IGNORECASE))
 
 
 def spoken(text: str) -> str:
@@ -200,7 +202,8 @@ def cues(text: str) -> tuple[Cue, ...]:
                     rest = rest.replace(new, " ")
                 anchors = {t for t in analyzer.terms(rest) if not _cue_term(t, lang)}
                 values = set(analyzer.terms(old + " " + new))
-                thing = frozenset(t for t in analyzer.terms(_thing_before(clause[:m.start()], lang))
+                head = lang.when.sub(" ", _thing_before(clause[:m.start()], lang))
+                thing = frozenset(t for t in analyzer.terms(head)
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
                 # no new value read: it may not say what it became; a clause of what it would do, or of what someone
                 # wants done (`he wants to move the account from X to Y`): not that it happened
@@ -297,18 +300,26 @@ def states(memory_text: str, cue: Cue) -> str | None:
                                                or _names_new(said, cue, history))):
         return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))
-    if not _same_thing(cue.thing, terms):
+    if not _names_thing(cue.thing, said, terms):
         return None  # "the garage code" changed: "the bike lock code is 4417" is another thing
     old = _stated_old(said, terms, cue)
     if old is None or any(_has(gone, old) for gone in history):
         return None  # it says itself that the old value was replaced (`now on AWS, no longer on Hetzner`): history
     clause = next((c for c in _PARTS.split(said) if _has(c, old)), "")
+    if len(cue.thing) == 1 and not any(t.isascii() for t in cue.thing) and not _names_thing(cue.thing, clause):
+        return None  # a one-word thing (a name): `A继续住<old>，帮<name>搬完家` names it, but not with the old value
     if _NEGATED.search(clause) or _without_thing(clause, cue):
         return None  # `monthly releases aren't happening`, `a Monday without standup`: it denies the value
     if _wished(said, old):
         return None  # `she wants to move me to Thursdays`: a wish, not a value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
+
+
+def _names_thing(thing: frozenset[str], text: str, terms: set[str] | None = None) -> bool:
+    """`text` names the changed thing, also with a 的 between its words (`X直播间` is `X的直播间`)."""
+    return _same_thing(thing, set(analyzer.terms(text)) if terms is None else terms) or \
+        ("的" in text and _same_thing(thing, set(analyzer.terms(text.replace("的", "")))))
 
 
 def _same_thing(thing: frozenset[str], terms: set[str]) -> bool:

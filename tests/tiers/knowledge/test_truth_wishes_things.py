@@ -34,6 +34,21 @@ def test_a_longer_chinese_thing_is_not_met_by_its_tail_or_by_one_word_of_it() ->
     assert change.states("周一收费员休息。", cue) is None     # a word of the thing's end alone names another thing
 
 
+@pytest.mark.parametrize("newer, older, states", [
+    ("阿柔工作室9月初从东门搬到西河路，月租六千。", "阿柔的工作室8月初从北街搬到东门。", True),  # when, and 的
+    ("阿柔工作室9月初从东门搬到西河路。", "阿柔的仓库在东门。", False),                    # another thing
+    ("阿柔今天从东门搬到西河路。", "阿柔一直住东门。", True),                             # a name alone: its clause
+    ("阿柔今天从东门搬到西河路。", "老周继续住东门，帮阿柔搬完家。", False),               # another's, beside it
+    ("we moved the rehearsal last week from Tolley Barn to Kestle Hall", "the rehearsal is at Tolley Barn", True),
+    ("we moved the rehearsal last week from Tolley Barn to Kestle Hall", "the tractor sleeps in Tolley Barn", False),
+])
+def test_when_a_change_happened_is_not_what_changed(newer: str, older: str, states: bool) -> None:
+    """`X 9月初从A搬到B`, `moved X last week from A to B`: the words of when are not the thing, so an older statement
+    of X without them (or with 的 between X's words) states the old value; another thing at A still does not."""
+    [cue] = change.cues(newer)
+    assert cue.act and (change.states(older, cue) is not None) is states
+
+
 def test_a_question_of_who_gets_no_placement_of_a_changed_day(keyword_mode, mem, clock) -> None:
     """The coach is said in both memories; what changed is the day: under `who coaches …?` the older one stands
     as found, under a question of the day the newer one comes first."""
