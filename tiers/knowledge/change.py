@@ -38,6 +38,16 @@ _PARTS = re.compile(r"[.;!?。；！？]\s*|,\s+(?:and\s+)?|，|、|\s+and\s+|(?
 _VALUE = re.compile(r"\d|\b[A-Z][\w\-]+\b(?<!^I)|[\u3400-\u9fff]{2,}")
 
 
+_WEEKDAY = re.compile(r"(?i)((?:mon|tues|wednes|thurs|fri|satur|sun)day)(s?)")
+_DAYS = re.compile(r"(?i)\b((?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b")
+
+
+def day_forms(value: str) -> tuple[str, ...]:
+    """A value and, for a day of the week, its other number: `from Thursdays` replaces what `on Thursday` said."""
+    day = _WEEKDAY.fullmatch(value)
+    return (value,) if day is None else (value, day.group(1) if day.group(2) else day.group(1) + "s")
+
+
 @dataclass(frozen=True)
 class Cue:
     """One clause naming a value it replaces: the old value, the new one (when said), the clause's other terms."""
@@ -53,7 +63,7 @@ class Cue:
     def olds(self) -> list[tuple[str, frozenset[str]]]:
         """The old value as said, then its shorter tails that are still precise ("garage door's Somfy hub" →
         "Somfy hub"), each with the anchors it leaves (the words cut off say which thing it is about)."""
-        out = [(self.old, self.anchors)]
+        out = [(form, self.anchors) for form in day_forms(self.old)]
         words = self.old.split()
         for i in range(1, len(words)):
             tail = " ".join(words[i:])
@@ -296,7 +306,9 @@ def states(memory_text: str, cue: Cue) -> str | None:
     said = spoken(memory_text)
     history = tuple(own.old for own in cues(memory_text))  # the values the memory says itself were replaced
     now_said = _without(said, history)  # `from <new> to <old>`: the new value is history there, no restatement
-    if _QUESTION.search(said) or (cue.new and (_has(now_said, cue.new) or _has(now_said, _lead(cue.new, cue.old))
+    one_day = _DAYS.sub(r"\1", now_said)  # `to Wednesday evenings` after `moving practice to Wednesdays`
+    if _QUESTION.search(said) or (cue.new and (_has(one_day, _DAYS.sub(r"\1", cue.new))
+                                               or _has(one_day, _DAYS.sub(r"\1", _lead(cue.new, cue.old)))
                                                or _names_new(said, cue, history))):
         return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))

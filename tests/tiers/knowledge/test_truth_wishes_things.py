@@ -49,6 +49,17 @@ def test_when_a_change_happened_is_not_what_changed(newer: str, older: str, stat
     assert cue.act and (change.states(older, cue) is not None) is states
 
 
+@pytest.mark.parametrize("newer, older, states", [
+    ("Got it: pottery with Brisa moves from Thursdays to Fridays going forward.",
+     "My pottery class with Brisa moved from Monday to Thursday.", True),          # a day in the plural is that day
+    ("Pottery with Brisa moved from Monday to Friday evenings, in the annex.",
+     "we're moving pottery with Brisa to Fridays, Monday is taken", False),      # says the new day already
+])
+def test_a_day_of_the_week_is_the_same_value_in_the_plural(newer: str, older: str, states: bool) -> None:
+    [cue] = change.cues(newer)
+    assert cue.act and (change.states(older, cue) is not None) is states
+
+
 def test_a_question_of_who_gets_no_placement_of_a_changed_day(keyword_mode, mem, clock) -> None:
     """The coach is said in both memories; what changed is the day: under `who coaches …?` the older one stands
     as found, under a question of the day the newer one comes first."""
