@@ -26,6 +26,7 @@ LANGUAGES = ("en", "zh")
 THING_WORDS = 4
 _SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s+(?=\S)")
 _LABEL = re.compile(r"^[WBOS](?:\([^)]*\))?\s+(?:@[\w.\-]+[:：]?\s*)*")
+_ABOUT = re.compile(r"^(?:[WBOS](?:\([^)]*\))?\s+)?@([^:：]{1,60})[:：]")  # the entity a memory is kept under
 # a full stop ends a clause before a space or the end only: `Fly.io`, `4.5`, `v2.1` are one value
 _CLAUSE = re.compile(r"(?<=[.!?;])(?=\s|$)\s*|(?<=[。！？；])\s*|\s+(?:but|and then|so now)\s+|\n")
 _DISTINCT = re.compile(r"[A-Z0-9\u3400-\u9fff._\-/@#:]")
@@ -38,14 +39,8 @@ _PARTS = re.compile(r"[.;!?。；！？]\s*|,\s+(?:and\s+)?|，|、|\s+and\s+|(?
 _VALUE = re.compile(r"\d|\b[A-Z][\w\-]+\b(?<!^I)|[\u3400-\u9fff]{2,}")
 
 
-_WEEKDAY = re.compile(r"(?i)((?:mon|tues|wednes|thurs|fri|satur|sun)day)(s?)")
-_DAYS = re.compile(r"(?i)\b((?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b")
-
-
-def day_forms(value: str) -> tuple[str, ...]:
-    """A value and, for a day of the week, its other number: `from Thursdays` replaces what `on Thursday` said."""
-    day = _WEEKDAY.fullmatch(value)
-    return (value,) if day is None else (value, day.group(1) if day.group(2) else day.group(1) + "s")
+# a day of the week in the plural is that day: `from Thursdays` replaces what `on Thursday` said
+_DAYS = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b")
 
 
 @dataclass(frozen=True)
@@ -63,7 +58,7 @@ class Cue:
     def olds(self) -> list[tuple[str, frozenset[str]]]:
         """The old value as said, then its shorter tails that are still precise ("garage door's Somfy hub" →
         "Somfy hub"), each with the anchors it leaves (the words cut off say which thing it is about)."""
-        out = [(form, self.anchors) for form in day_forms(self.old)]
+        out = [(self.old, self.anchors)]
         words = self.old.split()
         for i in range(1, len(words)):
             tail = " ".join(words[i:])
@@ -281,11 +276,11 @@ def _cue_terms(code: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _has(text: str, value: str) -> bool:
-    """`value` in `text` as whole words (anywhere inside Chinese), case-folded."""
-    v = value.casefold()
+    """`value` in `text` as whole words (anywhere inside Chinese), case-folded, a day in the plural as that day."""
+    v = _DAYS.sub(r"\1", value.casefold())
     left = r"(?<![\w])" if v[:1].isascii() and v[:1].isalnum() else ""
     right = r"(?![\w])" if v[-1:].isascii() and v[-1:].isalnum() else ""
-    return re.search(left + re.escape(v) + right, text.casefold()) is not None
+    return re.search(left + re.escape(v) + right, _DAYS.sub(r"\1", text.casefold())) is not None
 
 
 def names_value(text: str, value: str) -> bool:
@@ -306,13 +301,11 @@ def states(memory_text: str, cue: Cue) -> str | None:
     said = spoken(memory_text)
     history = tuple(own.old for own in cues(memory_text))  # the values the memory says itself were replaced
     now_said = _without(said, history)  # `from <new> to <old>`: the new value is history there, no restatement
-    one_day = _DAYS.sub(r"\1", now_said)  # `to Wednesday evenings` after `moving practice to Wednesdays`
-    if _QUESTION.search(said) or (cue.new and (_has(one_day, _DAYS.sub(r"\1", cue.new))
-                                               or _has(one_day, _DAYS.sub(r"\1", _lead(cue.new, cue.old)))
+    if _QUESTION.search(said) or (cue.new and (_has(now_said, cue.new) or _has(now_said, _lead(cue.new, cue.old))
                                                or _names_new(said, cue, history))):
         return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))
-    if not _names_thing(cue.thing, said, terms):
+    if not _names_thing(cue.thing, said, terms | _about(memory_text)):
         return None  # "the garage code" changed: "the bike lock code is 4417" is another thing
     old = _stated_old(said, terms, cue)
     if old is None or any(_has(gone, old) for gone in history):
@@ -326,6 +319,12 @@ def states(memory_text: str, cue: Cue) -> str | None:
         return None  # `she wants to move me to Thursdays`: a wish, not a value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
+
+
+def _about(memory_text: str) -> set[str]:
+    """The terms of the entity a memory is kept under (`@RiskCore: …`): what it speaks of (a speaker's name is not)."""
+    label = _ABOUT.match(memory_text.strip())
+    return set(analyzer.terms(label.group(1))) if label else set()
 
 
 def _names_thing(thing: frozenset[str], text: str, terms: set[str] | None = None) -> bool:

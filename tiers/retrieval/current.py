@@ -81,7 +81,8 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
             continue
         if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
                 _doubted(head, doubts) or _asks_another(query, r, head) or _unshaped(shapes, r, head) or \
-                _not_who(query, r, head) or _of_another(query, r, head) or _moved_again(query, head, results):
+                _not_who(query, r, head) or _of_another(query, r, head) or _moved_again(query, head, results) or \
+                _of_another_id(query, r, head):
             out.append(r)
             placed.add(r.id)
             continue
@@ -104,6 +105,21 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         out += [r, head] if below else [head, r]
         placed |= {head.id, r.id}
     return out
+
+
+def _of_another_id(query: str, found: Candidate, newer: Candidate) -> bool:
+    """The query names a number or code (`05199是谁当船老大？`) neither memory holds: they are of another thing (the
+    boat 05188's change under a question of the boat 05199). Bounded by Latin letters and digits only, so that a
+    number inside Chinese text is found."""
+    ids = _ID.findall(query)
+    return bool(ids) and not any(_holds_id(c.text, t) for c in (found, newer) for t in ids)
+
+
+_ID = re.compile(r"[A-Za-z]*\d[A-Za-z\d\-/#]*")
+
+
+def _holds_id(text: str, token: str) -> bool:
+    return re.search(rf"(?<![A-Za-z\d]){re.escape(token)}(?![A-Za-z\d])", text, re.IGNORECASE) is not None
 
 
 def _moved_again(query: str, head: Candidate, results: list[Candidate]) -> bool:
@@ -222,7 +238,7 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
         return True  # both found by whose they are alone ("which vendor does Salak use?" under its launch day), or
         # an English question of memories said in Chinese: its words cannot meet theirs, so nothing says the change
         # is of what is asked (right or silent)
-    if what & said_found and not what & said_newer and not _named_by_old_value(what, found, newer):
+    if what & said_found and not what & said_newer and not _of_what_asked(query, what, found, newer):
         return True  # the found one says what is asked, the newer none of it: another of its facts changed
         # (`檀溪路店领班从阿坤换成秀琼` under `檀溪路店的店长是谁？`)
     if superseded_by(found):
@@ -232,7 +248,7 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
         return False
     changed, others = split
     said = set(analyzer.terms(stated(newer.text)))  # what the newer says, not what it asks (`… 那边接还来得及吗？`)
-    if what and not what & said and not _named_by_old_value(what, found, newer):
+    if what and not what & said and not _of_what_asked(query, what, found, newer):
         return True
     return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - said - set(analyzer.terms(changed)))
 
@@ -269,6 +285,15 @@ def _named_by_old_value(what: set[str], found: Candidate, newer: Candidate) -> b
         if m and what & set(analyzer.terms(m.group(0))):
             return True
     return False
+
+
+def _of_what_asked(query: str, what: set[str], found: Candidate, newer: Candidate) -> bool:
+    """The change is of what is asked though the newer memory says none of the question's words: the value replaced
+    is named by them (_named_by_old_value) or has the shape of answer asked (a day under `which day of the week …?`,
+    whose `week` only the found one's `weekly` says)."""
+    shapes = asked(query)
+    return _named_by_old_value(what, found, newer) or \
+        (bool(shapes) and any(holds_any(cue.old, shapes) for cue in _replaced(found, newer)))
 
 
 def _day_only(found: Candidate, query: str) -> bool:

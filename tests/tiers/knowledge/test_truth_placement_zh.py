@@ -92,3 +92,27 @@ def test_a_question_of_someone_called_by_a_familiar_name_gets_no_placement_of_an
     assert _order([old], [new], "柏记的铺子每周哪天休息？") == ["b", "a"]
     assert _order([old], [new], "阿岚每周哪天看店？") == ["b", "a"]
     assert _order([old], [new], "阿蘅每周哪天休息？") == ["a"]
+
+
+def test_a_question_naming_another_number_gets_no_placement() -> None:
+    """`渔K5520是谁当船长？`: a number the question names, held by neither memory (their boat is 渔K5510), says they are
+    of another thing; the boat they name, inside Chinese text, is found."""
+    from memoryd.tiers.retrieval.candidate import Candidate
+
+    old = Candidate.of(_row("a", "@渔K5510: 5510的船长是林阿福，船上8人。", "2026-02-20", updated_by="b"))
+    new = Candidate.of(_row("b", "渔K5510的船长由林阿福换成陈永年。", "2026-02-27"))
+    assert _order([old], [new], "5510这条船现在谁当船长？") == ["b", "a"]
+    assert _order([old], [new], "5520这条船现在谁当船长？") == ["a"]
+
+
+def test_a_change_of_a_day_is_placed_under_a_question_of_which_day_of_the_week() -> None:
+    """`which day of the week …?`: the found one's `weekly` says `week`, the newer one none of the question's words
+    but a day; the day replaced is the shape asked, so the change is of what is asked."""
+    from memoryd.tiers.retrieval.candidate import Candidate
+
+    old = Candidate.of(_row("a", "My weekly pottery with Brisa moved from Monday to Thursday.", "2026-02-20",
+                            updated_by="b"))
+    new = Candidate.of(_row("b", "Got it: pottery with Brisa moves from Thursdays to Fridays going forward.",
+                            "2026-02-27"))
+    assert _order([old], [new], "Which day of the week is my standing session with Brisa now?") == ["b", "a"]
+    assert _order([old], [new], "Who teaches my weekly pottery class now?") == ["a"]

@@ -60,6 +60,16 @@ def test_a_day_of_the_week_is_the_same_value_in_the_plural(newer: str, older: st
     assert cue.act and (change.states(older, cue) is not None) is states
 
 
+@pytest.mark.parametrize("older, states", [
+    ("@Tollbridge: Model review sign-off moved from Sep 30 to Oct 16.", True),    # kept under what it speaks of
+    ("W @Tollbridge: Model review sign-off moved from Sep 30 to Oct 16.", True),
+    ("Tollbridge: Model review sign-off moved from Sep 30 to Oct 16.", False),    # a speaker is not the subject
+])
+def test_the_entity_a_memory_is_kept_under_names_its_thing(older: str, states: bool) -> None:
+    [cue] = change.cues("A: 唉, Tollbridge review 由 Oct 16 再推到 Oct 30。")
+    assert cue.act and (change.states(older, cue) is not None) is states
+
+
 def test_a_question_of_who_gets_no_placement_of_a_changed_day(keyword_mode, mem, clock) -> None:
     """The coach is said in both memories; what changed is the day: under `who coaches …?` the older one stands
     as found, under a question of the day the newer one comes first."""
