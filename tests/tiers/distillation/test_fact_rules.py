@@ -118,6 +118,9 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("以后不能再吃这么多了哈哈", True),                                            # a rule for oneself, said lightly
     ("I was going to make it a rule, no screens after nine, but that won't last", False),   # meant, not made
     ("ok make that a rule: no screens after nine", True),
+    ("so from now on I lock the van every time I step out of it", True),
+    ("from now on the quiz team meets every Thursday at the Anchor", False),      # a change of a day
+    ("Corvin does the rota from now on", False),                                   # a change of who
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
