@@ -305,7 +305,7 @@ def states(memory_text: str, cue: Cue) -> str | None:
                                                or _names_new(said, cue, history))):
         return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))
-    if not _names_thing(cue.thing, said, terms | _about(memory_text)):
+    if not _names_thing(cue.thing, said, terms | about(memory_text)):
         return None  # "the garage code" changed: "the bike lock code is 4417" is another thing
     old = _stated_old(said, terms, cue)
     if old is None or any(_has(gone, old) for gone in history):
@@ -321,7 +321,7 @@ def states(memory_text: str, cue: Cue) -> str | None:
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
 
 
-def _about(memory_text: str) -> set[str]:
+def about(memory_text: str) -> set[str]:
     """The terms of the entity a memory is kept under (`@RiskCore: …`): what it speaks of (a speaker's name is not)."""
     label = _ABOUT.match(memory_text.strip())
     return set(analyzer.terms(label.group(1))) if label else set()

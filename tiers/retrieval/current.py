@@ -233,7 +233,8 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
     if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text):
         return True
-    what, beyond = what_asked(query), what_asked(query, after_now=True)
+    whose = change.about(found.text) | change.about(newer.text)  # the entity they are kept under says whose, not what
+    what, beyond = what_asked(query) - whose, what_asked(query, after_now=True) - whose
     if beyond and not beyond & (said_found | said_newer):
         return True  # both found by whose they are alone ("which vendor does Salak use?" under its launch day), or
         # an English question of memories said in Chinese: its words cannot meet theirs, so nothing says the change

@@ -116,3 +116,15 @@ def test_a_change_of_a_day_is_placed_under_a_question_of_which_day_of_the_week()
                             "2026-02-27"))
     assert _order([old], [new], "Which day of the week is my standing session with Brisa now?") == ["b", "a"]
     assert _order([old], [new], "Who teaches my weekly pottery class now?") == ["a"]
+
+
+def test_the_entity_memories_are_kept_under_says_whose_not_what() -> None:
+    """Found by meaning under a question of another fact of the same person (where she lives, not her studio): the
+    entity the two memories are kept under (`@X: …`) says whose they are, so nothing else of the question meets them
+    and no current value is placed."""
+    from memoryd.tiers.retrieval.candidate import Candidate
+
+    old = Candidate.of(_row("a", "@江若棠: 若棠的画室5月初从东街搬到西塘，月租八千。", "2026-05-02", updated_by="b"))
+    new = Candidate.of(_row("b", "@江若棠: 若棠画室7月初从西塘搬到北湖，楼下有停车场。", "2026-07-02"))
+    assert _order([old], [new], "若棠现在的画室在哪个片区？") == ["b", "a"]
+    assert _order([old], [new], "若棠住在城里哪个片区？") == ["a"]
