@@ -322,7 +322,7 @@ def states(memory_text: str, cue: Cue) -> str | None:
 
 
 def about(memory_text: str) -> set[str]:
-    """The terms of the entity a memory is kept under (`@RiskCore: …`): what it speaks of (a speaker's name is not)."""
+    """The terms of the entity a memory is kept under (`@Tollbridge: …`): what it speaks of (a speaker's name is not)."""
     label = _ABOUT.match(memory_text.strip())
     return set(analyzer.terms(label.group(1))) if label else set()
 

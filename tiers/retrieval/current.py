@@ -108,8 +108,8 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
 
 
 def _of_another_id(query: str, found: Candidate, newer: Candidate) -> bool:
-    """The query names a number or code (`05199是谁当船老大？`) neither memory holds: they are of another thing (the
-    boat 05188's change under a question of the boat 05199). Bounded by Latin letters and digits only, so that a
+    """The query names a number or code (`5520是谁当船长？`) neither memory holds: they are of another thing (the
+    boat 5510's change under a question of the boat 5520). Bounded by Latin letters and digits only, so that a
     number inside Chinese text is found."""
     ids = _ID.findall(query)
     return bool(ids) and not any(_holds_id(c.text, t) for c in (found, newer) for t in ids)
