@@ -72,6 +72,17 @@ def _has_cue(text: str) -> bool:
     return bool({w.casefold() for w in _LATIN.findall(said)} & words) or any(c in said.casefold() for c in phrases)
 
 
+def _after_cue(text: str) -> frozenset[str]:
+    """The content terms a memory says after its first word of change (`now leaves from the north quay`)."""
+    said = change.spoken(text).casefold()
+    words, phrases = change.ask_words()
+    at = [m.end() for m in _LATIN.finditer(said) if m.group(0) in words][:1] + \
+        [said.find(c) + len(c) for c in phrases if c in said]
+    if not at:
+        return frozenset()
+    return frozenset(t for t in analyzer.terms(said[min(at):]) if t.isascii() or len(t) > 1) - _cue_terms()
+
+
 @functools.lru_cache(maxsize=1)
 def _cue_terms() -> frozenset[str]:
     words, phrases = change.ask_words()
@@ -140,6 +151,10 @@ def _pair(old: Memory, new: Memory, n: int) -> dict[str, Any] | None:
     said_now = values(new["text"])
     if said_now and said_now <= values(old["text"]):
         return None  # every number or code the newer names, the older names too: the same value said again
+    told = _after_cue(new["text"])
+    if told and told <= set(analyzer.terms(old["text"])) and values(old["text"]) <= said_now:
+        return None  # every word the newer says after its word of change, the older says too (and no number the
+        # newer does not): the same value said again
     said = preview(new["text"], 40)
     q = question("same_thing", [old["id"], new["id"]], f"the newer says a value changed (\"{said}\") and shares "
                  f"{n} words with the older, but names no value it replaces", 0)

@@ -166,3 +166,15 @@ def test_a_question_decided_meanwhile_is_no_longer_asked(config) -> None:
     with pytest.raises(UsageError, match="meanwhile"):
         review.resolve(mem, q["id"], "both")
     assert json.loads((mem.dir / review.FILE).read_text())["open"] == []
+
+
+def test_a_newer_memory_saying_again_what_the_older_says_after_its_word_of_change_asks_nothing() -> None:
+    """`now delivers on Fridays` after `… now delivers on Fridays from the depot`: every word the newer says after its
+    word of change is in the older, so it states the same value again; a number only the older names (`every 10
+    minutes`, then `every minute`) keeps the question."""
+    older = m("a1", "Right, Quillon's van now delivers on Fridays from the depot on Arne Street", 0)
+    newer = m("b2", "Quillon now delivers on Fridays", 3)
+    assert review.questions_from([older, newer]) == []
+    timed = m("c3", "The tide gauge at Orrin quay logs every 10 minutes", 0)
+    faster = m("d4", "The tide gauge at Orrin quay now logs every minute", 3)
+    assert [q["members"] for q in review.questions_from([timed, faster])] == [["c3", "d4"]]
