@@ -67,20 +67,23 @@ def question(kind: str, ids: Iterable[str], why: str, at: float) -> dict[str, An
 # -- the producer: pairs no rule decides ----------------------------------------------------------------
 def _has_cue(text: str) -> bool:
     """Words saying a value changed (tiers/knowledge/lang/*.json ask_words)."""
+    return _after_cue_word(text) is not None
+
+
+def _after_cue_word(text: str) -> str | None:
+    """What a memory says after its first word of change (`… now leaves from the north quay`), case-folded, its
+    words of now that say no change (`right now`) left out; None when it has no word of change."""
     said = change.ask_not().sub(" ", change.spoken(text).casefold())
-    words, phrases = change.ask_words()
-    return bool({w.casefold() for w in _LATIN.findall(said)} & words) or any(c in said.casefold() for c in phrases)
-
-
-def _after_cue(text: str) -> frozenset[str]:
-    """The content terms a memory says after its first word of change (`now leaves from the north quay`)."""
-    said = change.spoken(text).casefold()
     words, phrases = change.ask_words()
     at = [m.end() for m in _LATIN.finditer(said) if m.group(0) in words][:1] + \
         [said.find(c) + len(c) for c in phrases if c in said]
-    if not at:
-        return frozenset()
-    return frozenset(t for t in analyzer.terms(said[min(at):]) if t.isascii() or len(t) > 1) - _cue_terms()
+    return said[min(at):] if at else None
+
+
+def _after_cue(text: str) -> frozenset[str]:
+    """The content terms a memory says after its first word of change."""
+    after = _after_cue_word(text) or ""
+    return frozenset(t for t in analyzer.terms(after) if t.isascii() or len(t) > 1) - _cue_terms()
 
 
 @functools.lru_cache(maxsize=1)
