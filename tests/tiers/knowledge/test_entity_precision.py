@@ -306,8 +306,8 @@ def test_a_role_before_or_a_post_taken_after_marks_a_chinese_name(text: str, wan
 def test_names_listed_with_a_person_are_people_and_a_list_without_one_names_none() -> None:
     assert {("person", n) for n in ("Corran", "Idris", "Ody", "Yusuf")} <= found(
         "start with Corran, Idris, Ody, Yusuf and Big Tam. I'll give you the rest later")
-    towns = found("we ship to Leeds, Derby, Crewe and Hull")   # `X and Y` alone is no cue to spread from
-    assert ("person", "Leeds") not in towns and ("person", "Derby") not in towns
+    towns = found("we ship to Yeovil, Derby, Crewe and Hull")   # `X and Y` alone is no cue to spread from
+    assert ("person", "Yeovil") not in towns and ("person", "Derby") not in towns
     assert ("person", "Oslo") not in found("start with Corran, Idris, Oslo and Berlin")   # a known place stays one
 
 
