@@ -372,6 +372,8 @@ def test_settings_regions_and_a_pubs_second_word_name_nothing(text: str) -> None
     ("迁到华为云了，京东那边的订单也在", {("org", "华为云"), ("org", "京东")}),
     ("去阿里巴巴集团面试", {("org", "阿里巴巴集团")}),                 # the longer name, not a word of it
     ("the business account is with OCBC Bank now", {("org", "OCBC")}),  # a bank's own kind word after it
+    ("she only answers on WhatsApp, never by email", {("org", "WhatsApp")}),  # a platform one has an account with
+    ("付款码用的是支付宝，群在钉钉上", {("org", "支付宝"), ("org", "钉钉")}),
 ])
 def test_organisations_the_world_knows_need_no_cue(text: str, want: set) -> None:
     got = found(text)
