@@ -89,6 +89,8 @@ class _Lang:
     wished: re.Pattern[str]                  # a value said after one is what someone wants, not what is
     others: frozenset[str]                   # asked of in the same text: the change said is of a part
     when: re.Pattern[str]                    # words of when before a cue (`11月初`, `last week`): not what changed
+    planned_before: re.Pattern[str]          # `you're moving from …`, `要从…`: under way or to come, not done
+    planned_after: re.Pattern[str]           # `… is set for <day>`, `…还没决定`: a plan or an offer
 
 
 @functools.lru_cache(maxsize=None)
@@ -109,7 +111,9 @@ def _lang(code: str) -> _Lang:
                  frozenset(w.casefold() for w in data.get("hypothetical", ())),
                  re.compile(data.get("wished", "(?!)"), re.IGNORECASE),
                  frozenset(w.casefold() for w in data.get("others", ())),
-                 re.compile(data.get("when", "(?!)"), re.IGNORECASE))
+                 re.compile(data.get("when", "(?!)"), re.IGNORECASE),
+                 re.compile(data.get("planned_before", "(?!)"), re.IGNORECASE),
+                 re.compile(data.get("planned_after", "(?!)"), re.IGNORECASE))
 
 
 def spoken(text: str) -> str:
@@ -212,7 +216,9 @@ def cues(text: str) -> tuple[Cue, ...]:
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
                 # no new value read: it may not say what it became; a clause of what it would do, or of what someone
                 # wants done (`he wants to move the account from X to Y`): not that it happened
-                told = not _hypothetical(clause, words, lang) and not lang.wished.search(clause[:m.start()])
+                told = not _hypothetical(clause, words, lang) and not lang.wished.search(clause[:m.start()]) \
+                    and not lang.planned_before.search(clause[:m.start()]) \
+                    and not lang.planned_after.search(clause[m.start():])  # under way or to come: a plan
                 out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule.id,
                                rule.act and bool(new) and told and not part))
     return tuple(out)

@@ -249,7 +249,7 @@ def test_a_change_of_one_fact_is_placed_only_under_a_question_of_that_fact(keywo
     the older memory only shares words with, gets what the words found, nothing placed above."""
     old = mem.store("The orders-api listens on port 7001; the billing-api listens on port 7002.", "infra", 0.6)
     clock.t += DAY
-    new = mem.store("Moving orders-api behind the mesh, so its port is changing from 7001 to 7443", "infra", 0.6)
+    new = mem.store("Moved orders-api behind the mesh, so its port changed from 7001 to 7443", "infra", 0.6)
     assert warm(mem)[old["id"]]["metadata"].get("updated_by") == new["id"]
     assert _placed(mem.retrieve("Which port does orders-api listen on now?"), new["id"])
     billing = mem.retrieve("Which port does billing-api listen on now?")

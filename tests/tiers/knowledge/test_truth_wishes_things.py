@@ -20,6 +20,24 @@ def test_a_change_someone_wants_made_only_asks(text: str, act: bool) -> None:
     assert cue.old and cue.new and cue.act is act
 
 
+@pytest.mark.parametrize("text, act", [
+    ("So you're moving from Larkfield to Ottery Row: a bigger kitchen at last.", False),   # under way
+    ("Fenwick is relocating from Dunmore to Calder Bay on 20 May for the new job.", False),
+    ("The move from Quarry Lane to Heddon Yard is set for 16 March, chargers and all.", False),  # its date set
+    ("the launch moved from 3 May to 10 May, so it is set for a Monday now", True),          # done, then its day
+    ("we moved the gym night from Tuesday to Thursday", True),
+    ("听说仓库要搬，从西郊搬到南港物流园，说是下个月", False),                                  # to come
+    ("对方说返点从8%涨到12%，老板还没决定。", False),                                          # an offer, open
+    ("主要供应商从东川换成了北岭。", True),                                                    # 主要 is no plan
+    ("客户要求交货日从周三改到周五。", True),                                                   # 要求: a requirement
+])
+def test_a_change_said_as_under_way_or_to_come_only_asks(text: str, act: bool) -> None:
+    """A from-to said as a plan (`you're moving from`, `is set for <day>`, 要从…, 还没决定) is taken by writers for
+    a change as often as not: it asks; a change said as done acts."""
+    cues = change.cues(text)
+    assert cues and all(c.act is act for c in cues)
+
+
 @pytest.mark.parametrize("older, states", [
     ("面馆目前早上七点开门、周二公休。", True),        # 公休日 said as 公休: the same thing without its last character
     ("面馆周二进货，下午才开门。", False),              # the same day of another thing
