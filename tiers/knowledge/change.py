@@ -214,11 +214,9 @@ def cues(text: str) -> tuple[Cue, ...]:
                 head = lang.when.sub(" ", _thing_before(clause[:m.start()], lang))
                 thing = frozenset(t for t in analyzer.terms(head)
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
-                # no new value read: it may not say what it became; a clause of what it would do, or of what someone
-                # wants done (`he wants to move the account from X to Y`): not that it happened
-                told = not _hypothetical(clause, words, lang) and not lang.wished.search(clause[:m.start()]) \
-                    and not lang.planned_before.search(clause[:m.start()]) \
-                    and not lang.planned_after.search(clause[m.start():])  # under way or to come: a plan
+                # no new value: it may not say what it became; what would be or is wanted (`he wants to …`): not done
+                told = not _hypothetical(clause, words, lang) and not lang.planned_after.search(clause[m.start():]) \
+                    and not any(r.search(clause[:m.start()]) for r in (lang.wished, lang.planned_before))  # or a plan
                 out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule.id,
                                rule.act and bool(new) and told and not part))
     return tuple(out)
@@ -391,16 +389,20 @@ def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
     """The clause stating the old value also states a value the change does not speak of (`an appointment with Dr
     Anne Tolland at KVH on 17 February` when `Dr Tolland's appointment moved to 3 March`: KVH stays true): a number or
     a capitalised name the new clause does not say, other than a value this memory itself says was replaced (`from
-    4417 to 6238`: 4417 is history). Han words are not read so: every Chinese word would count."""
+    4417 to 6238`: 4417 is history); Han words not so (every one would count): HAN_MORE characters the change does
+    not say (`<qty>这票交给<name>订舱`)."""
     clause = next((c for c in _PARTS.split(said) if _has(c, old)), "")
     rest = clause
     for gone in [old] + [c.old for c in cues(clause)]:
         rest = re.sub(re.escape(gone), " ", rest, flags=re.IGNORECASE)
     told = set(analyzer.terms(cue.clause))
-    return any(not set(analyzer.terms(v.group(0))) <= told for v in _MORE_VALUE.finditer(rest, 1))
+    unsaid = {ch for ch in rest if "\u3400" <= ch <= "\u9fff"} - set(cue.clause) - _HAN_LIGHT
+    return len(unsaid) >= HAN_MORE or any(not set(analyzer.terms(v.group(0))) <= told
+                                          for v in _MORE_VALUE.finditer(rest, 1))
 
 
 _MORE_VALUE = re.compile(r"\d[\d:.,/-]*|(?<![\w'’])[A-Z][\w\-]+")
+HAN_MORE, _HAN_LIGHT = 4, frozenset("的了是在我你他她它们也都就还又很这那个把被给和与跟")  # words of grammar, no fact
 
 
 Memory = Mapping[str, Any]

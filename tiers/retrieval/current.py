@@ -177,7 +177,7 @@ def _question_terms(query: str) -> tuple[frozenset[str], frozenset[str]]:
 
 # a Chinese question naming whose before its first 的 (`檀溪路店的店长是谁？`, `Rosalind的合同…`), or before a 是 that a
 # word of asking follows (`二号库是谁在管？`): what it asks follows
-_ZH_OF = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,})的(.+)$")
+_ZH_OF = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)的(.+)$")
 _ZH_IS = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)是(?=谁|什么|哪|多少|几|怎么)(.+)$")
 # … or before its word of now (`苏禾公司现在在哪家银行开户？`: the company's, and what it asks is the bank)
 _ZH_NOW = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff]{2,}?)(?:现在|目前|如今)(.+)$")

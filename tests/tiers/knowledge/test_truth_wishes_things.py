@@ -114,3 +114,26 @@ def test_a_change_of_a_value_named_with_what_is_asked_is_placed_only_for_whom_it
     assert _followed(mem, old, new)
     assert _placed(mem.retrieve("Which school does Benedek go to now?"), new["id"])
     assert not _placed(mem.retrieve("Which school does Orsolya go to?"), new["id"])
+
+
+@pytest.mark.parametrize("text, old, new", [
+    ("精料已从东岭换为北川饲料。", "东岭", "北川饲料"),           # a thing replaced
+    ("日预算从3000提到5000，先跑一周看看", "3000", "5000"),      # an amount raised or cut
+    ("月租由4800砍到4500了", "4800", "4500"),
+])
+def test_chinese_verbs_of_replacing_and_of_raising_or_cutting_an_amount(text: str, old: str, new: str) -> None:
+    [cue] = change.cues(text)
+    assert (cue.old, cue.new, cue.act) == (old, new, True)
+
+
+@pytest.mark.parametrize("text", ["他从来没提到过这件事。", "从小到大都住在这条街上", "从没降到这么低过"])
+def test_never_since_childhood_and_formerly_open_no_old_value(text: str) -> None:
+    assert not change.cues(text)
+
+
+def test_a_chinese_clause_saying_more_than_the_change_is_updated_in_part() -> None:
+    """The older line tells the order's quantity and who books its shipping: a change of the quantity leaves the
+    booking true, so the line is updated in part, not superseded."""
+    [cue] = change.cues("好，Kestrel 的单从3000件减到2600件，多付的定金下次抵。")
+    assert change.states("助手: 好，Kestrel 3000件这票交给老邝订舱。", cue) == change.PART
+    assert change.states("Kestrel 的单 3000件", cue) == change.WHOLE
