@@ -21,8 +21,8 @@ def test_a_change_someone_wants_made_only_asks(text: str, act: bool) -> None:
 
 
 @pytest.mark.parametrize("text, act", [
-    ("So you're moving from Larkfield to Ottery Row: a bigger kitchen at last.", False),   # under way
-    ("Fenwick is relocating from Dunmore to Calder Bay on 20 May for the new job.", False),
+    ("So you're moving from Tamsworth to Ottery Row: a bigger kitchen at last.", False),   # under way
+    ("Ossian is relocating from Dunmore to Calder Bay on 20 May for the new job.", False),
     ("The move from Quarry Lane to Heddon Yard is set for 16 March, chargers and all.", False),  # its date set
     ("the launch moved from 3 May to 10 May, so it is set for a Monday now", True),          # done, then its day
     ("we moved the gym night from Tuesday to Thursday", True),
@@ -117,7 +117,7 @@ def test_a_change_of_a_value_named_with_what_is_asked_is_placed_only_for_whom_it
 
 
 @pytest.mark.parametrize("text, old, new", [
-    ("精料已从东岭换为北川饲料。", "东岭", "北川饲料"),           # a thing replaced
+    ("豆粕已从东岭换为北川饲料。", "东岭", "北川饲料"),           # a thing replaced
     ("日预算从3000提到5000，先跑一周看看", "3000", "5000"),      # an amount raised or cut
     ("月租由4800砍到4500了", "4800", "4500"),
 ])
@@ -134,6 +134,6 @@ def test_never_since_childhood_and_formerly_open_no_old_value(text: str) -> None
 def test_a_chinese_clause_saying_more_than_the_change_is_updated_in_part() -> None:
     """The older line tells the order's quantity and who books its shipping: a change of the quantity leaves the
     booking true, so the line is updated in part, not superseded."""
-    [cue] = change.cues("好，Kestrel 的单从3000件减到2600件，多付的定金下次抵。")
-    assert change.states("助手: 好，Kestrel 3000件这票交给老邝订舱。", cue) == change.PART
-    assert change.states("Kestrel 的单 3000件", cue) == change.WHOLE
+    [cue] = change.cues("好，Brantley 的单从3000件减到2600件，多付的定金下次抵。")
+    assert change.states("助手: 好，Brantley 3000件这票交给老薛订舱。", cue) == change.PART
+    assert change.states("Brantley 的单 3000件", cue) == change.WHOLE

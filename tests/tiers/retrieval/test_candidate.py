@@ -112,6 +112,6 @@ def test_a_newer_fact_without_the_number_a_question_asks_for_is_not_placed_above
 def test_a_chinese_question_asks_what_follows_its_first_de_not_its_last() -> None:
     """`<农场>的<干草>现在是从哪儿进的？` asks of the hay: the older memory names the farm and another feed, the newer
     changes that feed, so nothing is placed; a question of that feed gets the change above."""
-    placed = _placements("青禾农场的精料从东岭饲料进，青贮从村里合作社收。", "精料已从东岭换为北川饲料。", "updated_by")
-    assert placed("青禾农场的干草现在是从哪儿进的？") == ["old"]
-    assert placed("青禾农场的精料现在是从哪家进的？") == ["new", "old"]
+    placed = _placements("松湾农场的豆粕从东岭饲料进，青贮从村里合作社收。", "豆粕已从东岭换为北川饲料。", "updated_by")
+    assert placed("松湾农场的干草现在是从哪儿进的？") == ["old"]
+    assert placed("松湾农场的豆粕现在是从哪家进的？") == ["new", "old"]
