@@ -85,6 +85,12 @@ def test_a_reason_stays_with_its_decision() -> None:
     ("well, lessons learned. anyway the van is back on the road", False),                   # no lesson said
     ("I learned that the hard way", False),                                                  # that: said before
     ("lesson learned, label every cable before unplugging", True),
+    ("so that's a rule now. nobody new drives the late run in week one.", True),
+    ("the rule now is the late bus goes at 11", False),                                     # a value of a rule
+    ("never lend the van out on a Friday. learned that the hard way", True),               # the story's rule
+    ("only once the deposit lands. I learned that the hard way", False),                    # no rule said
+    ("以后刷机之前一定先备份参数", True),
+    ("搬到新仓以后，小周要先打包再上中控", False),                                           # after, not from now on
 ])
 def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
