@@ -390,7 +390,7 @@ def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
     Anne Tolland at KVH on 17 February` when `Dr Tolland's appointment moved to 3 March`: KVH stays true): a number or
     a capitalised name the new clause does not say, other than a value this memory itself says was replaced (`from
     4417 to 6238`: 4417 is history); Han words not so (every one would count): HAN_MORE characters the change does
-    not say (`<qty>这票交给<name>订舱`)."""
+    not say (`<数量>这批交给<名字>验货`)."""
     clause = next((c for c in _PARTS.split(said) if _has(c, old)), "")
     rest = clause
     for gone in [old] + [c.old for c in cues(clause)]:

@@ -132,8 +132,8 @@ def test_never_since_childhood_and_formerly_open_no_old_value(text: str) -> None
 
 
 def test_a_chinese_clause_saying_more_than_the_change_is_updated_in_part() -> None:
-    """The older line tells the order's quantity and who books its shipping: a change of the quantity leaves the
-    booking true, so the line is updated in part, not superseded."""
+    """The older line tells the order's quantity and who inspects it: a change of the quantity leaves the
+    inspection true, so the line is updated in part, not superseded."""
     [cue] = change.cues("好，Brantley 的单从3000件减到2600件，多付的定金下次抵。")
-    assert change.states("助手: 好，Brantley 3000件这票交给老薛订舱。", cue) == change.PART
+    assert change.states("助手: 好，Brantley 3000件这批交给老薛验货。", cue) == change.PART
     assert change.states("Brantley 的单 3000件", cue) == change.WHOLE
