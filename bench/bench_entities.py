@@ -15,6 +15,7 @@ import argparse
 import datetime as dt
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def _busy_texts(today: dt.date) -> tuple[list[tuple[str, str, str, str]], dict[s
     current: dict[str, str] = {}
     for t in TOPICS:
         e = entity(t.entity)
-        days = range(BUSY_DAYS) if t.entity in HOT else [t.key.__hash__() % 2 + 1]  # cool: once, early in the week
+        days = range(BUSY_DAYS) if t.entity in HOT else [zlib.crc32(t.key.encode()) % 2 + 1]  # cool: once, early
         for d in days:
             value = t.values[min(d * len(t.values) // BUSY_DAYS, len(t.values) - 1)] if t.entity in HOT else t.values[0]
             date = (today - dt.timedelta(days=BUSY_DAYS - d)).isoformat()
