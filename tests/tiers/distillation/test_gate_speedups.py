@@ -197,3 +197,13 @@ def test_classify_is_the_same_as_running_every_regex() -> None:
                 assert got == ref_classify(variant, has_date), (variant, has_date)
                 kinds.add(got)
     assert len(kinds) >= 6  # the corpus reaches most kinds
+
+
+def test_the_cue_gates_a_data_file_extends_stay_closed() -> None:
+    """A pattern added to a cue file (lang/lessons.json) with no literal outside its lookaheads would open the gate
+    of every built-in cue of its kind: each sentence of every note searched again (a year of notes ingested 40%
+    slower when one did)."""
+    from memoryd.tiers.distillation import fact_rules
+
+    for name in ("_LESSON", "_DECISION", "_TASK"):
+        assert getattr(fact_rules, name).needles is not None, name
