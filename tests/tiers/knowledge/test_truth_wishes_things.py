@@ -131,6 +131,12 @@ def test_never_since_childhood_and_formerly_open_no_old_value(text: str) -> None
     assert not change.cues(text)
 
 
+@pytest.mark.parametrize("text, old", [("值班从小闫换成小闵了。", "小闫"), ("收件从前台改到三楼收发室。", "前台")])
+def test_a_familiar_name_or_a_front_desk_after_cong_is_an_old_value(text: str, old: str) -> None:
+    [cue] = change.cues(text)
+    assert cue.old == old and cue.act
+
+
 def test_a_chinese_clause_saying_more_than_the_change_is_updated_in_part() -> None:
     """The older line tells the order's quantity and who inspects it: a change of the quantity leaves the
     inspection true, so the line is updated in part, not superseded."""
