@@ -37,8 +37,6 @@ _DAY_PART = re.compile(r"(?i)(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)
 # a space between two Han characters is a break: Chinese typed fast or by voice leaves out the commas
 _PARTS = re.compile(r"[.;!?。；！？]\s*|,\s+(?:and\s+)?|，|、|\s+and\s+|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
 _VALUE = re.compile(r"\d|\b[A-Z][\w\-]+\b(?<!^I)|[\u3400-\u9fff]{2,}")
-
-
 # a day of the week in the plural is that day: `from Thursdays` replaces what `on Thursday` said
 _DAYS = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b")
 
@@ -325,10 +323,14 @@ def states(memory_text: str, cue: Cue) -> str | None:
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
 
 
+def label(memory_text: str) -> str:
+    """The entity a memory is kept under (`@Tollbridge: …`), case-folded; "" when none (a speaker's name is none)."""
+    found = _ABOUT.match(memory_text.strip())
+    return found.group(1).strip().casefold() if found else ""
+
+
 def about(memory_text: str) -> set[str]:
-    """The terms of the entity a memory is kept under (`@Tollbridge: …`): what it speaks of (a speaker's name is not)."""
-    label = _ABOUT.match(memory_text.strip())
-    return set(analyzer.terms(label.group(1))) if label else set()
+    return set(analyzer.terms(label(memory_text)))  # the terms of the entity it is kept under: what it speaks of
 
 
 def _names_thing(thing: frozenset[str], text: str, terms: set[str] | None = None) -> bool:
@@ -403,8 +405,6 @@ def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
 
 _MORE_VALUE = re.compile(r"\d[\d:.,/-]*|(?<![\w'’])[A-Z][\w\-]+")
 HAN_MORE, _HAN_LIGHT = 4, frozenset("的了是在我你他她它们也都就还又很这那个把被给和与跟")  # words of grammar, no fact
-
-
 Memory = Mapping[str, Any]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 
-from memoryd.tiers.knowledge.change import spoken
+from memoryd.tiers.knowledge.change import label, spoken
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.retrieval import analyzer, answer_shape
 from memoryd.tiers.retrieval.asks import stated
@@ -145,14 +145,10 @@ def _holds(c: Candidate, tokens: set[str]) -> bool:
     return all(names_any(c, {t}) for t in tokens)
 
 
-_ENTITY_LABEL = re.compile(r"\s*@([^:：\s][^:：]{0,40})[:：]")
-
-
 def _same_label(c: Candidate, first: Candidate) -> bool:
     """Both are kept under one entity's label (`@<shop>: …`): the newer speaks of what the first does, though it
     does not repeat whose it is (`<whose>的<shop>` asked, the first line naming the owners, the newer only the shop)."""
-    a, b = _ENTITY_LABEL.match(c.text), _ENTITY_LABEL.match(first.text)
-    return bool(a and b) and a.group(1).strip().casefold() == b.group(1).strip().casefold()
+    return label(c.text) != "" and label(c.text) == label(first.text)
 
 
 def _terms_said(text: str) -> set[str]:
