@@ -112,7 +112,12 @@ def person_part(name: str) -> str | None:
     if len(words) == 2 and (_verb_like(words[0]) or not is_person_name(words[0])):
         words = words[1:]
     joined = " ".join(words)
-    return joined if is_person_name(joined) else None
+    return joined if is_person_name(joined) and not any(map(_field_of_study, words)) else None
+
+
+def _field_of_study(word: str) -> bool:
+    """`Geography's a good route`, `Genomics and Bioinformatics`: what one studies or a journal's field, no name."""
+    return len(word) >= 6 and word.endswith(english().study_endings)
 
 
 @lru_cache(maxsize=1)

@@ -23,7 +23,7 @@ from memoryd.tiers.knowledge.entity_vocab import chinese, english
 from memoryd.tiers.knowledge.han_script import as_written, simplified
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "24"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "25"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,8 @@ def _place_tag(tag: str, text: str, found: dict[str, Entity], aliases: dict[str,
     person = not thing and ((all(map(_name_word, words)) and len(words) <= 3 and is_person_name(tag)
                              and not is_business(tag))
                             or bool(_ZH_WHOLE_NAME.fullmatch(tag)))  # `@Defne Tarımgül`, `@Kwok Siu-ling`: people too
-    return Entity("person" if person else "project", tag)
+    # `@Verco's Garage:` ends in a company's word: the organisation the text finds under that name, no project
+    return Entity("person" if person else "org" if len(words) > 1 and is_business(tag) else "project", tag)
 
 
 def _name_word(word: str) -> bool:
@@ -259,14 +260,17 @@ def _drop_shadowed(ents: list[Entity]) -> list[Entity]:
 
 _NAME_WORD = WORD + rf"(?:-(?:{WORD}|[{LOW}]+))*"  # `Siu-ling`, `Jean-Luc`: one word of a name
 # the words up to the colon that ends a Retain line's head: after a capitalised tag, capitalised words only
-# (`@Jonas Vogt:`; `@Jonas prefers tea:` is Jonas); after a lowercase one, any words (`@kitchen reno:`)
-_RETAIN_HEAD = re.compile(r"\s*@(?:(\S+(?:\s" + _NAME_WORD + rf"){{0,3}})|([{LOW}0-9][\w'-]*(?:\s[\w'-]+){{1,3}})):\s")
+# (`@Jonas Vogt:`; `@Jonas prefers tea:` is Jonas); after a lowercase one, any words (`@kitchen reno:`); a number
+# after a name's word is part of it (`@Local 12 Union:`, `@Bay 4:`)
+_RETAIN_HEAD = re.compile(r"\s*@(?:(\S+(?:\s(?:" + _NAME_WORD + rf"|\d{{1,5}}\b)){{0,3}})"
+                          rf"|([{LOW}0-9][\w'-]*(?:\s[\w'-]+){{1,3}})):\s")
 _ARTICLE = re.compile(r"(?i)the\s+")
+_POSSESSIVE = re.compile(r"['’]s$")
 
 
 def _retain_head(tag: str, text: str) -> str:
     """A Retain line's whole `@tag` (`@Acme Systems: …` gives the tag `Acme`; the line says `Acme Systems`;
-    `@Kwok Siu-ling:`, `@second clinic:`, `@the Velmaro:`)."""
+    `@Kwok Siu-ling:`, `@second clinic:`, `@the Velmaro:`; `@Verco's Garage:`, whose tag is `Verco`)."""
     m = _RETAIN_HEAD.match(text)
     head = m and (m.group(1) or m.group(2))
-    return head if head and head.split()[0] == tag else tag
+    return head if head and _POSSESSIVE.sub("", head.split()[0]) == tag else tag

@@ -117,8 +117,8 @@ def _kebab_is_name(text: str, m: re.Match[str]) -> bool:
     v = english()
     word = m.group(1)
     parts = word.split("-")
-    if word in v.hyphen_compounds or parts[-1].isdigit() or len(word) < 5 \
-            or parts[0] in v.hyphen_prefixes or parts[-1] in v.hyphen_suffixes \
+    if word in v.hyphen_compounds or parts[-1].isdigit() or len(word) < 5 or parts[0] in v.hyphen_prefixes \
+            or parts[-1] in v.hyphen_suffixes or not v.hyphen_inner.isdisjoint(parts[1:-1]) \
             or (parts[0] in v.region_codes and len(parts) <= 3):  # `cn-hangzhou`, `eu-west-2`: a region
         return False
     if _SETTING.match(text, m.end()):
@@ -281,10 +281,11 @@ def _businesses(text: str, add: Add) -> None:
         while words and (words[0] in v.lead_verbs or words[0] in _PREPOSITIONS and sentence_start(text, starts[0])
                          or (words[0] in v.not_people or words[0] in NOT_NAMES)
                          and not (len(words) > 2 and words[1].casefold() in v.street_endings)
+                         and not (len(words) > 2 and words[0] in v.name_particles)
                          and not (len(words) > 2 and words[0] in v.name_numbers
                                   and not sentence_start(text, starts[0]))):
-            # "The", "Thanks", a note's opening verb ("Saved"): not part of the company's name; a company named
-            # after its street keeps it (`Kiln Road Garage`), or after a number mid-sentence (`Three Gables Diesel`)
+            # "The", "Thanks", a note's opening verb ("Saved"): no part of the company's name; one named after its
+            # street keeps it (`Kiln Road Garage`), a number mid-sentence (`Three Gables Diesel`), `Ah` (`Ah Meng X`)
             words.pop(0)
             starts.pop(0)
         if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):
@@ -372,7 +373,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d)"),
         # `绵阳市澜枫实验中学`, `潍坊市第七人民医院`, `X区X研究中心`, `X镇中心小学`: a name that opens with its city,
         # province, district, county or town runs longer before its kind word than a bare one; no word of a clause inside it
-        "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}[{_HAN}]{{2}}[区镇县乡])"
+        "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}{body}{{2}}[区镇县乡])"
                                f"(?:(?![{re.escape(v.clause_breaks)}的了我你他她们是和在去上下有没不也都就还要会能想说刚才正叫把被给从到过着这那个])"
                                f"[{_HAN}]){{1,8}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),
         "org_end": re.compile(f"(?:{v.org_suffixes})$"),
@@ -403,8 +404,6 @@ def _has_suffix(text: str, key: str) -> bool:
 _ZH_NOT_WORKPLACE = ("家", "公司", "单位", "这", "那", "外面", "外地", "本地", "国内", "国外", "海外", "学校", "银行",
                      "医院", "工厂", "厂里", "店里", "办公室", "一线", "远程", "线上", "晚上", "周末", "今天", "明天")
 _ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "一个"))
-
-
 _PLACE_BEFORE_EN = re.compile(r"\b(?:in|near|at|to|from|around|on|off|past|via)\s*$", re.IGNORECASE)
 
 
@@ -467,7 +466,9 @@ def chinese_things(text: str, add: Add) -> None:
             add("project", name)
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)
-        if body not in zh.not_bodies and not any(w in body for w in _ZH_NOT_WORKPLACE) and body not in zh.cities:
+        kind = rx["org_end"].search(body)  # `在县城超市上班`: which kind, no name
+        if body not in zh.not_bodies and not any(w in body for w in _ZH_NOT_WORKPLACE) and body not in zh.cities \
+                and not (kind and body[:kind.start()] in zh.not_bodies):
             add("org", body)
     for key in ("org", "place"):
         if not _has_suffix(text, key):

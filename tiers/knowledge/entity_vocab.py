@@ -36,6 +36,7 @@ class English:
     hyphen_compounds: frozenset[str]
     hyphen_prefixes: frozenset[str]  # `pre-`, `mid-`: an English compound, not a repo
     hyphen_suffixes: frozenset[str]  # `-ish`, `-off`
+    hyphen_inner: frozenset[str]  # `by-the-book`, `day-to-day`: a phrase's small word inside, no repo
     code_suffixes: tuple[str, ...]
     product_suffixes: tuple[str, ...]  # `…DB`, `…MQ`, `…JS`: how the world's tools are named
     project_stop: frozenset[str]
@@ -71,6 +72,8 @@ class English:
     firm_relations: str  # `X is our client`: a relation a company holds too, no cue of a person after `is`
     acronym_org_nouns: frozenset[str]  # `the KBX technician`, `my QRB account`: after capitals, a body one deals with
     honorifics_after: str  # `Dervish bhai`, `Kasuri sahab`: a word of respect after a name, the name a person's
+    name_particles: frozenset[str]  # `Ah Meng Plumbing`: a name's first word before two capitalised words
+    study_endings: tuple[str, ...]  # `Geography`, `Genomics`: a field of study, no person
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,7 @@ def english() -> English:
         frozenset(d["not_people"]), frozenset(d["business_words"]), frozenset(d["org_prefix_words"]),
         frozenset(w.casefold() for w in d["products"]), frozenset(d["acronyms"]),
         frozenset(d["hyphen_compounds"]), frozenset(d["hyphen_prefixes"]), frozenset(d["hyphen_suffixes"]),
+        frozenset(d["hyphen_inner"]),
         tuple(d["code_suffixes"]), tuple(d["product_suffixes"]),
         frozenset(d["project_stop"]),
         frozenset(d["determiners"]), frozenset(d["after_name_words"]), frozenset(d["project_followers"]),
@@ -135,7 +139,8 @@ def english() -> English:
         frozenset(w.capitalize() for w in d["request_verbs"]),
         frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]),
         frozenset(d["name_numbers"]), frozenset(d["account_words"]), alternation(d["firm_relations"]),
-        frozenset(d["acronym_org_nouns"]), alternation(d["honorifics_after"]))
+        frozenset(d["acronym_org_nouns"]), alternation(d["honorifics_after"]), frozenset(d["name_particles"]),
+        tuple(d["study_endings"]))
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,87 @@
+"""Words that look like names and are not (a weekday, a holiday, a field of study, a phrase with hyphens, a kind of
+shop), and names whose first word looks like none (a Retain head with a possessive or a number, `Ah`); every
+sentence invented here."""
+from __future__ import annotations
+
+import pytest
+
+from memoryd.tiers.knowledge.entity_rules import extract, read
+
+
+def found(text: str) -> set[tuple[str, str]]:
+    return {(e.type, e.name) for e in extract(text)}
+
+
+def names(text: str) -> set[str]:
+    return {e.name for e in extract(text)}
+
+
+@pytest.mark.parametrize("text, wrong", [
+    ("So Dr Okonkwo switches to Tue/Thu/Sat at the Marlow branch.", "Tue"),    # a weekday abbreviated
+    ("Yes, Labor Day is Monday, September 7.", "Labor Day"),                     # a holiday
+    ("then I can pay the AC guy and the plumber finally", "AC"),                 # air conditioning, no body
+    ("Geography's a good route into climate work.", "Geography"),                # a subject
+    ("It went to Annals of Quux Genomics and Bioinformatics in the end.", "Bioinformatics"),
+    ("Teodora studies Oncology at Brennick now.", "Oncology"),
+])
+def test_a_common_capitalised_word_is_no_name(text: str, wrong: str) -> None:
+    assert wrong not in names(text)
+    assert not any(wrong in n.split() for n in names(text))
+
+
+def test_a_person_named_beside_a_subject_is_still_found() -> None:
+    assert ("person", "Okonkwo") in found("Physics with Dr Okonkwo moved to Thursday.")
+    assert ("person", "Felicity") in found("Ask Felicity and Marion about the rota.")  # -ity, -ion: names
+
+
+@pytest.mark.parametrize("text", [
+    "She flew it by-the-book, no drama at all.",
+    "my single engine go-around was textbook",
+    "the day-to-day stuff is fine with me",
+    "we need a state-of-the-art kettle",
+])
+def test_a_hyphenated_phrase_of_english_is_no_project(text: str) -> None:
+    assert not any(t == "project" for t, _ in found(text))
+
+
+def test_a_hyphenated_repo_name_is_still_a_project() -> None:
+    assert ("project", "quill-sync") in found("quill-sync is done, merged this morning.")
+
+
+@pytest.mark.parametrize("text, whole", [
+    ("@Verco's Garage: The garage's year ended October 31; the papers go to Ana Pellow.", "Verco's Garage"),
+    ("@Local 998 Union: The local now meets on the third Wednesday.", "Local 998 Union"),
+    ("@Ah Meng Plumbing: Ah Meng quoted 4,000 for the bathroom.", "Ah Meng Plumbing"),
+])
+def test_a_retain_head_is_read_whole(text: str, whole: str) -> None:
+    tag = text[1:].split("'")[0].split()[0]  # as the note parser gives it: the handle's word characters
+    got = {e.name: e.type for e in read(text, {"entities": [tag]}).entities}
+    assert whole in got
+    assert tag not in got  # `Verco` is the garage's name, no person of its own
+    if whole.endswith(("Garage", "Plumbing")):
+        assert got[whole] == "org"  # a company's word ends it: the organisation, no project
+
+
+@pytest.mark.parametrize("text, org", [
+    ("We went with Ah Meng Plumbing for the bathroom.", "Ah Meng Plumbing"),
+    ("Ah Hock Motors quoted for the clutch.", "Ah Hock Motors"),
+])
+def test_ah_opens_a_company_name(text: str, org: str) -> None:
+    assert ("org", org) in found(text)
+
+
+def test_ah_as_an_interjection_stays_out() -> None:
+    assert ("org", "Meng Plumbing") in found("Ah, Meng Plumbing quoted 4,000.")
+
+
+@pytest.mark.parametrize("text", [
+    "下周一还是做UI，游戏公司在城南那边",        # a game company: which kind, no name
+    "她在县城超市上班，收银",                    # a supermarket in the county town
+])
+def test_a_chinese_kind_of_place_is_no_organisation(text: str) -> None:
+    assert not any(t == "org" for t, _ in found(text))
+
+
+def test_a_county_is_not_read_across_the_words_of_a_clause() -> None:
+    assert not any(n.startswith("她在") for n in names("她在县城超市上班，收银"))
+    assert ("org", "城关镇中心小学") in found("他在城关镇中心小学教书")
