@@ -369,8 +369,9 @@ def _zh() -> dict[str, re.Pattern[str]]:
     return {
         "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),  # 科技园区: a park
-        # `涧西区南昌路41号`: a district right before a numbered road is part of an address (a value)
-        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d)"),
+        # an address's (a value): a district before a numbered road (`涧西区南昌路41号`), a road's first words (`紫金山路`)
+        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))"
+                            f"(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d|(?:{v.road_suffixes})(?![口边上]))"),
         # `绵阳市澜枫实验中学`, `潍坊市第七人民医院`, `X区X研究中心`, `X镇中心小学`: a name that opens with its city,
         # province, district, county or town runs longer before its kind word than a bare one; no word of a clause inside it
         "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}{body}{{2}}[区镇县乡])"
@@ -466,9 +467,9 @@ def chinese_things(text: str, add: Add) -> None:
             add("project", name)
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)
-        kind = rx["org_end"].search(body)  # `在县城超市上班`: which kind, no name
+        kind = rx["org_end"].search(body)  # `在超市上班`, `在县城超市上班`: a kind alone or which kind, no name
         if body not in zh.not_bodies and not any(w in body for w in _ZH_NOT_WORKPLACE) and body not in zh.cities \
-                and not (kind and body[:kind.start()] in zh.not_bodies):
+                and not (kind and (not kind.start() or body[:kind.start()] in zh.not_bodies)):
             add("org", body)
     for key in ("org", "place"):
         if not _has_suffix(text, key):
