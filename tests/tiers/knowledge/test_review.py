@@ -68,6 +68,8 @@ def test_chinese_cue_words_ask_too() -> None:
     older = m("a1", "周会在三楼的大会议室开", 0)
     newer = m("b2", "周会现在在五楼的小会议室开", 2)
     assert [q["members"] for q in review.questions_from([older, newer])] == [["a1", "b2"]]
+    # 目前 (currently) says what holds, not that it changed
+    assert review.questions_from([older, m("c3", "周会目前在五楼的小会议室开", 2)]) == []
 
 
 def test_questions_are_queued_once_capped_and_the_file_is_private(config) -> None:
