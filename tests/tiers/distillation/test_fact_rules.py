@@ -127,6 +127,13 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("so from now on I lock the van every time I step out of it", True),
     ("from now on the quiz team meets every Thursday at the Anchor", False),      # a change of a day
     ("Corvin does the rota from now on", False),                                   # a change of who
+    ("Tamsin: always photograph the meter before you start, the landlord argues", True),  # a line opening so
+    ("yes. always double-bag the frozen stock on the long runs", True),
+    ("oh and one thing pls: always copy me in on quotes above 2k", True),
+    ("always a Monday with this crew", False),                                     # a description
+    ("she's always late on Fridays", False),                                       # another's habit
+    ("记住 冷库的门一定要随手关上", True),
+    ("记住了，明天一定去拿", False),                                               # a reply and a promise
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
