@@ -364,8 +364,8 @@ def _places(text: str, add: Add) -> None:
 def _zh() -> dict[str, re.Pattern[str]]:
     v = chinese()
     cities = "|".join(sorted(v.cities, key=len, reverse=True))
-    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于叫]))"
-    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫])[{_HAN}])"
+    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于叫住]))"
+    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫住])[{_HAN}])"  # `去X 住Y湖`: two places
     return {
         "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),  # 科技园区: a park

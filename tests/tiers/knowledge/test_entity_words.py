@@ -105,3 +105,8 @@ def test_a_chinese_address_or_kind_word_names_no_place_or_organisation(text: str
 
 def test_a_district_before_the_corner_of_a_road_is_still_a_place() -> None:
     assert ("place", "西湖区") in found("他在西湖区路口等我")
+
+
+def test_a_verb_of_staying_parts_two_places() -> None:
+    assert not any("住" in n for n in names("还要去凤岭 住青湖人家"))  # voice-typed: go to one, stay at another
+    assert ("org", "住建局") in found("他在住建局上班")                  # a name that opens with it: still whole
