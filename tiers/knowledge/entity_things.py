@@ -404,7 +404,7 @@ def _has_suffix(text: str, key: str) -> bool:
 
 _ZH_NOT_WORKPLACE = ("家", "公司", "单位", "这", "那", "外面", "外地", "本地", "国内", "国外", "海外", "学校", "银行",
                      "医院", "工厂", "厂里", "店里", "办公室", "一线", "远程", "线上", "晚上", "周末", "今天", "明天")
-_ZH_NOT_PROJECT = frozenset(("这个", "那个", "整个", "新的", "我们", "一个"))
+_ZH_NOT_PROJECT, _MEASURED = frozenset(("这个", "那个", "整个", "新的", "我们", "一个")), frozenset("那这一哪每两几")
 _PLACE_BEFORE_EN = re.compile(r"\b(?:in|near|at|to|from|around|on|off|past|via)\s*$", re.IGNORECASE)
 
 
@@ -444,7 +444,7 @@ def _lead_cut(text: str, start: int, name: str) -> int | None:
     zh = chinese()
     if name.startswith(zh.question_words):
         return None
-    cut = 0
+    cut = 1 if name[:1] == "家" and text[start - 1:start] in _MEASURED else 0  # `那家X民宿`: 家 counts the shop
     if start and text[start - 1].isdigit() and name[:1] in zh.date_units:
         cut = 2 if name[1:2] in zh.after_date else 1
     while lead := next((w for w in zh.lead_words if name.startswith(w, cut)), ""):

@@ -110,3 +110,13 @@ def test_a_district_before_the_corner_of_a_road_is_still_a_place() -> None:
 def test_a_verb_of_staying_parts_two_places() -> None:
     assert not any("住" in n for n in names("还要去凤岭 住青湖人家"))  # voice-typed: go to one, stay at another
     assert ("org", "住建局") in found("他在住建局上班")                  # a name that opens with it: still whole
+
+
+@pytest.mark.parametrize("text, org", [
+    ("湖边那家晨曦民宿老板人不错", "晨曦民宿"),       # 那家: the shop counted, not its name's first character
+    ("这次住松间民宿，离码头近", "松间民宿"),
+    ("老街上的悦来客栈挺干净", "悦来客栈"),
+])
+def test_a_chinese_inn_or_guesthouse_is_an_organisation(text: str, org: str) -> None:
+    assert ("org", org) in found(text)
+    assert not any(n.startswith("家") for n in names(text))
