@@ -107,8 +107,8 @@ def person_part(name: str) -> str | None:
     words = name.split()
     if len(words) == 2 and words[0] == words[1]:
         words = words[:1]
-    if len(words) == 2 and family_title(words[0]):
-        return name if is_person_name(words[1]) else None  # `Auntie Grace`: how she is called
+    if len(words) == 2 and (family_title(words[0]) or words[0] in english().name_particles):
+        return name if is_person_name(words[1]) else None  # `Auntie Grace`, `Ah Hock`: how one is called
     if len(words) == 2 and (_verb_like(words[0]) or not is_person_name(words[0])):
         words = words[1:]
     joined = " ".join(words)

@@ -72,6 +72,16 @@ def test_ah_opens_a_company_name(text: str, org: str) -> None:
 
 def test_ah_as_an_interjection_stays_out() -> None:
     assert ("org", "Meng Plumbing") in found("Ah, Meng Plumbing quoted 4,000.")
+    assert ("person", "Hock") in found("Ah, Hock called again about the gate")
+
+
+@pytest.mark.parametrize("text, person", [
+    ("Ah Hock says the carpenter is late again", "Ah Hock"),
+    ("Ah Kow's eye check got moved to Friday", "Ah Kow"),
+])
+def test_ah_before_a_name_is_how_the_person_is_called(text: str, person: str) -> None:
+    assert ("person", person) in found(text)
+    assert ("person", person.split()[1]) not in found(text)
 
 
 @pytest.mark.parametrize("text", [
