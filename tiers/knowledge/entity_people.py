@@ -116,7 +116,7 @@ def person_part(name: str) -> str | None:
 
 
 def _field_of_study(word: str) -> bool:
-    """`Geography's a good route`, `Genomics and Bioinformatics`: what one studies or a journal's field, no name."""
+    """`Geology's a decent route`, `Proteomics and Metabolomics`: what one studies or a journal's field, no name."""
     return len(word) >= 6 and word.endswith(english().study_endings)
 
 

@@ -467,7 +467,7 @@ def chinese_things(text: str, add: Add) -> None:
             add("project", name)
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)
-        kind = rx["org_end"].search(body)  # `在超市上班`, `在县城超市上班`: a kind alone or which kind, no name
+        kind = rx["org_end"].search(body)  # `在超市上班`, `在县城饭店上班`: a kind alone or which kind, no name
         if body not in zh.not_bodies and not any(w in body for w in _ZH_NOT_WORKPLACE) and body not in zh.cities \
                 and not (kind and (not kind.start() or body[:kind.start()] in zh.not_bodies)):
             add("org", body)

@@ -73,7 +73,7 @@ class English:
     acronym_org_nouns: frozenset[str]  # `the KBX technician`, `my QRB account`: after capitals, a body one deals with
     honorifics_after: str  # `Dervish bhai`, `Kasuri sahab`: a word of respect after a name, the name a person's
     name_particles: frozenset[str]  # `Ah Meng Plumbing`: a name's first word before two capitalised words
-    study_endings: tuple[str, ...]  # `Geography`, `Genomics`: a field of study, no person
+    study_endings: tuple[str, ...]  # `Geology`, `Proteomics`: a field of study, no person
 
 
 @dataclass(frozen=True)
