@@ -132,7 +132,7 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("oh and one thing pls: always copy me in on quotes above 2k", True),
     ("always a Monday with this crew", False),                                     # a description
     ("she's always late on Fridays", False),                                       # another's habit
-    ("Always for you, Rosa. What's up?", False),                                  # a greeting
+    ("Always for you, Imke. What's up?", False),                                  # a greeting
     ("记住 冷库的门一定要随手关上", True),
     ("记住了，明天一定去拿", False),                                               # a reply and a promise
 ])
