@@ -148,7 +148,8 @@ def _holds(c: Candidate, tokens: set[str]) -> bool:
 def _same_label(c: Candidate, first: Candidate) -> bool:
     """Both are kept under one entity's label (`@<shop>: …`): the newer speaks of what the first does, though it
     does not repeat whose it is (`<whose>的<shop>` asked, the first line naming the owners, the newer only the shop)."""
-    return label(c.text) != "" and label(c.text) == label(first.text)
+    kept_under = label(c.text)
+    return bool(kept_under) and kept_under == label(first.text)
 
 
 def _terms_said(text: str) -> set[str]:
