@@ -109,6 +109,8 @@ def person_part(name: str) -> str | None:
         words = words[:1]
     if len(words) == 2 and (family_title(words[0]) or words[0] in english().name_particles):
         return name if is_person_name(words[1]) else None  # `Auntie Grace`, `Ah Hock`: how one is called
+    if len(words) == 2 and words[1] in english().day_name_ends:
+        return None  # `Dumping Day's the last Monday`: a day's name, no person `Day`
     if len(words) == 2 and (_verb_like(words[0]) or not is_person_name(words[0])):
         words = words[1:]
     joined = " ".join(words)
@@ -138,6 +140,7 @@ def title(word: str) -> bool:
 
 _OPENERS = ".!?…:;。！？：；(\"“"
 _NUMBER_AFTER = re.compile(r"\s+#?\d")
+_OWNER_BEFORE = re.compile(rf"\b{WORD}['’]s\s+$")
 _BULLETS = "-–—*•"
 
 
@@ -204,6 +207,8 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
                 continue  # "Kestrel Cleaning said", "Acme's office": a company
             if key == "after" and _after_article(text, m.start(1)):
                 continue  # "the Brakvold's filter", "a Marlowe's hull": a thing's name, no person's
+            if key == "after" and m.group(2) and _OWNER_BEFORE.search(text, 0, m.start(1)):
+                continue  # "Ty's Ranger's got a dent": what a person owns (a truck), no person of its own
             if key == "after" and " " not in m.group(1) and sentence_start(text, m.start(1)) \
                     and m.group(1).casefold().endswith(v.common_noun_endings):
                 continue  # "Supplier said", "Receptionist's desk": a role's capital at a sentence's start

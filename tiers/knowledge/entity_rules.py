@@ -262,7 +262,7 @@ _NAME_WORD = WORD + rf"(?:-(?:{WORD}|[{LOW}]+))*"  # `Siu-ling`, `Jean-Luc`: one
 # the words up to the colon that ends a Retain line's head: after a capitalised tag, capitalised words only
 # (`@Jonas Vogt:`; `@Jonas prefers tea:` is Jonas); after a lowercase one, any words (`@kitchen reno:`); a number
 # after a name's word is part of it (`@Local 12 Union:`, `@Bay 4:`)
-_RETAIN_HEAD = re.compile(r"\s*@(?:(\S+(?:\s(?:" + _NAME_WORD + rf"|\d{{1,5}}\b)){{0,3}})"
+_RETAIN_HEAD = re.compile(r"\s*@(?:(\S+(?:\s(?:" + _NAME_WORD + rf"(?:['’]s)?|\d{{1,5}}\b)){{0,3}})"
                           rf"|([{LOW}0-9][\w'-]*(?:\s[\w'-]+){{1,3}})):\s")
 _ARTICLE = re.compile(r"(?i)the\s+")
 _POSSESSIVE = re.compile(r"['’]s$")

@@ -442,13 +442,13 @@ def _lead_cut(text: str, start: int, name: str) -> int | None:
     """How many characters at the front of a Han name found at `start` open the clause instead (`看澄睿科技`: 1,
     `9月2日入X幼儿园`: 2); None when the words ask which one (`啥支付公司`)."""
     zh = chinese()
-    if name.startswith(zh.question_words):
-        return None
     cut = 1 if name[:1] == "家" and text[start - 1:start] in _MEASURED else 0  # `那家X民宿`: 家 counts the shop
     if start and text[start - 1].isdigit() and name[:1] in zh.date_units:
         cut = 2 if name[1:2] in zh.after_date else 1
     while lead := next((w for w in zh.lead_words if name.startswith(w, cut)), ""):
         cut += len(lead)
+    if name.startswith(zh.question_words, cut):
+        return None  # `啥支付公司`, `都用什么软件` (the lead word cut): the words ask which one
     marks = [i for i, c in enumerate(name[:-2]) if c in zh.agent_marks and i >= cut]
     return marks[-1] + 1 if marks else cut
 

@@ -74,6 +74,7 @@ class English:
     honorifics_after: str  # `Dervish bhai`, `Kasuri sahab`: a word of respect after a name, the name a person's
     name_particles: frozenset[str]  # `Ah Meng Plumbing`: a name's first word before two capitalised words
     study_endings: tuple[str, ...]  # `Geology`, `Proteomics`: a field of study, no person
+    day_name_ends: frozenset[str]  # `Canada Day`, `Christmas Eve`: a day's own name, no person
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ def english() -> English:
         frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]),
         frozenset(d["name_numbers"]), frozenset(d["account_words"]), alternation(d["firm_relations"]),
         frozenset(d["acronym_org_nouns"]), alternation(d["honorifics_after"]), frozenset(d["name_particles"]),
-        tuple(d["study_endings"]))
+        tuple(d["study_endings"]), frozenset(d["day_name_ends"]))
 
 
 @lru_cache(maxsize=1)

@@ -130,3 +130,48 @@ def test_a_verb_of_staying_parts_two_places() -> None:
 def test_a_chinese_inn_or_guesthouse_is_an_organisation(text: str, org: str) -> None:
     assert ("org", org) in found(text)
     assert not any(n.startswith("家") for n in names(text))
+
+
+@pytest.mark.parametrize("text, wrong", [
+    ("Kit's Hilux's got a cracked windscreen again", "Hilux"),      # what a person owns, no person
+    ("Founders Day's on a Friday this year", "Day"),                # a day's own name
+    ("we close early on Harvest Eve", "Eve"),
+])
+def test_a_thing_owned_or_a_day_named_is_no_person(text: str, wrong: str) -> None:
+    assert wrong not in names(text)
+
+
+def test_a_person_possessed_or_a_possessive_person_still_found() -> None:
+    assert ("person", "Oswin") in found("Oswin's the new foreman at the quarry.")
+    assert ("person", "Dad") in found("Dad's Brenna's coming Sunday")  # the first of two is still someone
+
+
+@pytest.mark.parametrize("line, tag, org", [
+    ("@Corrin Bay Weaver's Co-op: meets on the first Tuesday now.", "Corrin", "Corrin Bay Weaver's Co-op"),
+    ("@Millbrook Growers Co-op: dues went up to 300.", "Millbrook", "Millbrook Growers Co-op"),
+])
+def test_a_retain_head_with_a_possessive_word_is_the_whole_cooperative(line: str, tag: str, org: str) -> None:
+    assert {(e.type, e.name) for e in extract(line, {"entities": [tag]})} == {("org", org)}
+
+
+@pytest.mark.parametrize("text, org", [
+    ("以后青禾物流那边就是老许对接了", "青禾物流"),  # a time word opens the clause, not the name
+    ("目前青禾物流还没回话", "青禾物流"),
+])
+def test_a_time_word_before_a_chinese_organisation_is_cut(text: str, org: str) -> None:
+    assert ("org", org) in found(text)
+    assert not any(n != org and n.endswith(org) for n in names(text))
+
+
+@pytest.mark.parametrize("text", [
+    "你开的是个体户或者小作坊吗",      # 或者 parts two kinds
+    "周末懒得跑银行，网上转吧",        # going to the bank: a verb's place
+    "都用什么软件记账？",              # which software: a question
+    "下个月注销公司",                  # closing a company: a verb and a kind
+])
+def test_a_chinese_verb_or_question_before_a_kind_word_names_no_organisation(text: str) -> None:
+    assert not {n for t, n in found(text) if t == "org"}
+
+
+def test_a_surname_before_an_adverb_names_no_one() -> None:
+    assert names("小吴已离职，新来的还没到") == {"小吴"}
