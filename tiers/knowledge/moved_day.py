@@ -143,3 +143,18 @@ def moved_since(new: Memory, old: Memory, said: Callable[[Memory], str]) -> bool
         return False  # a summary or a letter names many days of many things
     ids = {i.casefold() for i in _ID.findall(text_new)} & {i.casefold() for i in _ID.findall(text_old)}
     return _words(thing_terms(text_new) & thing_terms(text_old)) + len(ids) >= SHARED_TERMS
+
+
+def dated_since(new: Memory, old: Memory, said: Callable[[Memory], str], asked: frozenset[str]) -> bool:
+    """`new`, said on a later day than `old` and no question, gives a day `old` does not name to a thing both
+    name with a word of the question (`asked`): "the refit's starting Monday 9 November, not the 2nd" after
+    "the refit moved from 12 October to 2 November", with no word of moving. Looser than moved_since: it only
+    keeps a retrieve from saying `old` holds the current day of what was asked."""
+    text_new, text_old = spoken(str(new.get("text", ""))), spoken(str(old.get("text", "")))
+    if said(new)[:10] <= said(old)[:10] or len(text_new) > OLD_MAX or text_new.rstrip().endswith(("?", "？")):
+        return False
+    ref = _ref(old, said)  # both read from the older one's day: `passed on April 10`, said after, is that April 10
+    held = _days(text_old, ref)
+    day = _day(text_new, ref)
+    return bool(held) and day is not None and day not in held and \
+        bool(asked & thing_terms(text_new) & thing_terms(text_old))  # a weekday alone (`改到周四`) is no date to compare

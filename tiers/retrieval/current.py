@@ -15,7 +15,7 @@ from typing import Callable, Mapping
 from memoryd.tiers.knowledge import change, kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.moved_day import RULE as MOVED_DAY
-from memoryd.tiers.knowledge.moved_day import moved_since
+from memoryd.tiers.knowledge.moved_day import dated_since, moved_since
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.knowledge.review_file import REVIEWED_KEY
 from memoryd.tiers.retrieval import analyzer, when
@@ -124,9 +124,15 @@ def _holds_id(text: str, token: str) -> bool:
 
 def _moved_again(query: str, head: Candidate, results: list[Candidate]) -> bool:
     """A question of when, and the words also found a memory said on a later day that moves what `head` gives a
-    day to another day (moved_day.moved_since): `head` may be one move behind (a day changed twice, the second
-    move unlinked), so placing it as the current day would say what is not known."""
-    return asks_when(query) and any(c.id != head.id and moved_since(c.row, head.row, _said_day) for c in results)
+    day to another day (moved_day.moved_since), or gives it another day in words of the question (dated_since):
+    `head` may be one move behind (a day changed twice, the second move unlinked), so placing it as the current
+    day would say what is not known."""
+    if not asks_when(query):
+        return False
+    asked, names = frozenset(analyzer.terms(query)), asked_names(query)
+    return any(c.id != head.id and (moved_since(c.row, head.row, _said_day) or (
+        dated_since(c.row, head.row, _said_day, asked) and (not names or names & set(analyzer.terms(c.text)))))
+        for c in results)  # the looser reading only of whom the question names (another's checkride is not hers)
 
 
 def _said_day(row: Mapping[str, object]) -> str:
