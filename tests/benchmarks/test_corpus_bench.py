@@ -173,7 +173,9 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
     story with a supplier or a count replaced later: over the eighty-six, 36 (off 45); the twentieth session's
     lesson cues (`that's a rule`, 以后 … 不许) put 1 more such lesson in hot (off 1 more): 37 (off 46). The
     twenty-second brought 1 (off 1), scored blind by the previous main's rules: over the ninety, 38 (off 47 or 48
-    between runs). This holds the line.
+    between runs). The twenty-third brought 3 (off 3), scored blind by the previous main's rules: a wedding moved
+    (one word of the thing shared, which names no particular one: silent), and a lesson and an event naming a
+    weekday or a day another topic had before: over the ninety-four, 41 (off 50). This holds the line.
 
     One true fact was hidden over the sixty-four, not by a wrong rule: a supplier changed and changed back; the
     first telling was superseded by the echo of the change (right then), and the change back was said in words
@@ -181,7 +183,7 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
     back said without its from-to (`back on <A>`, 换回<A>, naming the value gone back from: back_again.py) now
     makes the first telling current again, as one said as a from-to did (maintain's `_back_again`): none hidden."""
     on, off = held["on"], held["off"]
-    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(38, off["hot_stale_values"] - 4)
+    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= min(41, off["hot_stale_values"] - 4)
     if on.get("hot_lessons"):
         assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
     if on.get("supersede"):  # ≥ 0.95, less the two whose old line states no tagged value (the next test names them)
@@ -255,7 +257,10 @@ def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_lin
     `is set for <day>`, 要从…, 还没决定) now only asks: over the ninety files it had made 15 actions, 5 right. Over
     the eighty-six: 166 actions, 2 wrong (an assistant's from-to whose new value's line the writer tagged only with
     another fact, and a roster's change from a value said untagged). The twenty-second batch, scored blind by the
-    previous main's rules and by this session's, brought 6 updates, 1 wrong, in a file kept unread. This holds that
+    previous main's rules and by this session's, brought 6 updates, 1 wrong, in a file kept unread. The
+    twenty-third, scored blind, brought 2 updates and 2 supersessions, all right, and 1 placement judged wrong: a
+    refit's day moved twice, the second move said with no word of moving (`starting <day> now, not the 2nd`); a
+    later memory giving the asked thing another date now leaves the first move unplaced. This holds that
     line: one more fails it."""
     on = held["on"]
     wrong_supersede, wrong_update = on["supersede"] - on["supersede_right"], on["update"] - on["update_right"]
