@@ -12,14 +12,15 @@ up only a line holding one; a Chinese question naming whose it asks of (`晓岚�
 (not as its speaker) or kept under the first's entity label (`@<shop>: …`); a question of one day's value (`weekday
 opening hours`) moves up no line of another day's only (`Saturday opening hours are …`), and puts such a first
 result below the lines of the day asked; a summary of more than one day (dated by the last day it spans) moves up
-above nothing, and found first it moves below the lines said after that day.
+above nothing, and found first it moves below the lines said after that day; a line of what someone wants or asks
+for, or of what would be (`she asked if it could go back to …`), moves up above nothing either.
 """
 from __future__ import annotations
 
 import functools
 import re
 
-from memoryd.tiers.knowledge.change import label, spoken
+from memoryd.tiers.knowledge.change import LANGUAGES, label, lang_data, words_rx, spoken
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.retrieval import analyzer, answer_shape
 from memoryd.tiers.retrieval.asks import stated
@@ -72,7 +73,9 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
     # the first stays in the band when it speaks of another day than asked, but below those of the day asked (every
     # other member was let in speaking of it)
     first_of_days = _of_the_days(head[0], days)
-    band = sorted((head[i] for i in slots), key=lambda c: (c is not head[0] or first_of_days, str(c.date)),
+    # a line of what someone wants or what would be moves up above nothing, and below what is said to hold
+    band = sorted((head[i] for i in slots), key=lambda c: (c is not head[0] or first_of_days,
+                                                           c is head[0] or not _wished(spoken(c.text)), str(c.date)),
                   reverse=True)
     if [c.id for c in band] == [head[i].id for i in slots]:
         return results
@@ -173,3 +176,15 @@ def _known_places() -> frozenset[str]:
 
     return frozenset(t for place in vocabulary("en")["known_places"] for t in analyzer.terms(place))
 
+
+
+@functools.lru_cache(maxsize=1)
+def _wish() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{lang_data(code)['wished']})" for code in LANGUAGES if lang_data(code).get("wished")),
+                      re.IGNORECASE)
+
+
+def _wished(text: str) -> bool:
+    """What someone wants or asks for, or what would be (`she asked if her day off can go back to …`, 如果…): no
+    value said to hold now."""
+    return bool(_wish().search(text) or words_rx("hypothetical").search(text))

@@ -66,6 +66,18 @@ def test_a_newer_line_that_does_not_answer_is_not_moved_above(home: Path, monkey
     assert _first(said, question) == said[0][0]
 
 
+@pytest.mark.parametrize("wish", [
+    "Ines asked if the watering rota could go back to Monday and Thursday in August, we'll see",
+    "the watering rota would be Monday and Thursday if Deven took the weekends",
+])
+def test_a_newer_line_of_a_wish_moves_up_above_nothing(home: Path, monkeypatch: pytest.MonkeyPatch, wish: str) -> None:
+    """What someone asks for or what would be holds no value now: it moves above no line said to hold, and a
+    line said to hold moves above it."""
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("greenhouse watering rota: Tuesdays and Fridays now", "2025-06-02"), (wish, "2025-07-14")]
+    assert _first(said, "What is the greenhouse watering rota now?") == said[0][0]
+
+
 def test_a_newer_line_holding_a_day_is_moved_above_under_a_question_of_when(home: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
