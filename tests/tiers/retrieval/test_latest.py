@@ -78,6 +78,16 @@ def test_a_newer_line_of_a_wish_moves_up_above_nothing(home: Path, monkeypatch: 
     assert _first(said, "What is the greenhouse watering rota now?") == said[0][0]
 
 
+def test_a_newer_line_holding_only_a_number_is_not_moved_above_under_a_question_of_who(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("Orsolya took over from Deven as the allotment society's treasurer", "2025-06-02"),
+            ("the allotment society has 14 plots free now", "2025-07-14")]
+    assert _first(said, "Who is the allotment society's treasurer now?") == said[0][0]
+    said[1] = ("the allotment society has Brigid as its treasurer now", "2025-07-14")
+    assert _first(said, "Who is the allotment society's treasurer now?") == said[1][0]  # a name moves up
+
+
 def test_a_newer_line_holding_a_day_is_moved_above_under_a_question_of_when(home: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
