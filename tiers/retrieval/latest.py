@@ -14,12 +14,14 @@ opening hours`) moves up no line of another day's only (`Saturday opening hours 
 result below the lines of the day asked; a summary of more than one day (dated by the last day it spans) moves up
 above nothing, and found first it moves below the lines said after that day; a line of what someone wants or asks
 for, or of what would be (`she asked if it could go back to …`), moves up above nothing either; under a question of
-who, a line whose only values are numbers, days or amounts names no one and moves up above nothing.
+who, a line whose only values are numbers, days or amounts names no one and moves up above nothing, and above a
+first result answering with names alone (`… moved from <A> to <B>`), no line whose only values hold digits does.
 """
 from __future__ import annotations
 
 import functools
 import re
+from typing import Callable
 
 from memoryd.tiers.knowledge.change import LANGUAGES, label, lang_data, words_rx, spoken
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
@@ -57,14 +59,17 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
     whose = zh_whose(query) & _terms_said(head[0].text)  # `晓岚现在住哪儿？`: a newer line must say whose it is too
     shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
     days = day_kinds(query)  # "weekday opening hours": a newer line of Saturday's hours is of another day
-    who = answer_shape.asks_who(query)  # "who is …?": a newer line whose only values are numbers names no one
+    # "who is …?": a newer line whose only values are numbers, days or amounts names no one; the first answering
+    # with names alone (`… moved from <A> to <B>`): a newer line whose only values hold digits is of another thing
+    unlike = answer_shape.of_no_one if answer_shape.asks_who(query) else \
+        _has_digit if _names_only(stated(spoken(head[0].text)), asked) else None
     # hybrid: the meaning found lines the words did not; a newer one says all the first says of what is asked
     what = what_asked(query) & set(analyzer.terms(head[0].text)) if words_only else frozenset()
     # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last" and
     # moves up above nothing; found first, it moves below what was said after its last day
     slots = [i for i, c in enumerate(head) if c.date and weigh(c) >= LATEST_SHARE * best
              and (i == 0 or not _spans_days(c))
-             and (i == 0 or (_says_a_value(stated(spoken(c.text)), asked, who) and named <= _terms_said(c.text)
+             and (i == 0 or (_says_a_value(stated(spoken(c.text)), asked, unlike) and named <= _terms_said(c.text)
                              and _holds(c, numbers)
                              and (not whose or whose & _terms_said(c.text) or _same_label(c, head[0]))
                              and (not shapes or answer_shape.holds_any(c.text, shapes))
@@ -135,8 +140,18 @@ def _spans_days(c: Candidate) -> bool:
     return kind_of(c.metadata) == SUMMARY and (not isinstance(span, list) or len(set(span)) != 1)
 
 
-def _says_a_value(text: str, asked: set[str], who: bool = False) -> bool:
-    return any(v.casefold() not in asked and not (who and answer_shape.of_no_one(v)) for v in _VALUE.findall(text))
+def _names_only(text: str, asked: set[str]) -> bool:
+    """The values `text` says beyond the question's are all names or words (`… moved from <A> to <B>`)."""
+    said = [v for v in _VALUE.findall(text) if v.casefold() not in asked]
+    return bool(said) and not any(map(_has_digit, said))
+
+
+def _says_a_value(text: str, asked: set[str], unlike: Callable[[str], bool] | None = None) -> bool:
+    return any(v.casefold() not in asked and not (unlike and unlike(v)) for v in _VALUE.findall(text))
+
+
+def _has_digit(value: str) -> bool:
+    return any(ch.isdigit() for ch in value)
 
 
 def _numbers_asked(query: str) -> set[str]:

@@ -88,6 +88,17 @@ def test_a_newer_line_holding_only_a_number_is_not_moved_above_under_a_question_
     assert _first(said, "Who is the allotment society's treasurer now?") == said[1][0]  # a name moves up
 
 
+def test_a_newer_line_holding_only_a_number_is_not_moved_above_a_first_answering_with_names(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("the allotment society moved its bookings from Plotter to Sowsmart", "2025-06-02"),
+            ("the allotment society has 14 plots free now", "2025-07-14")]
+    question = "Which app does the allotment society take bookings through now?"
+    assert _first(said, question) == said[0][0]
+    said[1] = ("the allotment society has 14 plots free now, Brigid says", "2025-07-14")  # a name: it may answer
+    assert _first(said, question) == said[1][0]
+
+
 def test_a_newer_line_holding_a_day_is_moved_above_under_a_question_of_when(home: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
