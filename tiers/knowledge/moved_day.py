@@ -16,6 +16,7 @@ import re
 from typing import Any, Callable, Iterable, Mapping
 
 from memoryd.tiers.knowledge.change import spoken, words_rx
+from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
 
 Memory = Mapping[str, Any]
@@ -151,8 +152,9 @@ def dated_since(new: Memory, old: Memory, said: Callable[[Memory], str], asked: 
     "the refit moved from 12 October to 2 November", with no word of moving. Looser than moved_since: it only
     keeps a retrieve from saying `old` holds the current day of what was asked."""
     text_new, text_old = spoken(str(new.get("text", ""))), spoken(str(old.get("text", "")))
-    if said(new)[:10] <= said(old)[:10] or len(text_new) > OLD_MAX or text_new.rstrip().endswith(("?", "？")):
-        return False
+    if said(new)[:10] <= said(old)[:10] or len(text_new) > OLD_MAX or text_new.rstrip().endswith(("?", "？")) \
+            or kind_of(new.get("metadata")) == SUMMARY:
+        return False  # a summary names many days of many things
     ref = _ref(old, said)  # both read from the older one's day: `passed on April 10`, said after, is that April 10
     held = _days(text_old, ref)
     day = _day(text_new, ref)

@@ -56,3 +56,25 @@ def of_no_one(value: str) -> bool:
 def asks_who(query: str) -> bool:
     """The question asks for a person ("who coaches …", 谁, 邊個)."""
     return bool(re.search(lang_data("question_words")["asks_who"], query, re.I))
+
+
+@lru_cache(maxsize=1)
+def _day_kinds() -> tuple[re.Pattern[str], dict[str, str]]:
+    kinds = lang_data("question_words")["day_kinds"]
+    form_of = {form: kind for kind, forms in kinds.items() for form in forms}
+    words = sorted(form_of, key=len, reverse=True)
+    return re.compile("|".join(rf"\b{w}\b" if w.isascii() else w for w in words), re.I), form_of
+
+
+def day_kinds(text: str) -> frozenset[str]:
+    """The days a text speaks of (weekday, weekend, Monday … Sunday), however written, each with what holds it or
+    what it holds (Saturday: the weekend; weekdays: Monday … Friday), so a weekday's line meets a Monday question."""
+    rx, form_of = _day_kinds()
+    said = {form_of[m.group(0).casefold()] for m in rx.finditer(text)}
+    return frozenset(said.union(*(_DAY_GROUPS.get(k, ()) for k in said)))
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
+DAYS_OF_WEEK = frozenset((*_WEEKDAYS, "saturday", "sunday"))
+_DAY_GROUPS = {"weekday": _WEEKDAYS, "weekend": ("saturday", "sunday"), "saturday": ("weekend",),
+               "sunday": ("weekend",), **{d: ("weekday",) for d in _WEEKDAYS}}

@@ -58,7 +58,7 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
     named = _named_in(head[0].text, query)
     whose = zh_whose(query) & _terms_said(head[0].text)  # `晓岚现在住哪儿？`: a newer line must say whose it is too
     shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
-    days = day_kinds(query)  # "weekday opening hours": a newer line of Saturday's hours is of another day
+    days = answer_shape.day_kinds(query)  # "weekday opening hours": a newer line of Saturday's hours is of another day
     # "who is …?": a newer line whose only values are numbers, days or amounts names no one; the first answering
     # with names alone (`… moved from <A> to <B>`): a newer line whose only values hold digits is of another thing
     unlike = answer_shape.of_no_one if answer_shape.asks_who(query) else \
@@ -109,29 +109,8 @@ def _words_score(c: Candidate) -> float:
 
 def _of_the_days(c: Candidate, days: frozenset[str]) -> bool:
     """`c` speaks of a day the question asks of, or of no day at all (or the question asks of none)."""
-    said = day_kinds(c.text) if days else frozenset()
+    said = answer_shape.day_kinds(c.text) if days else frozenset()
     return not said or bool(days & said)
-
-
-@functools.lru_cache(maxsize=1)
-def _day_kinds() -> tuple[re.Pattern[str], dict[str, str]]:
-    kinds = answer_shape.lang_data("question_words")["day_kinds"]
-    form_of = {form: kind for kind, forms in kinds.items() for form in forms}
-    words = sorted(form_of, key=len, reverse=True)
-    return re.compile("|".join(rf"\b{w}\b" if w.isascii() else w for w in words), re.I), form_of
-
-
-def day_kinds(text: str) -> frozenset[str]:
-    """The days a text speaks of (weekday, weekend, Monday … Sunday), however written, each with what holds it or
-    what it holds (Saturday: the weekend; weekdays: Monday … Friday), so a weekday's line meets a Monday question."""
-    rx, form_of = _day_kinds()
-    said = {form_of[m.group(0).casefold()] for m in rx.finditer(text)}
-    return frozenset(said.union(*(_DAY_GROUPS.get(k, ()) for k in said)))
-
-
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
-_DAY_GROUPS = {"weekday": _WEEKDAYS, "weekend": ("saturday", "sunday"), "saturday": ("weekend",),
-               "sunday": ("weekend",), **{d: ("weekday",) for d in _WEEKDAYS}}
 
 
 def _spans_days(c: Candidate) -> bool:

@@ -101,6 +101,20 @@ def test_a_day_given_again_without_a_word_of_moving_leaves_the_first_move_unplac
     assert _order([old_named, whose], [mid], "When does Odile's kitchen refit start?") == ["b", "a", "c"]
 
 
+def test_a_weekday_changed_again_in_an_unlinked_line_leaves_the_first_change_unplaced() -> None:
+    """A day off changed twice, the second said as `改礼拜五` (the old day not named, the first change's new day
+    named for another thing): the first change is no known current day; a week's plan restating the days is none."""
+    from memoryd.tiers.retrieval.candidate import Candidate
+
+    old = Candidate.of(_row("a", "阿岚每周一休息，周一别排她的班。", "2026-02-20", updated_by="b"))
+    mid = Candidate.of(_row("b", "好，阿岚的休息日从周一改到周三。", "2026-02-27"))
+    again = Candidate.of(_row("c", "阿岚休息改礼拜五，礼拜三要盘点", "2026-03-10"))
+    plan = Candidate.of(_row("c", "下周安排：阿岚周三休息，周五盘点，周日开会", "2026-03-10"))
+    assert _order([old], [mid], "阿岚现在每周哪天休息？") == ["b", "a"]
+    assert _order([old, again], [mid], "阿岚现在每周哪天休息？") == ["a", "c"]
+    assert _order([old, plan], [mid], "阿岚现在每周哪天休息？") == ["b", "a", "c"]
+
+
 def test_a_question_of_someone_called_by_a_familiar_name_gets_no_placement_of_anothers_change() -> None:
     """`阿蘅…` asks of 阿蘅: a shop's day off changing, in memories naming another 阿-name, answers nothing of it."""
     from memoryd.tiers.retrieval.candidate import Candidate

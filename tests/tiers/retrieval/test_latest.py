@@ -217,7 +217,7 @@ def test_a_city_the_question_names_need_not_be_said_again() -> None:
 
 
 def test_the_days_a_line_speaks_of_meet_the_days_a_question_asks_of() -> None:
-    from memoryd.tiers.retrieval.latest import day_kinds
+    from memoryd.tiers.retrieval.answer_shape import day_kinds
 
     assert day_kinds("weekday opening hours") & day_kinds("we open at 7 on Mondays")      # a Monday is a weekday
     assert not day_kinds("weekday opening hours") & day_kinds("Saturdays 9 to 1")
