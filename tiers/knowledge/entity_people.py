@@ -109,8 +109,8 @@ def person_part(name: str) -> str | None:
         words = words[:1]
     if len(words) == 2 and (family_title(words[0]) or words[0] in english().name_particles):
         return name if is_person_name(words[1]) else None  # `Auntie Grace`, `Ah Hock`: how one is called
-    if len(words) == 2 and words[1] in english().day_name_ends:
-        return None  # `Dumping Day's the last Monday`: a day's name, no person `Day`
+    if len(words) == 2 and (words[1] in english().day_name_ends or words[0].lower() in english().article_determiners):
+        return None  # `Dumping Day's the last Monday`: a day's name; `The Vivaro's great`: a thing's, no person
     if len(words) == 2 and (_verb_like(words[0]) or not is_person_name(words[0])):
         words = words[1:]
     joined = " ".join(words)

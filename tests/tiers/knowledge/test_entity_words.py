@@ -136,6 +136,7 @@ def test_a_chinese_inn_or_guesthouse_is_an_organisation(text: str, org: str) -> 
     ("Kit's Hilux's got a cracked windscreen again", "Hilux"),      # what a person owns, no person
     ("Founders Day's on a Friday this year", "Day"),                # a day's own name
     ("we close early on Harvest Eve", "Eve"),
+    ("Glad it sold. The Zephyra's been a good boat to you.", "Zephyra"),  # an article before it: a thing's name
 ])
 def test_a_thing_owned_or_a_day_named_is_no_person(text: str, wrong: str) -> None:
     assert wrong not in names(text)
