@@ -135,6 +135,11 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("Always for you, Imke. What's up?", False),                                  # a greeting
     ("记住 冷库的门一定要随手关上", True),
     ("记住了，明天一定去拿", False),                                               # a reply and a promise
+    ("ok new rule, never leave the float in the till overnight", True),            # a comma before never
+    ("the new rule, apparently, is a second signature", False),                    # a rule told, no comma cue
+    ("so this is a rule in my house: shoes off at the door", True),
+    ("so never again do I lend the trailer without a deposit", True),              # the verb before its subject
+    ("never again, I said, and then I went back the next year", False),            # a story's
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
