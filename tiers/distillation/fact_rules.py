@@ -66,7 +66,10 @@ _NOT_A_FACT = _rx(r"\bjust for context\b|\bnothing to do\b|\bfor reference only\
                   r"\bhypothetically\b|\bjust kidding\b|\bnever mind\b", r"开玩笑|随便说说|算了")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|(?<=[。！？；])|\n+")
 _PREFIX = re.compile(r"(?i)^(?:hi|hey|hello|ok(?:ay)?|so|well|also|and|btw|by the way|please|oh)\b[,!.]?\s*|^(?:顺便说一下|另外|还有)[，,]?")
-_NAME = re.compile(r"\b(?:[Mm]y name is|I'?m|[Cc]all me)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)")
+# `call me X` asked of the listener (a clause's start, `just`, `please`, `you can`), not told of others (`the boys on
+# the wharf call me X`: a nickname they use, not the name the owner gives)
+_NAME = re.compile(r"(?:\b[Mm]y name is|\bI'?m|(?:^|[.!?,;:]\s*|\b(?:just|please|pls|can)\s+)[Cc]all me)"
+                   r"\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)")
 _PROFILE_KEYS = ((r"urgent|紧急", "urgent contact"), (r"meeting|会议|开会", "meeting hours"),
                  (r"周报|中文|chinese|english|language|语言", "language"), (r"\b(?:coffee|teas?)\b|咖啡|茶", "drinks"),
                  (r"time ?zone|europe/|america/|asia/|calendar|时区", "timezone"), (r"email|e-mail|邮件", "email"),

@@ -206,3 +206,14 @@ def test_a_standing_instruction_is_filed_under_what_it_is_about_not_its_lead_in(
     from memoryd.tiers.distillation.fact_rules import profile_key
 
     assert profile_key("preference", text) == key
+
+
+@pytest.mark.parametrize("text, key", [
+    ("just call me Wim, everyone does", "name"),
+    ("you can call me Wim", "name"),
+    ("Wilhelmus. the lads at the depot call me Wim but that's just them", None),  # a nickname others use
+])
+def test_the_owner_names_themself_only_asking_to_be_called_so(text: str, key: str | None) -> None:
+    from memoryd.tiers.distillation.fact_rules import profile_key
+
+    assert profile_key("personal", text) == key
