@@ -74,7 +74,7 @@ class English:
     honorifics_after: str  # `Dervish bhai`, `Kasuri sahab`: a word of respect after a name, the name a person's
     name_particles: frozenset[str]  # `Ah Meng Plumbing`: a name's first word before two capitalised words
     study_endings: tuple[str, ...]  # `Geology`, `Proteomics`: a field of study, no person
-    day_name_ends: frozenset[str]  # `Canada Day`, `Christmas Eve`: a day's own name, no person
+    day_name_ends: frozenset[str]  # `Canada Day`, `Founders Day`: a day's own name, no person
 
 
 @dataclass(frozen=True)
