@@ -37,7 +37,7 @@ def test_an_article_at_a_sentence_start_is_part_of_a_name_only_for_a_group(text:
 
 
 @pytest.mark.parametrize("text", [
-    "always drain the Brenna's water trap after a storm",    # a boat, an engine: `the` before it
+    "always drain the Odelle's water trap after a storm",    # a boat, an engine: `the` before it
     "check the Brakvold's secondary filter before the first start",
     "a Marlowe's hull needs more paint than you think",
 ])
@@ -46,8 +46,8 @@ def test_a_possessive_after_an_article_is_a_things(text: str) -> None:
 
 
 def test_a_possessive_without_an_article_is_still_a_person() -> None:
-    assert ("person", "Brenna") in found("Brenna's water bottle is in the van")
-    assert ("person", "Brenna") in found("told her Brenna's coming round at six")
+    assert ("person", "Odelle") in found("Odelle's water bottle is in the van")
+    assert ("person", "Odelle") in found("told her Odelle's coming round at six")
 
 
 @pytest.mark.parametrize("text", [

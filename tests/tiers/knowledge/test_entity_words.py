@@ -133,7 +133,7 @@ def test_a_chinese_inn_or_guesthouse_is_an_organisation(text: str, org: str) -> 
 
 
 @pytest.mark.parametrize("text, wrong", [
-    ("Kit's Hilux's got a cracked windscreen again", "Hilux"),      # what a person owns, no person
+    ("Tobin's Travo's got a cracked windscreen again", "Travo"),      # what a person owns, no person
     ("Launching Day's the first Friday of June", "Day"),            # a day's own name
     ("Glad it sold. The Zephyra's been a good boat to you.", "Zephyra"),  # an article before it: a thing's name
 ])
@@ -143,7 +143,7 @@ def test_a_thing_owned_or_a_day_named_is_no_person(text: str, wrong: str) -> Non
 
 def test_a_person_possessed_or_a_possessive_person_still_found() -> None:
     assert ("person", "Oswin") in found("Oswin's the new foreman at the quarry.")
-    assert ("person", "Dad") in found("Dad's Brenna's coming Sunday")  # the first of two is still someone
+    assert ("person", "Dad") in found("Dad's Odelle's coming Sunday")  # the first of two is still someone
 
 
 @pytest.mark.parametrize("line, tag, org", [
@@ -155,8 +155,8 @@ def test_a_retain_head_with_a_possessive_word_is_the_whole_cooperative(line: str
 
 
 @pytest.mark.parametrize("text, org", [
-    ("以后青禾物流那边就是老许对接了", "青禾物流"),  # a time word opens the clause, not the name
-    ("目前青禾物流还没回话", "青禾物流"),
+    ("以后澄禾物流那边就是老许对接了", "澄禾物流"),  # a time word opens the clause, not the name
+    ("目前澄禾物流还没回话", "澄禾物流"),
 ])
 def test_a_time_word_before_a_chinese_organisation_is_cut(text: str, org: str) -> None:
     assert ("org", org) in found(text)
@@ -175,4 +175,4 @@ def test_a_chinese_verb_or_question_before_a_kind_word_names_no_organisation(tex
 
 
 def test_a_surname_before_an_adverb_names_no_one() -> None:
-    assert names("小吴已离职，新来的还没到") == {"小吴"}
+    assert names("小邝已离职，新来的还没到") == {"小邝"}

@@ -96,7 +96,7 @@ def test_a_day_given_again_without_a_word_of_moving_leaves_the_first_move_unplac
     assert _order([old, again], [mid], "When does the kitchen refit start?") == ["a", "c"]
     other = Candidate.of(_row("c", "The boiler service is on 11 October.", "2026-09-25"))  # another thing's day
     assert _order([old, other], [mid], "When does the kitchen refit start?") == ["b", "a", "c"]
-    whose = Candidate.of(_row("c", "Brannock's kitchen refit starts on 11 October.", "2026-09-25"))  # another's
+    whose = Candidate.of(_row("c", "Quillane's kitchen refit starts on 11 October.", "2026-09-25"))  # another's
     old_named = Candidate.of(_row("a", "Odile's kitchen refit starts on 14 September.", "2026-08-20", updated_by="b"))
     assert _order([old_named, whose], [mid], "When does Odile's kitchen refit start?") == ["b", "a", "c"]
 

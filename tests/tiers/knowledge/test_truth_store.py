@@ -400,8 +400,8 @@ def test_a_value_said_again_after_its_replacement_is_current_again(mem, clock) -
 
 
 def test_a_chinese_change_back_names_the_value_it_leaves() -> None:
-    [cue] = change.cues("供应商已从青禾换回长丰医疗，青禾送货太慢。")
-    assert (cue.old, cue.new, cue.act) == ("青禾", "长丰医疗", True)
+    [cue] = change.cues("供应商已从澄禾换回长丰医疗，澄禾送货太慢。")
+    assert (cue.old, cue.new, cue.act) == ("澄禾", "长丰医疗", True)
 
 
 def test_two_stores_in_one_second_the_replacement_wins_and_maintain_agrees(mem) -> None:

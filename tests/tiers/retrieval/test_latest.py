@@ -84,7 +84,7 @@ def test_a_newer_line_holding_only_a_number_is_not_moved_above_under_a_question_
     said = [("Orsolya took over from Deven as the allotment society's treasurer", "2025-06-02"),
             ("the allotment society has 14 plots free now", "2025-07-14")]
     assert _first(said, "Who is the allotment society's treasurer now?") == said[0][0]
-    said[1] = ("the allotment society has Brigid as its treasurer now", "2025-07-14")
+    said[1] = ("the allotment society has Maelis as its treasurer now", "2025-07-14")
     assert _first(said, "Who is the allotment society's treasurer now?") == said[1][0]  # a name moves up
 
 
@@ -95,7 +95,7 @@ def test_a_newer_line_holding_only_a_number_is_not_moved_above_a_first_answering
             ("the allotment society has 14 plots free now", "2025-07-14")]
     question = "Which app does the allotment society take bookings through now?"
     assert _first(said, question) == said[0][0]
-    said[1] = ("the allotment society has 14 plots free now, Brigid says", "2025-07-14")  # a name: it may answer
+    said[1] = ("the allotment society has 14 plots free now, Maelis says", "2025-07-14")  # a name: it may answer
     assert _first(said, question) == said[1][0]
 
 
