@@ -259,7 +259,7 @@ def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_lin
     another fact, and a roster's change from a value said untagged). The twenty-second batch, scored blind by the
     previous main's rules and by this session's, brought 6 updates, 1 wrong, in a file kept unread. The
     twenty-third, scored blind, brought 2 updates and 2 supersessions, all right, and 1 placement judged wrong: a
-    refit's day moved twice, the second move said with no word of moving (`starting <day> now, not the 2nd`); a
+    job's day moved twice, the second move said with no word of moving (`starting <day> now, not the <other day>`); a
     later memory giving the asked thing another date now leaves the first move unplaced. This holds that
     line: one more fails it."""
     on = held["on"]

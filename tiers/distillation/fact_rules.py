@@ -67,7 +67,7 @@ _NOT_A_FACT = _rx(r"\bjust for context\b|\bnothing to do\b|\bfor reference only\
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|(?<=[。！？；])|\n+")
 _PREFIX = re.compile(r"(?i)^(?:hi|hey|hello|ok(?:ay)?|so|well|also|and|btw|by the way|please|oh)\b[,!.]?\s*|^(?:顺便说一下|另外|还有)[，,]?")
 # `call me X` asked of the listener (a clause's start, `just`, `please`, `you can`), not told of others (`the boys on
-# the wharf call me X`: a nickname they use, not the name the owner gives)
+# the depot call me X`: a nickname they use, not the name the owner gives)
 _NAME = re.compile(r"(?:\b[Mm]y name is|\bI'?m|(?:^|[.!?,;:]\s*|\b(?:just|please|pls|can)\s+)[Cc]all me)"
                    r"\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)")
 _PROFILE_KEYS = ((r"urgent|紧急", "urgent contact"), (r"meeting|会议|开会", "meeting hours"),

@@ -110,7 +110,7 @@ def person_part(name: str) -> str | None:
     if len(words) == 2 and (family_title(words[0]) or words[0] in english().name_particles):
         return name if is_person_name(words[1]) else None  # `Auntie Grace`, `Ah Hock`: how one is called
     if len(words) == 2 and (words[1] in english().day_name_ends or words[0].lower() in english().article_determiners):
-        return None  # `Dumping Day's the last Monday`: a day's name; `The Vivaro's great`: a thing's, no person
+        return None  # `Launching Day's the first Friday`: a day's name; `The Travo's great`: a thing's, no person
     if len(words) == 2 and (_verb_like(words[0]) or not is_person_name(words[0])):
         words = words[1:]
     joined = " ".join(words)
@@ -208,7 +208,7 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
             if key == "after" and _after_article(text, m.start(1)):
                 continue  # "the Brakvold's filter", "a Marlowe's hull": a thing's name, no person's
             if key == "after" and m.group(2) and _OWNER_BEFORE.search(text, 0, m.start(1)):
-                continue  # "Ty's Ranger's got a dent": what a person owns (a truck), no person of its own
+                continue  # "Tobin's Travo's got a dent": what a person owns (a van), no person of its own
             if key == "after" and " " not in m.group(1) and sentence_start(text, m.start(1)) \
                     and m.group(1).casefold().endswith(v.common_noun_endings):
                 continue  # "Supplier said", "Receptionist's desk": a role's capital at a sentence's start

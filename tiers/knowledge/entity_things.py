@@ -448,7 +448,7 @@ def _lead_cut(text: str, start: int, name: str) -> int | None:
     while lead := next((w for w in zh.lead_words if name.startswith(w, cut)), ""):
         cut += len(lead)
     if name.startswith(zh.question_words, cut):
-        return None  # `啥支付公司`, `都用什么软件` (the lead word cut): the words ask which one
+        return None  # `啥支付公司`, `选什么软件` (the lead word cut): the words ask which one
     marks = [i for i, c in enumerate(name[:-2]) if c in zh.agent_marks and i >= cut]
     return marks[-1] + 1 if marks else cut
 

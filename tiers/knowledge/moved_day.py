@@ -148,14 +148,14 @@ def moved_since(new: Memory, old: Memory, said: Callable[[Memory], str]) -> bool
 
 def dated_since(new: Memory, old: Memory, said: Callable[[Memory], str], asked: frozenset[str]) -> bool:
     """`new`, said on a later day than `old` and no question, gives a day `old` does not name to a thing both
-    name with a word of the question (`asked`): "the refit's starting Monday 9 November, not the 2nd" after
-    "the refit moved from 12 October to 2 November", with no word of moving. Looser than moved_since: it only
+    name with a word of the question (`asked`): "the porch repaint's starting 11 October now, not the 4th" after
+    "the porch repaint moved from 14 September to 4 October", with no word of moving. Looser than moved_since: it only
     keeps a retrieve from saying `old` holds the current day of what was asked."""
     text_new, text_old = spoken(str(new.get("text", ""))), spoken(str(old.get("text", "")))
     if said(new)[:10] <= said(old)[:10] or len(text_new) > OLD_MAX or text_new.rstrip().endswith(("?", "？")) \
             or kind_of(new.get("metadata")) == SUMMARY:
         return False  # a summary names many days of many things
-    ref = _ref(old, said)  # both read from the older one's day: `passed on April 10`, said after, is that April 10
+    ref = _ref(old, said)  # both read from the older one's day: `done on 11 October`, said after, is that 11 October
     held = _days(text_old, ref)
     day = _day(text_new, ref)
     return bool(held) and day is not None and day not in held and \

@@ -135,11 +135,11 @@ def _moved_again(query: str, head: Candidate, results: list[Candidate]) -> bool:
     return any(c.id != head.id and (moved_since(c.row, head.row, _said_day) or (
         (dated_since(c.row, head.row, _said_day, asked) or _weekday_since(c, head, asked))
         and (not names or names & set(analyzer.terms(c.text)))))
-        for c in results)  # the looser readings only of whom the question names (another's checkride is not hers)
+        for c in results)  # the looser readings only of whom the question names (another's appointment is not hers)
 
 
 def _weekday_since(new: Candidate, old: Candidate, asked: frozenset[str]) -> bool:
-    """dated_since for a day of the week (`休息改礼拜四` after `休息日从周一改到周三`): `new`, said on a later day and
+    """dated_since for a day of the week (`休息改礼拜五` after `休息日从周二改到周四`): `new`, said on a later day and
     no question, names a weekday `old` does not, of a thing both name with a word of the question."""
     said_new, said_old = change.spoken(new.text), change.spoken(old.text)
     if _said_day(new.row)[:10] <= _said_day(old.row)[:10] or said_new.rstrip().endswith(("?", "？")) or \
@@ -151,7 +151,7 @@ def _weekday_since(new: Candidate, old: Candidate, asked: frozenset[str]) -> boo
 
 
 def _says_change(text: str) -> bool:
-    """A word saying a value changed (`now`, `moved`, 改到, 改礼拜四: tiers/knowledge/lang ask_words, day_move_words,
+    """A word saying a value changed (`now`, `moved`, 改到, 改礼拜五: tiers/knowledge/lang ask_words, day_move_words,
     weekday_change), not `right now`."""
     said = change.ask_not().sub(" ", text.casefold())
     words, phrases = change.ask_words()

@@ -181,6 +181,6 @@ def _wish() -> re.Pattern[str]:
 
 
 def _wished(text: str) -> bool:
-    """What someone wants or asks for, or what would be (`she asked if her day off can go back to …`, 如果…): no
+    """What someone wants or asks for, or what would be (`she asked if the rota could go back to …`, 如果…): no
     value said to hold now."""
     return bool(_wish().search(text) or words_rx("hypothetical").search(text))

@@ -167,7 +167,7 @@ def test_a_time_word_before_a_chinese_organisation_is_cut(text: str, org: str) -
     "开个体户或者律所都行",            # 或者 parts two kinds
     "你开的是个体户或者小作坊吗",
     "下午得跑银行",                    # going to the bank: a verb's place
-    "都用什么软件记账？",              # which software: a question
+    "那你说，选什么软件好？",              # which software: a question
     "店不开了，注销公司",              # closing a company: a verb and a kind
 ])
 def test_a_chinese_verb_or_question_before_a_kind_word_names_no_organisation(text: str) -> None:

@@ -88,17 +88,17 @@ def test_a_day_given_again_without_a_word_of_moving_leaves_the_first_move_unplac
     the question asks of a day the first move does not name; under another question it says nothing."""
     from memoryd.tiers.retrieval.candidate import Candidate
 
-    old = Candidate.of(_row("a", "The kitchen refit starts on 14 September, shut for a week.", "2026-08-20",
+    old = Candidate.of(_row("a", "The porch repaint starts on 14 September, shut for a week.", "2026-08-20",
                             updated_by="b"))
-    mid = Candidate.of(_row("b", "So the kitchen refit has moved from 14 September to 4 October.", "2026-09-01"))
-    again = Candidate.of(_row("c", "The kitchen refit is starting on 11 October now, not the 4th.", "2026-09-25"))
-    assert _order([old], [mid], "When does the kitchen refit start?") == ["b", "a"]
-    assert _order([old, again], [mid], "When does the kitchen refit start?") == ["a", "c"]
+    mid = Candidate.of(_row("b", "So the porch repaint has moved from 14 September to 4 October.", "2026-09-01"))
+    again = Candidate.of(_row("c", "The porch repaint is starting on 11 October now, not the 4th.", "2026-09-25"))
+    assert _order([old], [mid], "When does the porch repaint start?") == ["b", "a"]
+    assert _order([old, again], [mid], "When does the porch repaint start?") == ["a", "c"]
     other = Candidate.of(_row("c", "The boiler service is on 11 October.", "2026-09-25"))  # another thing's day
-    assert _order([old, other], [mid], "When does the kitchen refit start?") == ["b", "a", "c"]
-    whose = Candidate.of(_row("c", "Quillane's kitchen refit starts on 11 October.", "2026-09-25"))  # another's
-    old_named = Candidate.of(_row("a", "Odile's kitchen refit starts on 14 September.", "2026-08-20", updated_by="b"))
-    assert _order([old_named, whose], [mid], "When does Odile's kitchen refit start?") == ["b", "a", "c"]
+    assert _order([old, other], [mid], "When does the porch repaint start?") == ["b", "a", "c"]
+    whose = Candidate.of(_row("c", "Quillane's porch repaint starts on 11 October.", "2026-09-25"))  # another's
+    old_named = Candidate.of(_row("a", "Odile's porch repaint starts on 14 September.", "2026-08-20", updated_by="b"))
+    assert _order([old_named, whose], [mid], "When does Odile's porch repaint start?") == ["b", "a", "c"]
 
 
 def test_a_weekday_changed_again_in_an_unlinked_line_leaves_the_first_change_unplaced() -> None:
