@@ -12,10 +12,11 @@ numbers and the change words do not count). One shared word ("deadline") names n
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from memoryd.tiers.knowledge.change import spoken, words_rx
+from memoryd.tiers.knowledge.change import LANGUAGES, ask_not, ask_words, lang_data, spoken, words_rx
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
 
@@ -151,12 +152,48 @@ def dated_since(new: Memory, old: Memory, said: Callable[[Memory], str], asked: 
     name with a word of the question (`asked`): "the porch repaint's starting 11 October now, not the 4th" after
     "the porch repaint moved from 14 September to 4 October", with no word of moving. Looser than moved_since: it only
     keeps a retrieve from saying `old` holds the current day of what was asked."""
+    texts = _said_after_of(new, old, said, asked)
+    if texts is None:
+        return False
+    ref = _ref(old, said)  # both read from the older one's day: `done on 11 October`, said after, is that 11 October
+    held = _days(texts[1], ref)
+    day = _day(texts[0], ref)
+    return bool(held) and day is not None and day not in held  # a weekday alone (`改到周四`) is no date to compare
+
+
+def weekday_since(new: Memory, old: Memory, said: Callable[[Memory], str], asked: frozenset[str]) -> bool:
+    """dated_since for a day of the week (`休息改礼拜五` after `休息日从周二改到周四`): `new` names a weekday `old`
+    does not, after a word of change (a week's plan restating the days says none)."""
+    from memoryd.tiers.retrieval.answer_shape import DAYS_OF_WEEK, day_kinds
+
+    texts = _said_after_of(new, old, said, asked)
+    if texts is None:
+        return False
+    held = day_kinds(texts[1]) & DAYS_OF_WEEK
+    return bool(held) and bool(day_kinds(texts[0]) & DAYS_OF_WEEK - held) and _says_change(texts[0])
+
+
+def _said_after_of(new: Memory, old: Memory, said: Callable[[Memory], str], asked: frozenset[str]
+                   ) -> tuple[str, str] | None:
+    """Both memories' spoken texts when `new` was said on a later day, asks nothing, is no summary or letter, and
+    names with `old` a thing in a word of the question; else None."""
     text_new, text_old = spoken(str(new.get("text", ""))), spoken(str(old.get("text", "")))
     if said(new)[:10] <= said(old)[:10] or len(text_new) > OLD_MAX or text_new.rstrip().endswith(("?", "？")) \
             or kind_of(new.get("metadata")) == SUMMARY:
-        return False  # a summary names many days of many things
-    ref = _ref(old, said)  # both read from the older one's day: `done on 11 October`, said after, is that 11 October
-    held = _days(text_old, ref)
-    day = _day(text_new, ref)
-    return bool(held) and day is not None and day not in held and \
-        bool(asked & thing_terms(text_new) & thing_terms(text_old))  # a weekday alone (`改到周四`) is no date to compare
+        return None  # a summary or a letter names many days of many things
+    return (text_new, text_old) if asked & thing_terms(text_new) & thing_terms(text_old) else None
+
+
+def _says_change(text: str) -> bool:
+    """A word saying a value changed (`now`, `moved`, 改到, 改礼拜五: lang ask_words, day_move_words, weekday_change),
+    not `right now`."""
+    said = ask_not().sub(" ", text.casefold())
+    words, phrases = ask_words()
+    return any(p in said for p in phrases) or bool(words.intersection(re.findall(r"[a-z']+", said))) or \
+        bool(_cue().search(said) or _weekday_change().search(said))
+
+
+@functools.lru_cache(maxsize=1)
+def _weekday_change() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{rx})" for code in LANGUAGES if (rx := lang_data(code).get("weekday_change")))
+                      or "(?!)")

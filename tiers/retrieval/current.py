@@ -15,13 +15,11 @@ from typing import Callable, Mapping
 from memoryd.tiers.knowledge import change, kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.moved_day import RULE as MOVED_DAY
-from memoryd.tiers.knowledge.moved_day import OLD_MAX, dated_since, moved_since
-from memoryd.tiers.knowledge.rescheduled import thing_terms
+from memoryd.tiers.knowledge.moved_day import dated_since, moved_since, weekday_since
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.knowledge.review_file import REVIEWED_KEY
 from memoryd.tiers.retrieval import analyzer, when
-from memoryd.tiers.retrieval.answer_shape import (DAYS_OF_WEEK, asked, asks_when, asks_who, day_kinds, holds_any,
-                                                  lang_data, of_no_one)
+from memoryd.tiers.retrieval.answer_shape import asked, asks_when, asks_who, holds_any, lang_data, of_no_one
 from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 
@@ -133,36 +131,9 @@ def _moved_again(query: str, head: Candidate, results: list[Candidate]) -> bool:
         return False
     asked, names = frozenset(analyzer.terms(query)), asked_names(query)
     return any(c.id != head.id and (moved_since(c.row, head.row, _said_day) or (
-        (dated_since(c.row, head.row, _said_day, asked) or _weekday_since(c, head, asked))
+        (dated_since(c.row, head.row, _said_day, asked) or weekday_since(c.row, head.row, _said_day, asked))
         and (not names or names & set(analyzer.terms(c.text)))))
         for c in results)  # the looser readings only of whom the question names (another's appointment is not hers)
-
-
-def _weekday_since(new: Candidate, old: Candidate, asked: frozenset[str]) -> bool:
-    """dated_since for a day of the week (`休息改礼拜五` after `休息日从周二改到周四`): `new`, said on a later day and
-    no question, names a weekday `old` does not, of a thing both name with a word of the question."""
-    said_new, said_old = change.spoken(new.text), change.spoken(old.text)
-    if _said_day(new.row)[:10] <= _said_day(old.row)[:10] or said_new.rstrip().endswith(("?", "？")) or \
-            len(said_new) > OLD_MAX or kinds.kind_of(new.metadata) == kinds.SUMMARY:
-        return False  # a summary or a letter names many days of many things
-    held = day_kinds(said_old) & DAYS_OF_WEEK
-    return bool(held) and bool(day_kinds(said_new) & DAYS_OF_WEEK - held) and _says_change(said_new) and \
-        bool(asked & thing_terms(said_new) & thing_terms(said_old))  # a week's plan restating the days says none
-
-
-def _says_change(text: str) -> bool:
-    """A word saying a value changed (`now`, `moved`, 改到, 改礼拜五: tiers/knowledge/lang ask_words, day_move_words,
-    weekday_change), not `right now`."""
-    said = change.ask_not().sub(" ", text.casefold())
-    words, phrases = change.ask_words()
-    return any(p in said for p in phrases) or bool(words.intersection(re.findall(r"[a-z']+", said))) or \
-        bool(change.words_rx("day_move_words").search(said) or _weekday_change().search(said))
-
-
-@functools.lru_cache(maxsize=1)
-def _weekday_change() -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{rx})" for code in change.LANGUAGES if (rx := change.lang_data(code)
-                                                                               .get("weekday_change"))) or "(?!)")
 
 
 def _said_day(row: Mapping[str, object]) -> str:
