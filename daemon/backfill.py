@@ -114,8 +114,11 @@ class Backfill:
 
     def info(self) -> dict[str, Any]:
         alive = bool(self._thread and self._thread.is_alive())
-        state = "off" if self._thread is None else "running" if self.running else "idle" if alive else "stopped"
         agents = {a: dict(p) for a, p in sorted(dict(self.progress).items())}
+        # between two passes (a kick ended one, the next begins) work left is still work being done
+        left = any(p["with_vector"] < p["memories"] for p in agents.values())
+        busy = self.running or (alive and left and self.last_error is None and not self._stop.is_set())
+        state = "off" if self._thread is None else "running" if busy else "idle" if alive else "stopped"
         return {"state": state, "agents": agents, "with_vector": sum(p["with_vector"] for p in agents.values()),
                 "memories": sum(p["memories"] for p in agents.values()), "last_error": self.last_error}
 

@@ -70,3 +70,27 @@ def test_slices_run_to_the_end_show_progress_and_yield_to_new_arrivals(config) -
     fill._agent(store, "a")
     assert store.have == 0 and fill.info()["agents"]["a"] == {"with_vector": 0, "memories": 10}
     assert fill.info()["state"] == "off"  # never started (no thread)
+
+
+def test_between_two_passes_with_work_left_the_state_is_running(config) -> None:
+    """A kick ends a pass for a new one to begin: the moment between them is not idle (status polled then)."""
+    fill = Backfill(lambda: config, lambda: ["a"], RequestGate(gap=0.0), slice_rows=3)
+    hold = threading.Event()
+    fill._thread = threading.Thread(target=hold.wait, daemon=True)
+    fill._thread.start()
+    try:
+        store = FakeStore(10)
+        fill.kick("a")
+        fill._agent(store, "a")  # broken off at once: nothing embedded, work left
+        assert fill.running is True
+        fill.running = False  # as the loop's `finally` leaves it, before the next pass
+        assert fill.info()["state"] == "running"
+        fill._agent(FakeStore(0), "a")  # nothing left: idle
+        fill.running = False
+        assert fill.info()["state"] == "idle"
+        fill.last_error = "the model is missing"  # paused by an error: not running
+        fill.progress["a"] = {"with_vector": 0, "memories": 10}
+        assert fill.info()["state"] == "idle"
+    finally:
+        hold.set()
+        fill._thread.join(2)
