@@ -34,6 +34,7 @@ def init(engine: Engine, params: Params) -> dict[str, Any]:
 
 
 def store(engine: Engine, params: Params) -> dict[str, Any]:
+    from memoryd.tiers.ingest.hot_updates import stored_lessons
     from memoryd.tiers.knowledge.given import given_kind
 
     if params.get("supersedes"):  # the agent names what the new memory replaces (daemon/ops_review.py)
@@ -41,10 +42,19 @@ def store(engine: Engine, params: Params) -> dict[str, Any]:
 
         return store_superseding(engine, params)
     metadata = given_kind(params.get("metadata"), params.get("kind"), params.get("confidence"), params.get("basis"))
+    text = params.get("text", "")
     with engine.memory(agent_of(params)) as mem:
-        entry = mem.store(params.get("text", ""), params.get("category", ""), params.get("importance"), metadata)
+        then = stored_lessons(text, _day(mem.clock())) if isinstance(text, str) else None
+        entry = mem.store_many([(text, params.get("category", ""), params.get("importance"), metadata)],
+                               then=then)[0]
     stamp_edits(engine.config, mem.agent_id)
     return entry
+
+
+def _day(now: float) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(now, dt.timezone.utc).date().isoformat()
 
 
 def retrieve(engine: Engine, params: Params) -> dict[str, Any]:

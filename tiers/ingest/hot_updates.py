@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from memoryd.tiers.base.errors import UsageError
-from memoryd.tiers.distillation.fact_rules import Fact, owner_cue
+from memoryd.tiers.distillation.fact_rules import Fact, extract, owner_cue
 from memoryd.tiers.distillation.standing import says_standing
 
 if TYPE_CHECKING:
@@ -101,3 +101,16 @@ def hot_changes(facts: Sequence[Fact], owners: Sequence[bool] | None = None,
         return done
 
     return step
+
+
+def stored_lessons(text: str, day: str) -> tuple[Callable[[AgentState, float, list[dict]], list[str]], str] | None:
+    """A store whose text is a lesson by the cues a note's line is read by (`Rule: …`, `Lesson: …`, 规则：…): the
+    step (store_many's `then`) putting it in hot lessons, as the note's line would be, its source the stored
+    memory; None for any other text (most stores: nothing else is read or written)."""
+    lessons = [f for f in extract(text, day) if f.kind == "lesson"]
+    if not lessons:
+        return None
+
+    def step(state: AgentState, now: float, stored: list[dict]) -> list[str]:
+        return hot_changes(lessons, sources=[stored[0]["id"]] * len(lessons))(state, now)
+    return step, "store"

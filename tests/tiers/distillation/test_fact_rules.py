@@ -140,6 +140,13 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("so this is a rule in my house: shoes off at the door", True),
     ("so never again do I lend the trailer without a deposit", True),              # the verb before its subject
     ("never again, I said, and then I went back the next year", False),            # a story's
+    ("帮我记一个 以后换季前先检查空调滤网", True),                                  # 记 + 以后: a rule to keep
+    ("你记一下，往后发货单一律双人复核", True),
+    ("以后开周会一定不能迟到，这条记牢", True),                                    # 以后 … 一定不能
+    ("以后租车一定写清楚油量和刮痕", True),
+    ("下次去上海一定带点特产给他", False),                                          # a promise
+    ("借书卡规则：一次借五本", False),                                            # a card's terms, no rule set
+    ("公司的规矩：报销单月底前交", True),                                          # X的规矩：
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
