@@ -73,6 +73,7 @@ def test_contradiction_is_the_same_words_with_the_other_polarity() -> None:
     ("即係 the audit 由 Mar 3 改咗做 Mar 10。", "Mar 3", "Mar 10"),           # Cantonese, a day written in English
     ("年审由 Nov 2 再推到 Nov 9，又要改机票", "Nov 2", "Nov 9"),              # moved again
     ("值日從週一換到週四了", "週一", "週四"),                                   # Traditional characters
+    ("预发环境因为插件不兼容从v3.2回退到v3.1", "v3.2", "v3.1"),                 # a rollback: back to an older one
 ])
 def test_a_change_is_read_with_the_value_it_replaces(text: str, old: str, new: str) -> None:
     [cue] = change.cues(text)
