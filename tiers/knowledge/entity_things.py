@@ -375,7 +375,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # `绵阳市澜枫实验中学`, `潍坊市第七人民医院`, `X区X研究中心`, `X镇中心小学`: a name that opens with its city,
         # province, district, county or town runs longer before its kind word than a bare one; no word of a clause inside it
         "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}{body}{{2}}[区镇县乡])"
-                               f"(?:(?![{re.escape(v.clause_breaks)}的了我你他她们是和在去上下有没不也都就还要会能想说刚才正叫把被给从到过着这那个])"
+                               f"(?:(?![{re.escape(v.clause_breaks)}的了我你他她们是和在去上下有没不也都就还要会能想说刚才正叫把被给从到过着这那个找])"
                                f"[{_HAN}]){{1,8}}?(?:{v.org_suffixes}))(?!园|大厦|大楼)"),
         "org_end": re.compile(f"(?:{v.org_suffixes})$"),
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
@@ -463,8 +463,8 @@ def chinese_things(text: str, add: Add) -> None:
                 and name not in v.acronyms \
                 and (name.isascii() or not any(w in name for w in zh.not_bodies)) \
                 and not (m.group(2) and text.endswith(zh.demonstratives, 0, m.start(2))) \
-                and not (m.group(2) and name[-1] in zh.project_verbs):  # 那个记账项目: a description; 赶项目: a verb's
-            add("project", name)
+                and not (m.group(2) and (name[-1] in zh.project_verbs or name.startswith(zh.question_words))):
+            add("project", name)  # 那个记账项目: a description; 赶项目: a verb's; 什么项目: asked
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)
         kind = rx["org_end"].search(body)  # `在超市上班`, `在县城饭店上班`: a kind alone or which kind, no name

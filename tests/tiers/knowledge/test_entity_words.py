@@ -169,9 +169,18 @@ def test_a_time_word_before_a_chinese_organisation_is_cut(text: str, org: str) -
     "下午得跑银行",                    # going to the bank: a verb's place
     "那你说，选什么软件好？",              # which software: a question
     "店不开了，注销公司",              # closing a company: a verb and a kind
+    "等他毕业了去杭州找学校",          # looking for a school: a verb and a kind
 ])
 def test_a_chinese_verb_or_question_before_a_kind_word_names_no_organisation(text: str) -> None:
     assert not {n for t, n in found(text) if t == "org"}
+
+
+@pytest.mark.parametrize("text", [
+    "听着挺新鲜的，是什么项目？",      # which project: a question
+    "老同学调去北岸当项目主管了",      # a post taken (当), no project's name
+])
+def test_a_question_or_a_post_before_project_names_no_project(text: str) -> None:
+    assert not {n for t, n in found(text) if t == "project"}
 
 
 def test_a_surname_before_an_adverb_names_no_one() -> None:
