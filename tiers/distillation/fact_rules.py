@@ -102,10 +102,12 @@ _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun",
                                        "dec"), start=1)}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ISO = Gated(re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"))
+# a month's name or its short form, whole: `marrying. 13` and `maybe 1,000` name no day
+_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 _MONTH_DAY = Gated(re.compile(
-    r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?\b"
-    r"(?:,? (\d{4}))?|\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
-    r"nov|dec)[a-z]*\b(?: (\d{4}))?"))
+    rf"(?i)\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b"
+    rf"(?:,? (\d{{4}}))?|\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b(?: (\d{{4}}))?"))
 _ZH_DATE = Gated(re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]"))
 _RELATIVE = Gated(re.compile(
     r"(?i)\b(tomorrow|today|tonight|next week|(?:next|this|on|by|until|before) (?:monday|tuesday|"
@@ -161,11 +163,13 @@ def _day_of(gate: Gated, m: re.Match[str], ref: dt.date) -> str | None:
     if gate is _ZH_DATE:
         return _safe_date(int(m.group(1) or ref.year), int(m.group(2)), int(m.group(3)))
     mon, day, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(4), m.group(6))
-    y = int(year) if year else ref.year
-    found = _safe_date(y, _MONTHS[mon.lower()[:3]], int(day))
-    if found and not year and found < ref.isoformat():
-        found = _safe_date(y + 1, _MONTHS[mon.lower()[:3]], int(day))
-    return found
+    if year:
+        return _safe_date(int(year), _MONTHS[mon.lower()[:3]], int(day))
+    # no year: the nearest such day, the later on a tie (`raised on October 15`, said on the 26th, is this
+    # October's; `due January 9`, said in November, is the coming one; `since December 1`, said in January, the last)
+    days = [d for y in (ref.year - 1, ref.year, ref.year + 1)
+            if (d := _safe_date(y, _MONTHS[mon.lower()[:3]], int(day))) is not None]
+    return min(days, key=lambda d: (abs((dt.date.fromisoformat(d) - ref).days), d < ref.isoformat()), default=None)
 
 
 # A day moved or corrected in one sentence: "moved from 14 February to 8 March", "I wrote March 28 but it's

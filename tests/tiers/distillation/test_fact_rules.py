@@ -59,9 +59,20 @@ def test_dates() -> None:
     assert find_date("see you tomorrow", REF) == "2026-11-21"
     assert find_date("on Tuesday", REF) == "2026-11-24"
     assert find_date("next Tuesday", REF) == "2026-11-24"
-    assert find_date("by March 3rd", REF) == "2027-03-03"  # a month already past means next year
+    assert find_date("by March 3rd", REF) == "2027-03-03"  # a month long past means next year
     assert find_date("4 December 2027", REF) == "2027-12-04"
     assert find_date("2026-02-30", REF) is None and find_date("Thursday's agenda", REF) is None
+
+
+@pytest.mark.parametrize("text, day", [
+    ("the club fee went up on November 2", "2026-11-02"),      # eighteen days ago: this year's, not next year's
+    ("paid the deposit on 30 Nov", "2026-11-30"),           # ten days ahead
+    ("the night shift started December 29", "2026-12-29"),
+    ("maybe 12 chairs, maybe fewer", None),                 # a word opening like a month's name is none
+    ("the couple are marrying. 14 guests only", None),
+])
+def test_a_day_without_a_year_is_the_nearest_one_and_a_month_is_its_whole_name(text: str, day: str | None) -> None:
+    assert find_date(text, REF) == day
 
 
 def test_a_reason_stays_with_its_decision() -> None:
