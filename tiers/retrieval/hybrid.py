@@ -200,7 +200,7 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: ranking.Corpu
         base, cos = fused[cand.id], dense.sims.get(cand.id)
         if base <= 0 and path <= 0 and cos is None:
             continue  # neither a word nor a vector nor the tree relates it to the question
-        p = ranking.prior(float(cand.score or 0.0), path)
+        p = ranking.prior_of(cand, path, in_range)
         boost = 1 + ranking.BETA * p
         final = (base if base > 0 else 1e-6 * (1 + path)) * boost
         seen = time_view(cand) if in_range else None  # what the time rule reads: the date and the words

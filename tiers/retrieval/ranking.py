@@ -78,6 +78,14 @@ def prior(memory_score: float, path_score: float) -> float:
     return MEMORY_WEIGHT * min(1.0, max(memory_score, 0.0) / HOT_SCORE) + PATH_WEIGHT * min(1.0, path_score)
 
 
+def prior_of(cand: Candidate, path_score: float, in_range: Any) -> float:
+    """`prior` of a candidate: a rule kept in hot lessons answers no question of what holds now (`what rate does she
+    charge now?` is not answered by `never raise the rate and the callout in one month`), so under one its
+    importance lifts it no more than a cold memory's; its words still find it."""
+    rule = getattr(in_range, "of_now", False) and cand.tier == "hot" and cand.category.startswith("lessons/")
+    return prior(0.0 if rule else float(cand.score or 0.0), path_score)
+
+
 def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: Corpus, path_scores: dict[str, float],
          limit: int, in_range: Any = None) -> list[Candidate]:
     """Score candidates and return the best `limit`, each with its Ranking.
@@ -93,7 +101,7 @@ def rank(query: Sequence[str], cands: Iterable[Candidate], corpus: Corpus, path_
         path, via = path_boost(cand.category, path_scores)
         if text <= 0 and path <= 0:
             continue
-        p = prior(float(cand.score or 0.0), path)
+        p = prior_of(cand, path, in_range)
         final = (text if text > 0 else PATH_ONLY * path) * (1 + BETA * p)
         seen = time_view(cand) if in_range else None  # what the time rule reads: the date and the words
         dated = in_range(seen) if in_range else None

@@ -84,6 +84,22 @@ def test_rare_full_match_beats_important_partial_match() -> None:
     assert out[0]["ranking"]["boost"] <= 1.2
 
 
+def test_a_rule_in_hot_lessons_is_not_lifted_above_a_fact_for_a_question_about_now() -> None:
+    """`what … now?` asks what holds: a rule naming the same words (a hot lesson, importance 0.8) answers none of it,
+    so its importance lifts it no more than a cold memory's; asked of no time, it keeps its lift."""
+    from memoryd.tiers.retrieval.time_rule import time_rule
+
+    rows = [{"id": "rule", "text": "Rule: never row alone at the boat club", "category": "lessons/notes",
+             "tier": "hot", "score": 0.8},
+            {"id": "fact", "text": "She rows with the Harbour boat club", "category": "notes", "tier": "cold",
+             "score": 0.0}]
+    cands = [Candidate.of(dict(r, path=r["category"])) for r in rows]
+    for query, first in (("which boat club does she row with now?", "fact"), ("row boat club", "rule")):
+        terms = analyzer.query_terms(query)
+        out = rank(terms, cands, local_corpus(cands, terms), {}, 5, time_rule(query, None))
+        assert out[0].id == first, (query, [(c.id, c.rank) for c in out])
+
+
 def test_corpus_idf_weighs_rare_terms_more() -> None:
     corpus = Corpus(docs=100, terms=1000)
     corpus.df.update({"carolin": 90, "guitar": 2})
