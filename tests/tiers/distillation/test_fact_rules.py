@@ -151,6 +151,8 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("so this is a rule in my house: shoes off at the door", True),
     ("so never again do I lend the trailer without a deposit", True),              # the verb before its subject
     ("never again, I said, and then I went back the next year", False),            # a story's
+    ("ok that settles it, never again a dentist slot before 8am", True),            # what is never to happen again
+    ("we tried the night ferry once. never again", False),                          # a story's end
     ("帮我记一个 以后换季前先检查空调滤网", True),                                  # 记 + 以后: a rule to keep
     ("你记一下，往后发货单一律双人复核", True),
     ("以后开周会一定不能迟到，这条记牢", True),                                    # 以后 … 一定不能
