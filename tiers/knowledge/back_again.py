@@ -13,7 +13,8 @@ import functools
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from memoryd.tiers.knowledge.change import cues, lang_words, names_value, spoken, states, words_rx
+from memoryd.tiers.knowledge.change import cues, names_value, spoken, states
+from memoryd.tiers.knowledge.lang_words import lang_words, words_rx
 
 Memory = Mapping[str, Any]
 

@@ -13,16 +13,14 @@ retrieve: truth.place and maintain.derive both call `replaced`.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Iterable, Mapping, Sequence
 
 from memoryd.tiers.distillation.rxgate import Gated
+from memoryd.tiers.knowledge.lang_words import LANGUAGES, lang_data
 from memoryd.tiers.retrieval import analyzer
 
-LANGUAGES = ("en", "zh")
 THING_WORDS = 4
 _SPEAKER = re.compile(r"^\s*(?:[-*]\s+)?[^\s:：]{1,24}(?:\s[^\s:：]{1,24})?\s*[:：]\s+(?=\S)")
 _LABEL = re.compile(r"^[WBOS](?:\([^)]*\))?\s+(?:@[\w.\-]+[:：]?\s*)*")
@@ -280,9 +278,12 @@ def _cue_terms(code: str) -> frozenset[str]:
 def _has(text: str, value: str) -> bool:
     """`value` in `text` as whole words (anywhere inside Chinese), case-folded, a day in the plural as that day."""
     v = _DAYS.sub(r"\1", value.casefold())
-    left = r"(?<![\w])" if v[:1].isascii() and v[:1].isalnum() else ""
-    right = r"(?![\w])" if v[-1:].isascii() and v[-1:].isalnum() else ""
+    left = _NOT_AFTER if v[:1].isascii() and v[:1].isalnum() else ""  # a Han character next to it is a break:
+    right = _NOT_BEFORE if v[-1:].isascii() and v[-1:].isalnum() else ""  # `又改成2度了`, `换成Postgres了`
     return re.search(left + re.escape(v) + right, _DAYS.sub(r"\1", text.casefold())) is not None
+
+
+_NOT_AFTER, _NOT_BEFORE = r"(?<![^\W\u3400-\u9fff])", r"(?![^\W\u3400-\u9fff])"
 
 
 def names_value(text: str, value: str) -> bool:
@@ -313,6 +314,9 @@ def states(memory_text: str, cue: Cue) -> str | None:
     if old is None or any(_has(gone, old) for gone in history):
         return None  # it says itself that the old value was replaced (`now on AWS, no longer on Hetzner`): history
     clause = next((c for c in _PARTS.split(said) if _has(c, old)), "")
+    sentence = _sentence_of(said, old)
+    if not _names_thing(cue.thing, sentence, set(analyzer.terms(sentence)) | about(memory_text)):
+        return None  # `thinking about eid. we go to my mother in <old>`: the thing and the value in two sentences
     if len(cue.thing) == 1 and not any(t.isascii() for t in cue.thing) and not _names_thing(cue.thing, clause):
         return None  # a one-word thing (a name): `A继续住<old>，帮<name>搬完家` names it, but not with the old value
     if _NEGATED.search(clause) or _without_thing(clause, cue):
@@ -321,6 +325,13 @@ def states(memory_text: str, cue: Cue) -> str | None:
         return None  # `she wants to move me to Thursdays`: a wish, not a value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
+
+
+def _sentence_of(said: str, value: str) -> str:
+    return next((s for s in _SENTENCES.split(said) if _has(s, value)), said)
+
+
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n")
 
 
 def label(memory_text: str) -> str:
@@ -406,49 +417,6 @@ def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
 _MORE_VALUE = re.compile(r"\d[\d:.,/-]*|(?<![\w'’])[A-Z][\w\-]+")
 HAN_MORE, _HAN_LIGHT = 4, frozenset("的了是在我你他她它们也都就还又很这那个把被给和与跟")  # words of grammar, no fact
 Memory = Mapping[str, Any]
-
-
-def ask_words() -> tuple[frozenset[str], tuple[str, ...]]:
-    """(words, phrases) saying a value changed without naming it, every language: review questions' cue."""
-    words: set[str] = set()
-    phrases: list[str] = []
-    for code in LANGUAGES:
-        for w in _ask(code):
-            (words.add(w) if w.isascii() and " " not in w else phrases.append(w))
-    return frozenset(words), tuple(phrases)
-
-
-@functools.lru_cache(maxsize=1)
-def ask_not() -> re.Pattern[str]:
-    """Phrases holding an ask word that say nothing changed ("right now", "for now", 现在就), every language, as one
-    pattern over casefolded text (the review producer cuts them from every current memory it reads)."""
-    said = {p.casefold() for code in LANGUAGES for p in lang_data(code).get("ask_not", ())}
-    longest_first = sorted(said, key=len, reverse=True)  # "now and again" before any shorter phrase inside it
-    return re.compile("|".join(map(re.escape, longest_first)) or r"(?!)")
-
-
-@functools.lru_cache(maxsize=None)
-def lang_data(code: str) -> dict:
-    return dict(json.loads(resources.files("memoryd.tiers.knowledge").joinpath(f"lang/{code}.json").read_text("utf-8")))
-
-
-@functools.lru_cache(maxsize=None)
-def lang_words(key: str) -> tuple[str, ...]:
-    """A word list of every language's data (`reschedule_words`, `back_to` …), longest first: the longer phrase
-    is tried before a shorter one inside it."""
-    return tuple(sorted({w for code in LANGUAGES for w in lang_data(code).get(key, ())}, key=len, reverse=True))
-
-
-@functools.lru_cache(maxsize=None)
-def words_rx(key: str) -> re.Pattern[str]:
-    """Any word of `lang_words(key)`, case-insensitive, not inside a Latin word (never matches an empty list)."""
-    return re.compile(r"(?i)(?<![A-Za-z])(?:" + ("|".join(map(re.escape, lang_words(key))) or r"(?!)") +
-                      r")(?![A-Za-z])")
-
-
-@functools.lru_cache(maxsize=None)
-def _ask(code: str) -> tuple[str, ...]:
-    return tuple(w.casefold() for w in lang_data(code).get("ask_words", ()))
 
 
 def replaced(new: Memory, held: Iterable[Memory], earlier: Any) -> list[tuple[Memory, Cue, str]]:

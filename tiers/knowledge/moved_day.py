@@ -16,7 +16,8 @@ import functools
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from memoryd.tiers.knowledge.change import LANGUAGES, ask_not, ask_words, lang_data, spoken, words_rx
+from memoryd.tiers.knowledge.change import spoken
+from memoryd.tiers.knowledge.lang_words import LANGUAGES, ask_not, ask_words, lang_data, words_rx
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
 

@@ -20,7 +20,8 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from memoryd.tiers.knowledge.change import lang_words, spoken, words_rx
+from memoryd.tiers.knowledge.change import spoken
+from memoryd.tiers.knowledge.lang_words import lang_words, words_rx
 from memoryd.tiers.memory.hot import DAY_SAID, day_of
 from memoryd.tiers.memory.model import preview
 from memoryd.tiers.retrieval import analyzer

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from memoryd.tiers.base.atomic import atomic_write_json
 from memoryd.tiers.base.errors import UsageError
-from memoryd.tiers.knowledge import change, kinds, log, review_file
+from memoryd.tiers.knowledge import change, kinds, lang_words, log, review_file
 from memoryd.tiers.knowledge.restate import core_text, numbers_and_codes, restates
 from memoryd.tiers.knowledge.truth import judged, moment, newer
 from memoryd.tiers.memory.model import preview
@@ -73,8 +73,8 @@ def _has_cue(text: str) -> bool:
 def _after_cue_word(text: str) -> str | None:
     """What a memory says after its first word of change (`… now leaves from the north quay`), case-folded, its
     words of now that say no change (`right now`) left out; None when it has no word of change."""
-    said = change.ask_not().sub(" ", change.spoken(text).casefold())
-    words, phrases = change.ask_words()
+    said = lang_words.ask_not().sub(" ", change.spoken(text).casefold())
+    words, phrases = lang_words.ask_words()
     at = [m.end() for m in _LATIN.finditer(said) if m.group(0) in words][:1] + \
         [said.find(c) + len(c) for c in phrases if c in said]
     return said[min(at):] if at else None
@@ -88,7 +88,7 @@ def _after_cue(text: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=1)
 def _cue_terms() -> frozenset[str]:
-    words, phrases = change.ask_words()
+    words, phrases = lang_words.ask_words()
     return frozenset(t for w in (*words, *phrases) for t in analyzer.terms(w))
 
 

@@ -23,7 +23,8 @@ import functools
 import re
 from typing import Callable
 
-from memoryd.tiers.knowledge.change import LANGUAGES, label, lang_data, words_rx, spoken
+from memoryd.tiers.knowledge.change import label, spoken
+from memoryd.tiers.knowledge.lang_words import LANGUAGES, lang_data, words_rx
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.retrieval import analyzer, answer_shape
 from memoryd.tiers.retrieval.asks import stated

@@ -111,6 +111,18 @@ def test_a_memory_that_itself_says_the_old_value_was_replaced_does_not_state_it(
     assert (change.states(older, cue) is not None) is states
 
 
+@pytest.mark.parametrize("older, states", [
+    ("thinking about the reunion already. every year we go to my aunt in Leeds, she lives alone", False),  # two
+    ("The reunion is in Leeds again, at my aunt's.", True),                 # sentences: the aunt's town is no reunion's
+    ("机房温度 18度太冷了 又改成22度了", False),                             # it says the new value already, a Han
+])                                                                          # character right before it
+def test_the_old_value_is_stated_of_the_thing_in_one_sentence_and_a_value_beside_han_is_read(older: str,
+                                                                                            states: bool) -> None:
+    said = "机房温度从18度调到22度" if "机房" in older else "The reunion moves from Leeds to York."
+    [cue] = change.cues(said)
+    assert (change.states(older, cue) is not None) is states
+
+
 @pytest.mark.parametrize("older", [
     "Weekly releases of the app are not happening with two of us part-time.",  # denies the value, states none
     "March was too busy for the party anyway.",                               # a month alone is no day of it

@@ -1,0 +1,53 @@
+"""The change vocabularies of every language (tiers/knowledge/lang/<code>.json), loaded once: the words and
+phrases change.py, moved_day.py, back_again.py, rescheduled.py and retrieval's latest band read by key."""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from importlib import resources
+
+LANGUAGES = ("en", "zh")
+
+
+def ask_words() -> tuple[frozenset[str], tuple[str, ...]]:
+    """(words, phrases) saying a value changed without naming it, every language: review questions' cue."""
+    words: set[str] = set()
+    phrases: list[str] = []
+    for code in LANGUAGES:
+        for w in _ask(code):
+            (words.add(w) if w.isascii() and " " not in w else phrases.append(w))
+    return frozenset(words), tuple(phrases)
+
+
+@functools.lru_cache(maxsize=1)
+def ask_not() -> re.Pattern[str]:
+    """Phrases holding an ask word that say nothing changed ("right now", "for now", 现在就), every language, as one
+    pattern over casefolded text (the review producer cuts them from every current memory it reads)."""
+    said = {p.casefold() for code in LANGUAGES for p in lang_data(code).get("ask_not", ())}
+    longest_first = sorted(said, key=len, reverse=True)  # "now and again" before any shorter phrase inside it
+    return re.compile("|".join(map(re.escape, longest_first)) or r"(?!)")
+
+
+@functools.lru_cache(maxsize=None)
+def lang_data(code: str) -> dict:
+    return dict(json.loads(resources.files("memoryd.tiers.knowledge").joinpath(f"lang/{code}.json").read_text("utf-8")))
+
+
+@functools.lru_cache(maxsize=None)
+def lang_words(key: str) -> tuple[str, ...]:
+    """A word list of every language's data (`reschedule_words`, `back_to` …), longest first: the longer phrase
+    is tried before a shorter one inside it."""
+    return tuple(sorted({w for code in LANGUAGES for w in lang_data(code).get(key, ())}, key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=None)
+def words_rx(key: str) -> re.Pattern[str]:
+    """Any word of `lang_words(key)`, case-insensitive, not inside a Latin word (never matches an empty list)."""
+    return re.compile(r"(?i)(?<![A-Za-z])(?:" + ("|".join(map(re.escape, lang_words(key))) or r"(?!)") +
+                      r")(?![A-Za-z])")
+
+
+@functools.lru_cache(maxsize=None)
+def _ask(code: str) -> tuple[str, ...]:
+    return tuple(w.casefold() for w in lang_data(code).get("ask_words", ()))
