@@ -58,6 +58,12 @@ def asks_who(query: str) -> bool:
     return bool(re.search(lang_data("question_words")["asks_who"], query, re.I))
 
 
+@lru_cache(maxsize=256)
+def asks_where(query: str) -> bool:
+    """The question asks for a place ("where is …", 在哪儿, 邊度)."""
+    return bool(re.search(lang_data("question_words")["asks_where"], query, re.I))
+
+
 @lru_cache(maxsize=1)
 def _day_kinds() -> tuple[re.Pattern[str], dict[str, str]]:
     kinds = lang_data("question_words")["day_kinds"]

@@ -19,7 +19,7 @@ from memoryd.tiers.knowledge.moved_day import dated_since, moved_since, weekday_
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.knowledge.review_file import REVIEWED_KEY
 from memoryd.tiers.retrieval import analyzer, when
-from memoryd.tiers.retrieval.answer_shape import asked, asks_when, asks_who, holds_any, lang_data, of_no_one
+from memoryd.tiers.retrieval.answer_shape import asked, asks_when, asks_where, asks_who, holds_any, lang_data, of_no_one
 from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 
@@ -82,7 +82,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
                 _doubted(head, doubts) or _asks_another(query, r, head) or _unshaped(shapes, r, head) or \
                 _not_who(query, r, head) or _of_another(query, r, head) or _moved_again(query, head, results) or \
-                _of_another_id(query, r, head):
+                _of_another_id(query, r, head) or _told_of_nothing(r, head):
             out.append(r)
             placed.add(r.id)
             continue
@@ -226,7 +226,10 @@ def what_asked(query: str, after_now: bool = False) -> frozenset[str]:
     zh = _ZH_OF.match(query) or _ZH_IS.match(query) or (_ZH_NOW.match(query) if after_now else None)
     if zh is None:
         return asked - names
-    return frozenset(t for t in analyzer.terms(zh.group(2)) if len(t) > 1 and t not in _question_words()) - names
+    said = frozenset(t for t in analyzer.terms(zh.group(2)) if len(t) > 1 and t not in _question_words()) - names
+    if not said and zh.re is _ZH_IS:  # `<whose><what>是哪天？`: what is asked stands before 是, with whose it is
+        said = frozenset(t for t in analyzer.terms(zh.group(1)) if len(t) > 1) - names
+    return said
 
 
 def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
@@ -298,10 +301,18 @@ def _named_by_old_value(what: set[str], found: Candidate, newer: Candidate) -> b
 def _of_what_asked(query: str, what: set[str], found: Candidate, newer: Candidate) -> bool:
     """The change is of what is asked though the newer memory says none of the question's words: the value replaced
     is named by them (_named_by_old_value) or has the shape of answer asked (a day under `which day of the week …?`,
-    whose `week` only the found one's `weekly` says)."""
-    shapes = asked(query)
-    return _named_by_old_value(what, found, newer) or \
-        (bool(shapes) and any(holds_any(cue.old, shapes) for cue in _replaced(found, newer)))
+    whose `week` only the found one's `weekly` says), the thing changed being the one asked of, or none named."""
+    if _named_by_old_value(what, found, newer):
+        return True
+    shapes, terms = asked(query), set(analyzer.terms(query))  # a day changed of another thing (`开业` under `消防验收`)
+    return bool(shapes) and any(holds_any(cue.old, shapes) and _thing_asked(cue, terms, what)
+                                for cue in _replaced(found, newer))
+
+
+def _thing_asked(cue: change.Cue, terms: set[str], what: set[str]) -> bool:
+    """A Chinese cue names what changed in the words before its values (`分店开业从<day>改到<day>`): a question
+    naming another thing of it (`分店消防验收是哪天？`) asks of that one. English things lie inside the values."""
+    return not cue.rule.startswith("zh:") or not cue.thing or cue.thing <= terms or bool(cue.thing & what)
 
 
 def _day_only(found: Candidate, query: str) -> bool:
@@ -322,10 +333,19 @@ def _replaced(found: Candidate, newer: Candidate) -> list[change.Cue]:
     return [cue for cue in change.cues(newer.text) if change.states(found.text, cue)]
 
 
+def _told_of_nothing(found: Candidate, newer: Candidate) -> bool:
+    """Every cue linking them is Chinese, changes a number or an amount and names no thing before it (`从180块涨到
+    210块`, an echo whose subject was said a line before): the link may stand (the memory is updated), but nothing
+    says which of the found one's numbers it is, so the newer one is not placed as its current value."""
+    cues = _replaced(found, newer)
+    return bool(cues) and all(c.rule.startswith("zh:") and not c.thing and of_no_one(c.old) for c in cues)
+
+
 def _not_who(query: str, found: Candidate, newer: Candidate) -> bool:
-    """A question of who (`who coaches …?`) under a change of the found one's day, time or amount (`… moves from
-    Tuesday nights to Saturday mornings`): what changed is not who, so the found one stands as found."""
-    if not asks_who(query):
+    """A question of who (`who coaches …?`) or where (`在哪儿举行？`) under a change of the found one's day, time or
+    amount (`… moves from Tuesday nights to Saturday mornings`): what changed is not who nor where, so the found one
+    stands as found."""
+    if not (asks_who(query) or asks_where(query)):
         return False
     olds = [cue.old for cue in _replaced(found, newer)]
     return bool(olds) and all(of_no_one(old) for old in olds)

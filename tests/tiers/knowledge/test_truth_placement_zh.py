@@ -160,3 +160,23 @@ def test_the_entity_memories_are_kept_under_says_whose_not_what() -> None:
     new = Candidate.of(_row("b", "@江若棠: 若棠画室7月初从西塘搬到北湖，楼下有停车场。", "2026-07-02"))
     assert _order([old], [new], "若棠现在的画室在哪个片区？") == ["b", "a"]
     assert _order([old], [new], "若棠住在城里哪个片区？") == ["a"]
+
+
+@pytest.mark.parametrize("found, newer, question, placed", [
+    # a day changed: no answer to a question of where, nor to one of another thing of the same place
+    ("摄影展定了：3月8号，在城南图书馆。", "摄影展从3月8号改到3月15号。", "摄影展现在在哪儿办？", False),
+    ("The photo show is on 8 March at the Northgate library.", "The photo show moves from 8 March to 15 March.",
+     "Where is the photo show now?", False),
+    ("摄影展定了：3月8号，在城南图书馆。", "摄影展从3月8号改到3月15号。", "摄影展现在是哪天？", True),
+    ("@城西分店: 城西分店开业因装修返工推迟到5月8号。", "城西分店开业从5月8号改到5月15号。", "城西分店装修验收是哪天？", False),
+    ("@城西分店: 城西分店开业因装修返工推迟到5月8号。", "城西分店开业从5月8号改到5月15号。", "城西分店哪天开业？", True),
+    # a number changed with no word of what (an echo): nothing says which of the found one's numbers it is
+    ("健身房月卡一个月180块，年卡1500块。", "从180块涨到210块，一个月多了30块。", "健身房月卡现在一个月多少钱？", False),
+])
+def test_a_change_is_placed_only_under_a_question_of_what_it_changed(found: str, newer: str, question: str,
+                                                                      placed: bool) -> None:
+    from memoryd.tiers.retrieval.candidate import Candidate
+
+    old = Candidate.of(_row("a", found, "2026-02-20", updated_by="b"))
+    new = Candidate.of(_row("b", newer, "2026-02-27"))
+    assert (_order([old], [new], question) == ["b", "a"]) is placed
