@@ -102,7 +102,7 @@ _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun",
                                        "dec"), start=1)}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ISO = Gated(re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"))
-# a month's name or its short form, whole: `marrying. 13` and `maybe 1,000` name no day
+# a month's name or its short form, whole: `marrying. 14 guests` and `maybe 12 chairs` name no day
 _MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 _MONTH_DAY = Gated(re.compile(
@@ -165,7 +165,7 @@ def _day_of(gate: Gated, m: re.Match[str], ref: dt.date) -> str | None:
     mon, day, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(4), m.group(6))
     if year:
         return _safe_date(int(year), _MONTHS[mon.lower()[:3]], int(day))
-    # no year: the nearest such day, the later on a tie (`raised on October 15`, said on the 26th, is this
+    # no year: the nearest such day, the later on a tie (`the fee went up on November 2`, said on the 20th, is this
     # October's; `due January 9`, said in November, is the coming one; `since December 1`, said in January, the last)
     days = [d for y in (ref.year - 1, ref.year, ref.year + 1)
             if (d := _safe_date(y, _MONTHS[mon.lower()[:3]], int(day))) is not None]

@@ -279,7 +279,7 @@ def _has(text: str, value: str) -> bool:
     """`value` in `text` as whole words (anywhere inside Chinese), case-folded, a day in the plural as that day."""
     v = _DAYS.sub(r"\1", value.casefold())
     left = _NOT_AFTER if v[:1].isascii() and v[:1].isalnum() else ""  # a Han character next to it is a break:
-    right = _NOT_BEFORE if v[-1:].isascii() and v[-1:].isalnum() else ""  # `又改成2度了`, `换成Postgres了`
+    right = _NOT_BEFORE if v[-1:].isascii() and v[-1:].isalnum() else ""  # `又改成22度了`, `换成Postgres了`
     return re.search(left + re.escape(v) + right, _DAYS.sub(r"\1", text.casefold())) is not None
 
 
@@ -316,7 +316,7 @@ def states(memory_text: str, cue: Cue) -> str | None:
     clause = next((c for c in _PARTS.split(said) if _has(c, old)), "")
     sentence = _sentence_of(said, old)
     if not _names_thing(cue.thing, sentence, set(analyzer.terms(sentence)) | about(memory_text)):
-        return None  # `thinking about eid. we go to my mother in <old>`: the thing and the value in two sentences
+        return None  # `thinking about the reunion. we go to my aunt in <old>`: thing and value, two sentences
     if len(cue.thing) == 1 and not any(t.isascii() for t in cue.thing) and not _names_thing(cue.thing, clause):
         return None  # a one-word thing (a name): `A继续住<old>，帮<name>搬完家` names it, but not with the old value
     if _NEGATED.search(clause) or _without_thing(clause, cue):

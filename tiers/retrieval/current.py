@@ -304,14 +304,14 @@ def _of_what_asked(query: str, what: set[str], found: Candidate, newer: Candidat
     whose `week` only the found one's `weekly` says), the thing changed being the one asked of, or none named."""
     if _named_by_old_value(what, found, newer):
         return True
-    shapes, terms = asked(query), set(analyzer.terms(query))  # a day changed of another thing (`开业` under `消防验收`)
+    shapes, terms = asked(query), set(analyzer.terms(query))  # a day changed of another thing (`开业` under `装修验收`)
     return bool(shapes) and any(holds_any(cue.old, shapes) and _thing_asked(cue, terms, what)
                                 for cue in _replaced(found, newer))
 
 
 def _thing_asked(cue: change.Cue, terms: set[str], what: set[str]) -> bool:
     """A Chinese cue names what changed in the words before its values (`分店开业从<day>改到<day>`): a question
-    naming another thing of it (`分店消防验收是哪天？`) asks of that one. English things lie inside the values."""
+    naming another thing of it (`分店装修验收是哪天？`) asks of that one. English things lie inside the values."""
     return not cue.rule.startswith("zh:") or not cue.thing or cue.thing <= terms or bool(cue.thing & what)
 
 
@@ -342,7 +342,7 @@ def _told_of_nothing(found: Candidate, newer: Candidate) -> bool:
 
 
 def _not_who(query: str, found: Candidate, newer: Candidate) -> bool:
-    """A question of who (`who coaches …?`) or where (`在哪儿举行？`) under a change of the found one's day, time or
+    """A question of who (`who coaches …?`) or where (`在哪儿办？`) under a change of the found one's day, time or
     amount (`… moves from Tuesday nights to Saturday mornings`): what changed is not who nor where, so the found one
     stands as found."""
     if not (asks_who(query) or asks_where(query)):

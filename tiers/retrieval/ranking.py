@@ -79,8 +79,8 @@ def prior(memory_score: float, path_score: float) -> float:
 
 
 def prior_of(cand: Candidate, path_score: float, in_range: Any) -> float:
-    """`prior` of a candidate: a rule kept in hot lessons answers no question of what holds now (`what rate does she
-    charge now?` is not answered by `never raise the rate and the callout in one month`), so under one its
+    """`prior` of a candidate: a rule kept in hot lessons answers no question of what holds now (`which club does
+    she row with now?` is not answered by `never row alone at the club`), so under one its
     importance lifts it no more than a cold memory's; its words still find it."""
     rule = getattr(in_range, "of_now", False) and cand.tier == "hot" and cand.category.startswith("lessons/")
     return prior(0.0 if rule else float(cand.score or 0.0), path_score)
