@@ -98,6 +98,7 @@ class Fact:
         return (body if len(body) + len(day) <= 200 else body[:199 - len(day)].rstrip() + "…") + day
 
 
+PAST_DAYS = 120  # a day without a year said of the past is one of the last four months
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"), start=1)}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -165,11 +166,13 @@ def _day_of(gate: Gated, m: re.Match[str], ref: dt.date) -> str | None:
     mon, day, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(4), m.group(6))
     if year:
         return _safe_date(int(year), _MONTHS[mon.lower()[:3]], int(day))
-    # no year: the nearest such day, the later on a tie (`the fee went up on November 2`, said on the 20th, is this
-    # October's; `due January 9`, said in November, is the coming one; `since December 1`, said in January, the last)
+    # no year: the first such day at most PAST_DAYS ago (`the fee went up on November 2`, said on the 20th, is this
+    # November's; `since December 1`, said in January, the last; `due January 9`, said in November, the coming one;
+    # `the wedding is December 12`, said in May, this December's, not the one five months gone)
+    earliest = ref - dt.timedelta(days=PAST_DAYS)
     days = [d for y in (ref.year - 1, ref.year, ref.year + 1)
-            if (d := _safe_date(y, _MONTHS[mon.lower()[:3]], int(day))) is not None]
-    return min(days, key=lambda d: (abs((dt.date.fromisoformat(d) - ref).days), d < ref.isoformat()), default=None)
+            if (d := _safe_date(y, _MONTHS[mon.lower()[:3]], int(day))) is not None and d >= earliest.isoformat()]
+    return days[0] if days else None
 
 
 # A day moved or corrected in one sentence: "moved from 14 February to 8 March", "I wrote March 28 but it's

@@ -87,6 +87,7 @@ class _Lang:
     when: re.Pattern[str]                    # words of when before a cue (`11月初`, `last week`): not what changed
     planned_before: re.Pattern[str]          # `you're moving from …`, `要从…`: under way or to come, not done
     planned_after: re.Pattern[str]           # `… is set for <day>`, `…还没决定`: a plan or an offer
+    reason: re.Pattern[str]                  # why, before a cue (`X因兼容问题从…`): not what changed
 
 
 @functools.lru_cache(maxsize=None)
@@ -109,7 +110,8 @@ def _lang(code: str) -> _Lang:
                  frozenset(w.casefold() for w in data.get("others", ())),
                  re.compile(data.get("when", "(?!)"), re.IGNORECASE),
                  re.compile(data.get("planned_before", "(?!)"), re.IGNORECASE),
-                 re.compile(data.get("planned_after", "(?!)"), re.IGNORECASE))
+                 re.compile(data.get("planned_after", "(?!)"), re.IGNORECASE),
+                 re.compile(data.get("reason", "(?!)"), re.IGNORECASE))
 
 
 def spoken(text: str) -> str:
@@ -207,7 +209,7 @@ def cues(text: str) -> tuple[Cue, ...]:
                     rest = rest.replace(new, " ")
                 anchors = {t for t in analyzer.terms(rest) if not _cue_term(t, lang)}
                 values = set(analyzer.terms(old + " " + new))
-                head = lang.when.sub(" ", _thing_before(clause[:m.start()], lang))
+                head = lang.when.sub(" ", lang.reason.sub(" ", _thing_before(clause[:m.start()], lang)))
                 thing = frozenset(t for t in analyzer.terms(head)
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
                 # no new value: it may not say what it became; what would be or is wanted (`he wants to …`): not done

@@ -68,6 +68,8 @@ def test_dates() -> None:
     ("the club fee went up on November 2", "2026-11-02"),      # eighteen days ago: this year's, not next year's
     ("paid the deposit on 30 Nov", "2026-11-30"),           # ten days ahead
     ("the night shift started December 29", "2026-12-29"),
+    ("the gala is on 2 June", "2027-06-02"),                  # half a year past: the coming one, not the nearest
+    ("the shed went up in August", None),
     ("maybe 12 chairs, maybe fewer", None),                 # a word opening like a month's name is none
     ("the couple are marrying. 14 guests only", None),
 ])

@@ -123,6 +123,12 @@ def test_the_old_value_is_stated_of_the_thing_in_one_sentence_and_a_value_beside
     assert (change.states(older, cue) is not None) is states
 
 
+def test_a_reason_between_the_thing_and_a_chinese_cue_is_not_part_of_the_thing() -> None:
+    """`X因<原因>从A回退到B`: the thing is X; the reason's words are not asked of the memory stating A."""
+    [cue] = change.cues("缓存集群因内存泄漏问题从6.2回退到6.0。")
+    assert change.states("缓存集群已经从6.0升级到6.2了。", cue) is not None
+
+
 @pytest.mark.parametrize("older", [
     "Weekly releases of the app are not happening with two of us part-time.",  # denies the value, states none
     "March was too busy for the party anyway.",                               # a month alone is no day of it
