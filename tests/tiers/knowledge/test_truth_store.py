@@ -74,6 +74,7 @@ def test_contradiction_is_the_same_words_with_the_other_polarity() -> None:
     ("年审由 Nov 2 再推到 Nov 9，又要改机票", "Nov 2", "Nov 9"),              # moved again
     ("值日從週一換到週四了", "週一", "週四"),                                   # Traditional characters
     ("预发环境因为插件不兼容从v3.2回退到v3.1", "v3.2", "v3.1"),                 # a rollback: back to an older one
+    ("活动一结束，快递费从8块回到10块", "8块", "10块"),                           # a return to what it was
 ])
 def test_a_change_is_read_with_the_value_it_replaces(text: str, old: str, new: str) -> None:
     [cue] = change.cues(text)
@@ -87,6 +88,7 @@ def test_a_change_is_read_with_the_value_it_replaces(text: str, old: str, new: s
     "Thanks!",
     "Mira: we went from one thing to another",              # nothing precise enough to find
     "这学期从浮力讲到大气压强，又到摩擦力",                    # 从X到Y with no change verb: a span, not a change
+    "从下周起周会改到周三",                                      # 从 a day to come: when it starts, no old value
 ])
 def test_no_cue_is_read_where_the_words_do_not_name_a_replaced_value(text: str) -> None:
     assert change.cues(text) == ()
