@@ -303,10 +303,11 @@ def states(memory_text: str, cue: Cue) -> str | None:
     asks nothing. PART when it also states
     something else in another clause (a name, a number, a code): that other fact stays current, so the memory is
     updated in part, not superseded; WHOLE otherwise; None when it does not state the old value."""
-    said = spoken(memory_text)
+    said = _ASKED.sub(" ", spoken(memory_text)).strip()  # what it asks states nothing (`X moved to Y. Is it for
+    # good?` states Y); a memory that only asks states nothing at all
     history = tuple(own.old for own in cues(memory_text))  # the values the memory says itself were replaced
     now_said = _without(said, history)  # `from <new> to <old>`: the new value is history there, no restatement
-    if _QUESTION.search(said) or (cue.new and (_has(now_said, cue.new) or _has(now_said, _lead(cue.new, cue.old))
+    if not said or (cue.new and (_has(now_said, cue.new) or _has(now_said, _lead(cue.new, cue.old))
                                                or _names_new(said, cue, history))):
         return None  # it states the new value already (`… to 8 March` before `… to 8 March 2027`): a restatement
     terms = set(analyzer.terms(said))
@@ -327,6 +328,9 @@ def states(memory_text: str, cue: Cue) -> str | None:
         return None  # `she wants to move me to Thursdays`: a wish, not a value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
+
+
+_ASKED = re.compile(r"[^.!?。！？]*[?？][\s?？]*")  # a sentence ending in a question mark
 
 
 def _sentence_of(said: str, value: str) -> str:

@@ -125,6 +125,15 @@ def test_the_old_value_is_stated_of_the_thing_in_one_sentence_and_a_value_beside
     assert (change.states(older, cue) is not None) is states
 
 
+@pytest.mark.parametrize("older, states", [
+    ("太好了！会员费从300降到250。是只有这个月吗？", True),   # a question after it: what it told still stands
+    ("会员费还是250吗？", False),                              # it only asks
+])
+def test_what_a_memory_asks_after_stating_a_value_leaves_the_value_stated(older: str, states: bool) -> None:
+    [cue] = change.cues("会员费从250回到300了。")
+    assert (change.states(older, cue) is not None) is states
+
+
 def test_a_reason_between_the_thing_and_a_chinese_cue_is_not_part_of_the_thing() -> None:
     """`X因<原因>从A回退到B`: the thing is X; the reason's words are not asked of the memory stating A."""
     [cue] = change.cues("缓存集群因内存泄漏问题从6.2回退到6.0。")
