@@ -285,7 +285,7 @@ def _has(text: str, value: str) -> bool:
     return re.search(left + re.escape(v) + right, _DAYS.sub(r"\1", text.casefold())) is not None
 
 
-_NOT_AFTER, _NOT_BEFORE = r"(?<![^\W\u3400-\u9fff])", r"(?![^\W\u3400-\u9fff])"
+_NOT_AFTER, _NOT_BEFORE = r"(?<![^\W\u3400-\u9fff])", r"(?![^\W\u3400-\u9fff]|(?<=\d)[万亿千百十])"  # 38万 is no 38
 
 
 def names_value(text: str, value: str) -> bool:
