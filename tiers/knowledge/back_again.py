@@ -5,7 +5,8 @@ the maintain pass leaves it current (maintain._back_again reads a change back sa
 Right or silent: the later memory names <A> right after a word of going back (`back_to` in lang/<code>.json:
 back on, switched back to, 换回, 改回 …); a plain `back to` / `back with` (`back_to_now`) also needs a word of now
 (`now_words`: now, as of, again …), since "went back to <place>" is a trip, not a change; and it names <B>, the
-value it goes back from.
+value it goes back from, or, after a word that can only mean a change back (改回, switched back to), the thing the
+change to <B> named (`发货时效改回<A>`).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import functools
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from memoryd.tiers.knowledge.change import cues, names_value, spoken, states
+from memoryd.tiers.knowledge.change import Cue, cues, names_thing, names_value, spoken, states
 from memoryd.tiers.knowledge.lang_words import lang_words, words_rx
 
 Memory = Mapping[str, Any]
@@ -46,9 +47,16 @@ def restored(old: Memory, new: Memory, holding: Callable[[str], Iterable[Memory]
         for m in holding(cue.old):
             text = str(m.get("text", ""))
             if m.get("id") not in (old.get("id"), new.get("id")) and after(new, m) and \
-                    says_back(text, cue.old) and _names_new(spoken(text), cue.new):
+                    says_back(text, cue.old) and (_names_new(spoken(text), cue.new) or _firm_of_thing(text, cue)):
                 return True
     return False
+
+
+def _firm_of_thing(text: str, cue: Cue) -> bool:
+    """`<the thing>改回<A>`: a word that can only mean a change back (changed back to, 改回), right before <A>, with
+    the thing the change to <B> named (its words before the cue): it goes back from <B> without naming it."""
+    said = spoken(text)
+    return bool(cue.thing) and _back_to(cue.old, True).search(said) is not None and names_thing(cue.thing, said)
 
 
 def _names_new(text: str, new: str) -> bool:

@@ -350,6 +350,10 @@ def about(memory_text: str) -> set[str]:
     return set(analyzer.terms(label(memory_text)))  # the terms of the entity it is kept under: what it speaks of
 
 
+def names_thing(thing: frozenset[str], text: str) -> bool:
+    return _names_thing(thing, text)
+
+
 def _names_thing(thing: frozenset[str], text: str, terms: set[str] | None = None) -> bool:
     """`text` names the changed thing, also with a 的 between its words (`X直播间` is `X的直播间`)."""
     return _same_thing(thing, set(analyzer.terms(text)) if terms is None else terms) or \

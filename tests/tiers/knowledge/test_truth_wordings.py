@@ -106,6 +106,8 @@ def test_a_change_back_makes_the_first_telling_current_again(mem, archive) -> No
     ("The pony is back to Meadow Mix now, the Oat Crunch made her fizzy", True),
     ("The pony went back to Meadow Mix's farm shop for hay, Oat Crunch was sold out", False),   # a trip
     ("she's back on Meadow Mix, the hay I mean", False),   # names nothing it goes back from
+    ("过了年，马驹的饲料改回草原料了", True),                # 改回 can only be a change back, and names the feed
+    ("过了年，马驹住的马厩改回草原料那家了", False),          # the stable, not the feed
 ])
 def test_a_change_back_said_without_from_to_makes_the_first_telling_current_again(
         mem, archive, back: str, restored: bool) -> None:
