@@ -342,11 +342,11 @@ def test_a_stored_lesson_reaches_hot_lessons_with_its_source(home: Path) -> None
     line would; a store of rules that are no lesson of the owner's (a card's terms) and a plain fact do not."""
     rule = one_json(invoke("store", "Rule: never run the migration script on a Friday afternoon.",
                            "--category", "ops", "--json").stdout)
-    zh = one_json(invoke("store", "规则：周报一律周四下午发，不拖。", "--category", "ops", "--json").stdout)
+    zh = one_json(invoke("store", "规则：周报一律周三上午发，不拖。", "--category", "ops", "--json").stdout)
     for text in ("停车卡规则：包月三百，年卡三千。", "Fixed the flaky login test today."):
         assert invoke("store", text, "--category", "ops").exit_code == 0
     hot = one_json(invoke("hot", "show", "--json").stdout)
     lessons = {x["text"]: x.get("source_id") for x in hot["critical_lessons"]}
     assert lessons == {"Rule: never run the migration script on a Friday afternoon.": rule["id"],
-                       "规则：周报一律周四下午发，不拖。": zh["id"]}, lessons
+                       "规则：周报一律周三上午发，不拖。": zh["id"]}, lessons
     assert "migration script" in (home / "agents" / "default" / "MEMORY.md").read_text(encoding="utf-8")

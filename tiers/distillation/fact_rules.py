@@ -167,8 +167,8 @@ def _day_of(gate: Gated, m: re.Match[str], ref: dt.date) -> str | None:
     if year:
         return _safe_date(int(year), _MONTHS[mon.lower()[:3]], int(day))
     # no year: the first such day at most PAST_DAYS ago (`the fee went up on November 2`, said on the 20th, is this
-    # November's; `since December 1`, said in January, the last; `due January 9`, said in November, the coming one;
-    # `the wedding is December 12`, said in May, this December's, not the one five months gone)
+    # November's; `since December 1`, said in January, the last; `due February 9`, said in November, the coming one;
+    # `the gala is on November 6`, said in May, this November's, not the one six months gone)
     earliest = ref - dt.timedelta(days=PAST_DAYS)
     days = [d for y in (ref.year - 1, ref.year, ref.year + 1)
             if (d := _safe_date(y, _MONTHS[mon.lower()[:3]], int(day))) is not None and d >= earliest.isoformat()]

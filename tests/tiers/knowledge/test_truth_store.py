@@ -114,14 +114,14 @@ def test_a_memory_that_itself_says_the_old_value_was_replaced_does_not_state_it(
 
 
 @pytest.mark.parametrize("older, states", [
-    ("thinking about the reunion already. every year we go to my aunt in Leeds, she lives alone", False),  # two
-    ("The reunion is in Leeds again, at my aunt's.", True),                 # sentences: the aunt's town is no reunion's
+    ("thinking about the reunion already. every year we go to my aunt in Hexham, she lives alone", False),  # two
+    ("The reunion is in Hexham again, at my aunt's.", True),                 # sentences: the aunt's town is no reunion's
     ("开店预算：人工一年38万4，设备8万。", False),                             # 38万 is no 38 (a cue of a price)
     ("机房温度 18度太冷了 又改成22度了", False),                             # it says the new value already, a Han
 ])                                                                          # character right before it
 def test_the_old_value_is_stated_of_the_thing_in_one_sentence_and_a_value_beside_han_is_read(older: str,
                                                                                             states: bool) -> None:
-    said = "机房温度从18度调到22度" if "机房" in older else "The reunion moves from Leeds to York." if "reunion" in \
+    said = "机房温度从18度调到22度" if "机房" in older else "The reunion moves from Hexham to Alnwick." if "reunion" in \
         older else "人工从38涨到41，一天多3块。"
     [cue] = change.cues(said)
     assert (change.states(older, cue) is not None) is states
