@@ -149,10 +149,23 @@ def merges(memories: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
     return {"merge": total, "merge_right": right, "merge_precision": _share(right, total)}
 
 
+def _states(t: Turn | None, topic: str, truth: Truth) -> str | None:
+    """The topic's value a line states: its tag, or, where the writer left an echo untagged, the value the topic
+    had when it was said, written in it word for word (as `pair_right` reads an older line)."""
+    if t is None:
+        return None
+    tagged = _facts(t).get(topic)
+    if tagged is not None:
+        return tagged
+    then = truth.value_at(topic, t.id)
+    return then if then is not None and any_value_in(t.text, truth.wordings(topic, then)) else None
+
+
 def swaps(qs: list[Question], ranked: dict[str, list[dict[str, Any]]], memories: list[dict[str, Any]],
           match: Matcher, truth: Truth) -> dict[str, Any]:
     """Results a knowledge stage put in for another the words found: right when the placed one states the current
-    value of what the question asks and the found one does not (an earlier value, or nothing of it). A placement
+    value of what the question asks and the found one does not (an earlier value, or nothing of it); a line states
+    a value by its tag or, untagged, by an echo of the value it had then (`_states`). A placement
     under a question about another fact of the found memory (a depot's change above the line naming the bus route
     asked for) or about a look-alike (a colleague's shift) is wrong: it pushes what the words found down for a
     value nobody asked. `swap_in_right_any` keeps the older, looser judge (any topic of the found memory)."""
@@ -166,9 +179,10 @@ def swaps(qs: list[Question], ranked: dict[str, list[dict[str, Any]]], memories:
             if not found_id:
                 continue
             total += 1
-            fa, fb = _facts(match.turn(by_id.get(found_id, {"text": ""}))), _facts(match.turn(h))
+            a, b = match.turn(by_id.get(found_id, {"text": ""})), match.turn(h)
+            fa, fb = _facts(a), _facts(b)
             now = truth.current(q.topic)
-            right += fb.get(q.topic) == now and fa.get(q.topic) != now
+            right += _states(b, q.topic, truth) == now and _states(a, q.topic, truth) != now
             loose += any(k in fb and fb[k] == truth.current(k) and v != fb[k] for k, v in fa.items())
     return {"swap_in": total, "swap_in_right": right, "swap_in_precision": _share(right, total),
             "swap_in_right_any": loose}
