@@ -143,3 +143,24 @@ def test_a_chinese_clause_saying_more_than_the_change_is_updated_in_part() -> No
     [cue] = change.cues("好，Brantley 的单从3000件减到2600件，多付的定金下次抵。")
     assert change.states("助手: 好，Brantley 3000件这批交给老薛验货。", cue) == change.PART
     assert change.states("Brantley 的单 3000件", cue) == change.WHOLE
+
+
+@pytest.mark.parametrize("text", ["没办法，从这个月起保洁费都涨到四百", "由本周开始晨会改到周五上午", "從這學期開始校車改成七點"])
+def test_from_a_time_on_is_no_from_to(text: str) -> None:
+    """从<a time>起 / 开始 says when a change starts; the time is no old value (the change may name none)."""
+    assert all(not cue.act for cue in change.cues(text))
+
+
+@pytest.mark.parametrize("text, old, new", [
+    ("ok so that settles it. dropped the Ossery quote, going with Pellman", "Ossery quote", "Pellman"),
+    ("We ditched Zentro and went with Quill from today.", "Zentro", "Quill"),
+])
+def test_dropping_one_and_going_with_another_is_a_switch(text: str, old: str, new: str) -> None:
+    [cue] = change.cues(text)
+    assert (cue.old, cue.new, cue.act) == (old, new, True)
+
+
+@pytest.mark.parametrize("text", ["dropped the twins at the pool, went with Ines for coffee",
+                                  "dropped Yusra off, going with her brother to the fair"])
+def test_a_drop_off_is_no_switch(text: str) -> None:
+    assert not change.cues(text)
