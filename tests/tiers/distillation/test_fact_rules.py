@@ -137,6 +137,8 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("以后不能再吃这么多了哈哈", True),                                            # a rule for oneself, said lightly
     ("I was going to make it a rule, no screens after nine, but that won't last", False),   # meant, not made
     ("ok make that a rule: no screens after nine", True),
+    ("right. rule fae noo: nae phones at the table", True),                         # Scots: fae, from
+    ("fae now on I'm checkin every tyre before a long run", True),
     ("so from now on I lock the van every time I step out of it", True),
     ("from now on the quiz team meets every Thursday at the Anchor", False),      # a change of a day
     ("Corvin does the rota from now on", False),                                   # a change of who
