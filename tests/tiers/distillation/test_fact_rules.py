@@ -139,6 +139,9 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("ok make that a rule: no screens after nine", True),
     ("right. rule fae noo: nae phones at the table", True),                         # Scots: fae, from
     ("fae now on I'm checkin every tyre before a long run", True),
+    ("从今往后 周末的货都等周一再发", True),
+    ("记住了啊 库房钥匙下班一律交到前台", True),
+    ("这首诗第三句 记住了", False),                                                  # I know it by heart now
     ("so from now on I lock the van every time I step out of it", True),
     ("from now on the quiz team meets every Thursday at the Anchor", False),      # a change of a day
     ("Corvin does the rota from now on", False),                                   # a change of who
