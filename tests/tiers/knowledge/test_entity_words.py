@@ -16,6 +16,11 @@ def names(text: str) -> set[str]:
     return {e.name for e in extract(text)}
 
 
+def test_a_chinese_pharmaceutical_firm_is_an_organisation_and_its_fees_are_not() -> None:
+    assert ("org", "泰丰医药") in found("这批头孢是从泰丰医药进的")   # 医药: a wholesaler's name ends so, as 药业
+    assert not found("这个月去社保报销医药费了")
+
+
 @pytest.mark.parametrize("text, wrong", [
     ("From March the locum switches to Tue/Thu at Marlow.", "Tue"),          # a weekday abbreviated
     ("Labor Day is on the first Monday, so the shop shuts.", "Labor Day"),     # a holiday
