@@ -292,9 +292,13 @@ def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_lin
     linked many more over the ninety-eight held files: supersessions 22 → 35, all right, updates 167 → 247, 5 → 4
     wrong (an echo changing a line's name without a subject, and three older ones); placements 14 → 18, 2 wrong: a
     rate's change placed under a question of the price (its line gives the current price too, tagged only with
-    the rate), and a price asked of a buyer (`… 他回了吗？`) that settled at another, in a file kept unread. This
-    holds that line: one more fails it."""
+    the rate), and a price asked of a buyer (`… 他回了吗？`) that settled at another, in a file kept unread. Since the
+    twenty-fourth session a placed line states a value by its tag or by an untagged echo of the value it had then, as
+    the older line of a pair always did: the rate's line gives the current price too, so that placement is right,
+    and 1 is wrong. The twenty-fifth batch, scored blind by the previous main's rules, brought 11 updates and 1
+    supersession, all right, and no placement; the rules made on two of its files then linked 2 updates more and
+    placed 1 line, all right. This holds that line: one more fails it."""
     on = held["on"]
     wrong_supersede, wrong_update = on["supersede"] - on["supersede_right"], on["update"] - on["update_right"]
     assert wrong_supersede <= 1 and wrong_supersede + wrong_update <= 4, (wrong_supersede, wrong_update)
-    assert on["swap_in"] - on["swap_in_right"] <= 2
+    assert on["swap_in"] - on["swap_in_right"] <= 1
