@@ -145,7 +145,7 @@ def test_a_chinese_clause_saying_more_than_the_change_is_updated_in_part() -> No
     assert change.states("Brantley 的单 3000件", cue) == change.WHOLE
 
 
-@pytest.mark.parametrize("text", ["没办法，从这个月起保洁费都涨到四百", "由本周开始晨会改到周五上午", "從這學期開始校車改成七點"])
+@pytest.mark.parametrize("text", ["没办法，从这个月起保洁费都涨到四百", "由本周开始晨会改到周二傍晚", "從這學期開始校車改成七點"])
 def test_from_a_time_on_is_no_from_to(text: str) -> None:
     """从<a time>起 / 开始 says when a change starts; the time is no old value (the change may name none)."""
     assert all(not cue.act for cue in change.cues(text))
