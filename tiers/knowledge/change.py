@@ -209,7 +209,9 @@ def cues(text: str) -> tuple[Cue, ...]:
                     rest = rest.replace(new, " ")
                 anchors = {t for t in analyzer.terms(rest) if not _cue_term(t, lang)}
                 values = set(analyzer.terms(old + " " + new))
-                head = lang.when.sub(" ", lang.reason.sub(" ", _thing_before(clause[:m.start()], lang)))
+                named = m.groupdict().get("thing")  # `<new> replaced <old> as <role>`: the role, said after
+                head = named.split()[-1] if named else \
+                    lang.when.sub(" ", lang.reason.sub(" ", _thing_before(clause[:m.start()], lang)))
                 thing = frozenset(t for t in analyzer.terms(head)
                                   if not _cue_term(t, lang)) - _cue_terms(code) - values
                 # no new value: it may not say what it became; what would be or is wanted (`he wants to …`): not done

@@ -164,3 +164,13 @@ def test_dropping_one_and_going_with_another_is_a_switch(text: str, old: str, ne
                                   "dropped Yusra off, going with her brother to the fair"])
 def test_a_drop_off_is_no_switch(text: str) -> None:
     assert not change.cues(text)
+
+
+def test_one_replacing_another_as_a_role_changes_who_holds_the_role_and_nothing_else_of_them() -> None:
+    """`<new> replaced <old> as <role>`: the role, said after the cue, is the changed thing; a line naming the old
+    holder with the role is stated, one naming them with another fact of theirs is not."""
+    [cue] = change.cues("Ilse Quarne has replaced Obeda Tallis as the choir's secretary.")
+    assert (cue.old, cue.new, cue.act) == ("Obeda Tallis", "Ilse Quarne", True)
+    assert change.states("Obeda Tallis is the choir secretary, send her the rota.", cue)
+    assert not change.states("Obeda Tallis lives out past the ring road.", cue)
+    assert not change.cues("she replaced the fuse as a test") and not change.cues("He replaced Ruskin as captain")
