@@ -78,14 +78,7 @@ def pair_right(a: Turn | None, b: Turn | None, truth: Truth) -> bool:
     written in it word for word."""
     if not (a and b) or b.line <= a.line:
         return False
-    fa, fb = _facts(a), _facts(b)
-    if any(k in fb and fb[k] != v for k, v in fa.items()):
-        return True
-    for k, new in fb.items():
-        then = None if k in fa else truth.value_at(k, a.id)
-        if then is not None and then != new and any_value_in(a.text, truth.wordings(k, then)):
-            return True
-    return False
+    return any((then := _states(a, k, truth)) is not None and then != new for k, new in _facts(b).items())
 
 
 def _pairs(memories: list[dict[str, Any]], key: str, match: Matcher, truth: Truth) -> tuple[int, int, int]:
@@ -151,7 +144,7 @@ def merges(memories: list[dict[str, Any]], match: Matcher) -> dict[str, Any]:
 
 def _states(t: Turn | None, topic: str, truth: Truth) -> str | None:
     """The topic's value a line states: its tag, or, where the writer left an echo untagged, the value the topic
-    had when it was said, written in it word for word (as `pair_right` reads an older line)."""
+    had when it was said, written in it word for word (a pair's older line and a placement's two lines)."""
     if t is None:
         return None
     tagged = _facts(t).get(topic)

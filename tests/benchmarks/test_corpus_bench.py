@@ -110,9 +110,9 @@ def _lived(paths: list[Path], tmp: pytest.TempPathFactory) -> tuple[dict[str, di
     jobs = [(path, tmp.mktemp(f"{path.stem}-{name}"), knowledge)
             for path in paths for name, knowledge in (("on", True), ("off", False))]
     rows = scored_many(jobs)
-    sides = {"on": [n for n, job in enumerate(jobs) if job[2]], "off": [n for n, job in enumerate(jobs) if not job[2]]}
-    return ({k: total([rows[n] for n in ns]) for k, ns in sides.items()},
-            {k: [jobs[n][1] for n in ns] for k, ns in sides.items()})
+    sides = {"on": True, "off": False}
+    return ({k: total([r for r, job in zip(rows, jobs) if job[2] is on]) for k, on in sides.items()},
+            {k: [job[1] for job in jobs if job[2] is on] for k, on in sides.items()})
 
 
 def test_every_automatic_action_on_the_test_half_is_right(test_half: dict[str, dict]) -> None:
