@@ -82,7 +82,7 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
                 _doubted(head, doubts) or _asks_another(query, r, head) or _unshaped(shapes, r, head) or \
                 _not_who(query, r, head) or _of_another(query, r, head) or _moved_again(query, head, results) or \
-                _of_another_id(query, r, head) or _told_of_nothing(r, head):
+                _of_another_id(query, r, head) or _told_of_nothing(r, head) or _count_under_price(query, r, head):
             out.append(r)
             placed.add(r.id)
             continue
@@ -261,7 +261,18 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     said = set(analyzer.terms(stated(newer.text)))  # what the newer says, not what it asks (`… 那边接还来得及吗？`)
     if what and not what & said and not _of_what_asked(query, what, found, newer):
         return True
-    return bool((asked_terms & set(analyzer.terms(" ".join(others)))) - said - set(analyzer.terms(changed)))
+    rest = set(analyzer.terms(" ".join(others))) - _names_said(others, said | set(analyzer.terms(newer.text)))
+    return bool((asked_terms & rest) - said - set(analyzer.terms(changed)))
+
+
+_NAME_RUN = re.compile(r"[A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*)*")
+
+
+def _names_said(parts: list[str], said: set[str]) -> set[str]:
+    """The terms of the names in `parts` (capitalised words in a run) the newer memory says a word of: whose the
+    change is (`Pecos Valley Feed` beside `Pecos Valley's cubes went from …`), not another fact of the found one."""
+    runs = (set(analyzer.terms(m.group(0))) for p in parts for m in _NAME_RUN.finditer(p))
+    return {t for run in runs if run & said for t in run}
 
 
 
@@ -339,6 +350,27 @@ def _told_of_nothing(found: Candidate, newer: Candidate) -> bool:
     says which of the found one's numbers it is, so the newer one is not placed as its current value."""
     cues = _replaced(found, newer)
     return bool(cues) and all(c.rule.startswith("zh:") and not c.thing and of_no_one(c.old) for c in cues)
+
+
+@functools.lru_cache(maxsize=1)
+def _counts() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    data = lang_data("counts")
+    return re.compile(data["asks_price"], re.IGNORECASE), re.compile(data["count"], re.IGNORECASE)
+
+
+def _count_under_price(query: str, found: Candidate, newer: Candidate) -> bool:
+    """A question of a price (`…单价是多少？`, `what does … charge?`) under a change of a count (`起订量从每色600个调到
+    800个`, an order cut `from 450 boxes to 400`): every number the linking cues replace or give is a count of things
+    (lang/counts.json), so the change is of how many, not of what is asked, and the found one stands as found."""
+    price, count = _counts()
+    if not price.search(query):
+        return False
+    values = [v for cue in _replaced(found, newer) for v in (cue.old, cue.new)]
+    numbers = sum(len(_NUMBER.findall(v)) for v in values)
+    return numbers > 0 and sum(len(count.findall(v)) for v in values) == numbers
+
+
+_NUMBER = re.compile(r"\d[\d.,]*")
 
 
 def _not_who(query: str, found: Candidate, newer: Candidate) -> bool:
