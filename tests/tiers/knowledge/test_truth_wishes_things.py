@@ -24,6 +24,8 @@ def test_a_change_someone_wants_made_only_asks(text: str, act: bool) -> None:
     ("So you're moving from Tamsworth to Ottery Row: a bigger kitchen at last.", False),   # under way
     ("Ossian is relocating from Dunmore to Calder Bay on 20 May for the new job.", False),
     ("The move from Quarry Lane to Heddon Yard is set for 16 March, chargers and all.", False),  # its date set
+    ("Our move from Dunmore to Calder Bay is booked with Pryce Removals for Saturday 9th May.", False),  # booked
+    ("The transfer from Ashgrove to Kelling is booked in for the 3rd.", False),
     ("the launch moved from 3 May to 10 May, so it is set for a Monday now", True),          # done, then its day
     ("we moved the gym night from Tuesday to Thursday", True),
     ("听说仓库要搬，从西郊搬到南港物流园，说是下个月", False),                                  # to come
