@@ -167,6 +167,10 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("下次去上海一定带点特产给他", False),                                          # a promise
     ("借书卡规则：一次借五本", False),                                            # a card's terms, no rule set
     ("公司的规矩：报销单月底前交", True),                                          # X的规矩：
+    ("这回学乖了，以后收货一定当面点数", True),                                    # learnt, then the rule
+    ("吃一堑长一智吧：借出去的梯子都要写借条", True),
+    ("对 这次学乖了", False),                                                      # learnt, no rule said
+    ("哈哈 吃一堑长一智", False),
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
