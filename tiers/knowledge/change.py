@@ -69,6 +69,7 @@ class _Rule:
     id: str
     act: bool                                # supersedes by itself; else it only asks (a review question)
     pattern: re.Pattern[str]
+    new_whole: bool = False                  # its new value is a name said before the cue, kept whole
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ def _lang(code: str) -> _Lang:
 
     def compile_all(key: str) -> tuple[_Rule, ...]:
         return tuple(_Rule(f"{code}:{p['id']}", bool(p["act"]),
-                           re.compile(p["re"].replace("{V}", value).replace("{N}", data["tail"]), re.IGNORECASE))
+                           re.compile(p["re"].replace("{V}", value).replace("{N}", data["tail"]), re.IGNORECASE),
+                           bool(p.get("new_whole")))
                      for p in data[key])
     trigger = _triggers(data["triggers"])
     return _Lang(compile_all("patterns"), compile_all("patterns_alone"), frozenset(data["change_words"]),
@@ -199,7 +201,7 @@ def cues(text: str) -> tuple[Cue, ...]:
             for rule, m in found:
                 old = _trim(lang.trailing.sub("", m.group("old")), lang.filler)
                 new = _trim(lang.trailing.sub("", m.groupdict().get("new") or ""), lang.filler)
-                if new and m.start("new") < m.start("old"):
+                if new and m.start("new") < m.start("old") and not rule.new_whole:
                     new = _head_new(new, old)
                 elif new:
                     new = lang.trailing_day.sub("", new) or new
