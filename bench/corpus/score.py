@@ -234,14 +234,17 @@ def _said_in_turns(name: str, conv: Conversation) -> int:
     return sum(bool(rx.search(normal(t.text))) for t in conv.turns)
 
 
-_ARTICLE = re.compile(r"^(?:(?:the|a|an|my|mr|mrs|ms|miss|dr|pani|pan|frau|herr)\.?\s+|我(?=[\u4e00-\u9fff]))")
+_ARTICLE = re.compile(r"^(?:(?:the|a|an|my|mr|mrs|ms|miss|dr|pani|pan|frau|herr|anh|chị|chi|cô|chú|em|ông|bà)\.?\s+|"
+                      r"我(?=[\u4e00-\u9fff]))")  # Vietnamese kin titles (anh Phong, cô Liên) as Mr and Ms
+_POSSESSIVE = re.compile(r"['’]s$")  # a firm called by its founder's name (`Haggerty's`) is `Haggerty`
 
 
 def _entity_key(name: str) -> str:
     """A name as the judge compares it: no `@`, case and spacing folded, no leading article, title or first-person
     possessive ("The Crown" and "Crown" name one pub, "Mr Rasool" and "Rasool" one man, "my dad" and "Dad",
-    "我老婆" and "老婆" the owner's father and wife), and no dot after a two-letter abbreviation ("St. Aidan's")."""
-    return _ARTICLE.sub("", _ABBREVIATION_DOT.sub("", normal(name.lstrip("@"))))
+    "我老婆" and "老婆" the owner's father and wife, "anh Phong" and "Phong" one man), no dot after a two-letter
+    abbreviation ("St. Aidan's"), and no possessive at its end ("Haggerty's" and "Haggerty" one firm)."""
+    return _POSSESSIVE.sub("", _ARTICLE.sub("", _ABBREVIATION_DOT.sub("", normal(name.lstrip("@")))))
 
 
 _ABBREVIATION_DOT = re.compile(r"(?<=\b[a-z]{2})\.(?=\s)")  # `St. Aidan's` = `St Aidan's`

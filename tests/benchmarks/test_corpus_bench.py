@@ -61,6 +61,16 @@ def test_the_owners_own_family_word_is_judged_as_the_alias_written_without_my(tm
     assert (judged["entity_precision"], judged["entity_recall"]) == (1.0, 1.0)
 
 
+def test_a_kin_title_and_a_possessive_are_judged_as_the_name_they_go_with(tmp_path: Path) -> None:
+    """`anh Trung` is Trung as `Mr Quillet` is Quillet; a firm called `Pellow's` is Pellow."""
+    path = tmp_path / "titles.convo"
+    path.write_text("# owner: Someone Else\n# split: dev\n@entity Võ Minh Trung | person | anh Trung\n"
+                    "@entity Pellow & Sons | org | Pellow's\n"
+                    "== 2026-07-02 09:15 chat notes\nU: anh Trung rang, Pellow's van is late\n", encoding="utf-8")
+    judged = entities(["Trung", "Pellow"], parse(path))
+    assert (judged["entity_precision"], judged["entity_recall"]) == (1.0, 1.0)
+
+
 def test_an_untagged_echo_of_the_value_then_is_judged_by_that_value(tmp_path: Path) -> None:
     """A newer line changing a topic changes an older line that states the topic's value of its time word for word,
     tagged or not (a writer may leave an assistant's echo untagged); a line without that value is not changed."""
