@@ -231,7 +231,7 @@ def _actions(text: str) -> list[str]:
 
 
 # FILLERS compiled and gated: a filler whose words an ASCII text lacks is not run (most texts have none)
-_FILLERS_RX = tuple(Gated(re.compile(f, re.IGNORECASE)) for f in FILLERS)
+_FILLERS_RX = tuple(Gated(f, re.IGNORECASE) for f in FILLERS)
 _FILLER_GATES = GateSet(_FILLERS_RX)
 
 

@@ -27,7 +27,7 @@ def _rx(en: str, zh: str = "", more: str = "") -> Gated:
     if more:
         data = lang_data(more)
         en, zh = "|".join([en, *data["en"]]), "|".join([p for p in (zh, *data["zh"]) if p])
-    return Gated(re.compile(rf"(?i)(?:{en})" + (f"|{zh}" if zh else "")))
+    return Gated(rf"(?i)(?:{en})" + (f"|{zh}" if zh else ""))
 
 
 _LESSON = _rx(r"\blessons? learned\b(?!\s*(?:[.!?…]|$))|\blesson:|\blearned the hard way\b|\bnote to self\b|(?:\b(?:i|we)(?:'m|'ll|'re| am| are| will| shall)? |^\s*|[:;,.!]\s*)never (?!(?:see|hear|find|live)\b)(?:[\w']+ ){1,8}again\b|"
@@ -61,7 +61,7 @@ _PERSONAL = _rx(r"\bmy name is\b|\bi'?m [A-Z][a-z]+ [A-Z][a-z]+\b|\bcall me [A-Z
                 r"\bi was born\b", r"我叫|我住在|我搬到|我的生日|我(?:的)?(?:老婆|妻子|丈夫|老公|孩子|护照)|我在.{1,12}工作|我对.{1,8}过敏")
 _REMEMBER = _rx(r"\b(?:please )?remember (?:that|this)\b|\bkeep in mind\b|\bnote that\b|\bfor the record\b|"
                 r"\bfrom now on\b", r"记住|请记得|以后都")
-_QUESTION = Gated(re.compile(r"[?？]\s*$"))
+_QUESTION = Gated(r"[?？]\s*$")
 _NOT_A_FACT = _rx(r"\bjust for context\b|\bnothing to do\b|\bfor reference only\b|\bjust an example\b|"
                   r"\bhypothetically\b|\bjust kidding\b|\bnever mind\b", r"开玩笑|随便说说|算了")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|(?<=[。！？；])|\n+")
@@ -102,15 +102,15 @@ PAST_DAYS = 120  # a day without a year said of the past is one of the last four
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"), start=1)}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_ISO = Gated(re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"))
+_ISO = Gated(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 # a month's name or its short form, whole: `marrying. 14 guests` and `maybe 12 chairs` name no day
 _MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-_MONTH_DAY = Gated(re.compile(
+_MONTH_DAY = Gated((
     rf"(?i)\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b"
     rf"(?:,? (\d{{4}}))?|\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b(?: (\d{{4}}))?"))
-_ZH_DATE = Gated(re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]"))
-_RELATIVE = Gated(re.compile(
+_ZH_DATE = Gated(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
+_RELATIVE = Gated((
     r"(?i)\b(tomorrow|today|tonight|next week|(?:next|this|on|by|until|before) (?:monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday))\b(?!'s)|(明天|后天|今天|下周)"))
 

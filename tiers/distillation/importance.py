@@ -59,7 +59,7 @@ def _compile(words: tuple[str, ...]) -> Gated:
     en = [w for w in words if not re.search(r"[\u4e00-\u9fff]", w)]
     zh = [w for w in words if re.search(r"[\u4e00-\u9fff]", w)]
     parts = ([r"(?<![\w])(?:" + "|".join(en) + r")(?![\w])"] if en else []) + (["|".join(zh)] if zh else [])
-    return Gated(re.compile("|".join(parts)))
+    return Gated("|".join(parts))
 
 
 _INTRINSIC_RX = [(n, v, _compile(w)) for n, v, w in _INTRINSIC]

@@ -64,23 +64,47 @@ def _item(op: Any, av: Any, fold: bool) -> Needles | None:
 
 def needles(rx: re.Pattern[str]) -> Needles | None:
     """Strings one of which every match of `rx` contains (lowercase when it ignores case), or None."""
-    if P is None or rx.flags & re.VERBOSE:
-        return None
+    return _read(rx.pattern, rx.flags)[0]
+
+
+def _read(pattern: str, flags: int) -> tuple[Needles | None, bool]:
+    """(needles, whether it ignores case) of a pattern's source, its inline flags counted."""
+    if P is None:
+        flags = re.compile(pattern, flags).flags
+        return None, bool(flags & re.IGNORECASE)
     try:
-        return _seq(P.parse(rx.pattern, rx.flags), bool(rx.flags & re.IGNORECASE))
-    except Exception:  # a pattern the parser reads differently: no shortcut
-        return None
+        parsed = P.parse(pattern, flags)
+    except Exception:  # a pattern the parser reads differently: no shortcut, and re.compile says why
+        flags = re.compile(pattern, flags).flags
+        return None, bool(flags & re.IGNORECASE)
+    flags = parsed.state.flags
+    fold = bool(flags & re.IGNORECASE)
+    if flags & re.VERBOSE:
+        return None, fold
+    try:
+        return _seq(parsed, fold), fold
+    except Exception:
+        return None, fold
 
 
 class Gated:
     """`rx.search` that answers None without running the regex when the text lacks all its needles.
 
-    Exact: with IGNORECASE the check runs only on ASCII text (where re folds just A-Z, as lower() does)."""
+    Exact: with IGNORECASE the check runs only on ASCII text (where re folds just A-Z, as lower() does).
+    Given its source (a string and flags), the regex is compiled when a text first gets through the gate: a
+    process that reads a few sentences (a CLI store, a hook) compiles the few regexes they open, not all."""
 
-    def __init__(self, rx: re.Pattern[str]) -> None:
-        self.rx = rx
-        self.needles = needles(rx)
-        self.fold = bool(rx.flags & re.IGNORECASE)
+    def __init__(self, rx: re.Pattern[str] | str, flags: int = 0) -> None:
+        compiled = None if isinstance(rx, str) else rx
+        self._source = (rx, flags) if compiled is None else (compiled.pattern, compiled.flags)
+        self._rx = compiled
+        self.needles, self.fold = _read(*self._source)
+
+    @property
+    def rx(self) -> re.Pattern[str]:
+        if self._rx is None:
+            self._rx = re.compile(*self._source)
+        return self._rx
 
     def absent(self, text: str, low: str | None = None) -> bool:
         """True when `rx` cannot match `text` (`low`: text.lower(), if the caller has it already)."""
