@@ -52,22 +52,19 @@ def test_an_entity_is_judged_without_article_or_title_and_an_undeclared_name_sai
     assert judged["entity_recall"] == 1.0
 
 
-def test_the_owners_own_family_word_is_judged_as_the_alias_written_without_my(tmp_path: Path) -> None:
-    path = tmp_path / "kin.convo"
-    path.write_text("# owner: Someone Else\n# split: dev\n@entity Orla Threlkeld | person | Dad\n"
-                    "@entity 林知夏 | person | 老婆\n"
-                    "== 2026-07-02 09:15 chat notes\nU: my dad rang, and 我老婆 says hi\n", encoding="utf-8")
-    judged = entities(["my dad", "我老婆"], parse(path))
-    assert (judged["entity_precision"], judged["entity_recall"]) == (1.0, 1.0)
-
-
-def test_a_kin_title_and_a_possessive_are_judged_as_the_name_they_go_with(tmp_path: Path) -> None:
-    """`anh Trung` is Trung as `Mr Quillet` is Quillet; a firm called `Pellow's` is Pellow."""
-    path = tmp_path / "titles.convo"
-    path.write_text("# owner: Someone Else\n# split: dev\n@entity Võ Minh Trung | person | anh Trung\n"
-                    "@entity Pellow & Sons | org | Pellow's\n"
-                    "== 2026-07-02 09:15 chat notes\nU: anh Trung rang, Pellow's van is late\n", encoding="utf-8")
-    judged = entities(["Trung", "Pellow"], parse(path))
+@pytest.mark.parametrize("declared, said, listed", [
+    # the owner's own family word is judged as the alias written without `my`
+    (("Orla Threlkeld | person | Dad", "林知夏 | person | 老婆"), "my dad rang, and 我老婆 says hi", ["my dad", "我老婆"]),
+    # `anh Trung` is Trung as `Mr Quillet` is Quillet; a firm called `Pellow's` is Pellow
+    (("Võ Minh Trung | person | anh Trung", "Pellow & Sons | org | Pellow's"), "anh Trung rang, Pellow's van is late",
+     ["Trung", "Pellow"]),
+])
+def test_a_name_is_judged_without_my_a_kin_title_or_a_possessive(tmp_path: Path, declared: tuple[str, ...],
+                                                                  said: str, listed: list[str]) -> None:
+    path = tmp_path / "names.convo"
+    path.write_text("# owner: Someone Else\n# split: dev\n" + "".join(f"@entity {d}\n" for d in declared)
+                    + f"== 2026-07-02 09:15 chat notes\nU: {said}\n", encoding="utf-8")
+    judged = entities(listed, parse(path))
     assert (judged["entity_precision"], judged["entity_recall"]) == (1.0, 1.0)
 
 
