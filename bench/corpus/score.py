@@ -243,11 +243,21 @@ def _entity_key(name: str) -> str:
     """A name as the judge compares it: no `@`, case and spacing folded, no leading article, title or first-person
     possessive ("The Crown" and "Crown" name one pub, "Mr Rasool" and "Rasool" one man, "my dad" and "Dad",
     "我老婆" and "老婆" the owner's father and wife, "anh Phong" and "Phong" one man), no dot after a two-letter
-    abbreviation ("St. Aidan's"), and no possessive at its end ("Haggerty's" and "Haggerty" one firm)."""
-    return _POSSESSIVE.sub("", _ARTICLE.sub("", _ABBREVIATION_DOT.sub("", normal(name.lstrip("@")))))
+    abbreviation ("St. Aidan's"). A possessive at its end is folded only where no declared name is the word
+    without it (`_declared`): "Haggerty's" and "Haggerty" one firm, but "Big Eck's" a garage and "Big Eck" its owner."""
+    return _ARTICLE.sub("", _ABBREVIATION_DOT.sub("", normal(name.lstrip("@"))))
 
 
 _ABBREVIATION_DOT = re.compile(r"(?<=\b[a-z]{2})\.(?=\s)")  # `St. Aidan's` = `St Aidan's`
+
+
+def _declared(conv: Conversation) -> dict[str, str]:
+    """Every declared name and alias by its key → the entity's name; a possessive alias (`Pellow's`) also by the
+    key without it, unless that key is another declared name."""
+    names = {_entity_key(n): e.name for e in conv.entities.values() for n in e.names()}
+    for key, name in list(names.items()):
+        names.setdefault(_POSSESSIVE.sub("", key), name)
+    return names
 
 
 CORE_TYPES = ("person", "project", "org")  # what the issue asks entities to find (#29 item 7); places and
@@ -258,9 +268,9 @@ def entities(listed: Iterable[str], conv: Conversation) -> dict[str, Any]:
     """Listed names against the declared names and aliases. Precision is judged on the names the tagging
     speaks for: a declared one is right, an undeclared one the text writes twice or more is wrong, an
     undeclared one written once is left out (`entities_unjudged`); `entity_precision_all` counts every name."""
-    names = {_entity_key(n): e.name for e in conv.entities.values() for n in e.names()}
+    names = _declared(conv)
     listed = [n for n in listed if n]
-    hits = [names.get(_entity_key(n)) for n in listed]
+    hits = [names.get(_entity_key(n)) or names.get(_POSSESSIVE.sub("", _entity_key(n))) for n in listed]
     right = sum(h is not None for h in hits)
     unjudged = sum(h is None and _said_in_turns(n.lstrip("@"), conv) < 2 for n, h in zip(listed, hits))
     recalled = {h for h in hits if h}

@@ -58,6 +58,9 @@ def test_an_entity_is_judged_without_article_or_title_and_an_undeclared_name_sai
     # `anh Trung` is Trung as `Mr Quillet` is Quillet; a firm called `Pellow's` is Pellow
     (("Võ Minh Trung | person | anh Trung", "Pellow & Sons | org | Pellow's"), "anh Trung rang, Pellow's van is late",
      ["Trung", "Pellow"]),
+    # ... but not where the name without it is another declared one: a garage called after its owner
+    (("Quill Dorran | person | Dorran", "Hask Motors | org | Dorran's"), "Dorran's has the car, Dorran says hi",
+     ["Dorran", "Dorran's"]),
 ])
 def test_a_name_is_judged_without_my_a_kin_title_or_a_possessive(tmp_path: Path, declared: tuple[str, ...],
                                                                   said: str, listed: list[str]) -> None:
