@@ -55,9 +55,9 @@ def test_an_entity_is_judged_without_article_or_title_and_an_undeclared_name_sai
 @pytest.mark.parametrize("declared, said, listed", [
     # the owner's own family word is judged as the alias written without `my`
     (("Orla Threlkeld | person | Dad", "林知夏 | person | 老婆"), "my dad rang, and 我老婆 says hi", ["my dad", "我老婆"]),
-    # `anh Trung` is Trung as `Mr Quillet` is Quillet; a firm called `Pellow's` is Pellow
-    (("Võ Minh Trung | person | anh Trung", "Pellow & Sons | org | Pellow's"), "anh Trung rang, Pellow's van is late",
-     ["Trung", "Pellow"]),
+    # `anh Khuê` is Khuê as `Mr Quillet` is Quillet; a firm called `Pellow's` is Pellow
+    (("Võ Khuê | person | anh Khuê", "Pellow & Sons | org | Pellow's"), "anh Khuê rang, Pellow's van is late",
+     ["Khuê", "Pellow"]),
     # ... but not where the name without it is another declared one: a garage called after its owner
     (("Quill Dorran | person | Dorran", "Hask Motors | org | Dorran's"), "Dorran's has the car, Dorran says hi",
      ["Dorran", "Dorran's"]),

@@ -33,7 +33,7 @@ _NEGATED = re.compile(r"(?i)\b(?:not|never|no)\b|n[’']t\b|不|没")
 _DAY_PART = re.compile(r"(?i)(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|"
                        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 # a space between two Han characters is a break: Chinese typed fast or by voice leaves out the commas; a decimal
-# point (`26.5元`) is none
+# point (`31.5元`) is none
 _PARTS = re.compile(r"(?:\.(?!\d)|[;!?。；！？])\s*|,\s+(?:and\s+)?|，|、|\s+and\s+|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
 _VALUE = re.compile(r"\d|\b[A-Z][\w\-]+\b(?<!^I)|[\u3400-\u9fff]{2,}")
 # a day of the week in the plural is that day: `from Thursdays` replaces what `on Thursday` said

@@ -270,7 +270,7 @@ _NAME_RUN = re.compile(r"[A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*)*")
 
 def _names_said(parts: list[str], said: set[str]) -> set[str]:
     """The terms of the names in `parts` (capitalised words in a run) the newer memory says a word of: whose the
-    change is (`Pecos Valley Feed` beside `Pecos Valley's cubes went from …`), not another fact of the found one."""
+    change is (`Harlow Grain Supply` beside `Harlow Grain's layer mash went from …`), not another fact of the found one."""
     runs = (set(analyzer.terms(m.group(0))) for p in parts for m in _NAME_RUN.finditer(p))
     return {t for run in runs if run & said for t in run}
 
@@ -359,8 +359,8 @@ def _counts() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 def _count_under_price(query: str, found: Candidate, newer: Candidate) -> bool:
-    """A question of a price (`…单价是多少？`, `what does … charge?`) under a change of a count (`起订量从每色600个调到
-    800个`, an order cut `from 450 boxes to 400`): every number the linking cues replace or give is a count of things
+    """A question of a price (`…单价是多少？`, `what does … charge?`) under a change of a count (`起订量从每款300个调到
+    500个`, an order cut `from 120 boxes to 90`): every number the linking cues replace or give is a count of things
     (lang/counts.json), so the change is of how many, not of what is asked, and the found one stands as found."""
     price, count = _counts()
     if not price.search(query):

@@ -37,10 +37,10 @@ def test_a_change_of_a_decimal_value_is_placed_only_under_its_own_question(quest
 
 
 @pytest.mark.parametrize("found, newer, question, placed", [
-    ("林记的木梳起订量改为每款400个，原来是每款900个。", "好，木梳起订量从每款400个调到700个。",
-     "林记的木梳单价是多少？", False),                        # a price asked, a count changed
-    ("林记的木梳起订量改为每款400个，原来是每款900个。", "好，木梳起订量从每款400个调到700个。",
-     "林记的木梳现在每款起订多少个？", True),                  # the count asked
+    ("岑记的木梳起订量改为每款400个，原来是每款900个。", "好，木梳起订量从每款400个调到700个。",
+     "岑记的木梳单价是多少？", False),                        # a price asked, a count changed
+    ("岑记的木梳起订量改为每款400个，原来是每款900个。", "好，木梳起订量从每款400个调到700个。",
+     "岑记的木梳现在每款起订多少个？", True),                  # the count asked
     ("Brackley Mills takes a minimum order of 300 boxes per shade.",
      "Brackley Mills moved the minimum from 300 boxes to 450 boxes.", "What price does Brackley Mills charge?",
      False),
