@@ -94,17 +94,22 @@ class Gated:
     Given its source (a string and flags), the regex is compiled when a text first gets through the gate: a
     process that reads a few sentences (a CLI store, a hook) compiles the few regexes they open, not all."""
 
+    rx: re.Pattern[str]
+
     def __init__(self, rx: re.Pattern[str] | str, flags: int = 0) -> None:
-        compiled = None if isinstance(rx, str) else rx
-        self._source = (rx, flags) if compiled is None else (compiled.pattern, compiled.flags)
-        self._rx = compiled
+        if isinstance(rx, str):
+            self._source = (rx, flags)
+        else:
+            self._source = (rx.pattern, rx.flags)
+            self.rx = rx
         self.needles, self.fold = _read(*self._source)
 
-    @property
-    def rx(self) -> re.Pattern[str]:
-        if self._rx is None:
-            self._rx = re.compile(*self._source)
-        return self._rx
+    def __getattr__(self, name: str) -> re.Pattern[str]:
+        """`rx` on first use: compiled once, then an attribute like any other (no call on the rules' hot path)."""
+        if name != "rx":
+            raise AttributeError(name)
+        self.rx = re.compile(*self._source)
+        return self.rx
 
     def absent(self, text: str, low: str | None = None) -> bool:
         """True when `rx` cannot match `text` (`low`: text.lower(), if the caller has it already)."""
