@@ -64,27 +64,27 @@ def _item(op: Any, av: Any, fold: bool) -> Needles | None:
 
 def needles(rx: re.Pattern[str]) -> Needles | None:
     """Strings one of which every match of `rx` contains (lowercase when it ignores case), or None."""
-    return _read(rx.pattern, rx.flags)[0]
+    parsed = _parsed(rx.pattern, rx.flags)
+    return None if parsed is None else _needles(parsed, bool(rx.flags & re.IGNORECASE))
 
 
-def _read(pattern: str, flags: int) -> tuple[Needles | None, bool]:
-    """(needles, whether it ignores case) of a pattern's source, its inline flags counted."""
+def _parsed(pattern: str, flags: int) -> Any:
+    """The stdlib parser's reading of a pattern, or None (no parser, or one that reads it differently)."""
     if P is None:
-        flags = re.compile(pattern, flags).flags
-        return None, bool(flags & re.IGNORECASE)
+        return None
     try:
-        parsed = P.parse(pattern, flags)
-    except Exception:  # a pattern the parser reads differently: no shortcut, and re.compile says why
-        flags = re.compile(pattern, flags).flags
-        return None, bool(flags & re.IGNORECASE)
-    flags = parsed.state.flags
-    fold = bool(flags & re.IGNORECASE)
-    if flags & re.VERBOSE:
-        return None, fold
-    try:
-        return _seq(parsed, fold), fold
+        return P.parse(pattern, flags)
     except Exception:
-        return None, fold
+        return None
+
+
+def _needles(parsed: Any, fold: bool) -> Needles | None:
+    if parsed.state.flags & re.VERBOSE:
+        return None
+    try:
+        return _seq(parsed, fold)
+    except Exception:  # a pattern the walk does not know: no shortcut
+        return None
 
 
 class Gated:
@@ -97,12 +97,16 @@ class Gated:
     rx: re.Pattern[str]
 
     def __init__(self, rx: re.Pattern[str] | str, flags: int = 0) -> None:
-        if isinstance(rx, str):
-            self._source = (rx, flags)
-        else:
-            self._source = (rx.pattern, rx.flags)
+        if not isinstance(rx, str):
             self.rx = rx
-        self.needles, self.fold = _read(*self._source)
+        self._source = (rx, flags) if isinstance(rx, str) else (rx.pattern, rx.flags)
+        parsed = _parsed(*self._source)
+        if parsed is None:  # no shortcut: compiled now (re.compile says what is wrong with a bad pattern, here)
+            self.rx = re.compile(*self._source)
+            self.needles, self.fold = None, bool(self.rx.flags & re.IGNORECASE)
+        else:
+            self.fold = bool(parsed.state.flags & re.IGNORECASE)  # inline flags counted: `(?i)…`
+            self.needles = _needles(parsed, self.fold)
 
     def __getattr__(self, name: str) -> re.Pattern[str]:
         """`rx` on first use: compiled once, then an attribute like any other (no call on the rules' hot path)."""

@@ -366,17 +366,17 @@ def _zh() -> dict[str, re.Pattern[str]]:
     cities = "|".join(sorted(v.cities, key=len, reverse=True))
     edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于叫住]))"
     body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫住])[{_HAN}])"  # `去X 住Y湖`: two places
+    not_org = "(?!园|大厦|大楼|费|产业|子|全会|(?<=[一二三四五六七八九十]中)学)"  # a park, a fee, 一院子, 三中全会, 中学
     return {
         "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
-        "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes}))(?!园|大厦|大楼|费|产业|子|全会|(?<=[一二三四五六七八九十]中)学)"),  # 科技园区: a park; 医药费: a fee
+        "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes})){not_org}"),
         # an address's (a value): a district before a numbered road (`涧西区南昌路41号`), a road's first words (`紫金山路`)
         "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))"
                             f"(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d|(?:{v.road_suffixes})(?![口边上]))"),
-        # `绵阳市澜枫实验中学`, `潍坊市第七人民医院`, `X区X研究中心`, `X镇中心小学`: a name that opens with its city,
-        # province, district, county or town runs longer before its kind word than a bare one; no word of a clause inside it
+        # a name opening with its city, province, district or town (`潍坊市第七人民医院`, `X镇中心小学`) runs longer
         "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}{body}{{2}}[区镇县乡])"
                                f"(?:(?![{re.escape(v.clause_breaks)}的了我你他她们是和在去上下有没不也都就还要会能想说刚才正叫把被给从到过着这那个找])"
-                               f"[{_HAN}]){{1,8}}?(?:{v.org_suffixes}))(?!园|大厦|大楼|费|产业|子|全会|(?<=[一二三四五六七八九十]中)学)"),
+                               f"[{_HAN}]){{1,8}}?(?:{v.org_suffixes})){not_org}"),
         "org_end": re.compile(f"(?:{v.org_suffixes})$"),
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
         # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);

@@ -261,7 +261,7 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     said = set(analyzer.terms(stated(newer.text)))  # what the newer says, not what it asks (`… 那边接还来得及吗？`)
     if what and not what & said and not _of_what_asked(query, what, found, newer):
         return True
-    rest = set(analyzer.terms(" ".join(others))) - _names_said(others, said | set(analyzer.terms(newer.text)))
+    rest = set(analyzer.terms(" ".join(others))) - _names_said(others, said_newer)
     return bool((asked_terms & rest) - said - set(analyzer.terms(changed)))
 
 
