@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,12 @@ log = logging.getLogger("memoryd.tiers")
 
 def ensure_private_dir(path: Path) -> Path:
     """Create `path` (and parents) with mode 0700; tighten it if it already exists."""
+    try:  # the common case, a state dir already made right: one stat, not one per parent (hot on every write)
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode) and (st.st_mode & 0o777) == 0o700:
+            return path
+    except OSError:
+        pass
     try:
         for missing in [p for p in reversed(path.parents) if not p.exists()] + [path]:
             missing.mkdir(mode=0o700, exist_ok=True)  # parents too: mkdir(parents=True) would use the umask

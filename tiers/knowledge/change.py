@@ -284,10 +284,16 @@ def _cue_terms(code: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=4096)
 def _has(text: str, value: str) -> bool:
     """`value` in `text` as whole words (anywhere inside Chinese), case-folded, a day in the plural as that day."""
+    return _value_rx(value).search(_DAYS.sub(r"\1", text.casefold())) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _value_rx(value: str) -> re.Pattern[str]:
+    """_has's pattern of one value, compiled once (a value is looked for in many lines; a compile costs ~0.5 ms)."""
     v = _DAYS.sub(r"\1", value.casefold())
     left = _NOT_AFTER if v[:1].isascii() and v[:1].isalnum() else ""  # a Han character next to it is a break:
     right = _NOT_BEFORE if v[-1:].isascii() and v[-1:].isalnum() else ""  # `又改成22度了`, `换成Postgres了`
-    return re.search(left + re.escape(v) + right, _DAYS.sub(r"\1", text.casefold())) is not None
+    return re.compile(left + re.escape(v) + right)
 
 
 _NOT_AFTER, _NOT_BEFORE = r"(?<![^\W\u3400-\u9fff])", r"(?![^\W\u3400-\u9fff]|(?<=\d)[万亿千百十])"  # 38万 is no 38
