@@ -281,6 +281,11 @@ def _cue_terms(code: str) -> frozenset[str]:
     return frozenset(t for w in (*lang.change_words, *lang.filler, *extra) for t in analyzer.terms(w))
 
 
+def cue_terms(code: str) -> frozenset[str]:
+    """The terms of a language's change words and filler: words of changing, not of what changed."""
+    return _cue_terms(code)
+
+
 @functools.lru_cache(maxsize=4096)
 def _has(text: str, value: str) -> bool:
     """`value` in `text` as whole words (anywhere inside Chinese), case-folded, a day in the plural as that day."""

@@ -241,7 +241,8 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     replaced nor the newer ("which port does payout-svc use?" under the ledger's port change)."""
     names, asked_terms = _question_terms(query)
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
-    if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text):
+    if names - said_found - said_newer or _han_subject_unsaid(query, found.text + newer.text) or \
+            _han_thing_unsaid(query, said_found | said_newer):
         return True
     whose = change.about(found.text) | change.about(newer.text)  # the entity they are kept under says whose, not what
     what, beyond = what_asked(query) - whose, what_asked(query, after_now=True) - whose
@@ -291,6 +292,21 @@ def _han_subject_unsaid(query: str, said: str) -> bool:
     if not lead or lead.group(1) in _question_words_chars():
         return False
     return any(c not in said for c in lead.groups() if c)
+
+
+_ZH_NOW_LEAD = re.compile(r"^\s*(?:现在|現在|目前|如今|而家)?([\u4e00-\u9fff]{2})")
+
+
+def _han_thing_unsaid(query: str, said: set[str]) -> bool:
+    """`<whose>的<thing><what is asked>` (`…的<a product>起订量是多少？`): the thing's first two characters are in
+    neither memory, a word after them is: the memories tell that fact of another thing (another product's minimum)."""
+    of = _ZH_OF.match(query)
+    lead = _ZH_NOW_LEAD.match(of.group(2)) if of else None
+    if lead is None or lead.group(1)[0] in _question_words_chars():
+        return False
+    thing, after = set(analyzer.terms(lead.group(1))), of.group(2)[lead.end():]
+    told = {t for t in analyzer.terms(after) if len(t) > 1} - _question_words() - change.cue_terms("zh")
+    return bool(thing) and not thing & said and bool(told & said)
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,5 +1,6 @@
 """A placement reads the found memory's parts as clauses: a decimal point ends none, a count's change answers no
-question of a price, and the name of whose the change is does not count as another of the found one's facts."""
+question of a price, the name of whose the change is does not count as another of the found one's facts, and a
+Chinese question of another thing (its first two characters in neither memory) gets none."""
 from __future__ import annotations
 
 import pytest
@@ -61,3 +62,14 @@ def test_the_name_of_whose_the_change_is_is_not_another_fact_of_the_found_one() 
     assert not _placed("Noted — Harlow Grain Supply, layer mash at $21.40 a sack, and they deliver on Tuesdays.",
                        "So Harlow Grain's layer mash went from $21.40 to $22.10 a sack.",
                        "Which day does the grain supplier deliver?")
+
+
+@pytest.mark.parametrize("question, placed", [
+    ("岑记的木梳现在每款起订多少个？", True),    # the thing whose count changed
+    ("岑记现在的木梳起订量是多少？", True),
+    ("岑记的发夹起订量是多少？", False),         # the same count of another thing neither memory names
+    ("岑记的起订量是多少？", True),              # no thing named: the change found is of what is asked
+])
+def test_a_chinese_question_of_another_thing_gets_no_placement(question: str, placed: bool) -> None:
+    assert _placed("岑记的木梳起订量改为每款400个，原来是每款900个。", "好，木梳起订量从每款400个调到700个。",
+                   question) is placed
