@@ -218,12 +218,19 @@ def test_a_long_event_keeps_its_day_when_hot_cuts_its_text() -> None:
 
 @pytest.mark.parametrize("text", ["Kwesi says the stand-up will be on Thursdays from now on.",
                                   "my sister reckons I should always book the early train",
-                                  "她说以后一律走快递"])
+                                  "她说以后一律走快递", "我爸说老房子的灶从来不漏烟",
+                                  "俺媳妇觉得那家馒头从来不放碱", "佢话以后一律饮冻柠茶"])
 def test_what_someone_else_says_is_no_standing_preference_of_the_owner(text: str) -> None:
     from memoryd.tiers.distillation.standing import standing
 
     assert not standing(text)
     assert all(f.profile_key is None for f in extract(text, REF))
+
+
+def test_the_owner_says_a_standing_preference_of_their_own_beside_their_family() -> None:
+    from memoryd.tiers.distillation.standing import standing
+
+    assert standing("我从来不喝咖啡，只喝茶") and standing("我妈做的饭我从来不挑")
 
 
 @pytest.mark.parametrize("text, key", [
