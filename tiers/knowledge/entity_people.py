@@ -84,6 +84,7 @@ _CALLED_THING = re.compile(r"\b(?:a|an|the|one|something|thing|tool|app|project|
                            r"service|firm|shop|restaurant|band|book|game|site|bar|cafe|song|album|film|movie|show)\s+"
                            r"(?:[\w-]+\s+)?$")
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)\s+$")
+_NUMBER_BEFORE = re.compile(r"\b\d+(?:st|nd|rd|th)?\s+$", re.IGNORECASE)
 _HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z][\w-]{1,38})")
 
 
@@ -239,6 +240,8 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
         before = _WORD_BEFORE.search(text, 0, m.start())
         if before and before.group(1).lower() in v.determiners:
             continue  # `at the Fox and Hound`: one named thing, no two people
+        if _NUMBER_BEFORE.search(text, 0, m.start()):
+            continue  # `on 12th Ave and Tolland`, `at 5th and Main`: a corner of two streets, no two people
         if is_person_name(m.group(1)) and is_person_name(m.group(2)) and not is_business(m.group(2)):
             yield m.group(1), False  # `Anidaso Savings and Loans`: one lender's name
             if not _NUMBER_AFTER.match(text, m.end(2)):  # `Lyle and Crew 4`: a crew's number, no person `Crew`

@@ -18,7 +18,8 @@ from memoryd.tiers.knowledge.entity_people import (LOW, WORD, account_handle, ak
                                                    english_people, is_business, is_person_name,
                                                    latin_people_in_chinese, person_part)
 from memoryd.tiers.knowledge.entity_shops import chinese_shops
-from memoryd.tiers.knowledge.entity_things import chinese_things, orgs_and_places, projects, saints
+from memoryd.tiers.knowledge.entity_things import orgs_and_places, projects, saints
+from memoryd.tiers.knowledge.entity_things_zh import chinese_things
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 from memoryd.tiers.knowledge.han_script import as_written, simplified
 

@@ -1,4 +1,5 @@
-"""Projects, organisations and places named in a memory (English and Chinese), each by how people write them.
+"""Projects, organisations and places named in a memory, each by how people write them (the Chinese rules:
+entity_things_zh.py).
 
 Projects: CamelCase (`DockYard`), a `kebab-case` repo name used as a name (`ship-log has`, `in ship-log.`, `the
 ship-log repo`; not `a follow-up` or `long-term plan`), `Project X` / `X project` / `X项目`. The world's
@@ -16,7 +17,7 @@ from typing import Callable
 
 from memoryd.tiers.distillation.lexicon import NOT_NAMES
 from memoryd.tiers.knowledge.entity_people import UP, WORD, is_person_name, sentence_start
-from memoryd.tiers.knowledge.entity_vocab import chinese, english, kind_word_in
+from memoryd.tiers.knowledge.entity_vocab import chinese, english
 
 Add = Callable[[str, str], None]
 _HAN = "\u4e00-\u9fff"
@@ -274,10 +275,12 @@ def _businesses(text: str, add: Add) -> None:
     v = english()
     for m in _en()["business"].finditer(text):
         words = m.group(1).split() + _more_kind_words(text, m.end())
-        also = _AND_KIND.match(text, m.end())
-        if also and also.group(1) in v.business_words:
+        if (also := _AND_KIND.match(text, m.end())) and also.group(1) in v.business_words:
             words += ["and", also.group(1)]  # `Anidaso Savings and Loans`: one lender
         starts = [m.start(1) + w.start() for w in re.finditer(r"\S+", m.group(1))]
+        pair = _KIND_PAIR.search(text, max(0, m.start(1) - 40), m.start(1))  # `the Lakes and Dales Club`: one
+        if pair and pair.group(1) not in v.not_people and pair.group(1) not in NOT_NAMES:  # club, `and` in its name
+            words, starts = [pair.group(1), "and", *words], [pair.start(1)] * 2 + starts
         while words and (words[0] in v.lead_verbs or words[0] in _PREPOSITIONS and sentence_start(text, starts[0])
                          or (words[0] in v.not_people or words[0] in NOT_NAMES)
                          and not (len(words) > 2 and words[1].casefold() in v.street_endings)
@@ -299,23 +302,21 @@ def _businesses(text: str, add: Add) -> None:
 
 _NEXT_CAP = re.compile(rf"\s({WORD})\b")
 _AND_KIND = re.compile(rf"\s(?:and|&)\s({WORD})\b")
+_KIND_PAIR = re.compile(rf"\b(?:the|The)\s({WORD})\sand\s$")
 
 
 def _more_kind_words(text: str, end: int) -> list[str]:
     """`Riverside Veterinary Centre`: kind words right after a company's business word are its name too."""
-    v = english()
     more: list[str] = []
-    m = _NEXT_CAP.match(text, end)
-    while m and len(more) < 2 and m.group(1) in v.kind_words_after:
+    while (m := _NEXT_CAP.match(text, end)) and len(more) < 2 and m.group(1) in english().kind_words_after:
         more.append(m.group(1))
-        m = _NEXT_CAP.match(text, m.end())
+        end = m.end()
     return more
 
 
 def _article_kept(text: str, m: re.Match[str]) -> bool:
-    """`The` is part of the name where it is capitalised inside a sentence, or opens one before a group's plural
-    name (`The Velvet Lapwings rehearse`); a sentence's capital before one thing (`The Grey Heron moved`) says
-    nothing."""
+    """`The` is part of the name capitalised inside a sentence, or opening one before a group's plural name (`The
+    Velvet Lapwings rehearse`); a sentence's capital before one thing (`The Grey Heron moved`) says nothing."""
     if m.group(1) != "The ":
         return False
     last = m.group(2).split()[-1]
@@ -358,143 +359,3 @@ def _places(text: str, add: Add) -> None:
                     and not name.split()[-1].casefold().endswith(v.street_endings) \
                     and not _NAME_GOES_ON.match(text, end) and not _before_street(text, end):
                 add("place", " ".join([name, *kind]))  # a street (`Elm Street`) is part of an address: a value
-
-
-@lru_cache(maxsize=1)
-def _zh() -> dict[str, re.Pattern[str]]:
-    v = chinese()
-    cities = "|".join(sorted(v.cities, key=len, reverse=True))
-    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于叫住]))"
-    body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫住])[{_HAN}])"  # `去X 住Y湖`: two places
-    not_org = "(?!园|大厦|大楼|费|产业|子|全会|(?<=[一二三四五六七八九十]中)学)"  # a park, a fee, 一院子, 三中全会, 中学
-    return {
-        "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
-        "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes})){not_org}"),
-        # an address's (a value): a district before a numbered road (`涧西区南昌路41号`), a road's first words (`紫金山路`)
-        "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))"
-                            f"(?!\\d|[{_HAN}]{{1,6}}?(?:{v.road_suffixes})\\d|(?:{v.road_suffixes})(?![口边上]))"),
-        # a name opening with its city, province, district or town (`潍坊市第七人民医院`, `X镇中心小学`) runs longer
-        "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}{body}{{2}}[区镇县乡])"
-                               f"(?:(?![{re.escape(v.clause_breaks)}的了我你他她们是和在去上下有没不也都就还要会能想说刚才正叫把被给从到过着这那个找])"
-                               f"[{_HAN}]){{1,8}}?(?:{v.org_suffixes})){not_org}"),
-        "org_end": re.compile(f"(?:{v.org_suffixes})$"),
-        "place_end": re.compile(f"(?:{v.place_suffixes})$"),
-        # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);
-        # not inside a longer word (`最大连接数` holds no 大连), nor opening a hospital's or a school's name
-        # (`佛山一院`, `苏州中学`, `北京医院`: the organisation, not the city)
-        # `在字节跳动上班`: where one works, two to six characters that are no kind word (`在家`, `在公司`)
-        "work": re.compile(f"(?<![现正实存所自])在((?:(?![{re.escape(v.clause_breaks)}])[{_HAN}A-Za-z]){{2,6}}?)(?:{v.work_after})"),
-        # the first characters of the names first: most places in a text start no name, and fail there at once
-        "city": re.compile(f"(?=[{''.join(sorted({c[0] for c in v.cities}))}])(?:"
-                           f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}])|(?<=[{v.city_before}]))({cities})"
-                           f"(?![路街巷道区号]|[一二三四五六七八九]?[院中小医])|({cities})(?=[{re.escape(v.clause_breaks)}市]|[^{_HAN}]|$|那边|这边|那里|这里))"),
-    }
-
-
-@lru_cache(maxsize=1)
-def _suffix_chars() -> dict[str, frozenset[str]]:
-    d = chinese()
-    return {"org": frozenset(w[-1] for w in d.org_suffixes.split("|")),
-            "place": frozenset(w[-1] for w in d.place_suffixes.split("|"))}
-
-
-def _has_suffix(text: str, key: str) -> bool:
-    return not _suffix_chars()[key].isdisjoint(text)
-
-
-_ZH_NOT_WORKPLACE = ("家", "公司", "单位", "这", "那", "外面", "外地", "本地", "国内", "国外", "海外", "学校", "银行",
-                     "医院", "工厂", "厂里", "店里", "办公室", "一线", "远程", "线上", "晚上", "周末", "今天", "明天")
-_ZH_NOT_PROJECT, _MEASURED = frozenset(("这个", "那个", "整个", "新的", "我们", "一个")), frozenset("那这一哪每两几")
-_PLACE_BEFORE_EN = re.compile(r"\b(?:in|near|at|to|from|around|on|off|past|via)\s*$", re.IGNORECASE)
-
-
-def _place_said(text: str, start: int, name: str, body: str) -> bool:
-    """A name ending in a one-character place word (区, 街, 山, 岛 …) is a place only where a place is said: after
-    a place cue (`住在`, `去`, `in`, `near`) or with a city in it (`杭州西湖区`); `临界区`, `灰度区`, `信息孤岛` are
-    things of work. Longer place words (`公园`, `火车站`) and 省/市/县 say it themselves."""
-    zh = chinese()
-    if len(name) - len(body) > 1 or name[-1] not in zh.weak_place_ends:
-        return True
-    if any(body.startswith(c) for c in zh.cities):
-        return True
-    before = text[max(0, start - 6):start].rstrip()
-    return bool(_place_before().search(before) or _PLACE_BEFORE_EN.search(before))
-
-
-@lru_cache(maxsize=1)
-def _place_before() -> re.Pattern[str]:
-    return re.compile(f"(?:{chinese().place_before})$")
-
-
-def _zh_verb_phrase(text: str, start: int, end: int, body: str) -> bool:
-    """A kind word that starts a common word (`图省事`: save trouble), a name that would start inside a time word
-    (`下个月上幼儿园`), or a kind word after a verb of coming (`每周来工作室`, `没来过公司`: where one goes, the kind
-    word a common noun); a two-character name ending so stays (`未来工作室`)."""
-    zh = chinese()
-    if text[end - 1:end + 1] in zh.suffix_words or (text[start - 1:start] == "个" and
-                                                    text.startswith(zh.time_units, start)):
-        return True
-    verb = next((e for e in zh.motion_endings if body.endswith(e)), "")
-    return bool(verb) and len(body) - len(verb) != 1
-
-
-def _lead_cut(text: str, start: int, name: str) -> int | None:
-    """How many characters at the front of a Han name found at `start` open the clause instead (`看澄睿科技`: 1,
-    `9月2日入X幼儿园`: 2); None when the words ask which one (`啥支付公司`)."""
-    zh = chinese()
-    cut = 1 if name[:1] == "家" and text[start - 1:start] in _MEASURED else 0  # `那家X民宿`: 家 counts the shop
-    if start and text[start - 1].isdigit() and name[:1] in zh.date_units:
-        cut = 2 if name[1:2] in zh.after_date else 1
-    while lead := next((w for w in zh.lead_words if name.startswith(w, cut)), ""):
-        cut += len(lead)
-    if name.startswith(zh.question_words, cut):
-        return None  # `啥支付公司`, `选什么软件` (the lead word cut): the words ask which one
-    marks = [i for i, c in enumerate(name[:-2]) if c in zh.agent_marks and i >= cut]
-    return marks[-1] + 1 if marks else cut
-
-
-def chinese_things(text: str, add: Add) -> None:
-    v = english()
-    zh = chinese()
-    rx = _zh()
-    for m in rx["project"].finditer(text) if "项目" in text else ():
-        name = m.group(1) or m.group(2)
-        if name.casefold() not in v.project_stop and name not in _ZH_NOT_PROJECT and name not in zh.not_bodies \
-                and name not in v.acronyms \
-                and (name.isascii() or not any(w in name for w in zh.not_bodies)) \
-                and not (m.group(2) and text.endswith(zh.demonstratives, 0, m.start(2))) \
-                and not (m.group(2) and (name[-1] in zh.project_verbs or name.startswith(zh.question_words))):
-            add("project", name)  # 那个记账项目: a description; 赶项目: a verb's; 什么项目: asked
-    for m in rx["work"].finditer(text) if "在" in text else ():
-        body = m.group(1)
-        kind = rx["org_end"].search(body)  # `在超市上班`, `在县城饭店上班`: a kind alone or which kind, no name
-        if body not in zh.not_bodies and not any(w in body for w in _ZH_NOT_WORKPLACE) and body not in zh.cities \
-                and not (kind and (not kind.start() or body[:kind.start()] in zh.not_bodies)):
-            add("org", body)
-    for key in ("org", "place"):
-        if not _has_suffix(text, key):
-            continue  # no kind word, no name: the cheap test first (ingest reads every memory)
-        for m in rx[key].finditer(text):
-            cut = _lead_cut(text, m.start(1), m.group(1))
-            if cut is None:
-                continue
-            suffix = rx[key + "_end"].search(m.group(1))
-            body = m.group(1)[cut:suffix.start()] if suffix else m.group(1)[cut:]
-            if len(body) < 2 or (len(body) == 2 and body[0] == body[1]):
-                continue  # `旁边咖啡馆`: a kind word alone names nothing; `糖糖学校`: a child's pet name and its school
-            if key == "place" and body in zh.cities:
-                continue  # `四川省`, `苏州市`: the city rule reads the place by its bare name
-            if m.group(1).endswith(zh.common_endings):
-                continue  # `好多老街坊`: neighbours, no workshop
-            if body not in zh.not_bodies and not body.endswith(("家", "分")) \
-                    and not kind_word_in(body, m.group(1)) and not _zh_verb_phrase(text, m.start(1), m.end(1), body) \
-                    and (key == "org" or _place_said(text, m.start(1), m.group(1), body)):  # 上海分公司: a branch
-                add(key, m.group(1)[cut:])
-    for m in rx["city"].finditer(text):
-        add("place", m.group(1) or m.group(2))
-    for m in rx["city_org"].finditer(text) if _has_suffix(text, "org") else ():
-        body = m.group(1)[:rx["org_end"].search(m.group(1)).start()]
-        rest = next((body[len(c):] for c in sorted(zh.cities, key=len, reverse=True) if body.startswith(c)), body[3:])
-        rest = rest[1:] if rest[:1] in "省市区" else rest
-        if rest and rest not in zh.not_bodies and rest[0] not in "分总":  # 上海分公司: a branch, its city the place
-            add("org", m.group(1))

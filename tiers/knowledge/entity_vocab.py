@@ -116,6 +116,10 @@ class Chinese:
     agent_marks: str  # `这轮由X资本`: 由, 被 end the words before a name
     latin_after_person: str  # `Ottilie 說`, `Calloway 會`: after a Latin first name among Chinese words, a person's
     not_doubled_names: frozenset[str]  # `天天说`, `妈妈说`: a doubled character that is no pet name
+    not_workplace: tuple[str, ...]  # `在家上班`, `在公司上班`: no workplace's name
+    departments: tuple[str, ...]  # `在质量部上班`: a department of the workplace, no organisation
+    city_kept_ends: tuple[str, ...]  # `嘉兴银行`, `佛山一院`: a city part of the name (a firm's is not: `嘉兴X五金`)
+    trade_verbs: tuple[str, ...]  # `家做贸易的`: a verb of trade before a kind word, which names no firm then
 
 
 @lru_cache(maxsize=1)
@@ -159,7 +163,8 @@ def chinese() -> Chinese:
         alternation(d["time_words"]), tuple(d["common_endings"]),
         tuple(sorted(d["lead_words"], key=len, reverse=True)), tuple(d["question_words"]), d["date_units"],
         d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]),
-        frozenset(d["not_doubled_names"]))
+        frozenset(d["not_doubled_names"]), tuple(d["not_workplace"]), tuple(d["departments"]),
+        tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]))
 
 
 @lru_cache(maxsize=1)

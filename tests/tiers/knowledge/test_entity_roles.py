@@ -27,6 +27,9 @@ def found(text: str, **meta: object) -> set[tuple[str, str]]:
     ("he's our Alvenor rep now", {("org", "Alvenor")}),
     ("要不要提前跟Calloway打个招呼？", {("person", "Calloway")}),                    # a Latin name right beside Han
     ("Ottilie 說下週再測", {("person", "Ottilie")}),
+    ("Chiluba my worker carries the feed bags", {("person", "Chiluba")}),          # the roles of work and the home
+    ("Kasonde the planner says the belt job moved", {("person", "Kasonde")}),
+    ("Mwansa our housekeeper is off today", {("person", "Mwansa")}),
 ])
 def test_roles_and_appositions_name_people(text: str, want: set[tuple[str, str]]) -> None:
     assert found(text) == want
