@@ -55,6 +55,7 @@ def test_an_entity_is_judged_without_article_or_title_and_an_undeclared_name_sai
 @pytest.mark.parametrize("declared, said, listed", [
     # the owner's own family word is judged as the alias written without `my`
     (("Orla Threlkeld | person | Dad", "林知夏 | person | 老婆"), "my dad rang, and 我老婆 says hi", ["my dad", "我老婆"]),
+    (("岑立山 | person | 爹", "岑小满 | person | 闺女"), "俺爹来了，俺闺女也在", ["俺爹", "俺闺女"]),  # 俺: the northern 我
     # `anh Khuê` is Khuê as `Mr Quillet` is Quillet; a firm called `Pellow's` is Pellow
     (("Võ Khuê | person | anh Khuê", "Pellow & Sons | org | Pellow's"), "anh Khuê rang, Pellow's van is late",
      ["Khuê", "Pellow"]),

@@ -15,6 +15,7 @@ from typing import Iterable
 from memoryd.tiers.knowledge.entity_vocab import alternation, vocabulary
 
 _HAN = "\u4e00-\u9fff"
+_MY = ("我", "俺", "孩")  # 俺: the northern 我; 孩他妈: the child's mother, how a parent speaks of their spouse
 
 
 @dataclass(frozen=True)
@@ -45,10 +46,11 @@ def _kin() -> _Kin:
         re.compile(rf"(?<![\w'’-])(?=[{''.join(sorted({w[0] for w in en['kin_alone']}))}])"
                    rf"({alternation(en['kin_alone'])})\b(?!-\w|\s+[A-Z])"),
         re.compile(rf"(?:\b(?:{alternation(en['kin_before'])})|['’]s)\s+$", re.IGNORECASE),
-        # a form that starts with 我 is the owner's wherever it stands; the others only as a word of their own
+        # a form that starts with 我 (俺, 孩他妈 …: _MY) is the owner's wherever it stands; the others only as a
+        # word of their own
         re.compile(f"(?=[{''.join(sorted({f[0] for f in zh_forms}))}])"
-                   f"((?:{alternation([f for f in zh_forms if f.startswith('我')])})|"
-                   f"(?<![{_HAN}])(?:{alternation([f for f in zh_forms if not f.startswith('我')])}))"
+                   f"((?:{alternation([f for f in zh_forms if f.startswith(_MY)])})|"
+                   f"(?<![{_HAN}])(?:{alternation([f for f in zh_forms if not f.startswith(_MY)])}))"
                    f"(?![{''.join(zh['kin_not_after'])}])"),
         re.compile(rf"\s+(?:{alternation(en['kin_honorifics'])})\b"))
 

@@ -319,6 +319,8 @@ def test_names_listed_with_a_person_are_people_and_a_list_without_one_names_none
     ("my late father kept bees", {("person", "my father")}),
     ("我妈说周末回来，老爸也来", {("person", "我妈"), ("person", "老爸")}),
     ("老婆今天加班", {("person", "老婆")}),
+    ("俺爹身体还行，俺媳妇天天念叨", {("person", "俺爹"), ("person", "俺媳妇")}),   # 俺: the northern 我
+    ("那天孩他妈也去了", {("person", "孩他妈")}),                                   # the child's mother: my wife
 ])
 def test_the_owners_family_is_named_as_they_speak_of_them(text: str, want: set) -> None:
     assert want <= found(text)
@@ -328,6 +330,7 @@ def test_the_owners_family_is_named_as_they_speak_of_them(text: str, want: set) 
     "your mum sounds lovely", "his Dad drives a van", "Kerrow's Mum runs the stall", "a mother of three",
     "Dad Brennick signed the form",    # a name follows: the family word is a title
     "老公司搬走了", "我哥们儿明天到",  # an old company, a buddy
+    "俺们哥几个明天到",                # we (俺们), no one's brother
 ])
 def test_someone_elses_family_or_a_common_word_names_no_one(text: str) -> None:
     assert not {n for t, n in found(text) if t == "person" and n.casefold() in
