@@ -169,6 +169,15 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("公司的规矩：报销单月底前交", True),                                          # X的规矩：
     ("这回学乖了，以后收货一定当面点数", True),                                    # learnt, then the rule
     ("吃一堑长一智吧：借出去的梯子都要写借条", True),
+    ("from now on nobody takes the boat out without a radio check", True),          # a condition after it
+    ("from now on I don't pay the roofer before the gutters are done", True),
+    ("so from now on no deposit no booking", True),
+    ("from now on the rota is on the fridge door", False),                          # where a thing is now
+    ("以后谁借梯子都得写借条，你给我记住", True),                                  # a rule closed by 记住
+    ("再也不替人垫运费了 说啥都不垫 记牢", True),
+    ("好的，记住了", False),                                                       # a reply
+    ("进了仓库就不许抽烟，这个是铁规矩", True),                                    # a rule called one
+    ("这不是规矩，是习惯", False),
     ("对 这次学乖了", False),                                                      # learnt, no rule said
     ("哈哈 吃一堑长一智", False),
 ])
