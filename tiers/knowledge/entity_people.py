@@ -241,7 +241,7 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
         if before and before.group(1).lower() in v.determiners:
             continue  # `at the Fox and Hound`: one named thing, no two people
         if _NUMBER_BEFORE.search(text, 0, m.start()):
-            continue  # `on 12th Ave and Tolland`, `at 5th and Main`: a corner of two streets, no two people
+            continue  # `on 12th Ave and Tolland`, `at 5th and Larch`: a corner of two streets, no two people
         if is_person_name(m.group(1)) and is_person_name(m.group(2)) and not is_business(m.group(2)):
             yield m.group(1), False  # `Anidaso Savings and Loans`: one lender's name
             if not _NUMBER_AFTER.match(text, m.end(2)):  # `Lyle and Crew 4`: a crew's number, no person `Crew`

@@ -121,7 +121,7 @@ def chinese_things(text: str, add: Add) -> None:
     for m in rx["work"].finditer(text) if "在" in text else ():
         body = m.group(1)
         kind = rx["org_end"].search(body)  # `在超市上班`, `在县城饭店上班`: a kind alone or which kind, no name;
-        # `在质量部上班`, `在冲压车间上班`: a department of the workplace, no organisation of its own
+        # `在财务部上班`, `在冲压车间上班`: a department of the workplace, no organisation of its own
         if body not in zh.not_bodies and not any(w in body for w in zh.not_workplace) and body not in zh.cities \
                 and not (kind and (not kind.start() or body[:kind.start()] in zh.not_bodies)) \
                 and not any(body.endswith(d) and len(body) - len(d) <= 2 for d in zh.departments):
@@ -165,13 +165,13 @@ def _cities_longest_first() -> tuple[str, ...]:
 
 
 def _without_city(name: str, body: str) -> str:
-    """A firm is called without its city (`嘉兴X五金` is `X五金`, the city a place of its own); a bank, a hospital or
-    a school keeps it (`嘉兴银行`, `佛山一院`, `苏州中学`: city_kept_ends). `body`: the name without its kind word."""
+    """A firm is called without its city (`湖州X五金` is `X五金`, the city a place of its own); a bank, a hospital or
+    a school keeps it (`湖州银行`, `湖州一院`, `苏州中学`: city_kept_ends). `body`: the name without its kind word."""
     if name.endswith(chinese().city_kept_ends):
         return name
     city = next((c for c in _cities_longest_first() if body.startswith(c)), "")
     rest = body[len(city):]
     rest = rest[1:] if city and rest[:1] in "省市" else rest
     if not city or len(rest) < 2 or rest.startswith(_MEASURED_FIRM):
-        return name  # `长沙一家X公司`: a firm described, no name without its city either
+        return name  # `<city>一家X公司`: a firm described, no name without its city either
     return name[len(body) - len(rest):]

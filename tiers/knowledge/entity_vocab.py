@@ -117,8 +117,8 @@ class Chinese:
     latin_after_person: str  # `Ottilie 說`, `Calloway 會`: after a Latin first name among Chinese words, a person's
     not_doubled_names: frozenset[str]  # `天天说`, `妈妈说`: a doubled character that is no pet name
     not_workplace: tuple[str, ...]  # `在家上班`, `在公司上班`: no workplace's name
-    departments: tuple[str, ...]  # `在质量部上班`: a department of the workplace, no organisation
-    city_kept_ends: tuple[str, ...]  # `嘉兴银行`, `佛山一院`: a city part of the name (a firm's is not: `嘉兴X五金`)
+    departments: tuple[str, ...]  # `在财务部上班`: a department of the workplace, no organisation
+    city_kept_ends: tuple[str, ...]  # `湖州银行`, `湖州一院`: a city part of the name (a firm's is not: `湖州X五金`)
     trade_verbs: tuple[str, ...]  # `家做贸易的`: a verb of trade before a kind word, which names no firm then
 
 
