@@ -38,7 +38,7 @@ def _clock_time(prefix: str | None, hour: int, minute: int, ampm: str | None) ->
 
 def split_long(text: str, limit: int = MAX_FACT_BYTES) -> list[str]:
     """Split text over `limit` bytes at sentence/line ends (hard cut on characters as a last resort)."""
-    if len(text.encode("utf-8")) <= limit:
+    if len(text) * 4 <= limit or len(text.encode("utf-8")) <= limit:  # a UTF-8 character is at most 4 bytes
         return [text]
     parts, cur = [], ""
     for piece in re.split(r"(?<=[.!?。！？\n])", text):
@@ -91,7 +91,7 @@ class _Parser:
         """Emit the paragraph or bullet being collected (outside Retain)."""
         lines, start = self.block, self.block_line
         self.block = []
-        if any(_FENCE.match(ln) for ln in lines):
+        if any(("`" in ln or "~" in ln) and _FENCE.match(ln) for ln in lines):
             body = "\n".join(lines).strip()  # code stays verbatim, line by line
         else:
             body = " ".join(ln.strip() for ln in lines).strip()
@@ -181,10 +181,10 @@ def parse_note(source: str | Path, date: str, classify: bool = True) -> tuple[li
     fence = False
     for lineno, line in enumerate(text.splitlines(), start=1):
         line = without_controls(line)  # a stray NUL or escape in a note is not a reason to refuse the note
-        marker = bool(_FENCE.match(line))
+        marker = ("`" in line or "~" in line) and bool(_FENCE.match(line))  # the cheap test first: most lines hold none
         code = fence or marker  # the fence lines themselves belong to the code block
         fence = fence != marker
-        h = None if code else _HEADING.match(line)
+        h = None if code or not line.startswith("#") else _HEADING.match(line)
         if h:
             p.heading(len(h.group(1)), h.group(2).strip(), lineno)
         elif p.retain and not code:
