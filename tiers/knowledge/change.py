@@ -216,11 +216,11 @@ def cues(text: str) -> tuple[Cue, ...]:
                 head = named.split()[-1] if named else \
                     lang.when.sub(" ", lang.reason.sub(" ", _thing_before(clause[:m.start()], lang)))
                 thing = frozenset(t for t in analyzer.terms(head)
-                                  if not _cue_term(t, lang)) - _cue_terms(code) - values
+                                  if not _cue_term(t, lang)) - cue_terms(code) - values
                 # no new value: it may not say what it became; what would be or is wanted (`he wants to …`): not done
                 told = not _hypothetical(clause, words, lang) and not lang.planned_after.search(clause[m.start():]) \
                     and not any(r.search(clause[:m.start()]) for r in (lang.wished, lang.planned_before))  # or a plan
-                out.append(Cue(old, new, frozenset(anchors - _cue_terms(code) - values), clause, thing, rule.id,
+                out.append(Cue(old, new, frozenset(anchors - cue_terms(code) - values), clause, thing, rule.id,
                                rule.act and bool(new) and told and not part))
     return tuple(out)
 
@@ -275,15 +275,11 @@ def _cue_term(term: str, lang: _Lang) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def _cue_terms(code: str) -> frozenset[str]:
+def cue_terms(code: str) -> frozenset[str]:
+    """The terms of a language's change words and filler: words of changing, not of what changed."""
     lang = _lang(code)
     extra = "instead longer anymore replace swap trade actual correct sorry wait mean leave left".split()
     return frozenset(t for w in (*lang.change_words, *lang.filler, *extra) for t in analyzer.terms(w))
-
-
-def cue_terms(code: str) -> frozenset[str]:
-    """The terms of a language's change words and filler: words of changing, not of what changed."""
-    return _cue_terms(code)
 
 
 @functools.lru_cache(maxsize=4096)
