@@ -66,7 +66,7 @@ def _place_said(text: str, start: int, name: str, body: str) -> bool:
     zh = chinese()
     if len(name) - len(body) > 1 or name[-1] not in zh.weak_place_ends:
         return True
-    if any(body.startswith(c) for c in zh.cities):
+    if _city_lead(body):
         return True
     before = text[max(0, start - 6):start].rstrip()
     return bool(_place_before().search(before) or _PLACE_BEFORE_EN.search(before))
@@ -150,7 +150,8 @@ def chinese_things(text: str, add: Add) -> None:
         add("place", m.group(1) or m.group(2))
     for m in rx["city_org"].finditer(text) if _has_suffix(text, "org") else ():
         body = m.group(1)[:rx["org_end"].search(m.group(1)).start()]
-        rest = next((body[len(c):] for c in sorted(zh.cities, key=len, reverse=True) if body.startswith(c)), body[3:])
+        city = _city_lead(body)
+        rest = body[len(city):] if city else body[3:]
         rest = rest[1:] if rest[:1] in "省市区" else rest
         if rest and rest not in zh.not_bodies and rest[0] not in "分总":  # 上海分公司: a branch, its city the place
             add("org", _without_city(m.group(1), body))
@@ -164,12 +165,17 @@ def _cities_longest_first() -> tuple[str, ...]:
     return tuple(sorted(chinese().cities, key=len, reverse=True))
 
 
+def _city_lead(body: str) -> str:
+    """The city a name opens with (the longest that fits), or ""."""
+    return next((c for c in _cities_longest_first() if body.startswith(c)), "")
+
+
 def _without_city(name: str, body: str) -> str:
     """A firm is called without its city (`湖州X五金` is `X五金`, the city a place of its own); a bank, a hospital or
     a school keeps it (`湖州银行`, `湖州一院`, `苏州中学`: city_kept_ends). `body`: the name without its kind word."""
     if name.endswith(chinese().city_kept_ends):
         return name
-    city = next((c for c in _cities_longest_first() if body.startswith(c)), "")
+    city = _city_lead(body)
     rest = body[len(city):]
     rest = rest[1:] if city and rest[:1] in "省市" else rest
     if not city or len(rest) < 2 or rest.startswith(_MEASURED_FIRM):

@@ -300,13 +300,20 @@ _ZH_NOW_LEAD = re.compile(r"^\s*(?:现在|現在|目前|如今|而家)?([\u4e00-
 def _han_thing_unsaid(query: str, said: set[str]) -> bool:
     """`<whose>的<thing><what is asked>` (`…的<a product>起订量是多少？`): the thing's first two characters are in
     neither memory, a word after them is: the memories tell that fact of another thing (another product's minimum)."""
+    thing, told = _han_thing_asked(query)
+    return bool(thing) and not thing & said and bool(told & said)
+
+
+@functools.lru_cache(maxsize=256)
+def _han_thing_asked(query: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The terms of the thing a `<whose>的<thing><what>` question names, and of the words after it (read once a
+    question, not once a pair of memories)."""
     of = _ZH_OF.match(query)
     lead = _ZH_NOW_LEAD.match(of.group(2)) if of else None
-    if lead is None or lead.group(1)[0] in _question_words_chars():
-        return False
-    thing, after = set(analyzer.terms(lead.group(1))), of.group(2)[lead.end():]
-    told = {t for t in analyzer.terms(after) if len(t) > 1} - _question_words() - change.cue_terms("zh")
-    return bool(thing) and not thing & said and bool(told & said)
+    if of is None or lead is None or lead.group(1)[0] in _question_words_chars():
+        return frozenset(), frozenset()
+    told = {t for t in analyzer.terms(of.group(2)[lead.end():]) if len(t) > 1}
+    return frozenset(analyzer.terms(lead.group(1))), frozenset(told - _question_words() - change.cue_terms("zh"))
 
 
 @functools.lru_cache(maxsize=1)
