@@ -11,7 +11,7 @@ def test_a_chinese_question_of_another_fact_before_its_word_of_now_gets_no_place
                                                                                       clock) -> None:
     """`<whose>现在<what>`: the characters before 现在 say whose, what follows what is asked; a change of another
     fact of the same company is no answer to it."""
-    old = mem.store("@苏禾: 苏禾公司的报关行是恒信报关，出口走蛇口港。", "trade", 0.6)
+    old = mem.store("@苏禾: 苏禾公司的报关行是恒信报关，出口走赤湾港。", "trade", 0.6)
     clock.t += DAY
     new = mem.store("苏禾的报关行从恒信报关换成了捷通报关。", "trade", 0.6)
     assert _followed(mem, old, new)
