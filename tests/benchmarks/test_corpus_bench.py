@@ -126,6 +126,7 @@ def _lived(paths: list[Path], tmp: pytest.TempPathFactory) -> tuple[dict[str, di
             {k: [job[1] for job in jobs if job[2] is on] for k, on in sides.items()})
 
 
+@pytest.mark.xdist_group("corpus-test-half")  # one worker lives the files once for every test of them
 def test_every_automatic_action_on_the_test_half_is_right(test_half: dict[str, dict]) -> None:
     on = test_half["on"]
     for action in ACTIONS:
@@ -136,6 +137,7 @@ def test_every_automatic_action_on_the_test_half_is_right(test_half: dict[str, d
         assert on["hot_lesson_precision"] >= 0.95
 
 
+@pytest.mark.xdist_group("corpus-test-half")  # one worker lives the files once for every test of them
 def test_memory_md_holds_no_stale_values_and_no_more_foreign_profile_keys_than_measured(
         test_half: dict[str, dict]) -> None:
     """Issue 29's goal is none: no earlier value in hot, owner-profile precision ≥ 0.95. Not met: 1 key on the test
@@ -147,6 +149,7 @@ def test_memory_md_holds_no_stale_values_and_no_more_foreign_profile_keys_than_m
     assert on.get("owner_profile", 0) - on.get("owner_profile_right", 0) <= 1
 
 
+@pytest.mark.xdist_group("corpus-test-half")  # one worker lives the files once for every test of them
 def test_entities_on_the_test_half_meet_the_issues_goals(test_half: dict[str, dict]) -> None:
     """#29: precision ≥ 0.95, recall ≥ 0.85 of the people, projects and organisations (0.930 / 0.760 before the
     sixth session; 0.968 / 0.882 after it)."""
@@ -154,6 +157,7 @@ def test_entities_on_the_test_half_meet_the_issues_goals(test_half: dict[str, di
     assert on["entity_precision"] >= 0.95 and on["entity_recall_core"] >= 0.85, on
 
 
+@pytest.mark.xdist_group("corpus-test-half")  # one worker lives the files once for every test of them
 def test_the_layer_does_no_harm_on_the_test_half(test_half: dict[str, dict]) -> None:
     on, off = test_half["on"], test_half["off"]
     assert on["current_at_1"] >= off["current_at_1"]
@@ -162,6 +166,7 @@ def test_the_layer_does_no_harm_on_the_test_half(test_half: dict[str, dict]) -> 
     assert on["duplicate_top5"] <= off["duplicate_top5"]
 
 
+@pytest.mark.xdist_group("corpus-test-half")  # one worker lives the files once for every test of them
 def test_memory_md_after_the_test_half_is_written_and_private(test_half: dict[str, dict]) -> None:
     for home in test_half["homes"]:
         rendered = home / "agents" / "main" / "MEMORY.md"
@@ -174,6 +179,7 @@ def held(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     return _lived(files("held", []), tmp_path_factory)[0]
 
 
+@pytest.mark.xdist_group("corpus-held")  # one worker lives the files once for every test of them
 def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[str, dict]) -> None:
     """Earlier values in hot: 6 when the twelve files first ran on their own clock, 3 after the fifth session
     (the layer off: 5); the four files written next scored 5 at first (off 5), 6 over sixteen (off 9). The four
@@ -229,6 +235,7 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_does_no_harm(held: dict[s
     assert on["stable_recall5"] >= off["stable_recall5"] and on["duplicate_top5"] <= off["duplicate_top5"]
 
 
+@pytest.mark.xdist_group("corpus-held")  # one worker lives the files once for every test of them
 def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_line(held: dict[str, dict]) -> None:
     """Issue 29's goal is precision ≥ 0.95 for every action. Measured at their first score on the first two held
     files: 14 supersessions and updates, 6 right, 2 true facts hidden; with the subject said before the change
