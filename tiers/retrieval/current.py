@@ -411,12 +411,28 @@ def _of_another(query: str, found: Candidate, newer: Candidate) -> bool:
     <school> to …, and <B> stays on` under `which school does <B> go to?`, the found memory naming both)."""
     names = asked_names(query)
     if not names:
-        return False
+        return _thing_of_another(query, found, newer)
     for cue in _replaced(found, newer):
         part = change.cue_part(cue)
         if not names & set(analyzer.terms(part)) and asked_names(part) - set(analyzer.terms(cue.old + " " + cue.new)):
             return True
     return False
+
+
+def _thing_of_another(query: str, found: Candidate, newer: Candidate) -> bool:
+    """Every linking cue names the thing it changes (the words just before it), none of them a word of the question,
+    and a word of the question the newer memory says stands outside the cue's part: the change is of another thing,
+    named beside the one asked of (`<brand A>从3800降到3450，跟<brand B>的6200差得更多了` under `<brand B>的…多少钱？`)."""
+    cues = _replaced(found, newer)
+    if not cues or not all(c.thing for c in cues):
+        return False
+    terms = _question_terms(query)[1]
+    outside = terms & set(analyzer.terms(newer.text))
+    for cue in cues:
+        inside = set(analyzer.terms(change.cue_part(cue)))
+        if cue.thing & terms or not outside - inside:
+            return False
+    return True
 
 
 def _speaks_of(terms: set[str], text: str) -> bool:

@@ -53,6 +53,31 @@ def test_a_fact_left_in_a_voice_typed_line_is_updated_in_part_and_its_question_g
 
 
 
+@pytest.mark.parametrize("newer_text, question, placed", [
+    # the change names its thing (a brand), the question another named beside it: no answer to it
+    ("明远从 2600 降到 2380，跟 Kelvar 的 4100 差得更多了。", "Kelvar 的电机多少钱一台？", False),
+    ("明远从 2600 降到 2380，跟 Kelvar 的 4100 差得更多了。", "明远的电机多少钱一台？", True),
+    # the thing asked of is the one whose change it is, named in the cue's own part
+    ("Kelvar 从 4100 降到 3900 了，明远还是 2600。", "Kelvar 的电机多少钱一台？", True),
+    # nothing of the question said outside the cue's part: the change may be of what is asked
+    ("电机从 2600 降到 2380 了。", "Kelvar 的电机多少钱一台？", True),
+])
+def test_a_change_of_a_thing_named_beside_the_one_asked_of_gets_no_placement(newer_text: str, question: str,
+                                                                             placed: bool) -> None:
+    """Two brands' prices in one memory, one of them changed later in a line that names the other beside it: the
+    change is placed only under a question of the brand it names."""
+    from memoryd.tiers.retrieval.candidate import Candidate
+    from memoryd.tiers.retrieval.current import successors
+
+    found = Candidate.of({"id": "a", "text": "明远 6312 电机报 2600 一台，比 Kelvar 的 4100 便宜不少。",
+                          "category": "parts", "tier": "warm", "path": "", "score": 1.0,
+                          "metadata": {"superseded_by": "b"}})
+    newer = Candidate.of({"id": "b", "text": newer_text, "category": "parts", "tier": "warm", "path": "",
+                          "score": 1.0, "metadata": {}})
+    out = successors([found], lambda ids: [newer] if "b" in ids else [], question)
+    assert ([c.id for c in out] == ["b", "a"]) is placed
+
+
 def _row(id_: str, text: str, day: str, **meta: str) -> dict:
     return {"id": id_, "text": text, "category": "boats", "tier": "warm", "path": "", "score": 1.0,
             "metadata": {"date": day, **meta}}
@@ -122,7 +147,8 @@ def test_a_question_of_someone_called_by_a_familiar_name_gets_no_placement_of_an
     old = Candidate.of(_row("a", "@柏记: 柏记的铺子每周一休息，表姐阿岚帮忙看店。", "2026-02-20", superseded_by="b"))
     new = Candidate.of(_row("b", "@柏记: 铺子由阿岚帮忙，休息日从周一改为周三。", "2026-02-27"))
     assert _order([old], [new], "柏记的铺子每周哪天休息？") == ["b", "a"]
-    assert _order([old], [new], "阿岚每周哪天看店？") == ["b", "a"]
+    assert _order([old], [new], "阿岚帮忙的铺子每周哪天休息？") == ["b", "a"]
+    assert _order([old], [new], "阿岚每周哪天看店？") == ["a"]  # the change names its thing (休息日), not this one
     assert _order([old], [new], "阿蘅每周哪天休息？") == ["a"]
 
 
