@@ -60,7 +60,7 @@ CASES: tuple[tuple[str, frozenset[tuple[str, str]]], ...] = tuple((text, frozens
     ("本地用 docker-compose 起了一套环境。", set()),
     ("最大连接数调到 200。", set()),
     ("寄到他们家，西湖区文三路88号。", set()),
-    ("我表妹在青杉智能实习。", {(O, "青杉智能")}),
+    ("我表妹在青杉智能实习。", {(O, "青杉智能"), (P, "我表妹")}),  # the owner's cousin, as 我妈 is a person
     ("My brother Lorcan flies in tonight.", {(P, "Lorcan")}),
     ("I'll ask our lawyer, Wiebke Sandoval, about the lease.", {(P, "Wiebke Sandoval")}),
     ("Ottilie and Bram are moving in together.", {(P, "Ottilie"), (P, "Bram")}),

@@ -42,7 +42,8 @@ def _kin() -> _Kin:
     return _Kin(
         relation,
         re.compile(rf"\b[Mm]y\s+(?:(?:late|old|little|big|baby|younger|older|elder|eldest|youngest)\s+)?"
-                   rf"({words})\b(?!-|,?\s+[A-Z][a-z])"),  # `my brother Fiachra`: the name is the person
+                   # `my brother Fiachra`, `my cousin 翁…`: the name is the person
+                   rf"({words})\b(?!-|,?\s+[A-Z][a-z]|,?\s*[{_HAN}])"),
         re.compile(rf"(?<![\w'’-])(?=[{''.join(sorted({w[0] for w in en['kin_alone']}))}])"
                    rf"({alternation(en['kin_alone'])})\b(?!-\w|\s+[A-Z])"),
         re.compile(rf"(?:\b(?:{alternation(en['kin_before'])})|['’]s)\s+$", re.IGNORECASE),

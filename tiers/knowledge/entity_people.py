@@ -8,6 +8,7 @@ vocabularies are data (tiers/knowledge/lang/entities_*.json).
 """
 from __future__ import annotations
 
+import calendar
 import re
 from functools import lru_cache
 from typing import Iterable
@@ -317,20 +318,26 @@ _NOT_NICKS = frozenset(("小孩", "小心", "小时", "小区", "小学", "小�
 _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")
 
 
+_MONTHS = frozenset(calendar.month_name[1:])
+
+
 @lru_cache(maxsize=1)
 def _latin_in_han() -> re.Pattern[str]:
     v = chinese()
     # a Han character is a word character too: the name's edges are Latin letters, not \w (`跟Calloway打`)
     return re.compile(rf"(?<![A-Za-z{LOW}0-9_-])({WORD})\s?(?=(?:{v.after_person}|{v.latin_after_person}|和我|跟我))|"
                       rf"(?:{v.before_person})\s?({WORD})(?![A-Za-z{LOW}0-9_-])"
-                      rf"(?=\s?(?:{v.after_person}|{v.after_person_soft}|[{_HAN}]|$))")
+                      rf"(?=\s?(?:{v.after_person}|{v.after_person_soft}|[{_HAN}]|$))|"
+                      rf"(?<![{_HAN}])阿({WORD})(?![A-Za-z{LOW}0-9_-])")  # `阿May`: a Cantonese familiar name
 
 
 def latin_people_in_chinese(text: str) -> Iterable[str]:
-    """A Latin first name among Chinese words, by the same cues as a Han name (`Kevin 说`, `跟 Tony 对接口`)."""
+    """A Latin first name among Chinese words, by the same cues as a Han name (`Kevin 说`, `跟 Tony 对接口`), or
+    after the familiar 阿 (`阿Sam`)."""
     for m in _latin_in_han().finditer(text):
-        name = m.group(1) or m.group(2)
-        if is_person_name(name) and name.casefold() not in english().products:
+        name = m.group(1) or m.group(2) or m.group(3)
+        month = m.group(3) is not None and name in _MONTHS  # `阿May`, `阿June`: a month's name is a given name there
+        if (month or is_person_name(name)) and name.casefold() not in english().products:
             yield name
 
 

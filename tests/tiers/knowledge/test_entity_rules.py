@@ -242,7 +242,7 @@ def test_an_account_handle_is_no_entity(text: str, tags: list[str]) -> None:
     """A handle said as an account is a value of the owner's, whether the text or a tag on it names it (the
     platform it is on is an organisation one deals with: `TikTok`)."""
     names = [e.name for e in read(text, {"entities": tags} if tags else None).entities]
-    assert not [n for n in names if "fern" in n.casefold()] and set(names) <= {"TikTok"}
+    assert not [n for n in names if "fern" in n.casefold()] and set(names) <= {"TikTok", "my cousin"}
 
 
 def test_a_handle_said_of_a_person_is_still_one() -> None:
