@@ -41,7 +41,7 @@ REF = dt.date(2026, 11, 20)  # a Friday
     ("I love this new playlist so much.", "preference", None, None),  # a reaction to the moment: no profile key
     ("I prefer to eat vegetarian at team dinners.", "preference", None, "food"),
     ("Please remember that the staging DB is db2.internal.", "fact", None, None),
-    ("Never schedule calls before ten.", "preference", None, "schedule calls before"),  # an instruction
+    ("Never schedule calls before ten.", "lesson", None, None),  # an imperative `never` sets a rule
 ])
 def test_kinds(text: str, kind: str, about: str | None, key: str | None) -> None:
     [fact] = extract(text, REF)
@@ -180,6 +180,11 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("这不是规矩，是习惯", False),
     ("对 这次学乖了", False),                                                      # learnt, no rule said
     ("哈哈 吃一堑长一智", False),
+    ("the quote came back high. never take a roofer's first price", True),          # an imperative opening a sentence
+    ("never lend the trailer out without a deposit", True),
+    ("the new vet? never met her", False),                                         # what happened: a past form
+    ("the lane by the church never changes", False),                                # a third person's verb
+    ("never mind, I found the receipt", False),
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
