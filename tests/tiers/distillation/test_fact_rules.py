@@ -185,6 +185,7 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("the new vet? never met her", False),                                         # what happened: a past form
     ("the lane by the church never changes", False),                                # a third person's verb
     ("never mind, I found the receipt", False),
+    ("老细定嘅规矩：月底前一定要对数", True),                                        # Cantonese 嘅, as 的
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
