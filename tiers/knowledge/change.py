@@ -90,6 +90,8 @@ class _Lang:
     planned_before: re.Pattern[str]          # `you're moving from …`, `要从…`: under way or to come, not done
     planned_after: re.Pattern[str]           # `… is set for <day>`, `…还没决定`: a plan or an offer
     reason: re.Pattern[str]                  # why, before a cue (`X因兼容问题从…`): not what changed
+    condition: re.Pattern[str]               # a value said after one is what would hold, not what does (`如果…就`)
+    condition_sentence: bool                 # the condition stands in a clause of its own (如果…，就…)
 
 
 @functools.lru_cache(maxsize=None)
@@ -114,7 +116,8 @@ def _lang(code: str) -> _Lang:
                  re.compile(data.get("when", "(?!)"), re.IGNORECASE),
                  re.compile(data.get("planned_before", "(?!)"), re.IGNORECASE),
                  re.compile(data.get("planned_after", "(?!)"), re.IGNORECASE),
-                 re.compile(data.get("reason", "(?!)"), re.IGNORECASE))
+                 re.compile(data.get("reason", "(?!)"), re.IGNORECASE),
+                 re.compile(data.get("condition", "(?!)"), re.IGNORECASE), bool(data.get("condition_sentence")))
 
 
 def spoken(text: str) -> str:
@@ -245,6 +248,13 @@ def _words(clause: str) -> set[str]:
     return {w.casefold() for w in re.findall(r"[A-Za-z']+", clause)}
 
 
+def _conditioned(clause: str, sentence: str, old: str) -> bool:
+    """The value said under a condition before it, in its clause (`if they pay 358 we take two`), or in its sentence
+    where a language says the condition in a clause of its own (`要是…，就订<old>`)."""
+    texts = [(lang, sentence if lang.condition_sentence else clause) for lang in map(_lang, LANGUAGES)]
+    return any(0 < (at := t.casefold().find(old.casefold())) and lang.condition.search(t, 0, at) for lang, t in texts)
+
+
 def _wished(said: str, old: str) -> bool:
     """The sentence saying `old` says it as what someone wants or asks for (`she wants to move me to Thursdays`)."""
     for sentence in _CLAUSE.split(said):
@@ -312,9 +322,8 @@ WHOLE, PART = "whole", "part"
 def states(memory_text: str, cue: Cue) -> str | None:
     """Whether a memory states the value `cue` replaces, about the same thing: it names the old value, not the
     new one nor as a value it says itself was replaced, shares a word of the cue's clause besides the values, and
-    asks nothing. PART when it also states
-    something else in another clause (a name, a number, a code): that other fact stays current, so the memory is
-    updated in part, not superseded; WHOLE otherwise; None when it does not state the old value."""
+    asks nothing. PART when it also states something else in another clause (a name, a number, a code): that other
+    fact stays current, so the memory is updated in part; WHOLE otherwise; None when it does not state the old value."""
     said = _ASKED.sub(" ", spoken(memory_text)).strip()  # what it asks states nothing (`X moved to Y. Is it for
     # good?` states Y); a memory that only asks states nothing at all
     history = tuple(own.old for own in cues(memory_text))  # the values the memory says itself were replaced
@@ -336,8 +345,8 @@ def states(memory_text: str, cue: Cue) -> str | None:
         return None  # a one-word thing (a name): `A继续住<old>，帮<name>搬完家` names it, but not with the old value
     if _NEGATED.search(clause) or _without_thing(clause, cue):
         return None  # `monthly releases aren't happening`, `a Monday without standup`: it denies the value
-    if _wished(said, old):
-        return None  # `she wants to move me to Thursdays`: a wish, not a value it states
+    if _wished(said, old) or _conditioned(clause, sentence, old):
+        return None  # `she wants to move me to Thursdays`, `if they pay 358 we take two`: no value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
 

@@ -20,6 +20,19 @@ def test_a_change_someone_wants_made_only_asks(text: str, act: bool) -> None:
     assert cue.old and cue.new and cue.act is act
 
 
+@pytest.mark.parametrize("older, states", [
+    ("要是价钱谈到九百，这次订货就订三批", False),                  # what would hold under a condition
+    ("if the hall's free we'll take three tables for the fair", False),
+    ("这次订货订了三批，价钱九百", True),
+    ("we took three tables for the fair, the hall was free", True),
+])
+def test_a_value_said_under_a_condition_is_not_stated(older: str, states: bool) -> None:
+    """`如果…就<value>` or `if …, <value>` in an older memory says what would hold: a later change of that value
+    replaces nothing in it."""
+    [cue] = [c for c in change.cues("这次订货从三批加到四批" if "批" in older else "we went from three tables to four")]
+    assert (change.states(older, cue) is not None) is states
+
+
 @pytest.mark.parametrize("text, act", [
     ("So you're moving from Tamsworth to Ottery Row: a bigger kitchen at last.", False),   # under way
     ("Ossian is relocating from Dunmore to Calder Bay on 20 May for the new job.", False),
