@@ -126,14 +126,17 @@ def questions_from(memories: Iterable[Mapping[str, Any]], limit: int = MAX_OPEN)
                     shared[m["id"]] = shared.get(m["id"], 0) + 1
         near = sorted((i for i, n in shared.items() if n >= MIN_SHARED and i != new["id"]),
                       key=lambda i: (shared[i], moment(byid[i]), i), reverse=True)
-        raised = 0
+        asked: list[str] = []
         for old in (byid[i] for i in near):
-            if raised >= PER_MEMORY or len(out) >= limit:
+            if len(asked) >= PER_MEMORY or len(out) >= limit:
                 break
+            said = change.spoken(old["text"])
+            if any(restates(said, text) for text in asked):
+                continue  # the same line taken in twice (a note and its transcript): one question asks of both
             q = _pair(old, new, shared[old["id"]])
             if q is not None:
                 out.append(q)
-                raised += 1
+                asked.append(said)
         if len(out) >= limit:
             break
     return out

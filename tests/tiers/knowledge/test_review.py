@@ -72,6 +72,17 @@ def test_chinese_cue_words_ask_too() -> None:
     assert review.questions_from([older, m("c3", "周会目前在五楼的小会议室开", 2)]) == []
 
 
+
+def test_one_line_taken_in_twice_is_asked_of_once() -> None:
+    """A note's line and the transcript's same line (a speaker's label, another case) are one statement: the newer
+    memory asks of it once, and of the next older statement it shares words with."""
+    note = m("a1", "The harbour ferry to Vell leaves from pier 4", 0)
+    said = m("a2", "Osric: the harbour ferry to Vell leaves from pier 4", 0)
+    other = m("a3", "The harbour ferry to Vell used the old pier last winter", 1)
+    newer = m("b2", "The harbour ferry to Vell now leaves from the north quay", 3)
+    asked = [q["members"][0] for q in review.questions_from([note, said, other, newer])]
+    assert len(asked) == 2 and "a3" in asked and len({"a1", "a2"} & set(asked)) == 1
+
 def test_questions_are_queued_once_capped_and_the_file_is_private(config) -> None:
     ids = [store(config, f"Probe unit {i} reports to the valley station", T0 + i) for i in range(3)]
     mem = mem_at(config, T0 + 10)
