@@ -91,7 +91,6 @@ class _Lang:
     planned_after: re.Pattern[str]           # `… is set for <day>`, `…还没决定`: a plan or an offer
     reason: re.Pattern[str]                  # why, before a cue (`X因兼容问题从…`): not what changed
     condition: re.Pattern[str]               # a value said after one is what would hold, not what does (`如果…就`)
-    condition_sentence: bool                 # the condition stands in a clause of its own (如果…，就…)
 
 
 @functools.lru_cache(maxsize=None)
@@ -117,7 +116,7 @@ def _lang(code: str) -> _Lang:
                  re.compile(data.get("planned_before", "(?!)"), re.IGNORECASE),
                  re.compile(data.get("planned_after", "(?!)"), re.IGNORECASE),
                  re.compile(data.get("reason", "(?!)"), re.IGNORECASE),
-                 re.compile(data.get("condition", "(?!)"), re.IGNORECASE), bool(data.get("condition_sentence")))
+                 re.compile(data.get("condition", "(?!)"), re.IGNORECASE))
 
 
 def spoken(text: str) -> str:
@@ -248,11 +247,11 @@ def _words(clause: str) -> set[str]:
     return {w.casefold() for w in re.findall(r"[A-Za-z']+", clause)}
 
 
-def _conditioned(clause: str, sentence: str, old: str) -> bool:
-    """The value said under a condition before it, in its clause (`if they pay 358 we take two`), or in its sentence
-    where a language says the condition in a clause of its own (`要是…，就订<old>`)."""
-    texts = [(lang, sentence if lang.condition_sentence else clause) for lang in map(_lang, LANGUAGES)]
-    return any(0 < (at := t.casefold().find(old.casefold())) and lang.condition.search(t, 0, at) for lang, t in texts)
+def _conditioned(sentence: str, old: str) -> bool:
+    """The value said as what follows from a condition (`if they pay 358, two`, `要是…就订<old>`): what would hold;
+    one named inside the condition (`要是<supplier>再涨价…`) is what holds now."""
+    at = sentence.casefold().find(old.casefold())
+    return at > 0 and any(_lang(code).condition.search(sentence, 0, at) for code in LANGUAGES)
 
 
 def _wished(said: str, old: str) -> bool:
@@ -345,7 +344,7 @@ def states(memory_text: str, cue: Cue) -> str | None:
         return None  # a one-word thing (a name): `A继续住<old>，帮<name>搬完家` names it, but not with the old value
     if _NEGATED.search(clause) or _without_thing(clause, cue):
         return None  # `monthly releases aren't happening`, `a Monday without standup`: it denies the value
-    if _wished(said, old) or _conditioned(clause, sentence, old):
+    if _wished(said, old) or _conditioned(sentence, old):
         return None  # `she wants to move me to Thursdays`, `if they pay 358 we take two`: no value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE

@@ -22,7 +22,8 @@ def test_a_change_someone_wants_made_only_asks(text: str, act: bool) -> None:
 
 @pytest.mark.parametrize("older, states", [
     ("要是价钱谈到九百，这次订货就订三批", False),                  # what would hold under a condition
-    ("if the hall's free we'll take three tables for the fair", False),
+    ("if the hall's free, we'll take three tables for the fair", False),
+    ("要是这次订货的三批再出问题，就换供应商", True),   # named inside the condition: what holds now
     ("这次订货订了三批，价钱九百", True),
     ("we took three tables for the fair, the hall was free", True),
 ])
