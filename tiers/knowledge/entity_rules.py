@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Mapping
 
 from memoryd.tiers.knowledge.entity_kin import kin_people
@@ -24,7 +25,7 @@ from memoryd.tiers.knowledge.entity_vocab import chinese, english
 from memoryd.tiers.knowledge.han_script import as_written, simplified
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "25"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "26"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def read(text: str, metadata: Mapping[str, Any] | None = None) -> Reading:
     """extract() with the aliases: a tag that is another spelling of a name in the text (`@alice-chen` for
     Alice Chen, `@priya` for Priya Raghavachari, `@atlas-api` for acme/atlas-api), a name's longer form
     (`Kestrel Cleaning` beside `@kestrel`) and a name given in another script (`张伟 (Zhang Wei)`)."""
-    found = _from_text(text)
+    found = dict(_from_text(text))  # a copy: the tags below change it
     aliases: dict[str, set[str]] = {}
     tagged: list[Entity] = []
     tags = [t.strip().lstrip("@").strip() for t in (metadata or {}).get("entities") or [] if isinstance(t, str)]
@@ -94,6 +95,7 @@ def read(text: str, metadata: Mapping[str, Any] | None = None) -> Reading:
 _OTHER_SCRIPT = re.compile(r"\s*[(（](?:[A-Z][A-Za-z .'-]{1,40}|[\u4e00-\u9fff]{2,4})[)）]")
 
 
+@lru_cache(maxsize=4096)  # one text is read again: an echo read back, a memory met by two refreshes, a rebuild
 def _from_text(text: str) -> dict[str, Entity]:
     found: dict[str, Entity] = {}
 
