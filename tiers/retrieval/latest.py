@@ -47,9 +47,6 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
     (hybrid mode): the band is measured by the words' share of each result alone (BM25), not the fused rank."""
     if not getattr(rule, "of_now", False) or len(results) < 2:
         return results
-    lead = next((i for i, c in enumerate(results) if not _a_rule(c)), len(results))
-    if lead:  # a rule found first answers no question of what holds: the band is measured from the line after it
-        return results[:lead] + latest_first(results[lead:], rule, query, words_only)
     head = results[:LATEST_TOP]
     numbers = _numbers_asked(query)  # "which team has KG-412 now?": every line moved holds it, the first included
     if numbers and not _holds(head[0], numbers):
@@ -100,11 +97,6 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
 # a value a memory can answer with: a number, a name written capitalised inside a sentence, a Han word; "A landlord
 # who sends kesari bath is a keeper" says none, and is not moved above the line naming who the landlord is
 _VALUE = re.compile(r"\d[\w:.,/-]*|(?<=[\w,;:] )(?!I\b|I['’])[A-Z][\w'’-]+|[\u4e00-\u9fff]{2,}")
-
-
-def _a_rule(c: Candidate) -> bool:
-    """A lesson or a rule the person keeps (`never book …`): no statement of what holds now."""
-    return c.category.split("/")[0] == "lessons"
 
 
 def _rank(c: Candidate) -> float:

@@ -254,21 +254,3 @@ def test_in_hybrid_mode_the_band_is_what_the_words_found_and_says_what_the_first
     rule = time_rule("What is the ferry timetable for the island run now?", None)
     out = latest_first([first, later], rule, "What is the ferry timetable for the island run now?", words_only=True)
     assert (out[0].text == newer) is moved
-
-
-@pytest.mark.parametrize("category, reordered", [("lessons", True), ("notes", False)])
-def test_a_rule_found_first_does_not_set_the_band(category: str, reordered: bool) -> None:
-    """`never book a late slot …` found first (a lesson: no statement of what holds) with a high score: the band is
-    measured from the line after it, so the newer price moves above the older one; a statement found first sets it."""
-    from dataclasses import replace
-
-    from memoryd.tiers.retrieval.latest import latest_first
-    from memoryd.tiers.retrieval.time_rule import time_rule
-
-    rule_line = replace(_ranked("never book a late kids slot on a Saturday again", "2025-06-01", 5.0, 5.0),
-                        category=category)
-    older = _ranked("kids cuts going from 9 to 11 at the barbers", "2025-06-02", 2.0, 2.0)
-    newer = _ranked("kids cuts at 10 from now at the barbers", "2025-07-14", 1.8, 1.8)
-    query = "What is the price of a kids cut at the barbers now?"
-    out = latest_first([rule_line, older, newer], time_rule(query, None), query)
-    assert ([c.text for c in out[1:]] == [newer.text, older.text]) is reordered
