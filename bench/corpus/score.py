@@ -237,7 +237,7 @@ def _said_in_turns(name: str, conv: Conversation) -> int:
 _ARTICLE = re.compile(r"^(?:(?:the|a|an|my|mr|mrs|ms|miss|dr|pani|pan|frau|herr|anh|chị|chi|cô|chú|em|ông|bà)\.?\s+|"
                       r"[我俺](?=[\u4e00-\u9fff]))")  # Vietnamese kin titles (anh Khuê, cô Vy) as Mr and Ms; 俺: 我
 _POSSESSIVE = re.compile(r"['’]s$")  # a firm called by its founder's name (`Pellow's`) is `Pellow`
-# a word of respect after a name (South Asian and Japanese usage: `Goud garu`, `Dervish bhai`, `Okabe san`) as Mr
+# a word of respect after a name (South Asian and Japanese usage: `<name> garu`, `<name> bhai`, `<name> san`) as Mr
 # before one
 _RESPECT_AFTER = re.compile(r"(?<=\S)\s+(?:ji|garu|dai|daju|didi|bhai|bhaiya|sahab|sahib|saab|baji|apa|bhabhi|"
                             r"san|sensei|anna|akka|aunty|auntie|uncle)$")
@@ -247,12 +247,12 @@ def _entity_key(name: str) -> str:
     """A name as the judge compares it: no `@`, case and spacing folded, no leading article, title or first-person
     possessive ("The Crown" and "Crown" name one pub, "Mr Rasool" and "Rasool" one man, "my dad" and "Dad",
     "我老婆", "俺老婆" and "老婆" the owner's father and wife, "anh Khuê", "Khuê" and "Khuê san" one man), no dot after a
-    two-letter abbreviation ("St. Aidan's"). A possessive at its end is folded only where no declared name is the word
+    two-letter abbreviation ("St. Columba's"). A possessive at its end is folded only where no declared name is the word
     without it (`_declared`): "Pellow's" and "Pellow" one firm, but "Dorran's" a garage and "Dorran" its owner."""
     return _RESPECT_AFTER.sub("", _ARTICLE.sub("", _ABBREVIATION_DOT.sub("", normal(name.lstrip("@")))))
 
 
-_ABBREVIATION_DOT = re.compile(r"(?<=\b[a-z]{2})\.(?=\s)")  # `St. Aidan's` = `St Aidan's`
+_ABBREVIATION_DOT = re.compile(r"(?<=\b[a-z]{2})\.(?=\s)")  # `St. Columba's` = `St Columba's`
 
 
 def _declared(conv: Conversation) -> dict[str, str]:

@@ -328,15 +328,15 @@ def _latin_in_han() -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z{LOW}0-9_-])({WORD})\s?(?=(?:{v.after_person}|{v.latin_after_person}|和我|跟我))|"
                       rf"(?:{v.before_person})\s?({WORD})(?![A-Za-z{LOW}0-9_-])"
                       rf"(?=\s?(?:{v.after_person}|{v.after_person_soft}|[{_HAN}]|$))|"
-                      rf"(?<![{_HAN}])阿({WORD})(?![A-Za-z{LOW}0-9_-])")  # `阿May`: a Cantonese familiar name
+                      rf"(?<![{_HAN}])阿({WORD})(?![A-Za-z{LOW}0-9_-])")  # `阿<name>`: a Cantonese familiar name
 
 
 def latin_people_in_chinese(text: str) -> Iterable[str]:
-    """A Latin first name among Chinese words, by the same cues as a Han name (`Kevin 说`, `跟 Tony 对接口`), or
-    after the familiar 阿 (`阿Sam`)."""
+    """A Latin first name among Chinese words, by the same cues as a Han name (`<name> 说`, `跟 <name> 对接口`), or
+    after the familiar 阿 (`阿<name>`)."""
     for m in _latin_in_han().finditer(text):
         name = m.group(1) or m.group(2) or m.group(3)
-        month = m.group(3) is not None and name in _MONTHS  # `阿May`, `阿June`: a month's name is a given name there
+        month = m.group(3) is not None and name in _MONTHS  # `阿<a month's name>`: a given name there
         if (month or is_person_name(name)) and name.casefold() not in english().products:
             yield name
 

@@ -114,7 +114,7 @@ def test_a_role_or_a_title_before_a_chinese_name_and_a_space_after_it(text: str,
     ("Acha bhai theek hai, kal milte hain", set()),        # a word of Hindi-Urdu opening the sentence, no name
     ("my uncle is visiting", {("person", "my uncle")}),     # a kin word keeps its own rule
     ("Dorje dai will bring the mules", {("person", "Dorje")}),                 # Nepali: elder brother
-    ("Kamala ji came about the rent", {("person", "Kamala")}),
+    ("Devika ji came about the rent", {("person", "Devika")}),
     ("Okabe san sent the drawings", {("person", "Okabe")}),
 ])
 def test_a_word_of_respect_after_a_name_makes_it_a_person(text: str, want: set) -> None:

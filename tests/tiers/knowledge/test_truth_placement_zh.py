@@ -55,10 +55,10 @@ def test_a_fact_left_in_a_voice_typed_line_is_updated_in_part_and_its_question_g
 
 @pytest.mark.parametrize("newer_text, question, placed", [
     # the change names its thing (a brand), the question another named beside it: no answer to it
-    ("明远从 2600 降到 2380，跟 Kelvar 的 4100 差得更多了。", "Kelvar 的电机多少钱一台？", False),
-    ("明远从 2600 降到 2380，跟 Kelvar 的 4100 差得更多了。", "明远的电机多少钱一台？", True),
+    ("岳峰从 2600 降到 2380，跟 Kelvar 的 4100 差得更多了。", "Kelvar 的电机多少钱一台？", False),
+    ("岳峰从 2600 降到 2380，跟 Kelvar 的 4100 差得更多了。", "岳峰的电机多少钱一台？", True),
     # the thing asked of is the one whose change it is, named in the cue's own part
-    ("Kelvar 从 4100 降到 3900 了，明远还是 2600。", "Kelvar 的电机多少钱一台？", True),
+    ("Kelvar 从 4100 降到 3900 了，岳峰还是 2600。", "Kelvar 的电机多少钱一台？", True),
     # nothing of the question said outside the cue's part: the change may be of what is asked
     ("电机从 2600 降到 2380 了。", "Kelvar 的电机多少钱一台？", True),
 ])
@@ -69,7 +69,7 @@ def test_a_change_of_a_thing_named_beside_the_one_asked_of_gets_no_placement(new
     from memoryd.tiers.retrieval.candidate import Candidate
     from memoryd.tiers.retrieval.current import successors
 
-    found = Candidate.of({"id": "a", "text": "明远 6312 电机报 2600 一台，比 Kelvar 的 4100 便宜不少。",
+    found = Candidate.of({"id": "a", "text": "岳峰 6312 电机报 2600 一台，比 Kelvar 的 4100 便宜不少。",
                           "category": "parts", "tier": "warm", "path": "", "score": 1.0,
                           "metadata": {"superseded_by": "b"}})
     newer = Candidate.of({"id": "b", "text": newer_text, "category": "parts", "tier": "warm", "path": "",
