@@ -26,19 +26,6 @@ def scored_many(jobs: list[tuple[Path, Path, bool]], mode: str = "keyword",
     processes = processes or len(os.sched_getaffinity(0))
     if processes <= 1 or len(jobs) <= 1:
         return [scored(path, root, knowledge, mode) for path, root, knowledge in jobs]
-    by_file: dict[Path, list[int]] = {}
-    for n, (path, _, _) in enumerate(jobs):
-        by_file.setdefault(path, []).append(n)
-    rows: list[dict[str, Any]] = [{} for _ in jobs]
     with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
-        # a file's sides in one process, one after the other: what memoryd reads of its lines alike on both sides
-        # (a text's entities, its terms) is read once, as a daemon reads a memory again in later passes
-        futures = {pool.submit(_scored_all, [jobs[n] for n in ns], mode): ns for ns in by_file.values()}
-        for future, ns in futures.items():
-            for n, row in zip(ns, future.result()):
-                rows[n] = row
-    return rows
-
-
-def _scored_all(jobs: list[tuple[Path, Path, bool]], mode: str) -> list[dict[str, Any]]:
-    return [scored(path, root, knowledge, mode) for path, root, knowledge in jobs]
+        futures = [pool.submit(scored, path, root, knowledge, mode) for path, root, knowledge in jobs]
+        return [f.result() for f in futures]
