@@ -248,7 +248,7 @@ def _words(clause: str) -> set[str]:
 
 
 def _conditioned(sentence: str, old: str) -> bool:
-    """The value said as what follows from a condition (`if they pay 358, two`, `要是…就订<old>`): what would hold;
+    """The value said as what follows from a condition (`if they pay <price>, two`, `要是…就订<old>`): what would hold;
     one named inside the condition (`要是<supplier>再涨价…`) is what holds now."""
     at = sentence.casefold().find(old.casefold())
     return at > 0 and any(_lang(code).condition.search(sentence, 0, at) for code in LANGUAGES)
@@ -345,7 +345,7 @@ def states(memory_text: str, cue: Cue) -> str | None:
     if _NEGATED.search(clause) or _without_thing(clause, cue):
         return None  # `monthly releases aren't happening`, `a Monday without standup`: it denies the value
     if _wished(said, old) or _conditioned(sentence, old):
-        return None  # `she wants to move me to Thursdays`, `if they pay 358 we take two`: no value it states
+        return None  # `she wants to move me to Thursdays`, `if they pay <price>, we take two`: no value it states
     others = [c for c in _PARTS.split(said) if c.strip() and not _has(c, old)]
     return PART if any(_VALUE.search(c) for c in others) or _more_in_clause(said, old, cue) else WHOLE
 

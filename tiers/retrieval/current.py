@@ -422,7 +422,7 @@ def _of_another(query: str, found: Candidate, newer: Candidate) -> bool:
 def _thing_of_another(query: str, found: Candidate, newer: Candidate) -> bool:
     """Every linking cue names the thing it changes (the words just before it), none of them a word of the question,
     and a word of the question the newer memory says stands outside the cue's part: the change is of another thing,
-    named beside the one asked of (`<brand A>从3800降到3450，跟<brand B>的6200差得更多了` under `<brand B>的…多少钱？`)."""
+    named beside the one asked of (`<brand A>从<a>降到<b>，跟<brand B>的<c>差得更多了` under `<brand B>的…多少钱？`)."""
     cues = _replaced(found, newer)
     if not cues or not all(c.thing for c in cues):
         return False
