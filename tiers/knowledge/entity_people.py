@@ -8,13 +8,13 @@ vocabularies are data (tiers/knowledge/lang/entities_*.json).
 """
 from __future__ import annotations
 
-import calendar
 import re
 from functools import lru_cache
 from typing import Iterable
 
 from memoryd.tiers.distillation.lexicon import NOT_NAMES
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
+from memoryd.tiers.retrieval.when import MONTHS
 
 UP = "A-ZÀ-ÖØ-ÞĀĆČĎĐĒĘĚĞİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŸŹŻŽ"
 LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűųźżž"
@@ -318,9 +318,6 @@ _NOT_NICKS = frozenset(("小孩", "小心", "小时", "小区", "小学", "小�
 _NOT_NAME_ENDS = frozenset("路街道巷号站楼区市省县镇村桥门店馆院厅")
 
 
-_MONTHS = frozenset(calendar.month_name[1:])
-
-
 @lru_cache(maxsize=1)
 def _latin_in_han() -> re.Pattern[str]:
     v = chinese()
@@ -336,7 +333,7 @@ def latin_people_in_chinese(text: str) -> Iterable[str]:
     after the familiar 阿 (`阿<name>`)."""
     for m in _latin_in_han().finditer(text):
         name = m.group(1) or m.group(2) or m.group(3)
-        month = m.group(3) is not None and name in _MONTHS  # `阿<a month's name>`: a given name there
+        month = m.group(3) is not None and name.casefold() in MONTHS  # `阿<a month's name>`: a given name there
         if (month or is_person_name(name)) and name.casefold() not in english().products:
             yield name
 

@@ -21,7 +21,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
     body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫住])[{_HAN}])"  # `去X 住Y湖`: two places
     not_org = "(?!园|大厦|大楼|费|产业|子|全会|(?<=[一二三四五六七八九十]中)学)"  # a park, a fee, 一院子, 三中全会, 中学
     return {
-        "project": re.compile(rf"([A-Za-z][\w-]{{1,30}})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
+        "project": re.compile(r"([A-Za-z][\w-]{1,30})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes})){not_org}"),
         # an address's (a value): a district before a numbered road (`涧西区南昌路41号`), a road's first words (`紫金山路`)
         "place": re.compile(edge + f"({body}{{2,4}}?(?:{v.place_suffixes}))"
@@ -154,7 +154,7 @@ def chinese_things(text: str, add: Add) -> None:
         rest = body[len(city):] if city else body[3:]
         rest = rest[1:] if rest[:1] in "省市区" else rest
         if rest and rest not in zh.not_bodies and rest[0] not in "分总":  # 上海分公司: a branch, its city the place
-            add("org", _without_city(m.group(1), body))
+            add("org", _without_city(m.group(1), body, city))
 
 
 _MEASURED_FIRM = ("一家", "这家", "那家", "某家", "两家", "几家")
@@ -170,12 +170,13 @@ def _city_lead(body: str) -> str:
     return next((c for c in _cities_longest_first() if body.startswith(c)), "")
 
 
-def _without_city(name: str, body: str) -> str:
+def _without_city(name: str, body: str, city: str | None = None) -> str:
     """A firm is called without its city (`湖州X五金` is `X五金`, the city a place of its own); a bank, a hospital or
-    a school keeps it (`湖州银行`, `湖州一院`, `苏州中学`: city_kept_ends). `body`: the name without its kind word."""
+    a school keeps it (`湖州银行`, `湖州一院`, `苏州中学`: city_kept_ends). `body`: the name without its kind word;
+    `city`: the city it opens with, when the caller has looked already."""
     if name.endswith(chinese().city_kept_ends):
         return name
-    city = _city_lead(body)
+    city = _city_lead(body) if city is None else city
     rest = body[len(city):]
     rest = rest[1:] if city and rest[:1] in "省市" else rest
     if not city or len(rest) < 2 or rest.startswith(_MEASURED_FIRM):
