@@ -30,7 +30,7 @@ def _rx(en: str, zh: str = "", more: str = "") -> Gated:
     return Gated(rf"(?i)(?:{en})" + (f"|{zh}" if zh else ""))
 
 
-_LESSON = _rx(r"\blessons? learned\b(?!\s*(?:[.!?…]|$))|\blesson:|\blearned the hard way\b|\bnote to self\b|(?:\b(?:i|we)(?:'m|'ll|'re| am| are| will| shall)? |^\s*|[:;,.!]\s*)never (?!(?:see|hear|find|live)\b)(?:[\w']+ ){1,8}again\b|"
+_LESSON = _rx(r"\blessons? learned\b(?!\s*(?:[.!?…]|$))|\blesson:|\blearned the hard way\b|\bnote to self\b|(?:\b(?:i|we)(?:'m|'ll|'re| am| are| will| shall)? |\bim |^\s*|[:;,.!]\s*)never (?!(?:see|hear|find|live)\b)(?:[\w']+ ){1,8}again\b|"
               r"\b(?:we|i) learned that\b(?! the hard way)(?!\s*(?:[.!?…]|$))|\btakeaway:|\blesson from [^:.!?]{1,40}:|\blesson for (?:me|myself|us):|"
               r"\brule for (?:me|myself|us|the [^:.!?]{1,30}):|\bmy rule:|\b(?:that|this|it) to my checklist\b",
               r"教训|吸取.{0,6}经验|以后再也不|经验是", "lessons")

@@ -186,6 +186,20 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("the lane by the church never changes", False),                                # a third person's verb
     ("never mind, I found the receipt", False),
     ("老细定嘅规矩：月底前一定要对数", True),                                        # Cantonese 嘅, as 的
+    ("the gate was open again. always lock the top bolt when you leave", True),      # after a sentence's end
+    ("she was always going to say no. anyway", False),
+    ("the pub's closing. never happening, that trip", False),                        # an idiom, not a rule
+    ("from now on I send the invoice on Fridays no matter what", True),              # a weekday, made firm
+    ("from now on we train on Fridays", False),                                      # a day changed
+    ("lesson there, always count the screws before you leave the yard", True),       # a label with its comma
+    ("I'm never lending my drill to the neighbour again", True),                     # a vow for oneself
+    ("I'm never going to finish this book", False),                                  # no again: a moan
+    ("im never parking on that street again, third ticket", True),                   # typed without its apostrophe
+    ("từ nay về sau always sign for the boxes yourself", True),                      # Vietnamese: from now on
+    ("以后装车一定爱先垫纸皮", True),                                               # Hakka 爱: 要
+    ("以后唔准喺店门口抽烟", True),                                                 # Cantonese 唔准: 不准
+    ("以后谁的订单都不先发货，款到再发", True),                                      # whoever's: none first
+    ("以后谁来都行", False),                                                        # anyone may come
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
