@@ -24,7 +24,8 @@ Memory = Mapping[str, Any]
 def _back_to(value: str, firm: bool) -> re.Pattern[str]:
     words = lang_words("back_to" if firm else "back_to_now")
     lead = r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?:\s+(?:the|her|his|my|our|their))?\s*"
-    return re.compile("(?i)" + lead + re.escape(value) + r"(?![A-Za-z])")
+    plural = "s?" if _WEEKDAY.match(value) else ""  # `back on Wednesdays` goes back to Wednesday
+    return re.compile("(?i)" + lead + re.escape(value) + plural + r"(?![A-Za-z])")
 
 
 def says_back(text: str, value: str) -> bool:
@@ -70,4 +71,5 @@ def _names_new(text: str, new: str) -> bool:
     return False
 
 
+_WEEKDAY = re.compile(r"(?i)^(?:mon|tues|wednes|thurs|fri|satur|sun)day$")
 _NAME_LIKE = re.compile(r"^(?:[A-Z][\w'’-]{2,}|[\w-]*\d[\w-]*|[\u4e00-\u9fff]{2,}.*)$")
