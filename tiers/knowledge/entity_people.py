@@ -16,8 +16,11 @@ from memoryd.tiers.distillation.lexicon import NOT_NAMES
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
 from memoryd.tiers.retrieval.when import MONTHS
 
-UP = "A-ZÀ-ÖØ-ÞĀĆČĎĐĒĘĚĞİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŸŹŻŽ"
-LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűųźżž"
+# Vietnamese letters too (ĩ ũ ơ ư and the toned vowels of Latin Extended Additional, capitals at even code points)
+_VI_UP = "ĨŨƠƯ" + "".join(map(chr, range(0x1EA0, 0x1EFA, 2)))
+_VI_LOW = "ĩũơư" + "".join(map(chr, range(0x1EA1, 0x1EFA, 2)))
+UP = "A-ZÀ-ÖØ-ÞĀĆČĎĐĒĘĚĞİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŸŹŻŽ" + _VI_UP
+LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűųźżž" + _VI_LOW
 _TITLES = "Mr|Mrs|Ms|Dr|Prof"  # read before a name, the name being the person (`Dr. Odunsi`)
 WORD = rf"(?:O['’](?=[{UP}])|Ma?c(?=[{UP}][{LOW}]))?[{UP}][{LOW}]{{1,19}}"  # O'Kelleher, McCarthy, MacLeod: one word
 _NAME_PART = rf"{WORD}(?:-(?:{WORD}|[{LOW}]{{2,}}))?(?![\w-])"  # `Ye-rin`, `Jean-Luc`: one word of a name
@@ -71,6 +74,8 @@ def _en() -> dict[str, re.Pattern[str]]:
                                   + r"\b(?!['’]\w{2})"),
         # `Dervish bhai wants`, `Kasuri sahab quoted`: a word of respect after the name (not `ji`: kin words take it)
         "honorific": re.compile(rf"(?<![\w-])({WORD})\s+(?:{v.honorifics_after})\b(?![\w-])"),
+        # `anh Lộc`, `chị Nguyệt`: a Vietnamese word of address before the name, typed lowercase
+        "address": re.compile(rf"(?<![\w-])(?:{v.honorifics_before})\s+({WORD})(?![\w-])"),
         "and_i": re.compile(r"\b" + _NAME + r"\s+and\s+I\b|\b(?:me|I)\s+and\s+" + _NAME + r"\b"),
         # a full name with a verb after it ("Dana Whitfield is leaving"): two capitalised words, neither common
         "full": re.compile(rf"(?<![\w-])({WORD}\s{WORD})\s+"
@@ -220,9 +225,10 @@ def _cued_people(text: str) -> Iterable[tuple[str, bool]]:
             yield m.group(group), True
     for m in rx["and_i"].finditer(text):
         yield m.group(1) or m.group(2), True
-    for m in rx["honorific"].finditer(text):
-        if is_person_name(m.group(1)) and not family_title(m.group(1)):
-            yield m.group(1), True
+    for key in ("honorific", "address"):
+        for m in rx[key].finditer(text):
+            if is_person_name(m.group(1)) and not family_title(m.group(1)):
+                yield m.group(1), True
     for m in rx["full"].finditer(text):
         name = m.group(1) or m.group(2)
         words = name.split()

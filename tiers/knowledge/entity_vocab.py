@@ -72,6 +72,7 @@ class English:
     firm_relations: str  # `X is our client`: a relation a company holds too, no cue of a person after `is`
     acronym_org_nouns: frozenset[str]  # `the KBX technician`, `my QRB account`: after capitals, a body one deals with
     honorifics_after: str  # `Dervish bhai`, `Kasuri sahab`: a word of respect after a name, the name a person's
+    honorifics_before: str  # `anh Lộc`, `chị Nguyệt`: a Vietnamese word of address before a given name
     name_particles: frozenset[str]  # `Ah Meng Plumbing`: a name's first word before two capitalised words
     study_endings: tuple[str, ...]  # `Geology`, `Proteomics`: a field of study, no person
     day_name_ends: frozenset[str]  # `Canada Day`, `Founders Day`: a day's own name, no person
@@ -144,7 +145,8 @@ def english() -> English:
         frozenset(w.capitalize() for w in d["request_verbs"]),
         frozenset(d["suits_subjects"]), frozenset(d["region_codes"]), alternation(d["of_heads"]),
         frozenset(d["name_numbers"]), frozenset(d["account_words"]), alternation(d["firm_relations"]),
-        frozenset(d["acronym_org_nouns"]), alternation(d["honorifics_after"]), frozenset(d["name_particles"]),
+        frozenset(d["acronym_org_nouns"]), alternation(d["honorifics_after"]),
+        alternation(d["honorifics_before"]), frozenset(d["name_particles"]),
         tuple(d["study_endings"]), frozenset(d["day_name_ends"]))
 
 
