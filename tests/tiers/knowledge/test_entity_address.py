@@ -1,6 +1,7 @@
-"""Vietnamese names in English text: a given name written with its tones (`Huỳnh`, `Thương`, `Dũng`) is one word
-of a name, and a word of address before it (`anh Lộc`, `chị Nguyệt`, `em Thư`, `bác Sáu`) says it is a person, as
-`Mr` does; each with a near miss. Every sentence is written here, none from a corpus."""
+"""Names called by a word of address: Vietnamese given names written with their tones (`Thương`, `Dũng`) and the
+word before them (`anh Lộc`, `chị Nguyệt`, `em Thư`, `bác Sáu`), as `Mr` does; `Miss <name>` (the name after it);
+a church's `Sister <name>`, `Pastor <name>` and Indonesian `Bu <name>`, `Pak <name>` (part of how one is called,
+kept whole as `Auntie <name>` is); each with a near miss. Every sentence is written here, none from a corpus."""
 from __future__ import annotations
 
 import pytest
@@ -23,4 +24,15 @@ def people(text: str) -> set[str]:
     ("anh ơi, the printer is jammed again", set()),                      # a call, no name
 ])
 def test_vietnamese_names_and_words_of_address(text: str, want: set[str]) -> None:
+    assert people(text) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Miss Odette says the hall is free on Friday", {"Odette"}),
+    ("Sister Philomena runs the soup kitchen now", {"Sister Philomena"}),
+    ("Pastor Okonjo will bless the food", {"Pastor Okonjo"}),
+    ("the landlord is fine about it. Bu Wulan said so", {"Bu Wulan"}),
+    ("I miss Odette already", set()),                                   # the verb, lowercase
+])
+def test_titles_of_address_before_a_name(text: str, want: set[str]) -> None:
     assert people(text) == want
