@@ -301,6 +301,11 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # person or after a cue of one (kin words, adverbs and laughs said so are no names: not_doubled_names)
         "doubled": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))([{_HAN}])\\1(?={v.after_person})|"
                               f"(?:{v.before_person})([{_HAN}])\\2(?={v.after_person}|{v.after_person_soft})"),
+        # `坤哥`, `玲姐`, `福叔`: a given name's character and a word of an elder, at a word's start or after a cue
+        # of a person (`跟玲姐`, `叫他硕哥`; in `秀芬姐` the name has two characters); not `大哥`, `表姐`
+        # (not_elder_before), nor inside a longer word (`温哥华`, `哥们`, `姐妹`)
+        "elder": re.compile(f"(?:(?<![{_HAN}])|(?<=[跟和同与找叫给給问請请让讓带帶陪被见見约約谢謝等他她佢的个個家我俺你]))"
+                            f"((?![{v.not_elder_before}])[{_HAN}](?:{v.elder_words}))(?![们們华華妹弟儿兒姐哥])"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
@@ -357,6 +362,9 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
             if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS) \
                     and not _ends_a_title(text, m.start(group)):
                 yield name
+    for m in rx["elder"].finditer(text):
+        if m.group(1) not in chinese().not_names and m.group(1)[0] not in "老小":
+            yield m.group(1)
     for m in rx["doubled"].finditer(text):
         name = (m.group(1) or m.group(2)) * 2
         if name not in chinese().not_doubled_names and name not in chinese().not_names:

@@ -121,6 +121,8 @@ class Chinese:
     departments: tuple[str, ...]  # `在财务部上班`: a department of the workplace, no organisation
     city_kept_ends: tuple[str, ...]  # `湖州银行`, `湖州一院`: a city part of the name (a firm's is not: `湖州X五金`)
     trade_verbs: tuple[str, ...]  # `家做贸易的`: a verb of trade before a kind word, which names no firm then
+    elder_words: str  # `坤哥`, `玲姐`: a given name's character and a word of an elder, how one is called
+    not_elder_before: str  # `大哥`, `表姐`, `做姐姐`: characters before an elder word that make no name
 
 
 @lru_cache(maxsize=1)
@@ -166,7 +168,7 @@ def chinese() -> Chinese:
         tuple(sorted(d["lead_words"], key=len, reverse=True)), tuple(d["question_words"]), d["date_units"],
         d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]),
         frozenset(d["not_doubled_names"]), tuple(d["not_workplace"]), tuple(d["departments"]),
-        tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]))
+        tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]), alternation(d["elder_words"]), d["not_elder_before"])
 
 
 @lru_cache(maxsize=1)

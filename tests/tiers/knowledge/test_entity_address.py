@@ -1,7 +1,8 @@
 """Names called by a word of address: Vietnamese given names written with their tones (`Thương`, `Dũng`) and the
 word before them (`anh Lộc`, `chị Nguyệt`, `em Thư`, `bác Sáu`), as `Mr` does; `Miss <name>` (the name after it);
 a church's `Sister <name>`, `Pastor <name>` and Indonesian `Bu <name>`, `Pak <name>` (part of how one is called,
-kept whole as `Auntie <name>` is); each with a near miss. Every sentence is written here, none from a corpus."""
+kept whole as `Auntie <name>` is); Chinese `<given>哥/姐/叔/嫂` (`跟岚姐`, `叫他屹哥`) and titles of a works, a ship
+or a clinic after a surname (`邝厂长`, `闫船长`, `詹大夫`); each with a near miss. Every sentence is written here, none from a corpus."""
 from __future__ import annotations
 
 import pytest
@@ -35,4 +36,18 @@ def test_vietnamese_names_and_words_of_address(text: str, want: set[str]) -> Non
     ("I miss Odette already", set()),                                   # the verb, lowercase
 ])
 def test_titles_of_address_before_a_name(text: str, want: set[str]) -> None:
+    assert people(text) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("下午跟岚姐聊了下 她家民宿满房了", {"岚姐"}),
+    ("我们都叫他屹哥，人很凶", {"屹哥"}),
+    ("崧叔说下礼拜来修屋顶", {"崧叔"}),
+    ("邝厂长说下个月涨工资", {"邝厂长"}),
+    ("闫船长，明天几点开船？", {"闫船长"}),
+    ("我大哥和表姐都来了", set()),                       # kin words, no names
+    ("月底飞温哥华，哥们几个送我", set()),               # a city, and buddies
+    ("她想做姐姐，不想做妹妹", set()),
+])
+def test_chinese_elder_words_and_titles_after_a_name(text: str, want: set[str]) -> None:
     assert people(text) == want
