@@ -302,10 +302,10 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "doubled": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))([{_HAN}])\\1(?={v.after_person})|"
                               f"(?:{v.before_person})([{_HAN}])\\2(?={v.after_person}|{v.after_person_soft})"),
         # `坤哥`, `玲姐`, `福叔`: a given name's character and a word of an elder, at a word's start or after a cue
-        # of a person (`跟玲姐`, `叫他硕哥`; in `秀芬姐` the name has two characters); not `大哥`, `表姐`
-        # (not_elder_before), nor inside a longer word (`温哥华`, `哥们`, `姐妹`)
-        "elder": re.compile(f"(?:(?<![{_HAN}])|(?<=[跟和同与找叫给給问請请让讓带帶陪被见見约約谢謝等他她佢的个個家我俺你]))"
-                            f"((?![{v.not_elder_before}])[{_HAN}](?:{v.elder_words}))(?![们們华華妹弟儿兒姐哥])"),
+        # of a person (`跟玲姐`, `叫他硕哥`; in `秀芬姐` the name has two characters); not `大哥`, `表姐`, nor inside a
+        # longer word (`温哥华`, `哥们`): lang/entities_zh.json
+        "elder": re.compile(f"(?:(?<![{_HAN}])|(?<=[{v.elder_cue_before}]))"
+                            f"((?![{v.not_elder_before}])[{_HAN}](?:{v.elder_words}))(?![{v.not_elder_after}])"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
@@ -363,7 +363,7 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
                     and not _ends_a_title(text, m.start(group)):
                 yield name
     for m in rx["elder"].finditer(text):
-        if m.group(1) not in chinese().not_names and m.group(1)[0] not in "老小":
+        if m.group(1) not in chinese().not_names:
             yield m.group(1)
     for m in rx["doubled"].finditer(text):
         name = (m.group(1) or m.group(2)) * 2

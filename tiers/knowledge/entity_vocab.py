@@ -123,6 +123,8 @@ class Chinese:
     trade_verbs: tuple[str, ...]  # `家做贸易的`: a verb of trade before a kind word, which names no firm then
     elder_words: str  # `坤哥`, `玲姐`: a given name's character and a word of an elder, how one is called
     not_elder_before: str  # `大哥`, `表姐`, `做姐姐`: characters before an elder word that make no name
+    elder_cue_before: str  # `跟玲姐`, `叫他硕哥`: characters after which such a name may start
+    not_elder_after: str  # `温哥华`, `哥们`: characters after an elder word that make a longer word
 
 
 @lru_cache(maxsize=1)
@@ -168,7 +170,8 @@ def chinese() -> Chinese:
         tuple(sorted(d["lead_words"], key=len, reverse=True)), tuple(d["question_words"]), d["date_units"],
         d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]),
         frozenset(d["not_doubled_names"]), tuple(d["not_workplace"]), tuple(d["departments"]),
-        tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]), alternation(d["elder_words"]), d["not_elder_before"])
+        tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]), alternation(d["elder_words"]), d["not_elder_before"],
+        d["elder_cue_before"], d["not_elder_after"])
 
 
 @lru_cache(maxsize=1)
