@@ -301,8 +301,8 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # person or after a cue of one (kin words, adverbs and laughs said so are no names: not_doubled_names)
         "doubled": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))([{_HAN}])\\1(?={v.after_person})|"
                               f"(?:{v.before_person})([{_HAN}])\\2(?={v.after_person}|{v.after_person_soft})"),
-        # `坤哥`, `玲姐`, `福叔`: a given name's character and a word of an elder, at a word's start or after a cue
-        # of a person (`跟玲姐`, `叫他硕哥`; in `秀芬姐` the name has two characters); not `大哥`, `表姐`, nor inside a
+        # `钫哥`, `琇姐`, `蕤叔`: a given name's character and a word of an elder, at a word's start or after a cue
+        # of a person (`跟琇姐`, `叫他钫哥`; in `芃芸姐` the name has two characters); not `大哥`, `表姐`, nor inside a
         # longer word (`温哥华`, `哥们`): lang/entities_zh.json
         "elder": re.compile(f"(?:(?<![{_HAN}])|(?<=[{v.elder_cue_before}]))"
                             f"((?![{v.not_elder_before}])[{_HAN}](?:{v.elder_words}))(?![{v.not_elder_after}])"),

@@ -121,9 +121,9 @@ class Chinese:
     departments: tuple[str, ...]  # `在财务部上班`: a department of the workplace, no organisation
     city_kept_ends: tuple[str, ...]  # `湖州银行`, `湖州一院`: a city part of the name (a firm's is not: `湖州X五金`)
     trade_verbs: tuple[str, ...]  # `家做贸易的`: a verb of trade before a kind word, which names no firm then
-    elder_words: str  # `坤哥`, `玲姐`: a given name's character and a word of an elder, how one is called
+    elder_words: str  # `钫哥`, `琇姐`: a given name's character and a word of an elder, how one is called
     not_elder_before: str  # `大哥`, `表姐`, `做姐姐`: characters before an elder word that make no name
-    elder_cue_before: str  # `跟玲姐`, `叫他硕哥`: characters after which such a name may start
+    elder_cue_before: str  # `跟琇姐`, `叫他钫哥`: characters after which such a name may start
     not_elder_after: str  # `温哥华`, `哥们`: characters after an elder word that make a longer word
 
 

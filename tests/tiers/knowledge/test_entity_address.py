@@ -1,7 +1,7 @@
 """Names called by a word of address: Vietnamese given names written with their tones (`Thương`, `Dũng`) and the
-word before them (`anh Lộc`, `chị Nguyệt`, `em Thư`, `bác Sáu`), as `Mr` does; `Miss <name>` (the name after it);
+word before them (`anh Lộc`, `chị Nguyệt`, `em Thư`, `bác Khải`), as `Mr` does; `Miss <name>` (the name after it);
 a church's `Sister <name>`, `Pastor <name>` and Indonesian `Bu <name>`, `Pak <name>` (part of how one is called,
-kept whole as `Auntie <name>` is); Chinese `<given>哥/姐/叔/嫂` (`跟岚姐`, `叫他屹哥`) and titles of a works, a ship
+kept whole as `Auntie <name>` is); Chinese `<given>哥/姐/叔/嫂` (`跟琇姐`, `叫他钫哥`) and titles of a works, a ship
 or a clinic after a surname (`邝厂长`, `闫船长`, `詹大夫`); each with a near miss. Every sentence is written here, none from a corpus."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def people(text: str) -> set[str]:
     ("the supplies come from anh Lộc every other week", {"Lộc"}),         # a word of address before the name
     ("chị Nguyệt wants the back room on Sundays", {"Nguyệt"}),
     ("em Thư is new, she does the pedicures", {"Thư"}),
-    ("bác Sáu brought mangoes from his garden", {"Sáu"}),
+    ("bác Khải brought mangoes from his garden", {"Khải"}),
     ("tell em Monday is fine", set()),                                   # English `em`: them, a day after it
     ("anh ơi, the printer is jammed again", set()),                      # a call, no name
 ])
@@ -32,7 +32,7 @@ def test_vietnamese_names_and_words_of_address(text: str, want: set[str]) -> Non
     ("Miss Odette says the hall is free on Friday", {"Odette"}),
     ("Sister Philomena runs the soup kitchen now", {"Sister Philomena"}),
     ("Pastor Okonjo will bless the food", {"Pastor Okonjo"}),
-    ("the landlord is fine about it. Bu Wulan said so", {"Bu Wulan"}),
+    ("the landlord is fine about it. Bu Kemala said so", {"Bu Kemala"}),
     ("I miss Odette already", set()),                                   # the verb, lowercase
 ])
 def test_titles_of_address_before_a_name(text: str, want: set[str]) -> None:
@@ -40,8 +40,8 @@ def test_titles_of_address_before_a_name(text: str, want: set[str]) -> None:
 
 
 @pytest.mark.parametrize("text, want", [
-    ("下午跟岚姐聊了下 她家民宿满房了", {"岚姐"}),
-    ("我们都叫他屹哥，人很凶", {"屹哥"}),
+    ("周末约琇姐去爬山", {"琇姐"}),
+    ("我们都叫他钫哥，人很凶", {"钫哥"}),
     ("崧叔说下礼拜来修屋顶", {"崧叔"}),
     ("邝厂长说下个月涨工资", {"邝厂长"}),
     ("闫船长，明天几点开船？", {"闫船长"}),

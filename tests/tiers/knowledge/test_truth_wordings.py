@@ -122,15 +122,15 @@ def test_a_change_back_said_without_from_to_makes_the_first_telling_current_agai
 
 
 @pytest.mark.parametrize("back, restored", [
-    ("the hall's free again, so choir's back on tuesdays at the Orchard Hall", True),   # a weekday said as days
-    ("From next month choir practice at the Orchard Hall is back to Tuesday.", True),  # the thing, then is back to
+    ("the hall's free again, so choir's back on tuesdays at the Tarnside Hall", True),   # a weekday said as days
+    ("From next month choir practice at the Tarnside Hall is back to Tuesday.", True),  # the thing, then is back to
     ("choir practice is back to Tuesday", False),     # names neither the place the move named nor the day left
-    ("the Orchard Hall is back to its Tuesday quiz", False),   # the hall's quiz, no day of the choir
+    ("the Tarnside Hall is back to its Tuesday quiz", False),   # the hall's quiz, no day of the choir
 ])
 def test_a_change_back_to_a_weekday_said_as_days_or_as_the_thing_being_back(
         mem, archive, back: str, restored: bool) -> None:
-    archive.put("main", [note("w1", "Choir practice is on Tuesdays at the Orchard Hall.", 2),
-                         turn("w2", "Choir practice at the Orchard Hall moved from Tuesday to Thursday.", 8),
+    archive.put("main", [note("w1", "Choir practice is on Tuesdays at the Tarnside Hall.", 2),
+                         turn("w2", "Choir practice at the Tarnside Hall moved from Tuesday to Thursday.", 8),
                          turn("w3", back, 20)])
     maintain(mem)
     stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
