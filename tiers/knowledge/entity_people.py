@@ -24,7 +24,9 @@ LOW = "a-zß-öø-ÿāăąćčďđēėęěğıįłńňōőœřśşšţťūůűų
 _TITLES = "Mr|Mrs|Ms|Dr|Prof"  # read before a name, the name being the person (`Dr. Odunsi`)
 WORD = rf"(?:O['’](?=[{UP}])|Ma?c(?=[{UP}][{LOW}]))?[{UP}][{LOW}]{{1,19}}"  # O'Kelleher, McCarthy, MacLeod: one word
 _NAME_PART = rf"{WORD}(?:-(?:{WORD}|[{LOW}]{{2,}}))?(?![\w-])"  # `Ye-rin`, `Jean-Luc`: one word of a name
-_NAME = rf"({_NAME_PART}(?:\s{_NAME_PART})?)"
+# `Joost van der Berg`, `Ana de Souza`: a family name's lowercase particle between the two parts
+_PARTICLE = r"(?:de|van|von|der|den|da|di|du|del|della|dos|das|le|la|ter|ten|bin|binti)(?:\s(?:der|den|la|los))?"
+_NAME = rf"({_NAME_PART}(?:\s(?:{_PARTICLE}\s)?{_NAME_PART})?)"
 _HAN = "\u4e00-\u9fff"
 
 

@@ -2,7 +2,8 @@
 word before them (`anh Lộc`, `chị Nguyệt`, `em Thư`, `bác Khải`), as `Mr` does; `Miss <name>` (the name after it);
 a church's `Sister <name>`, `Pastor <name>` and Indonesian `Bu <name>`, `Pak <name>` (part of how one is called,
 kept whole as `Auntie <name>` is); Chinese `<given>哥/姐/叔/嫂` (`跟琇姐`, `叫他钫哥`) and titles of a works, a ship
-or a clinic after a surname (`邝厂长`, `闫船长`, `詹大夫`); each with a near miss. Every sentence is written here, none from a corpus."""
+or a clinic after a surname (`邝厂长`, `闫船长`, `詹大夫`); a family name's lowercase particle (`van der`, `de`); each
+with a near miss. Every sentence is written here, none from a corpus."""
 from __future__ import annotations
 
 import pytest
@@ -50,4 +51,13 @@ def test_titles_of_address_before_a_name(text: str, want: set[str]) -> None:
     ("她想做姐姐，不想做妹妹", set()),
 ])
 def test_chinese_elder_words_and_titles_after_a_name(text: str, want: set[str]) -> None:
+    assert people(text) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("I told Ines van der Kolk about the invoice", {"Ines van der Kolk"}),   # a family name's particle
+    ("I told Ana de Souza the truck is late", {"Ana de Souza"}),
+    ("I told Bram the van is ready", {"Bram"}),                             # `van`, a word, after one name
+])
+def test_a_family_names_lowercase_particle_stays_in_the_name(text: str, want: set[str]) -> None:
     assert people(text) == want
