@@ -14,7 +14,7 @@ import functools
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from memoryd.tiers.knowledge.change import Cue, cues, names_thing, names_value, spoken, states
+from memoryd.tiers.knowledge.change import Cue, cues, names_thing, names_value, one_day, spoken, states
 from memoryd.tiers.knowledge.lang_words import lang_words, words_rx
 
 Memory = Mapping[str, Any]
@@ -24,13 +24,13 @@ Memory = Mapping[str, Any]
 def _back_to(value: str, firm: bool) -> re.Pattern[str]:
     words = lang_words("back_to" if firm else "back_to_now")
     lead = r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?:\s+(?:the|her|his|my|our|their))?\s*"
-    plural = "s?" if _WEEKDAY.match(value) else ""  # `back on Wednesdays` goes back to Wednesday
-    return re.compile("(?i)" + lead + re.escape(value) + plural + r"(?![A-Za-z])")
+    return re.compile("(?i)" + lead + re.escape(one_day(value)) + r"(?![A-Za-z])")
 
 
 def says_back(text: str, value: str) -> bool:
-    """`text` says a thing goes back to `value` (a word of going back right before it)."""
-    said = spoken(text)
+    """`text` says a thing goes back to `value` (a word of going back right before it; `back on Wednesdays` goes
+    back to Wednesday)."""
+    said = one_day(spoken(text))
     if _back_to(value, True).search(said):
         return True
     return bool(lang_words("back_to_now")) and bool(_back_to(value, False).search(said)) and \
@@ -57,7 +57,8 @@ def _firm_of_thing(text: str, cue: Cue) -> bool:
     """`<the thing>改回<A>`: a word that can only mean a change back (changed back to, 改回), right before <A>, with
     the thing the change to <B> named (its words before the cue): it goes back from <B> without naming it."""
     said = spoken(text)
-    return bool(cue.thing) and _back_to(cue.old, True).search(said) is not None and names_thing(cue.thing, said)
+    return bool(cue.thing) and _back_to(cue.old, True).search(one_day(said)) is not None and \
+        names_thing(cue.thing, said)
 
 
 def _names_new(text: str, new: str) -> bool:
@@ -71,5 +72,4 @@ def _names_new(text: str, new: str) -> bool:
     return False
 
 
-_WEEKDAY = re.compile(r"(?i)^(?:mon|tues|wednes|thurs|fri|satur|sun)day$")
 _NAME_LIKE = re.compile(r"^(?:[A-Z][\w'’-]{2,}|[\w-]*\d[\w-]*|[\u4e00-\u9fff]{2,}.*)$")

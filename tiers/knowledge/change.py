@@ -291,16 +291,21 @@ def cue_terms(code: str) -> frozenset[str]:
     return frozenset(t for w in (*lang.change_words, *lang.filler, *extra) for t in analyzer.terms(w))
 
 
+def one_day(text: str) -> str:
+    """`text` case-folded, a day of the week in the plural as that day (`on Thursdays` says Thursday)."""
+    return _DAYS.sub(r"\1", text.casefold())
+
+
 @functools.lru_cache(maxsize=4096)
 def _has(text: str, value: str) -> bool:
     """`value` in `text` as whole words (anywhere inside Chinese), case-folded, a day in the plural as that day."""
-    return _value_rx(value).search(_DAYS.sub(r"\1", text.casefold())) is not None
+    return _value_rx(value).search(one_day(text)) is not None
 
 
 @functools.lru_cache(maxsize=4096)
 def _value_rx(value: str) -> re.Pattern[str]:
     """_has's pattern of one value, compiled once (a value is looked for in many lines; a compile costs ~0.5 ms)."""
-    v = _DAYS.sub(r"\1", value.casefold())
+    v = one_day(value)
     left = _NOT_AFTER if v[:1].isascii() and v[:1].isalnum() else ""  # a Han character next to it is a break:
     right = _NOT_BEFORE if v[-1:].isascii() and v[-1:].isalnum() else ""  # `又改成22度了`, `换成Postgres了`
     return re.compile(left + re.escape(v) + right)
