@@ -429,8 +429,13 @@ def _without(said: str, values: tuple[str, ...]) -> str:
 
 
 def _stated_old(said: str, terms: set[str], cue: Cue) -> str | None:
-    """The form of the cue's old value the memory says, beside a word of the cue's clause."""
-    return next((o for o, anchors in cue.olds() if _has(said, o) and anchors & (terms - set(analyzer.terms(o)))), None)
+    """The form of the cue's old value the memory says, beside a word of the cue's clause. A tail's anchors hold the
+    words cut off it (`Somfy hub` of `garage door's Somfy hub`: which thing); of an old value that is one name
+    (`<Name> Academy`) they are the name itself, so a memory saying that name whole needs an anchor beside it (else
+    any line naming the academy would pass)."""
+    whole = set(analyzer.terms(cue.old)) if _ONE_NAME.fullmatch(cue.old) and _has(said, cue.old) else set()
+    return next((o for o, anchors in cue.olds() if _has(said, o) and anchors & (terms - whole - set(analyzer.terms(o)))),
+                None)
 
 
 def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
@@ -449,6 +454,7 @@ def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
                                           for v in _MORE_VALUE.finditer(rest, 1))
 
 
+_ONE_NAME = re.compile(r"[A-Z][\w'’&.-]*(?:\s+(?:[A-Z0-9][\w'’&.-]*|of|de|the|and|&))*")  # `Amber Hill Academy`
 _MORE_VALUE = re.compile(r"\d[\d:.,/-]*|(?<![\w'’])[A-Z][\w\-]+")
 HAN_MORE, _HAN_LIGHT = 4, frozenset("的了是在我你他她它们也都就还又很这那个把被给和与跟")  # words of grammar, no fact
 Memory = Mapping[str, Any]
