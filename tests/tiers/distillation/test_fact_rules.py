@@ -200,6 +200,19 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("以后唔准喺店门口抽烟", True),                                                 # Cantonese 唔准: 不准
     ("以后谁的订单都不先发货，款到再发", True),                                      # whoever's: none first
     ("以后谁来都行", False),                                                        # anyone may come
+    ("lesson learn: doh lend de van to nobody", True),                               # typed without its ending
+    ("we run out last year. always keep de spare gas bottle full", True),            # a dialect's article
+    ("aaj se rule: bina bill ke koi maal nahi lena", True),                          # Hindi: from today, rule:
+    ("tiffin ke baad kabhi bhi gate khula nahi chhodna", True),                      # never, as an infinitive
+    ("wo kabhi late nahi aata", False),                                              # a habit described
+    ("note kar lo: godown ki chaabi sirf Mummy ke paas", True),                      # note it: only …
+    ("ab se hamesha bill pe sign karwana", True),                                    # from now on, always
+    ("ab se sab orders Tealine se", False),                                          # a supplier changed
+    ("買肥料的時陣 下擺一定愛先看日期", True),                                        # Hokkien 下擺: 下次
+    ("永远不要把钥匙给陌生人", True),                                                # never, as an imperative
+    ("我永远不要再见他", False),                                                      # a wish of one's own
+    ("沒收著訂金 就莫留 以後按呢", True),                                            # a rule closed by 以後按呢
+    ("唉 以后就这样吧", False),                                                      # resigned, no rule
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
