@@ -76,6 +76,7 @@ class English:
     name_particles: frozenset[str]  # `Ah Meng Plumbing`: a name's first word before two capitalised words
     study_endings: tuple[str, ...]  # `Geology`, `Proteomics`: a field of study, no person
     day_name_ends: frozenset[str]  # `Canada Day`, `Founders Day`: a day's own name, no person
+    name_adjectives: frozenset[str]  # `at Eastern Technical Institute`: no person, but a firm's first word mid-sentence
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def english() -> English:
         frozenset(d["name_numbers"]), frozenset(d["account_words"]), alternation(d["firm_relations"]),
         frozenset(d["acronym_org_nouns"]), alternation(d["honorifics_after"]),
         alternation(d["honorifics_before"]), frozenset(d["name_particles"]),
-        tuple(d["study_endings"]), frozenset(d["day_name_ends"]))
+        tuple(d["study_endings"]), frozenset(d["day_name_ends"]), frozenset(d["name_adjectives"]))
 
 
 @lru_cache(maxsize=1)
