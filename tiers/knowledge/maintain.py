@@ -62,7 +62,7 @@ def rule_targets(memories: list[Memory]) -> dict[bool, Targets]:
         earlier = lambda a, b: order[a["id"]] <= order[b["id"]]  # noqa: E731
         found = [(old, cue.act, how, f"{cue.old!r} → {cue.new or '(another value)'!r}: said in {cue.clause!r}",
                   cue.rule) for old, cue, how in change.replaced(new, near.values(), earlier)]
-        found += [(old, moved_day.ACTS, change.PART, why, moved_day.RULE)
+        found += [(old, moved_day.acts(new, old), change.PART, why, moved_day.RULE)
                   for old, why in _moved_day(new, index, earlier, {o["id"] for o, *_ in found})]
         for old, act, how, why, rule in found:
             mine = out[act]

@@ -15,7 +15,7 @@ from typing import Callable, Mapping
 from memoryd.tiers.knowledge import change, kinds
 from memoryd.tiers.knowledge.lowvalue import FILLER_EN, is_low_value
 from memoryd.tiers.knowledge.moved_day import RULE as MOVED_DAY
-from memoryd.tiers.knowledge.moved_day import dated_since, moved_since, weekday_since
+from memoryd.tiers.knowledge.moved_day import dated_since, moved_since, moving_clause, weekday_since
 from memoryd.tiers.knowledge.restate import echo, raw_turn, restates, signature
 from memoryd.tiers.knowledge.review_file import REVIEWED_KEY
 from memoryd.tiers.retrieval import analyzer, when
@@ -84,7 +84,8 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         if head is r or followed_by(head) or head.id in placed or _day_only(r, query) or \
                 _doubted(head, doubts) or _asks_another(query, r, head) or _unshaped(shapes, r, head) or \
                 _not_who(query, r, head) or _of_another(query, r, head) or _moved_again(query, head, results) or \
-                _of_another_id(query, r, head) or _told_of_nothing(r, head) or _count_under_price(query, r, head):
+                _of_another_id(query, r, head) or _told_of_nothing(r, head) or _count_under_price(query, r, head) or \
+                _moved_day_of_another(query, r, head):
             out.append(r)
             placed.add(r.id)
             continue
@@ -230,6 +231,20 @@ def _day_only(found: Candidate, query: str) -> bool:
     rest of what it says still answers (`who is Mum's doctor?` under `the check-up moved to 5 November`)."""
     meta = found.metadata
     return meta.get(kinds.CHANGE_RULE_KEY) == MOVED_DAY and not superseded_by(found) and not asks_when(query)
+
+
+def _moved_day_of_another(query: str, found: Candidate, newer: Candidate) -> bool:
+    """`found` was updated in its day by a line naming no old day (tiers/knowledge/moved_day.py): it is the current
+    value only of what that line moved. A question naming someone the line does not (`Shona's grievance` under
+    `they moved Tam's hearing`), or none of whose words of what is asked is in the clause moving the day (`第三章
+    draft` under `…最终提交改到<day>`), asks of another of the found one's facts."""
+    if found.metadata.get(kinds.CHANGE_RULE_KEY) != MOVED_DAY or superseded_by(found):
+        return False
+    names, _ = question_terms(query)
+    if names - set(analyzer.terms(newer.text)):
+        return True
+    what = what_asked(query) - change.about(found.text) - change.about(newer.text)
+    return bool(what) and not what & set(analyzer.terms(moving_clause(newer.text)))
 
 
 def _unshaped(shapes: tuple[re.Pattern[str], ...], found: Candidate, newer: Candidate) -> bool:
