@@ -434,8 +434,8 @@ def _stated_old(said: str, terms: set[str], cue: Cue) -> str | None:
     (`<Name> Academy`) they are the name itself, so a memory saying that name whole needs an anchor beside it (else
     any line naming the academy would pass)."""
     whole = set(analyzer.terms(cue.old)) if _ONE_NAME.fullmatch(cue.old) and _has(said, cue.old) else set()
-    return next((o for o, anchors in cue.olds() if _has(said, o) and anchors & (terms - whole - set(analyzer.terms(o)))),
-                None)
+    return next((o for o, anchors in cue.olds()
+                 if _has(said, o) and anchors & (terms - whole - set(analyzer.terms(o)))), None)
 
 
 def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
@@ -454,7 +454,7 @@ def _more_in_clause(said: str, old: str, cue: Cue) -> bool:
                                           for v in _MORE_VALUE.finditer(rest, 1))
 
 
-_ONE_NAME = re.compile(r"[A-Z][\w'’&.-]*(?:\s+(?:[A-Z0-9][\w'’&.-]*|of|de|the|and|&))*")  # `Amber Hill Academy`
+_ONE_NAME = re.compile(r"[A-Z][\w'’&.-]*(?:\s+(?:[A-Z0-9][\w'’&.-]*|of|de|the|and|&))*")  # `Larkspur Hill Academy`
 _MORE_VALUE = re.compile(r"\d[\d:.,/-]*|(?<![\w'’])[A-Z][\w\-]+")
 HAN_MORE, _HAN_LIGHT = 4, frozenset("的了是在我你他她它们也都就还又很这那个把被给和与跟")  # words of grammar, no fact
 Memory = Mapping[str, Any]

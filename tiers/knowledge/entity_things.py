@@ -290,7 +290,7 @@ def _businesses(text: str, add: Add) -> None:
                                   and not sentence_start(text, starts[0]))):
             # "The", "Thanks", a note's opening verb ("Saved"): no part of the company's name; one named after its
             # street keeps it (`Kiln Road Garage`), a number mid-sentence (`Three Gables Diesel`), `Ah` (`Ah Meng X`),
-            # a word of where or what size mid-sentence (`at Eastern Technical Institute`)
+            # a word of where or what size mid-sentence (`at Western Maritime Institute`)
             words.pop(0)
             starts.pop(0)
         if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):

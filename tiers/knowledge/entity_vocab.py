@@ -76,7 +76,7 @@ class English:
     name_particles: frozenset[str]  # `Ah Meng Plumbing`: a name's first word before two capitalised words
     study_endings: tuple[str, ...]  # `Geology`, `Proteomics`: a field of study, no person
     day_name_ends: frozenset[str]  # `Canada Day`, `Founders Day`: a day's own name, no person
-    name_adjectives: frozenset[str]  # `at Eastern Technical Institute`: no person, but a firm's first word mid-sentence
+    name_adjectives: frozenset[str]  # `at Western Maritime Institute`: no person, but a firm's first word mid-sentence
 
 
 @dataclass(frozen=True)

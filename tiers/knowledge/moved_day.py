@@ -38,7 +38,7 @@ def _cue() -> re.Pattern[str]:
 
 def acts(new: Memory, old: Memory) -> bool:
     """The rule acts on this pair: both name one same thing by its name (an entity the rules read, the entity a
-    Retain line is kept under, an id like KT-4471) and neither names one the other does not. A shared word of a
+    Retain line is kept under, an id like QX-208) and neither names one the other does not. A shared word of a
     thing (`closing`, `concert`, 体检) with two names (two clients, two choirs) is two things: it only asks."""
     from memoryd.tiers.retrieval import analyzer
 
@@ -49,7 +49,7 @@ def acts(new: Memory, old: Memory) -> bool:
     moving = thing_terms(" ".join(c for c in _FINE_CLAUSES.split(said_new) if _cue().search(c)))
     names = _name_terms(said_new) | _name_terms(said_old) | {t for n in a | b for t in analyzer.terms(n)}
     return bool((thing_terms(said_new) & thing_terms(said_old) & moving) - names)  # a word of the thing, not a name,
-    # in the clause moving the day (`第三章交了 … Fiona帮我申请了extension 最终提交改到<day>` moves the submission)
+    # in the clause moving the day (`开题报告交了 Orwell老师说还行 结题材料提交改到<day>` moves the report, not the proposal)
 
 
 def moving_clause(text: str) -> str:
@@ -69,7 +69,7 @@ def _named(m: Memory) -> set[str]:
 
 _NAMED_KINDS = ("person", "org", "project", "place")
 _FINE_CLAUSES = re.compile(r"[,;，；。!?！？]\s*|\.\s+|(?<=[\u4e00-\u9fff])\s+")  # a space typed between Han words too
-_CODE = re.compile(r"\b[A-Z]{1,5}-?\d+[\w-]*\b")  # KT-4471, H1287, LB-09: a case's, a boat's, a style's id
+_CODE = re.compile(r"\b[A-Z]{1,5}-?\d+[\w-]*\b")  # QX-208, RJ4410, ZT-07: a case's, a boat's, a style's id
 
 
 def why(new: Memory, day: str) -> str:

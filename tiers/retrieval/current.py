@@ -235,9 +235,9 @@ def _day_only(found: Candidate, query: str) -> bool:
 
 def _moved_day_of_another(query: str, found: Candidate, newer: Candidate) -> bool:
     """`found` was updated in its day by a line naming no old day (tiers/knowledge/moved_day.py): it is the current
-    value only of what that line moved. A question naming someone the line does not (`Shona's grievance` under
-    `they moved Tam's hearing`), or none of whose words of what is asked is in the clause moving the day (`第三章
-    draft` under `…最终提交改到<day>`), asks of another of the found one's facts."""
+    value only of what that line moved. A question naming someone the line does not (`Maelis's review` under
+    `they moved Corran's appeal`), or none of whose words of what is asked is in the clause moving the day (`开题
+    报告` under `…结题材料提交改到<day>`), asks of another of the found one's facts."""
     if found.metadata.get(kinds.CHANGE_RULE_KEY) != MOVED_DAY or superseded_by(found):
         return False
     names, _ = question_terms(query)

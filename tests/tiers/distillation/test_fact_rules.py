@@ -201,11 +201,11 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("以后谁的订单都不先发货，款到再发", True),                                      # whoever's: none first
     ("以后谁来都行", False),                                                        # anyone may come
     ("lesson learn: doh lend de van to nobody", True),                               # typed without its ending
-    ("we run out last year. always keep de spare gas bottle full", True),            # a dialect's article
+    ("the gas went in the rush. always check de cylinder before opening", True),     # a dialect's article
     ("aaj se rule: bina bill ke koi maal nahi lena", True),                          # Hindi: from today, rule:
     ("tiffin ke baad kabhi bhi gate khula nahi chhodna", True),                      # never, as an infinitive
     ("wo kabhi late nahi aata", False),                                              # a habit described
-    ("note kar lo: godown ki chaabi sirf Mummy ke paas", True),                      # note it: only …
+    ("note kar lo: godown ki chaabi sirf Mum ke paas", True),                        # note it: only …
     ("ab se hamesha bill pe sign karwana", True),                                    # from now on, always
     ("ab se sab orders Tealine se", False),                                          # a supplier changed
     ("買肥料的時陣 下擺一定愛先看日期", True),                                        # Hokkien 下擺: 下次

@@ -47,12 +47,12 @@ def test_a_check_up_moved_to_a_new_day_with_the_same_name_is_updated_in_part(mem
 
 @pytest.mark.parametrize("first, then", [
     # two names, one each: two clients' closings, not one moved
-    ("The Brannagh condo closing is on 18 December, their lawyer confirmed.",
-     "The Ostrowski closing moved to 19 January, their lawyer is away."),
+    ("The Brannagh condo closing is on 19 February, their lawyer confirmed.",
+     "The Ostrowski closing moved to 23 February, their lawyer is away."),
     # no name at all: nothing says which check-up
     ("Annual check-up booked for 14 May at the surgery.", "The surgery rang, they moved my check-up to 21 May."),
-    # one name, but the clause moving a day (after a typed space) moves another thing: the submission, not the chapter
-    ("晓芃: 第二章 draft 要5月21日前给Orwell看", "第二章交了！卡着点交的 然后Orwell帮我申请了延期 最终提交改到6月28日"),
+    # one name, but the clause moving a day (after a typed space) moves another thing: the report, not the proposal
+    ("阿芃: 开题报告 要5月21日前给Orwell老师看", "开题报告交了！Orwell老师说还行 帮我问了延期 结题材料提交改到6月28日"),
 ])
 def test_a_day_moved_without_one_same_name_is_asked_about_not_acted_on(mem, clock, first: str, then: str) -> None:
     old, new = _said(mem, clock, [(first, "2026-05-02"), (then, "2026-05-09")])

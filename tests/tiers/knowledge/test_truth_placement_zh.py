@@ -209,18 +209,18 @@ def test_a_change_is_placed_only_under_a_question_of_what_it_changed(found: str,
 
 
 @pytest.mark.parametrize("question, placed", [
-    ("When is Corran's hearing?", True),
-    ("When is Maelis's grievance hearing?", False),        # someone the moving line does not name
-    ("When is the hearing about the rota?", True),
+    ("When is Corran's appeal?", True),
+    ("When is Maelis's review meeting?", False),           # someone the moving line does not name
+    ("When is the appeal about the rota?", True),
 ])
 def test_a_day_moved_by_a_line_naming_no_old_day_is_placed_only_for_what_it_moved(question: str, placed: bool) -> None:
     """An update of a day by the moved-day rule holds for what the line moved: under a question of another of the
-    found memory's facts (another person's hearing told beside it) the found one stands as found."""
+    found memory's facts (another person's meeting told beside it) the found one stands as found."""
     from memoryd.tiers.retrieval.candidate import Candidate
 
-    old = Candidate.of(_row("a", "Assistant: Right, Corran's hearing about the rota on 21 October, Maelis's grievance "
-                            "on 23 October.", "2026-10-01", updated_by="b", change_rule="moved-day"))
-    new = Candidate.of(_row("b", "they've moved Corran's hearing about the rota again, it's the 4th of November now",
+    old = Candidate.of(_row("a", "Assistant: Noted, Corran's appeal about the rota is on 9 March and Maelis's review "
+                            "meeting on 11 March.", "2026-10-01", updated_by="b", change_rule="moved-day"))
+    new = Candidate.of(_row("b", "they've moved Corran's appeal about the rota, it's the 30th of March now",
                             "2026-10-15"))
     assert (_order([old], [new], question) == ["b", "a"]) is placed
 

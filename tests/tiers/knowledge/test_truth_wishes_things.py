@@ -207,8 +207,8 @@ def test_a_name_said_before_replacing_is_the_new_holder_kept_whole_and_the_cue_o
 
 
 @pytest.mark.parametrize("older, states", [
-    ("Reema's cousin gave us a tour of Larkspur Academy today, library, pool, everything", False),  # only names it
-    ("achha, Reema ki cousin ne aaj Larkspur Academy ka tour karwaya, library, pool sab", False),
+    ("Reema's niece started swimming lessons at Larkspur Academy, the pool is lovely", False),  # only names it
+    ("kal Larkspur Academy ka open day tha, Reema ne photos bheje", False),
     ("Nilo got her seat at Larkspur Academy, enrolment done", True),       # a word of the change beside the name
     ("The Somfy hub for the garage door sits in the shed", True),          # a tail of the old value with its thing
 ])
@@ -216,6 +216,6 @@ def test_an_old_value_that_is_one_name_needs_a_word_of_the_change_beside_it(olde
     """A change back from `<Name> Academy` (which names no thing of its own: its values say what it is) replaces what a
     memory says of the thing changed, not every line that names the academy: the words cut off a tail of the old value
     (`Academy`) are the name itself, no anchor of the thing."""
-    [cue] = change.cues("Nilo's enrolment switched back from Larkspur Academy to Fernhill School." if "hub" not in older
-                        else "Swapped the garage door's Somfy hub for a Tuya bridge.")
+    back = "Nilo's enrolment switched back from Larkspur Academy to Brackenford School."
+    [cue] = change.cues(back if "hub" not in older else "Swapped the garage door's Somfy hub for a Tuya bridge.")
     assert (change.states(older, cue) is not None) is states
