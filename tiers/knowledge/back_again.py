@@ -14,7 +14,8 @@ import functools
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from memoryd.tiers.knowledge.change import Cue, cues, names_thing, names_value, one_day, spoken, states
+from memoryd.tiers.knowledge.change import Cue, cues, names_thing, spoken, states
+from memoryd.tiers.knowledge.change_value import names_value, one_day
 from memoryd.tiers.knowledge.lang_words import lang_words, words_rx
 
 Memory = Mapping[str, Any]

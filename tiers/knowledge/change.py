@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from memoryd.tiers.distillation.rxgate import Gated
+from memoryd.tiers.knowledge.change_value import has as _has
 from memoryd.tiers.knowledge.lang_words import LANGUAGES, lang_data
 from memoryd.tiers.retrieval import analyzer
 
@@ -36,8 +37,6 @@ _DAY_PART = re.compile(r"(?i)(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)
 # point (`31.5元`) is none
 _PARTS = re.compile(r"(?:\.(?!\d)|[;!?。；！？])\s*|,\s+(?:and\s+)?|，|、|\s+and\s+|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
 _VALUE = re.compile(r"\d|\b[A-Z][\w\-]+\b(?<!^I)|[\u3400-\u9fff]{2,}")
-# a day of the week in the plural is that day: `from Thursdays` replaces what `on Thursday` said
-_DAYS = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b")
 
 
 @dataclass(frozen=True)
@@ -289,34 +288,6 @@ def cue_terms(code: str) -> frozenset[str]:
     lang = _lang(code)
     extra = "instead longer anymore replace swap trade actual correct sorry wait mean leave left".split()
     return frozenset(t for w in (*lang.change_words, *lang.filler, *extra) for t in analyzer.terms(w))
-
-
-def one_day(text: str) -> str:
-    """`text` case-folded, a day of the week in the plural as that day (`on Thursdays` says Thursday)."""
-    return _DAYS.sub(r"\1", text.casefold())
-
-
-@functools.lru_cache(maxsize=4096)
-def _has(text: str, value: str) -> bool:
-    """`value` in `text` as whole words (anywhere inside Chinese), case-folded, a day in the plural as that day."""
-    return _value_rx(value).search(one_day(text)) is not None
-
-
-@functools.lru_cache(maxsize=4096)
-def _value_rx(value: str) -> re.Pattern[str]:
-    """_has's pattern of one value, compiled once (a value is looked for in many lines; a compile costs ~0.5 ms)."""
-    v = one_day(value)
-    left = _NOT_AFTER if v[:1].isascii() and v[:1].isalnum() else ""  # a Han character next to it is a break:
-    right = _NOT_BEFORE if v[-1:].isascii() and v[-1:].isalnum() else ""  # `又改成22度了`, `换成Postgres了`
-    return re.compile(left + re.escape(v) + right)
-
-
-_NOT_AFTER, _NOT_BEFORE = r"(?<![^\W\u3400-\u9fff])", r"(?![^\W\u3400-\u9fff]|(?<=\d)[万亿千百十])"  # 38万 is no 38
-
-
-def names_value(text: str, value: str) -> bool:
-    """`text` names `value` as a whole word (anywhere inside Chinese)."""
-    return _has(text, value)
 
 
 WHOLE, PART = "whole", "part"

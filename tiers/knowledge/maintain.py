@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from memoryd.tiers.base.errors import MemorydError
 from memoryd.tiers.knowledge import back_again, change, hot_truth, kinds, log, moved_day, review
+from memoryd.tiers.knowledge.change_value import names_value
 from memoryd.tiers.knowledge.truth import judged, moment
 from memoryd.tiers.retrieval import analyzer
 
@@ -97,7 +98,7 @@ def _back_again(acting: Targets, by_id: dict[str, Memory], index: dict[str, list
             continue
         said = change.spoken(str(old.get("text", "")))
         back = change.cues(str(later[0].get("text", ""))) if later is not None else []
-        if any(c.act and c.new and change.names_value(said, c.new) for c in back) or \
+        if any(c.act and c.new and names_value(said, c.new) for c in back) or \
                 back_again.restored(old, new, holding, after):
             acting.pop(old_id)
 

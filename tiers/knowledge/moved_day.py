@@ -46,15 +46,16 @@ def acts(new: Memory, old: Memory) -> bool:
     if not a & b or (a - b and b - a):
         return False
     said_new, said_old = spoken(str(new.get("text", ""))), spoken(str(old.get("text", "")))
-    moving = thing_terms(" ".join(c for c in _FINE_CLAUSES.split(said_new) if _cue().search(c)))
+    moving = thing_terms(moving_clause(str(new.get("text", "")), fine=True))
     names = _name_terms(said_new) | _name_terms(said_old) | {t for n in a | b for t in analyzer.terms(n)}
     return bool((thing_terms(said_new) & thing_terms(said_old) & moving) - names)  # a word of the thing, not a name,
     # in the clause moving the day (`开题报告交了 Orwell老师说还行 结题材料提交改到<day>` moves the report, not the proposal)
 
 
-def moving_clause(text: str) -> str:
-    """The clauses of a memory that move a day (a word of moving in them): what the move is of."""
-    return " ".join(c for c in _CLAUSES.split(spoken(text)) if _cue().search(c))
+def moving_clause(text: str, fine: bool = False) -> str:
+    """The clauses of a memory that move a day (a word of moving in them): what the move is of. `fine`: a space
+    typed between Han words ends a clause too (acting asks that much)."""
+    return " ".join(c for c in (_FINE_CLAUSES if fine else _CLAUSES).split(spoken(text)) if _cue().search(c))
 
 
 def _named(m: Memory) -> set[str]:
