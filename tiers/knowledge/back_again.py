@@ -1,6 +1,7 @@
 """A change back said without its from-to: "the pony's feed: from <A> to <B>", later "she's back on <A> as of today"
-(换回<A>, 改回<A>). The memory that stated <A> and was replaced by the change to <B> states what is true again, so
-the maintain pass leaves it current (maintain._back_again reads a change back said as a from-to itself).
+(换回<A>, 改回<A>, 改回来 还是<A>). The memory that stated <A> and was replaced by the change to <B> states what is
+true again, so the maintain pass leaves it current (maintain._back_again reads a change back said as a from-to
+itself).
 
 Right or silent: the later memory names <A> right after a word of going back (`back_to` in lang/<code>.json:
 back on, switched back to, 换回, 改回 …); a plain `back to` / `back with` (`back_to_now`) also needs a word of now
@@ -25,6 +26,9 @@ Memory = Mapping[str, Any]
 def _back_to(value: str, firm: bool) -> re.Pattern[str]:
     words = lang_words("back_to" if firm else "back_to_now")
     lead = r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?:\s+(?:the|her|his|my|our|their))?\s*"
+    fill = lang_words("back_to_fill")  # 改回来 还是<A>: the value said after the verb
+    if fill:
+        lead += r"(?:(?:" + "|".join(map(re.escape, fill)) + r")[\s，,、]*){0,2}"
     return re.compile("(?i)" + lead + re.escape(one_day(value)) + r"(?![A-Za-z])")
 
 

@@ -108,6 +108,8 @@ def test_a_change_back_makes_the_first_telling_current_again(mem, archive) -> No
     ("she's back on Meadow Mix, the hay I mean", False),   # names nothing it goes back from
     ("过了年，马驹的饲料改回草原料了", True),                # 改回 can only be a change back, and names the feed
     ("过了年，马驹住的马厩改回草原料那家了", False),          # the stable, not the feed
+    ("过了年，马驹的饲料改回来了，还是草原料", True),         # the value said after 改回来
+    ("牧场的围栏改回来了，还是草原料那家卖得贵", False),       # names neither the feed nor what it left
 ])
 def test_a_change_back_said_without_from_to_makes_the_first_telling_current_again(
         mem, archive, back: str, restored: bool) -> None:
