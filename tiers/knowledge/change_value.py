@@ -16,20 +16,28 @@ def one_day(text: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def has(text: str, value: str) -> bool:
-    """`value` in `text` as whole words (anywhere inside Chinese), case-folded, a day in the plural as that day."""
-    return _value_rx(value).search(one_day(text)) is not None
+    """`value` in `text` as whole words (anywhere inside Chinese), case-folded, a day in the plural as that day.
+    A search and a look at the two characters around each find: a value is looked for in many lines, and a
+    pattern compiled per value cost ~4 ms (its Unicode class), more than the whole search."""
+    said, v = one_day(text), one_day(value)
+    if not v:
+        return True  # as a search for nothing finds it
+    edge_left = v[0].isascii() and v[0].isalnum()  # a Han character next to it is a break:
+    edge_right = v[-1].isascii() and v[-1].isalnum()  # `又改成22度了`, `换成Postgres了`
+    at = said.find(v)
+    while at >= 0:
+        end = at + len(v)
+        if not (edge_left and at and _word(said[at - 1])) and \
+                not (edge_right and end < len(said) and (_word(said[end]) or
+                                                         (v[-1].isdigit() and said[end] in "万亿千百十"))):
+            return True  # `38万` is no 38
+        at = said.find(v, at + 1)
+    return False
 
 
-@functools.lru_cache(maxsize=4096)
-def _value_rx(value: str) -> re.Pattern[str]:
-    """has's pattern of one value, compiled once (a value is looked for in many lines; a compile costs ~0.5 ms)."""
-    v = one_day(value)
-    left = _NOT_AFTER if v[:1].isascii() and v[:1].isalnum() else ""  # a Han character next to it is a break:
-    right = _NOT_BEFORE if v[-1:].isascii() and v[-1:].isalnum() else ""  # `又改成22度了`, `换成Postgres了`
-    return re.compile(left + re.escape(v) + right)
-
-
-_NOT_AFTER, _NOT_BEFORE = r"(?<![^\W\u3400-\u9fff])", r"(?![^\W\u3400-\u9fff]|(?<=\d)[万亿千百十])"  # 38万 is no 38
+def _word(char: str) -> bool:
+    """A character of a word that is not Han (a letter, a digit, `_`): no break beside a value."""
+    return (char.isalnum() or char == "_") and not "\u3400" <= char <= "\u9fff"
 
 
 def names_value(text: str, value: str) -> bool:
