@@ -311,6 +311,12 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
+        # `表哥<surname><given>在…`: a word of family right before a full name of three characters (two after a
+        # compound surname); the character after the name is read too (a time word it opens ends the name early)
+        "kin_full": re.compile(f"(?:{v.kin_full_name})((?:{compound})[{_HAN}]{{2}}|[{v.surnames}][{_HAN}]{{2}})"
+                               f"(?=(.?))"),
+        # Tibetan names, no surname: two common words of a name together, or one before a word of respect
+        "tibetan": re.compile(f"((?:{v.tibetan_name_parts}){{2}})|({v.tibetan_name_parts})(?={v.tibetan_honorifics})"),
         # `樊志鹏（阿鹏）`, `岑姐（岑秀娥）`: a full name and, in brackets, what it is also called, or the other way round
         "aka": re.compile(f"{name}[（(]([{_HAN}]{{1,3}})[）)]|([{_HAN}]{{1,3}})[（(]{name}[）)]"),
     }
@@ -364,6 +370,11 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
             if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS) \
                     and not _ends_a_title(text, m.start(group)):
                 yield name
+    for m in rx["kin_full"].finditer(text):
+        if _full_name_whole(m.group(1), m.group(2)):
+            yield m.group(1)
+    for m in rx["tibetan"].finditer(text):
+        yield m.group(1) or m.group(2)
     for m in rx["elder"].finditer(text):
         if m.group(1) not in chinese().not_names:
             yield m.group(1)
@@ -375,6 +386,16 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
         for m in rx["alone"].finditer(text):
             if _zh_name_ok(m.group(1)) and _latin_cue_around(text, m.start(1), m.end(1)):
                 yield m.group(1)
+
+
+def _full_name_whole(name: str, after: str) -> bool:
+    """A three-character name after a word of family is one only where no character of its given name ends a
+    clause (`闺女高兴就行`, `陈屿拿到`) nor its last opens a word of time with the next (`王芳明天`): else silent."""
+    v = chinese()
+    given = name[2:] if name[:2] in v.compound_surnames else name[1:]
+    stops = v.clause_breaks + v.name_verbs + v.kin_full_name_stops
+    return _zh_name_ok(name) and not any(c in stops for c in given) and \
+        not re.match(v.time_words, given[-1] + after) and not re.fullmatch(v.titles, given)
 
 
 def aka_people(text: str) -> Iterable[str]:

@@ -17,7 +17,7 @@ _HAN = "\u4e00-\u9fff"
 def _zh() -> dict[str, re.Pattern[str]]:
     v = chinese()
     cities = "|".join(sorted(v.cities, key=len, reverse=True))
-    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[在去到从回于叫住]))"
+    edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[{v.org_before}]))"
     body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫住])[{_HAN}])"  # `去X 住Y湖`: two places
     not_org = "(?!园|大厦|大楼|费|产业|子|全会|(?<=[一二三四五六七八九十]中)学)"  # a park, a fee, 一院子, 三中全会, 中学
     return {

@@ -126,6 +126,11 @@ class Chinese:
     not_elder_before: str  # `大哥`, `表姐`, `做姐姐`: characters before an elder word that make no name
     elder_cue_before: str  # `跟琇姐`, `叫他钫哥`: characters after which such a name may start
     not_elder_after: str  # `温哥华`, `哥们`: characters after an elder word that make a longer word
+    org_before: str  # `找X旅行社办`: characters after which a firm's name may start inside a clause
+    kin_full_name: str  # `妻子<full name>`: a word of family right before a three-character name
+    kin_full_name_stops: str  # `<surname><given>仍…`: characters that end a clause, no given name's
+    tibetan_name_parts: str  # a Tibetan name is two of these; one before a word of respect names one too
+    tibetan_honorifics: str
 
 
 @lru_cache(maxsize=1)
@@ -172,7 +177,8 @@ def chinese() -> Chinese:
         d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]),
         frozenset(d["not_doubled_names"]), tuple(d["not_workplace"]), tuple(d["departments"]),
         tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]), alternation(d["elder_words"]), d["not_elder_before"],
-        d["elder_cue_before"], d["not_elder_after"])
+        d["elder_cue_before"], d["not_elder_after"], d["org_before"], alternation(d["kin_full_name"]), d["kin_full_name_stops"],
+        alternation(d["tibetan_name_parts"]), alternation(d["tibetan_honorifics"]))
 
 
 @lru_cache(maxsize=1)
