@@ -4,10 +4,11 @@ true again, so the maintain pass leaves it current (maintain._back_again reads a
 itself).
 
 Right or silent: the later memory names <A> right after a word of going back (`back_to` in lang/<code>.json:
-back on, switched back to, 换回, 改回 …); a plain `back to` / `back with` (`back_to_now`) also needs a word of now
-(`now_words`: now, as of, again …), since "went back to <place>" is a trip, not a change; and it names <B>, the
-value it goes back from, or, after a word that can only mean a change back (改回, switched back to), the thing the
-change to <B> named (`发货时效改回<A>`).
+back on, switched back to, 换回, 改回 …); a plain `back to` / `back with` / 又回到 (`back_to_now`) also needs a word
+of now (`now_words`: now, as of, again …), since "went back to <place>" is a trip, not a change — unless <A> is an
+amount (`back to $2.20`, 又回到15块): no trip goes back to one; and it names <B>, the value it goes back from, or,
+after a word that can only mean a change back (改回, switched back to, or a plain one before an amount), the thing
+the change to <B> named (`发货时效改回<A>`).
 """
 from __future__ import annotations
 
@@ -36,10 +37,23 @@ def says_back(text: str, value: str) -> bool:
     """`text` says a thing goes back to `value` (a word of going back right before it; `back on Wednesdays` goes
     back to Wednesday)."""
     said = one_day(spoken(text))
-    if _back_to(value, True).search(said):
+    if _firm_back(said, value):
         return True
     return bool(lang_words("back_to_now")) and bool(_back_to(value, False).search(said)) and \
         words_rx("now_words").search(said) is not None
+
+
+# an amount (`$2.20`, `15块`, `40 mg`, `7点半`): a plain `back to` before one is a change back, since no trip goes
+# back to an amount (`went back to 12 Elm St` may be a trip: an address is no amount)
+_AMOUNT = re.compile(r"^[$€£¥]?\d[\d.,:]*\s?[^\s\d]{0,3}$")
+
+
+def _firm_back(said: str, value: str) -> bool:
+    """A word that can only mean a change back right before `value`, or a plain one (`back to`, 又回到) before an
+    amount."""
+    return _back_to(value, True).search(said) is not None or \
+        (bool(_AMOUNT.match(value)) and bool(lang_words("back_to_now")) and
+         _back_to(value, False).search(said) is not None)
 
 
 def restored(old: Memory, new: Memory, holding: Callable[[str], Iterable[Memory]],
@@ -62,8 +76,7 @@ def _firm_of_thing(text: str, cue: Cue) -> bool:
     """`<the thing>改回<A>`: a word that can only mean a change back (changed back to, 改回), right before <A>, with
     the thing the change to <B> named (its words before the cue): it goes back from <B> without naming it."""
     said = spoken(text)
-    return bool(cue.thing) and _back_to(cue.old, True).search(one_day(said)) is not None and \
-        names_thing(cue.thing, said)
+    return bool(cue.thing) and _firm_back(one_day(said), cue.old) and names_thing(cue.thing, said)
 
 
 def _names_new(text: str, new: str) -> bool:

@@ -123,6 +123,25 @@ def test_a_change_back_said_without_from_to_makes_the_first_telling_current_agai
     assert ("superseded_by" not in stored["f1"]) is restored
 
 
+@pytest.mark.parametrize("first, change, back, restored", [
+    ("The loaf price is $2.10.", "The bakery raised the loaf price from $2.10 to $2.40.",
+     "Loaf price back to $2.10 from Monday, the $2.40 lost us customers", True),                                                      # a plain `back to` before an amount
+    ("面包卖8块一个。", "面包从8块涨到9块。", "面包又回到8块一个了，9块没人买", True),
+    ("The depot is at 12 Elm St.", "The depot moved from 12 Elm St to 40 Oak Rd.",
+     "Went back to 12 Elm St for the last boxes, 40 Oak Rd is much bigger", False),   # an address: a trip
+    ("小周住在上海。", "小周从上海搬到北京。", "小周又回到上海出差，北京太干了", False),
+])
+def test_a_plain_going_back_to_an_amount_is_a_change_back(
+        mem, archive, first: str, change: str, back: str, restored: bool) -> None:
+    archive.put("main", [note("a1", first, 2), turn("a2", change, 8)])
+    maintain(mem)
+    assert "superseded_by" in {e["id"]: e["metadata"] for e in archive.iter_entries("main")}["a1"]
+    archive.put("main", [turn("a3", back, 20)])
+    maintain(mem)
+    stored = {e["id"]: e["metadata"] for e in archive.iter_entries("main")}
+    assert ("superseded_by" not in stored["a1"]) is restored
+
+
 @pytest.mark.parametrize("back, restored", [
     ("the hall's free again, so choir's back on tuesdays at the Tarnside Hall", True),   # a weekday said as days
     ("From next month choir practice at the Tarnside Hall is back to Tuesday.", True),  # the thing, then is back to
