@@ -213,6 +213,12 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("我永远不要再见他", False),                                                      # a wish of one's own
     ("沒收著訂金 就莫留 以後按呢", True),                                            # a rule closed by 以後按呢
     ("唉 以后就这样吧", False),                                                      # resigned, no rule
+    ("以后快递覅再放门口 送到传达室", True)   ,                                       # Wu 覅: 不要
+    ("以后勿要再借钞票拨伊", True),                                                  # Wu 勿要: 不要
+    ("from now on ring the vet when a calf goes off its feed", True),                # from now on, an imperative
+    ("from now on no refund until the form is signed", True),                       # no X until …
+    ("from now on the stall opens at seven", False),                                 # a time changed, no rule
+    ("from now on call me Beth", False),                                             # a name, no rule
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
