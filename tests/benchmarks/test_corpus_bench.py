@@ -188,26 +188,27 @@ def held(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 @pytest.mark.xdist_group("corpus-held")  # one worker lives the files once for every test of them
 def test_on_the_held_files_the_layer_hides_no_fact_and_holds_its_measured_answers(held: dict[str, dict]) -> None:
     """Issue 29's goals: no true fact hidden, no earlier value in MEMORY.md, precision ≥ 0.95 for what the layer
-    writes into hot. Measured over the 122 held files (the thirtieth batch included), layer on / off:
-    current value at 1 0.735 / 0.636, stale above 0.149 / 0.253, stable recall@5 0.924 / 0.919,
-    duplicates in a top 5 0.535 / 0.556, earlier values in hot 54 / 61 (events moved in words no rule
-    reads, and lessons kept as said that name a value replaced later; the layer off holds them too). The answers
+    writes into hot. Measured over the 126 held files (the thirty-first batch included), layer on / off:
+    current value at 1 0.730 / 0.631, stale above 0.151 / 0.254, stable recall@5 0.924 / 0.919,
+    duplicates in a top 5 0.533 / 0.554, earlier values in hot 55 / 62 (events moved in words no rule
+    reads, lessons kept as said that name a value replaced later, and a dose's `20 mg` read by the judge as another
+    topic's bare `20`; the layer off holds them too). The answers
     are held at their measured line, which sits well above the layer off (a line the layer off would pass lets a
     rule lose several answers unseen); the history of each figure is in docs/BENCHMARKS.md."""
     on = held["on"]
-    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= 54
+    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= 55
     if on.get("hot_lessons"):
         assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
     if on.get("supersede"):  # ≥ 0.95, less the two whose old line states no tagged value (the next test names them)
         assert on["supersede_right"] >= 0.95 * (on["supersede"] - 2), (on["supersede"], on["supersede_right"])
-    assert on["current_at_1"] >= 0.735 - 0.01 and on["stale_above"] <= 0.149 + 0.01, on
-    assert on["stable_recall5"] >= 0.924 - 0.01 and on["duplicate_top5"] <= 0.535 + 0.01, on
+    assert on["current_at_1"] >= 0.730 - 0.01 and on["stale_above"] <= 0.151 + 0.01, on
+    assert on["stable_recall5"] >= 0.924 - 0.01 and on["duplicate_top5"] <= 0.533 + 0.01, on
 
 
 @pytest.mark.xdist_group("corpus-held")  # one worker lives the files once for every test of them
 def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_line(held: dict[str, dict]) -> None:
-    """Issue 29's goal is precision ≥ 0.95 for every action. Over the 122 held files: supersessions 50 (50
-    right), updates 371 (366), placements at retrieve 27 (26). The five updates and the placement judged wrong are
+    """Issue 29's goal is precision ≥ 0.95 for every action. Over the 126 held files: supersessions 51 (51
+    right), updates 394 (389), placements at retrieve 27 (26). The five updates and the placement judged wrong are
     right in fact, each with a line its writer left untagged, which the judge cannot read as stating the value:
     a price's change said as `由<old>加到<new>` (its update and its placement), a roster's plan line, a mother's old
     house, a database's change told by the assistant beside a host's, a move between two production lines. Each
