@@ -316,7 +316,9 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "kin_full": re.compile(f"(?:{v.kin_full_name})((?:{compound})[{_HAN}]{{2}}|[{v.surnames}][{_HAN}]{{2}})"
                                f"(?=(.?))"),
         # Tibetan names, no surname: two common words of a name together, or one before a word of respect
-        "tibetan": re.compile(f"((?:{v.tibetan_name_parts}){{2}})|({v.tibetan_name_parts})(?={v.tibetan_honorifics})"),
+        # (the first characters first: most characters of a text start none, and fail there at once)
+        "tibetan": re.compile(f"(?=[{''.join(sorted({w[0] for w in v.tibetan_name_parts.split('|')}))}])"
+                              f"(?:((?:{v.tibetan_name_parts}){{2}})|({v.tibetan_name_parts})(?={v.tibetan_honorifics}))"),
         # `樊志鹏（阿鹏）`, `岑姐（岑秀娥）`: a full name and, in brackets, what it is also called, or the other way round
         "aka": re.compile(f"{name}[（(]([{_HAN}]{{1,3}})[）)]|([{_HAN}]{{1,3}})[（(]{name}[）)]"),
     }
