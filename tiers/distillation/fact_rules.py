@@ -62,8 +62,9 @@ _PERSONAL = _rx(r"\bmy name is\b|\bi'?m [A-Z][a-z]+ [A-Z][a-z]+\b|\bcall me [A-Z
 _REMEMBER = _rx(r"\b(?:please )?remember (?:that|this)\b|\bkeep in mind\b|\bnote that\b|\bfor the record\b|"
                 r"\bfrom now on\b", r"记住|请记得|以后都")
 _QUESTION = Gated(r"[?？]\s*$")
+# never mind (算了), not a sum worked out (`算了一下`, `算了算`) nor a word holding it (`超预算了`, `不划算了`, `打算了`)
 _NOT_A_FACT = _rx(r"\bjust for context\b|\bnothing to do\b|\bfor reference only\b|\bjust an example\b|"
-                  r"\bhypothetically\b|\bjust kidding\b|\bnever mind\b", r"开玩笑|随便说说|算了")
+                  r"\bhypothetically\b|\bjust kidding\b|\bnever mind\b", r"开玩笑|随便说说|(?<![预划重不打计清结核估换盘])算了(?![一下算])")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|(?<=[。！？；])|\n+")
 _PREFIX = re.compile(r"(?i)^(?:hi|hey|hello|ok(?:ay)?|so|well|also|and|btw|by the way|please|oh)\b[,!.]?\s*|^(?:顺便说一下|另外|还有)[，,]?")
 # `call me X` asked of the listener (a clause's start, `just`, `please`, `you can`), not told of others (`the boys on

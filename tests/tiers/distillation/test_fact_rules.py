@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bench.profile.__main__ import lines, profiled
-from memoryd.tiers.distillation.fact_rules import extract, find_date
+from memoryd.tiers.distillation.fact_rules import classify, extract, find_date
 
 REF = dt.date(2026, 11, 20)  # a Friday
 
@@ -303,3 +303,13 @@ def test_the_owner_names_themself_only_asking_to_be_called_so(text: str, key: st
     from memoryd.tiers.distillation.fact_rules import profile_key
 
     assert profile_key("personal", text) == key
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("算了，那个方案以后必须重新报价", False),              # never mind: the sentence is dropped
+    ("那就算了，以后必须重新报价", False),
+    ("我算了一下，以后每月必须存三千", True),               # a sum worked out, no never mind
+    ("又超预算了，以后买菜必须先列单子", True),             # over budget
+])
+def test_never_mind_drops_a_sentence_but_a_sum_worked_out_does_not(text: str, kept: bool) -> None:
+    assert (classify(text, False) is not None) is kept
