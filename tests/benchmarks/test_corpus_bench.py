@@ -191,8 +191,8 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_holds_its_measured_answer
     writes into hot. Measured over the 126 held files (the thirty-first batch included), layer on / off:
     current value at 1 0.730 / 0.631, stale above 0.151 / 0.254, stable recall@5 0.924 / 0.919,
     duplicates in a top 5 0.533 / 0.554, earlier values in hot 55 / 62 (events moved in words no rule
-    reads, lessons kept as said that name a value replaced later, and a dose's `20 mg` read by the judge as another
-    topic's bare `20`; the layer off holds them too). The answers
+    reads, lessons kept as said that name a value replaced later, and a dose in mg read by the judge as another topic's
+    bare number; the layer off holds them too). The answers
     are held at their measured line, which sits well above the layer off (a line the layer off would pass lets a
     rule lose several answers unseen); the history of each figure is in docs/BENCHMARKS.md."""
     on = held["on"]

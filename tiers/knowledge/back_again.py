@@ -6,7 +6,7 @@ itself).
 Right or silent: the later memory names <A> right after a word of going back (`back_to` in lang/<code>.json:
 back on, switched back to, 换回, 改回 …); a plain `back to` / `back with` / 又回到 (`back_to_now`) also needs a word
 of now (`now_words`: now, as of, again …), since "went back to <place>" is a trip, not a change — unless <A> is an
-amount (`back to $2.20`, 又回到15块): no trip goes back to one; and it names <B>, the value it goes back from, or,
+amount (`back to $3.15`, 又回到12块): no trip goes back to one; and it names <B>, the value it goes back from, or,
 after a word that can only mean a change back (改回, switched back to, or a plain one before an amount), the thing
 the change to <B> named (`发货时效改回<A>`).
 """
@@ -43,7 +43,7 @@ def says_back(text: str, value: str) -> bool:
         words_rx("now_words").search(said) is not None
 
 
-# an amount (`$2.20`, `15块`, `40 mg`, `7点半`): a plain `back to` before one is a change back, since no trip goes
+# an amount (`$3.15`, `12块`, `25 mg`, `6点半`): a plain `back to` before one is a change back, since no trip goes
 # back to an amount (`went back to 12 Elm St` may be a trip: an address is no amount)
 _AMOUNT = re.compile(r"^[$€£¥]?\d[\d.,:]*\s?[^\s\d]{0,3}$")
 

@@ -391,12 +391,13 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
 
 
 def _full_name_whole(name: str, after: str) -> bool:
-    """A three-character name after a word of family is one only where no character of its given name ends a
-    clause (`闺女高兴就行`, `陈屿拿到`) nor its last opens a word of time with the next (`王芳明天`): else silent."""
+    """A three-character name after a word of family is one only where both characters of its given name are
+    common in given names (`我妈高血压`: a surname's character opening a common noun), none ends a clause
+    (`女儿高兴就好`) and its last opens no word of time with the next (`<surname><given>明天`): else silent."""
     v = chinese()
     given = name[2:] if name[:2] in v.compound_surnames else name[1:]
     stops = v.clause_breaks + v.name_verbs + v.kin_full_name_stops
-    return _zh_name_ok(name) and not any(c in stops for c in given) and \
+    return _zh_name_ok(name) and all(c in v.given_name_chars and c not in stops for c in given) and \
         not re.match(v.time_words, given[-1] + after) and not re.fullmatch(v.titles, given)
 
 

@@ -129,6 +129,7 @@ class Chinese:
     org_before: str  # `找X旅行社办`: characters after which a firm's name may start inside a clause
     kin_full_name: str  # `妻子<full name>`: a word of family right before a three-character name
     kin_full_name_stops: str  # `<surname><given>仍…`: characters that end a clause, no given name's
+    given_name_chars: frozenset[str]  # a name after a word of family has only these in its given name
     tibetan_name_parts: str  # a Tibetan name is two of these; one before a word of respect names one too
     tibetan_honorifics: str
 
@@ -177,7 +178,7 @@ def chinese() -> Chinese:
         d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]),
         frozenset(d["not_doubled_names"]), tuple(d["not_workplace"]), tuple(d["departments"]),
         tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]), alternation(d["elder_words"]), d["not_elder_before"],
-        d["elder_cue_before"], d["not_elder_after"], d["org_before"], alternation(d["kin_full_name"]), d["kin_full_name_stops"],
+        d["elder_cue_before"], d["not_elder_after"], d["org_before"], alternation(d["kin_full_name"]), d["kin_full_name_stops"], frozenset(d["given_name_chars"]),
         alternation(d["tibetan_name_parts"]), alternation(d["tibetan_honorifics"]))
 
 

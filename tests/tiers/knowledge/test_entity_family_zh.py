@@ -12,41 +12,42 @@ def found(text: str, kind: str) -> set[str]:
 
 
 @pytest.mark.parametrize("text, name", [
-    ("我婆娘蔺婉秋在电话里喊热", "蔺婉秋"),
-    ("老母亲邬静怡一个人住在老家", "邬静怡"),
-    ("家婆甄婉秋仍然打算十月去温哥华", "甄婉秋"),     # 仍 ends the clause, not the name
-    ("表哥邬浩然的咖啡地在山上", "邬浩然"),
+    ("我婆娘蔺婉秋下礼拜回老家", "蔺婉秋"),
+    ("老母亲邬静怡腿脚不太好", "邬静怡"),
+    ("家婆甄婉秋仍然每天去公园散步", "甄婉秋"),     # 仍 ends the clause, not the name
+    ("表哥邬柏舟的修车铺开张了", "邬柏舟"),
 ])
 def test_a_full_name_right_after_a_word_of_family_is_a_person(text: str, name: str) -> None:
     assert name in found(text, "person")
 
 
 @pytest.mark.parametrize("text", [
-    "闺女高兴就行",              # a surname's character opening a common word
-    "我爸石膏还没拆",
+    "女儿高兴就好",              # a surname's character opening a common word
+    "我妈高血压又犯了",          # characters no given name has
+    "老公金项链丢了",
     "妻子尤敏明天回来",          # a two-character name: where it ends is not known, so nothing is read
     "儿子高考完了",
 ])
 def test_a_word_after_a_word_of_family_that_runs_into_a_clause_is_no_name(text: str) -> None:
-    assert not {n for n in found(text, "person") if len(n) == 3 and n[0] in "高石尤"}
+    assert not {n for n in found(text, "person") if len(n) == 3 and n[0] in "高金尤"}
 
 
 @pytest.mark.parametrize("text, names", [
-    ("找扎西顿珠来修水管", {"扎西顿珠"}),                # two words of a Tibetan name
-    ("索朗旺姆说明天来收床单", {"索朗旺姆"}),
-    ("酥油从贡嘎阿佳那里拿", {"贡嘎"}),                 # one, before a word of respect
+    ("周末请扎西顿珠帮忙搬家", {"扎西顿珠"}),             # two words of a Tibetan name
+    ("索朗旺姆说明天来看店", {"索朗旺姆"}),
+    ("贡嘎阿佳送了一袋糌粑", {"贡嘎"}),                  # one, before a word of respect
 ])
 def test_a_tibetan_name_is_two_of_its_words_or_one_before_a_word_of_respect(text: str, names: set[str]) -> None:
     assert names <= found(text, "person")
 
 
-@pytest.mark.parametrize("text", ["扎西德勒！新年快乐", "院子里的格桑花开了", "达瓦说明天见"])
+@pytest.mark.parametrize("text", ["扎西德勒！新年快乐", "阳台上的格桑花开了", "达瓦说明天见"])
 def test_a_greeting_a_flower_or_one_word_alone_names_no_tibetan(text: str) -> None:
     assert not found(text, "person") & {"扎西德勒", "格桑", "达瓦"}
 
 
 @pytest.mark.parametrize("text, org", [
-    ("入境函我们一直找岚山旅行社办", "岚山旅行社"),
+    ("我们一直找岚山旅行社订机票", "岚山旅行社"),
     ("下周跟澄湖物流对接一下", "澄湖物流"),
 ])
 def test_a_firm_after_a_verb_that_takes_one_is_named(text: str, org: str) -> None:
@@ -54,4 +55,4 @@ def test_a_firm_after_a_verb_that_takes_one_is_named(text: str, org: str) -> Non
 
 
 def test_asking_twice_starts_no_firm_name() -> None:
-    assert not {o for o in found("让她再问问 澄湖超市请了三天假", "org") if o.startswith("问")}
+    assert not {o for o in found("你帮我问问 澄湖超市几点关门", "org") if o.startswith("问")}

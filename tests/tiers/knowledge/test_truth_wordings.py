@@ -124,12 +124,12 @@ def test_a_change_back_said_without_from_to_makes_the_first_telling_current_agai
 
 
 @pytest.mark.parametrize("first, change, back, restored", [
-    ("The loaf price is $2.10.", "The bakery raised the loaf price from $2.10 to $2.40.",
-     "Loaf price back to $2.10 from Monday, the $2.40 lost us customers", True),                                                      # a plain `back to` before an amount
+    ("The loaf price is $3.15.", "The bakery raised the loaf price from $3.15 to $3.60.",
+     "Loaf price back to $3.15 from Monday, the $3.60 lost us customers", True),                                                      # a plain `back to` before an amount
     ("面包卖8块一个。", "面包从8块涨到9块。", "面包又回到8块一个了，9块没人买", True),
     ("The depot is at 12 Elm St.", "The depot moved from 12 Elm St to 40 Oak Rd.",
      "Went back to 12 Elm St for the last boxes, 40 Oak Rd is much bigger", False),   # an address: a trip
-    ("小周住在上海。", "小周从上海搬到北京。", "小周又回到上海出差，北京太干了", False),
+    ("阿澄住在上海。", "阿澄从上海搬到北京。", "阿澄又回到上海出差，北京太干了", False),
 ])
 def test_a_plain_going_back_to_an_amount_is_a_change_back(
         mem, archive, first: str, change: str, back: str, restored: bool) -> None:
