@@ -178,8 +178,9 @@ def chinese() -> Chinese:
         d["after_date"], d["project_verbs"], d["agent_marks"], alternation(d["latin_after_person"]),
         frozenset(d["not_doubled_names"]), tuple(d["not_workplace"]), tuple(d["departments"]),
         tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]), alternation(d["elder_words"]), d["not_elder_before"],
-        d["elder_cue_before"], d["not_elder_after"], d["org_before"], alternation(d["kin_full_name"]), d["kin_full_name_stops"], frozenset(d["given_name_chars"]),
-        alternation(d["tibetan_name_parts"]), alternation(d["tibetan_honorifics"]))
+        d["elder_cue_before"], d["not_elder_after"], d["org_before"], alternation(d["kin_full_name"]),
+        d["kin_full_name_stops"], frozenset(d["given_name_chars"]), alternation(d["tibetan_name_parts"]),
+        alternation(d["tibetan_honorifics"]))
 
 
 @lru_cache(maxsize=1)

@@ -21,6 +21,7 @@ from memoryd.tiers.knowledge.change import label, spoken
 from memoryd.tiers.knowledge.lang_words import LANGUAGES, ask_not, ask_words, lang_data, words_rx
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
+from memoryd.tiers.retrieval import analyzer
 
 Memory = Mapping[str, Any]
 RULE = "moved-day"  # the change_rule it writes (the maintain pass reads it: one place, not at every store)
@@ -40,8 +41,6 @@ def acts(new: Memory, old: Memory) -> bool:
     """The rule acts on this pair: both name one same thing by its name (an entity the rules read, the entity a
     Retain line is kept under, an id like QX-208) and neither names one the other does not. A shared word of a
     thing (`closing`, `concert`, 体检) with two names (two clients, two choirs) is two things: it only asks."""
-    from memoryd.tiers.retrieval import analyzer
-
     a, b = _named(old), _named(new)
     if not a & b or (a - b and b - a):
         return False
@@ -163,8 +162,6 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 
 def _name_terms(text: str) -> frozenset[str]:
     """The terms of the capitalised words of a text: names (of people, places, organisations) more than things."""
-    from memoryd.tiers.retrieval import analyzer
-
     return frozenset(t for w in _CAPITALISED.findall(text) for t in analyzer.terms(w))
 
 
