@@ -1,8 +1,9 @@
 """Organisations the world knows (`OCBC`, `Vercel`, `阿里云`), named without a cue word: a bank, a cloud, a shop or
 a public agency a person deals with is one of their organisations wherever they write its name. The names are
-data (`known_orgs` in lang/entities_<lang>.json); those that are common words too (`Render`, `Wise`, `Apple`)
-count only capitalised in mid-sentence, and a name followed by a capitalised word is a product of theirs (`Google
-Drive`, `GitHub Actions`), no organisation.
+data (`known_orgs` in lang/entities_<lang>.json; the Chinese ones read in simplified characters, so `麥當勞` is
+found as written); those that are common words too (`Render`, `Wise`, `Apple`) count only capitalised in
+mid-sentence, and a name followed by a capitalised word is a product of theirs (`Google Drive`, `GitHub Actions`),
+no organisation.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from functools import lru_cache
 from typing import Callable
 
 from memoryd.tiers.knowledge.entity_people import sentence_start
+from memoryd.tiers.knowledge.han_script import simplified
 from memoryd.tiers.knowledge.entity_vocab import alternation, english, vocabulary
 
 
@@ -40,5 +42,5 @@ def known_orgs(text: str, add: Callable[[str, str], None]) -> None:
         if m.group(1) not in ambiguous or not sentence_start(text, m.start(1)):
             add("org", m.group(1))
     if not text.isascii():
-        for m in han.finditer(text):
-            add("org", m.group(1))
+        for m in han.finditer(simplified(text)):  # `麥當勞` read as `麦当劳`, named as written (one place per character)
+            add("org", text[m.start(1):m.end(1)])

@@ -33,6 +33,7 @@ _HAN = "\u4e00-\u9fff"
 @lru_cache(maxsize=1)
 def _en() -> dict[str, re.Pattern[str]]:
     v = english()
+    streets = rf"(?!\s+(?i:{'|'.join(v.street_endings)})\b)"
     return {
         "before": re.compile(r"\b(?:" + v.person_cues_before + r")\s+" + _NAME + r"\b"),
         # bare "with X" names a person only where a person's name ends ("with Bob.", "with Bob about"), not a
@@ -42,7 +43,9 @@ def _en() -> dict[str, re.Pattern[str]]:
         "after": re.compile(r"(?<![\w-])" + _NAME + r"(?:\s+(?:" + v.person_verbs_after + r")\b|'s\s+([a-z]+))"),
         "and": re.compile(r"\b" + _NAME + r"\s+and\s+" + _NAME + r"\b"),
         # `Dr. Odunsi`: the name after the title; `Auntie Grace`: the family word is part of how she is called
-        "title": re.compile(rf"\b(?:{_TITLES}|{v.formal_titles})\.?\s+({WORD})\b|\b((?:{v.family_titles})\s+{WORD})\b"),
+        # (a dot only after an abbreviation: `Poor Mai. Ratings…` ends a sentence; `Baba <name> Road` is a street)
+        "title": re.compile(rf"\b(?:(?:{_TITLES})\.?|{v.formal_titles})\s+({WORD})\b{streets}|"
+                            rf"\b((?:{v.family_titles})\s+{WORD})\b{streets}"),
         # `my sister Sunniva`, and whose relation it is by name (`Dad's new partner, Linda`)
         "relation": re.compile(rf"(?:\b[Mm]y|\b[Oo]ur|\b[Hh]is|\b[Hh]er|\b[Tt]heir|\b{WORD}['’]s)\s+"
                                r"(?:(?:little|big|older|younger|elder|best|old|new)\s+)?(?:[a-z]+\s+)?(?:"

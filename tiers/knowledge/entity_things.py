@@ -284,13 +284,14 @@ def _businesses(text: str, add: Add) -> None:
         while words and (words[0] in v.lead_verbs or words[0] in _PREPOSITIONS and sentence_start(text, starts[0])
                          or (words[0] in v.not_people or words[0] in NOT_NAMES)
                          and not (len(words) > 2 and words[1].casefold() in v.street_endings)
-                         and not (words[0] in v.name_adjectives and not sentence_start(text, starts[0]))
+                         and not (words[0] in v.name_adjectives
+                                  and (len(words) > 2 or not sentence_start(text, starts[0])))
                          and not (len(words) > 2 and words[0] in v.name_particles)
                          and not (len(words) > 2 and words[0] in v.name_numbers
                                   and not sentence_start(text, starts[0]))):
             # "The", "Thanks", a note's opening verb ("Saved"): no part of the company's name; one named after its
             # street keeps it (`Kiln Road Garage`), a number mid-sentence (`Three Gables Diesel`), `Ah` (`Ah Meng X`),
-            # a word of where or what size mid-sentence (`at Western Maritime Institute`)
+            # a word of where or what size mid-sentence (`at Western Maritime Institute`), or before two more words
             words.pop(0)
             starts.pop(0)
         if len(words) >= 3 and words[0] in v.request_verbs and sentence_start(text, m.start(1)):

@@ -48,3 +48,12 @@ def test_a_surname_and_a_cantonese_title_is_a_person(text: str, name: str) -> No
 @pytest.mark.parametrize("text", ["花生很好吃", "这个价格高太多", "他人生第一次", "今天天气太热了"])
 def test_a_title_character_inside_a_word_names_no_one(text: str) -> None:
     assert not {n for kind, n in found(text) if kind == "person"}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("收工去咗麥當勞買早餐", ("org", "麥當勞")),        # a name every speaker knows, in traditional characters
+    ("個女阿晴今年升中一", ("person", "阿晴")),          # Cantonese 個女 (my daughter) before her familiar name
+    ("我儿子阿皓下周考试", ("person", "阿皓")),
+])
+def test_a_known_name_and_a_childs_familiar_name_are_found_in_any_script(text: str, name: tuple[str, str]) -> None:
+    assert name in found(text)

@@ -131,3 +131,31 @@ def test_a_word_of_respect_after_a_name_makes_it_a_person(text: str, want: set) 
 def test_a_chinese_school_named_by_its_town_or_as_experimental_and_a_compound_that_is_no_repo(
         text: str, want: set) -> None:
     assert found(text) == want
+
+
+@pytest.mark.parametrize("text, want, not_wanted", [
+    # Shona names a parent by a child: `Mai <child>` is the mother, never the child
+    ("Mai Rufaro sold me the cotton cheaper", ("person", "Mai Rufaro"), ("person", "Rufaro")),
+    ("Baba Kudzai fixed the pump today", ("person", "Baba Kudzai"), ("person", "Kudzai")),
+    # South Asian English: a teacher's `sir` or `miss` after the name, a finance officer's `mahattaya`
+    ("Bandara sir moved the maths class to Friday", ("person", "Bandara"), ("person", "Bandara sir")),
+    ("tuition with Nimesha miss on Tuesdays", ("person", "Nimesha"), ("org", "Nimesha")),
+    ("Herath mahattaya from the bank called", ("person", "Herath"), ("person", "Herath mahattaya")),
+    # a company word some trades use, and a name opening with a word of size at a sentence's start
+    ("Bought the zips at Marula Haberdashery", ("org", "Marula Haberdashery"), ("person", "Marula")),
+    ("Little Acorn Creche called about the fees.", ("org", "Little Acorn Creche"), ("org", "Acorn Creche")),
+])
+def test_a_name_said_with_a_word_of_address_or_a_trade_is_found_whole(
+        text: str, want: tuple[str, str], not_wanted: tuple[str, str]) -> None:
+    got = found(text)
+    assert want in got and not_wanted not in got, got
+
+
+@pytest.mark.parametrize("text", [
+    "the depot is on Baba Kudzai Road now",          # a street named after someone: an address
+    "Poor Mai. Reviews like that hurt, but they pass",  # a dot after a name ends the sentence: no title
+    "we paid Rs 2,000 for the new tyre",             # a currency before an amount
+])
+def test_a_street_a_sentence_end_and_a_currency_name_no_one(text: str) -> None:
+    names = {name for _, name in found(text)}
+    assert not names & {"Kudzai", "Baba Kudzai", "Reviews", "Rs"}, names
