@@ -22,8 +22,8 @@ from memoryd.tiers.retrieval import analyzer, when
 from memoryd.tiers.retrieval.answer_shape import asked, asks_when, asks_where, asks_who, holds_any, lang_data, of_no_one
 from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
-from memoryd.tiers.retrieval.question import (asked_names, han_subject_unsaid, han_thing_unsaid, question_terms,
-                                              what_asked)
+from memoryd.tiers.retrieval.question import (asked_names, han_name_left_out, han_subject_unsaid, han_thing_unsaid,
+                                              question_terms, what_asked)
 
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
 HOPS = 5      # a chain of values (A → B → C) followed this far to its current end
@@ -156,15 +156,16 @@ def _doubted(head: Candidate, doubted: Callable[[], Mapping[str, frozenset[str]]
 
 def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     """The question asks of something the newer memory did not change: someone neither memory names (a
-    colleague's shift under the owner's change), nothing either memory says besides whose it is (the launch's new
-    day under "which vendor does the project use?"), or, when only part of the found one was replaced, another of its
-    facts — the newer speaks of none of what is asked besides whose it is (the depot's change under "which route
-    does Wren drive?"), or the question's words are in another part of the found one and in neither the part
-    replaced nor the newer ("which port does payout-svc use?" under the ledger's port change)."""
+    colleague's shift under the owner's change; a familiar name the found one says and the newer does not), nothing
+    either memory says besides whose it is (the launch's new day under "which vendor does the project use?"), or,
+    when only part of the found one was replaced, another of its facts — the newer speaks of none of what is asked
+    besides whose it is (the depot's change under "which route does Wren drive?"), or the question's words are in
+    another part of the found one and in neither the part replaced nor the newer ("which port does payout-svc use?"
+    under the ledger's port change)."""
     names, asked_terms = question_terms(query)
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
     if names - said_found - said_newer or han_subject_unsaid(query, found.text + newer.text) or \
-            han_thing_unsaid(query, said_found | said_newer):
+            han_thing_unsaid(query, said_found | said_newer) or han_name_left_out(query, found.text, newer.text):
         return True
     whose = change.about(found.text) | change.about(newer.text)  # the entity they are kept under says whose, not what
     what, beyond = what_asked(query) - whose, what_asked(query, after_now=True) - whose
