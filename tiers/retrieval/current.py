@@ -22,7 +22,7 @@ from memoryd.tiers.retrieval import analyzer, when
 from memoryd.tiers.retrieval.answer_shape import asked, asks_when, asks_where, asks_who, holds_any, lang_data, of_no_one
 from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
-from memoryd.tiers.retrieval.question import (asked_names, han_name_left_out, han_subject_unsaid, han_thing_unsaid,
+from memoryd.tiers.retrieval.question import (asked_names, han_familiar_lead, han_subject_unsaid, han_thing_unsaid,
                                               question_terms, what_asked)
 
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
@@ -156,7 +156,7 @@ def _doubted(head: Candidate, doubted: Callable[[], Mapping[str, frozenset[str]]
 
 def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     """The question asks of something the newer memory did not change: someone neither memory names (a
-    colleague's shift under the owner's change; a familiar name the found one says and the newer does not), nothing
+    colleague's shift under the owner's change; one the found one names and the newer does not, see below), nothing
     either memory says besides whose it is (the launch's new day under "which vendor does the project use?"), or,
     when only part of the found one was replaced, another of its facts — the newer speaks of none of what is asked
     besides whose it is (the depot's change under "which route does Wren drive?"), or the question's words are in
@@ -165,7 +165,7 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     names, asked_terms = question_terms(query)
     said_found, said_newer = set(analyzer.terms(found.text)), set(analyzer.terms(newer.text))
     if names - said_found - said_newer or han_subject_unsaid(query, found.text + newer.text) or \
-            han_thing_unsaid(query, said_found | said_newer) or han_name_left_out(query, found.text, newer.text):
+            han_thing_unsaid(query, said_found | said_newer) or _familiar_left_out(query, found, newer):
         return True
     whose = change.about(found.text) | change.about(newer.text)  # the entity they are kept under says whose, not what
     what, beyond = what_asked(query) - whose, what_asked(query, after_now=True) - whose
@@ -187,6 +187,15 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
         return True
     rest = set(analyzer.terms(" ".join(others))) - _names_said(others, said_newer)
     return bool((asked_terms & rest) - said - set(analyzer.terms(changed)))
+
+
+def _familiar_left_out(query: str, found: Candidate, newer: Candidate) -> bool:
+    """A Chinese question opens with a familiar name (`老<surname>`, `阿<name>`) the found memory says, and the newer
+    neither says it nor replaces a value the found one states (it changes a value met further along the chain): the
+    newer tells someone else's value, named beside them in the found line (the owner's own rent beside a
+    colleague's), not a value of whom the question asks."""
+    name = han_familiar_lead(query)
+    return bool(name) and name in found.text and name not in newer.text and not _replaced(found, newer)
 
 
 _NAME_RUN = re.compile(r"[A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*)*")

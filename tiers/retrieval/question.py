@@ -106,15 +106,10 @@ def han_subject_unsaid(query: str, said: str) -> bool:
     return any(c not in said for c in lead.groups() if c)
 
 
-def han_name_left_out(query: str, found: str, newer: str) -> bool:
-    """A Chinese question starts with a familiar name (`老<surname>`, `阿<name>`) the found memory says and the newer
-    one does not: the newer tells a value of someone else the found one names beside them (the owner's own rent in
-    a line holding a colleague's and the owner's), not of whom the question asks."""
+def han_familiar_lead(query: str) -> str:
+    """The familiar name a Chinese question opens with (`老<surname>…`, `阿<name>…`), or ''."""
     lead = _HAN_LEAD.match(query)
-    if not lead or not lead.group(2):
-        return False
-    name = lead.group(0).strip()
-    return name in found and name not in newer
+    return lead.group(0).strip() if lead and lead.group(2) else ""
 
 
 _ZH_NOW_LEAD = re.compile(r"^\s*(?:现在|現在|目前|如今|而家)?([\u4e00-\u9fff]{2})")

@@ -227,20 +227,22 @@ def test_a_day_moved_by_a_line_naming_no_old_day_is_placed_only_for_what_it_move
 
 
 @pytest.mark.parametrize("newer_text, placed", [
-    ("你每月由一千一涨到一千三了，每月多出二百。", False),   # the owner's own share changed: the colleague's is what is asked
-    ("老蔺每月由九百涨到一千了。", True),   # the colleague's own change: the answer
+    ("你每月由1200减到1150了。", False),   # a value further along the owner's chain, not the colleague's
+    ("老蔺每月由900涨到1000了。", True),     # the colleague's own change
+    ("每月从900涨到1000了。", True),         # his value replaced, his name left to the line before
 ])
-def test_a_question_opening_with_a_familiar_name_gets_only_a_change_that_names_them(newer_text: str,
-                                                                                    placed: bool) -> None:
+def test_a_question_opening_with_a_familiar_name_gets_only_a_change_that_names_them_or_their_value(
+        newer_text: str, placed: bool) -> None:
     """One line holds a colleague's share and the owner's (`老<surname>…，你…`); a newer line changes one of them. Under
-    a question opening with the colleague's familiar name, only a newer line that names them is placed above."""
+    a question opening with the colleague's familiar name, a newer line is placed above only when it names him or
+    replaces a value the found line states."""
     from memoryd.tiers.retrieval.candidate import Candidate
     from memoryd.tiers.retrieval.current import successors
 
     def row(id_: str, text: str, **meta: str) -> dict:
         return {"id": id_, "text": text, "category": "home", "tier": "warm", "path": "", "score": 1.0,
                 "metadata": meta}
-    found = Candidate.of(row("a", "明白，老蔺每月九百，你就一千一。", superseded_by="b"))
+    found = Candidate.of(row("a", "明白，老蔺每月900，你就1100。", superseded_by="b"))
     newer = Candidate.of(row("b", newer_text))
     out = successors([found], lambda ids: [newer] if "b" in ids else [], "老蔺每月出几多房租？")
     assert ([c.id for c in out] == ["b", "a"]) is placed
