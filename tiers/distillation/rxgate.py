@@ -220,7 +220,12 @@ class Scan:
         """Gated.absent(text), from the found needles."""
         if gate not in self.gates.members:
             return gate.absent(self.text, self.low)
-        return gate not in self.open
+        return gate not in (self._open if self._open is not None else self.open)
 
     def search(self, gate: Gated) -> re.Match[str] | None:
-        return None if self.closed(gate) else gate.rx.search(self.text)
+        """`gate.search(text)`. closed() written out: the rules ask ~14 gates a sentence, most of them closed,
+        and two calls more per question were a tenth of this module's cost."""
+        if gate in self.gates.members:
+            found = self._open if self._open is not None else self.open
+            return gate.rx.search(self.text) if gate in found else None
+        return None if gate.absent(self.text, self.low) else gate.rx.search(self.text)
