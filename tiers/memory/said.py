@@ -46,11 +46,22 @@ def _own(meta: Mapping[str, Any]) -> float | None:
             return found
     if isinstance(date, str) and len(date) == 10:
         if isinstance(at, str) and len(at) == 5 and at[2:3] == ":":
-            found = iso_seconds(f"{date}T{at}")
+            found = _day_and_clock(date, at)
             if found is not None:
                 return found
         return iso_seconds(date)
     return None
+
+
+def _day_and_clock(date: str, at: str) -> float | None:
+    """iso_seconds(f"{date}T{at}") for a note's day and `HH:MM`: the day's seconds (a year of notes has a few
+    hundred days, each parsed once) plus the clock's, where each stamp of a year's notes was parsed anew."""
+    hh, mm = at[:2], at[3:]
+    if hh.isascii() and hh.isdigit() and mm.isascii() and mm.isdigit() and int(hh) < 24 and int(mm) < 60:
+        day = iso_seconds(date)
+        if day is not None and date[4:5] == "-" and date[7:8] == "-":  # YYYY-MM-DD, not another 10-char form
+            return day + int(hh) * 3600 + int(mm) * 60
+    return iso_seconds(f"{date}T{at}")
 
 
 def first_said(memory: Mapping[str, Any]) -> float:
