@@ -6,6 +6,7 @@ named here: the figures come from the files' own tags."""
 from __future__ import annotations
 
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -178,44 +179,51 @@ def test_memory_md_after_the_test_half_is_written_and_private(test_half: dict[st
 
 @pytest.fixture(scope="module")
 def held(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    """The held files, lived with the layer on: written after the rules by engineers who had read neither them nor
-    the other files. The layer off is not lived here: over 118 files it doubled the suite's longest setup (300 s
-    of 540), and the benchmark (`python -m bench.corpus run --split held`) prints both sides in one run for every
-    closing note; the test half above compares the two sides live."""
-    return _lived(files("held", []), tmp_path_factory, sides=("on",))[0]
+    """Half the held files, lived with the layer on: written after the rules by engineers who had read neither them
+    nor the other files. Half, fixed by name (`suite_half`): all 130 cost the suite's longest setup (~270 s of ~570)
+    and each new batch adds to it; the benchmark (`python -m bench.corpus run --split held`) lives every one, on both
+    sides, for every closing note. The layer off is not lived here either (it doubled that setup); the test half
+    above compares the two sides live."""
+    return _lived(suite_half(files("held", [])), tmp_path_factory, sides=("on",))[0]
+
+
+def suite_half(paths: list[Path]) -> list[Path]:
+    """The held files whose name's CRC-32 is even: a half fixed by name, not by batch, so that every batch and
+    language lands in it by chance, and a file added later never moves another out."""
+    return [p for p in paths if zlib.crc32(p.stem.encode()) % 2 == 0]
 
 
 @pytest.mark.xdist_group("corpus-held")  # one worker lives the files once for every test of them
 def test_on_the_held_files_the_layer_hides_no_fact_and_holds_its_measured_answers(held: dict[str, dict]) -> None:
     """Issue 29's goals: no true fact hidden, no earlier value in MEMORY.md, precision ≥ 0.95 for what the layer
-    writes into hot. Measured over the 126 held files (the thirty-first batch included), layer on / off:
-    current value at 1 0.730 / 0.631, stale above 0.151 / 0.254, stable recall@5 0.924 / 0.919,
-    duplicates in a top 5 0.533 / 0.554, earlier values in hot 55 / 62 (events moved in words no rule
-    reads, lessons kept as said that name a value replaced later, and a dose in mg read by the judge as another topic's
-    bare number; the layer off holds them too). The answers
-    are held at their measured line, which sits well above the layer off (a line the layer off would pass lets a
-    rule lose several answers unseen); the history of each figure is in docs/BENCHMARKS.md."""
+    writes into hot. Measured over the suite's half of the held files (66 of 130, the thirty-second batch included),
+    layer on / off: current value at 1 0.728 / 0.623, stale above 0.142 / 0.254, stable recall@5 0.936 / 0.932,
+    duplicates in a top 5 0.529 / 0.550, earlier values in hot 30 / 37 (events moved in words no rule reads, lessons
+    kept as said that name a value replaced later; the layer off holds them too). All 130: 0.727 / 0.624, 0.154 /
+    0.260. The answers are held at their measured line, which sits well above the layer off (a line the layer off
+    would pass lets a rule lose several answers unseen); the history of each figure is in docs/BENCHMARKS.md."""
     on = held["on"]
-    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= 55
+    assert on["true_fact_hidden"] == 0 and on["hot_stale_values"] <= 30
     if on.get("hot_lessons"):
         assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
-    if on.get("supersede"):  # ≥ 0.95, less the two whose old line states no tagged value (the next test names them)
-        assert on["supersede_right"] >= 0.95 * (on["supersede"] - 2), (on["supersede"], on["supersede_right"])
-    assert on["current_at_1"] >= 0.730 - 0.01 and on["stale_above"] <= 0.151 + 0.01, on
-    assert on["stable_recall5"] >= 0.924 - 0.01 and on["duplicate_top5"] <= 0.533 + 0.01, on
+    if on.get("supersede"):
+        assert on["supersede_right"] >= 0.95 * on["supersede"], (on["supersede"], on["supersede_right"])
+    assert on["current_at_1"] >= 0.728 - 0.01 and on["stale_above"] <= 0.142 + 0.01, on
+    assert on["stable_recall5"] >= 0.936 - 0.01 and on["duplicate_top5"] <= 0.529 + 0.01, on
 
 
 @pytest.mark.xdist_group("corpus-held")  # one worker lives the files once for every test of them
 def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_line(held: dict[str, dict]) -> None:
-    """Issue 29's goal is precision ≥ 0.95 for every action. Over the 126 held files: supersessions 51 (51
-    right), updates 394 (389), placements at retrieve 27 (26). The five updates and the placement judged wrong are
-    right in fact, each with a line its writer left untagged, which the judge cannot read as stating the value:
-    a price's change said as `由<old>加到<new>` (its update and its placement), a roster's plan line, a mother's old
-    house, a database's change told by the assistant beside a host's, a move between two production lines. Each
-    batch is scored blind by the previous main's rules before any rule reads it; a wrong action it shows is made
-    silent by a rule written on invented sentences and measured over every file, or named here (the history of
-    each is in docs/BENCHMARKS.md). This holds that line: one more fails it."""
+    """Issue 29's goal is precision ≥ 0.95 for every action. Over the suite's half of the held files: supersessions
+    33 (33 right), updates 198 (195), placements at retrieve 15 (14); over all 130: 53 (53), 407 (402), 28 (26). The
+    updates and the placements judged wrong are right in fact, each with a line its writer left untagged, which the
+    judge cannot read as stating the value (a price's change said as `由<old>加到<new>`, a roster's plan line, a
+    database's change told by the assistant beside a host's), or a newer value of a recurring appointment placed
+    above the one it moved while a later one went unread. Each batch is scored blind by the previous main's rules
+    before any rule reads it; a wrong action it shows is made silent by a rule written on invented sentences and
+    measured over every file, or named here (the history of each is in docs/BENCHMARKS.md). This holds that line:
+    one more fails it."""
     on = held["on"]
     wrong_supersede, wrong_update = on["supersede"] - on["supersede_right"], on["update"] - on["update_right"]
-    assert wrong_supersede <= 1 and wrong_supersede + wrong_update <= 5, (wrong_supersede, wrong_update)
+    assert wrong_supersede == 0 and wrong_update <= 3, (wrong_supersede, wrong_update)
     assert on["swap_in"] - on["swap_in_right"] <= 1
