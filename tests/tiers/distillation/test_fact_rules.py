@@ -219,6 +219,16 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("from now on no refund until the form is signed", True),                       # no X until …
     ("from now on the stall opens at seven", False),                                 # a time changed, no rule
     ("from now on call me Beth", False),                                             # a name, no rule
+    ("从今天开始，每次关店前都要把门锁检查两遍", True),                              # from today, each time
+    ("每天下班前要把账对一遍，从今天起", True),                                      # the rule, then from today
+    ("从今天开始放暑假", False),                                                     # a holiday starts
+    ("以后店里的梯子哪个来借都不借", True),                                          # whoever asks: never lent
+    ("入貨一定要對單 上次冇對單蝕咗幾百", True),                                      # a must, and what last time cost
+    ("聽日一定要去銀行", False),                                                     # one errand
+    ("lesson, never leave the van unlocked at the market", True),                    # a label with its comma
+    ("lesson, the market was slow today", False),
+    ("ok but never lend the drill out until the old one comes back", True),          # never … until
+    ("he said sorry but never came back", False),                                    # what happened
 ])
 def test_more_ways_people_set_a_rule_and_what_only_looks_like_one(text: str, lesson: bool) -> None:
     assert any(f.kind == "lesson" for f in extract(text, "2026-01-01")) is lesson
