@@ -7,7 +7,7 @@ from pathlib import Path
 from memoryd.tiers.base.errors import UsageError
 from memoryd.tiers.ingest.note_fact import DATE_RE, KINDS, UNKEYED, NoteFact, check_date
 from memoryd.tiers.ingest.note_rules import read_content
-from memoryd.tiers.memory.model import without_controls
+from memoryd.tiers.memory.model import CONTROL_CHARS, without_controls
 
 MAX_FACT_BYTES = 4000  # below the store limit (4096) so a long paragraph is split, never refused
 
@@ -80,7 +80,7 @@ class _Parser:
         if not text:
             return
         found = entities if entities is not None else []
-        found = list(dict.fromkeys(found + _ENTITY.findall(text)))
+        found = list(dict.fromkeys(found + _ENTITY.findall(text) if "@" in text else found))  # every @name holds "@"
         for chunk in split_long(text):
             fact = NoteFact(text=chunk, category=self.category(kind), kind=kind, source=f"{self.rel}#L{line}",
                             date=self.date, line=line, time=self.time, entities=found, confidence=confidence,
@@ -179,8 +179,11 @@ def parse_note(source: str | Path, date: str, classify: bool = True) -> tuple[li
         text = source
     p = _Parser(date)
     fence = False
+    # none in the whole note (a CR only in CRLF, which splitlines takes away): none in any line, each not searched
+    controls = CONTROL_CHARS.search(text) is not None
     for lineno, line in enumerate(text.splitlines(), start=1):
-        line = without_controls(line)  # a stray NUL or escape in a note is not a reason to refuse the note
+        if controls:
+            line = without_controls(line)  # a stray NUL or escape in a note is not a reason to refuse the note
         marker = ("`" in line or "~" in line) and bool(_FENCE.match(line))  # the cheap test first: most lines hold none
         code = fence or marker  # the fence lines themselves belong to the code block
         fence = fence != marker
