@@ -311,6 +311,10 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # longer word (`温哥华`, `哥们`): lang/entities_zh.json
         "elder": re.compile(f"(?:(?<![{_HAN}])|(?<=[{v.elder_cue_before}]))"
                             f"((?![{v.not_elder_before}])[{_HAN}](?:{v.elder_words}))(?![{v.not_elder_after}])"),
+        # `<given>说`, `跟<given>说`: a given name of two characters said without its surname, before a verb of a
+        # person, at a clause's start or after a cue of one; its last character one that ends given names, not words
+        "given": re.compile(f"(?:(?:{v.before_person})|(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))"
+                            f"([{''.join(v.given_name_chars)}][{v.given_name_ends}])(?={v.after_person})"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
@@ -375,6 +379,11 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
             if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS) \
                     and not _ends_a_title(text, m.start(group)):
                 yield name
+    for m in rx["given"].finditer(text):
+        name = m.group(1) or m.group(2)
+        if _zh_name_ok("王" + name) and name not in chinese().not_names and name not in chinese().not_doubled_names \
+                and not name.startswith(chinese().not_given):
+            yield name
     for m in rx["kin_full"].finditer(text):
         if _full_name_whole(m.group(1), m.group(2)):
             yield m.group(1)

@@ -132,6 +132,7 @@ class Chinese:
     given_name_chars: frozenset[str]  # a name after a word of family has only these in its given name
     tibetan_name_parts: str  # a Tibetan name is two of these; one before a word of respect names one too
     tibetan_honorifics: str
+    given_name_ends: str  # `<given>说`: a surname-less given name's last character is one of these
 
 
 @lru_cache(maxsize=1)
@@ -180,7 +181,7 @@ def chinese() -> Chinese:
         tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]), alternation(d["elder_words"]), d["not_elder_before"],
         d["elder_cue_before"], d["not_elder_after"], d["org_before"], alternation(d["kin_full_name"]),
         d["kin_full_name_stops"], frozenset(d["given_name_chars"]), alternation(d["tibetan_name_parts"]),
-        alternation(d["tibetan_honorifics"]))
+        alternation(d["tibetan_honorifics"]), d["given_name_ends"])
 
 
 @lru_cache(maxsize=1)

@@ -56,3 +56,19 @@ def test_a_firm_after_a_verb_that_takes_one_is_named(text: str, org: str) -> Non
 
 def test_asking_twice_starts_no_firm_name() -> None:
     assert not {o for o in found("你帮我问问 澄湖超市几点关门", "org") if o.startswith("问")}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("雨婷说她明天不来了", "雨婷"),          # a given name alone, before a verb of a person, opening the line
+    ("对了，思颖觉得价钱太高", "思颖"),       # opening a clause
+    ("我跟梓涵说了", "梓涵"),                # after a cue of a person
+])
+def test_a_given_name_said_without_its_surname_before_a_verb_of_a_person_is_a_person(text: str, name: str) -> None:
+    assert ("person", name) in {(e.type, e.name) for e in extract(text)}
+
+
+@pytest.mark.parametrize("text", ["大家说好了", "朋友觉得不错", "学生说太难", "英文说得不好", "我觉得若琳说得对"])
+def test_a_common_word_before_a_verb_of_a_person_or_a_name_inside_a_clause_names_no_one(text: str) -> None:
+    """Words whose last character ends few given names (家, 友, 生, 文) are no name; a name after 觉得 inside a
+    clause is left unread (silent, not guessed)."""
+    assert not [e for e in extract(text) if e.type == "person"]
