@@ -39,7 +39,7 @@ def read_content(fact: NoteFact) -> None:
     about = F.find_date(fact.text, _date(fact.date), seen)
     kind = F.classify(fact.text, about is not None, seen)
     if kind in (None, "fact") and fact.section:
-        kind = next((k for rx, k in _SECTION_TYPES if rx.search(fact.section)), kind)
+        kind = _section_type(fact.section) or kind
     fact.type = kind if kind != "fact" else None
     fact.about = about if kind in ("task", "event", "personal") else None
     fact.profile_key = F.profile_key(kind, fact.text) if kind in ("preference", "personal") else None
@@ -50,6 +50,12 @@ def read_content(fact: NoteFact) -> None:
     else:
         topic = rules.first_topic(fact.text)
         fact.category = f"notes/{topic}" if topic and _TOPIC_SEGMENT.fullmatch(topic) else "notes"
+
+
+@functools.lru_cache(maxsize=256)
+def _section_type(section: str) -> str | None:
+    """The kind a heading names, or None: a note's facts share a few headings, each searched by five regexes."""
+    return next((k for rx, k in _SECTION_TYPES if rx.search(section)), None)
 
 
 @functools.lru_cache(maxsize=64)
