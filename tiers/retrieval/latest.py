@@ -56,7 +56,7 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
     best = weigh(head[0])
     if best <= 0:
         return results
-    asked = {t.casefold() for t in _VALUE.findall(query)}
+    asked = {_bare(t) for t in _VALUE.findall(query)}
     named = _named_in(head[0].text, query)
     whose = zh_whose(query) & _terms_said(head[0].text)  # `晓岚现在住哪儿？`: a newer line must say whose it is too
     shapes = answer_shape.asked(query)  # "when is …?": a newer line holding no day answers no question of when
@@ -123,12 +123,21 @@ def _spans_days(c: Candidate) -> bool:
 
 def _names_only(text: str, asked: set[str]) -> bool:
     """The values `text` says beyond the question's are all names or words (`… moved from <A> to <B>`)."""
-    said = [v for v in _VALUE.findall(text) if v.casefold() not in asked]
+    said = [v for v in _VALUE.findall(text) if _bare(v) not in asked]
     return bool(said) and not any(map(_has_digit, said))
 
 
 def _says_a_value(text: str, asked: set[str], unlike: Callable[[str], bool] | None = None) -> bool:
-    return any(v.casefold() not in asked and not (unlike and unlike(v)) for v in _VALUE.findall(text))
+    return any(_bare(v) not in asked and not (unlike and unlike(v)) for v in _VALUE.findall(text))
+
+
+def _bare(value: str) -> str:
+    """A value as compared with the question's: `<name>'s` in the question is the name a line says alone (a
+    line naming only whom the question asks of, `Enjoy the evening, <name>.`, says no value)."""
+    return _POSSESSIVE.sub("", value).casefold()
+
+
+_POSSESSIVE = re.compile(r"['’]s?$")
 
 
 def _has_digit(value: str) -> bool:

@@ -59,6 +59,9 @@ def _first(said: list[tuple[str, str]], question: str) -> str:
     # a question of one day's value: a newer line of another day's is about another value
     ([("the pool's weekday opening hours are 6am to 9pm from June", "2025-06-02"),
       ("the pool's Sunday opening hours are 8am to noon", "2025-07-14")], "What are the pool's weekday opening hours now?"),
+    # the name a question asks of (`<name>'s`), said alone in a newer line, is no value that line holds
+    ([("Orla's bike is serviced at Pedalworks on Quay Street", "2025-06-02"),
+      ("glad the bike is back, Orla, enjoy the ride", "2025-07-14")], "Where is Orla's bike serviced now?"),
 ])
 def test_a_newer_line_that_does_not_answer_is_not_moved_above(home: Path, monkeypatch: pytest.MonkeyPatch,
                                                               said: list, question: str) -> None:
