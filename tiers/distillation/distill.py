@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import Counter
 from typing import Any, Mapping
 
 from memoryd.tiers.distillation.lexicon import (ACTION_EN, ACTION_ZH, EMOTIONS, FILLERS, NOT_NAMES, OUTCOME_NEG, OUTCOME_POS, TOPICS)
@@ -164,25 +163,14 @@ class Lexicons:
             if not p.isascii():
                 self.by_first.setdefault(p[0], []).append((i, p))
 
-    def count(self, low: str, counts: dict[str, int]) -> dict[Any, int]:
-        """Per list: its single words' counts in `counts` plus its phrases' occurrences in `low`."""
-        n = [0] * len(self.names)
-        by_word = self.by_word
-        for w, c in counts.items():
-            for i in by_word.get(w, ()):
-                n[i] += c
-        return self._with_phrases(low, n)
-
-    def count_words(self, low: str, words: list[str]) -> dict[Any, int]:
-        """count(low, Counter(words)) without building the Counter (its set-up cost more than the counting)."""
+    def count(self, low: str, words: list[str]) -> dict[Any, int]:
+        """Per list: how often its single words are among `words` (the text's, in order) plus its phrases'
+        occurrences in `low`; counted as found, no Counter built (its set-up cost more than the counting)."""
         n = [0] * len(self.names)
         by_word = self.by_word
         for w in words:
             for i in by_word.get(w, ()):
                 n[i] += 1
-        return self._with_phrases(low, n)
-
-    def _with_phrases(self, low: str, n: list[int]) -> dict[Any, int]:
         phrases = self.ascii_phrases
         if not low.isascii():
             phrases = phrases + [ip for ch in set(low).intersection(self.by_first) for ip in self.by_first[ch]]
@@ -192,18 +180,10 @@ class Lexicons:
         return dict(zip(self.names, n))
 
 
-def word_counts(low: str) -> dict[str, int]:
-    return Counter(_WORD.findall(low))
-
-
 # topics, emotions and outcome words in one set: one walk of a text's words for all of them
 _LEXICONS = Lexicons({("topic", k): v for k, v in TOPICS.items()} | {("emotion", k): v for k, v in EMOTIONS.items()}
                      | {("outcome", "pos"): OUTCOME_POS, ("outcome", "neg"): OUTCOME_NEG})
 _HASHTAG = re.compile(r"(?<![\w&])#([A-Za-z][\w\-]{1,30})")
-
-
-def lexicon_hits(low: str, counts: dict[str, int]) -> dict[tuple[str, str], int]:
-    return _LEXICONS.count(low, counts)
 
 
 def _topics(text: str, hits: dict[tuple[str, str], int]) -> list[str]:
@@ -327,7 +307,7 @@ def first_topic(text: str) -> str | None:
 @functools.lru_cache(maxsize=2048)  # a note's facts are distilled to classify them, then again to store them
 def _distill_meta(text: str) -> dict[str, Any]:
     low = text.lower()
-    hits = _LEXICONS.count_words(low, _WORD.findall(low))  # lexicon_hits(low, word_counts(low))
+    hits = _LEXICONS.count(low, _WORD.findall(low))
     return {
         "emotion": _emotion(hits),
         "people": _people(text),

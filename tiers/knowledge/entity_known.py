@@ -12,8 +12,8 @@ from functools import lru_cache
 from typing import Callable
 
 from memoryd.tiers.knowledge.entity_people import sentence_start
-from memoryd.tiers.knowledge.han_script import simplified
 from memoryd.tiers.knowledge.entity_vocab import alternation, english, vocabulary
+from memoryd.tiers.knowledge.han_script import simplified
 
 
 @lru_cache(maxsize=1)

@@ -314,7 +314,7 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # `<given>说`, `跟<given>说`: a given name of two characters said without its surname, before a verb of a
         # person, at a clause's start or after a cue of one; its last character one that ends given names, not words
         "given": re.compile(f"(?:(?:{v.before_person})|(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))"
-                            f"([{''.join(v.given_name_chars)}][{v.given_name_ends}])(?={v.after_person})"),
+                            f"([{''.join(sorted(v.given_name_chars))}][{v.given_name_ends}])(?={v.after_person})"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
@@ -380,10 +380,8 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
                     and not _ends_a_title(text, m.start(group)):
                 yield name
     for m in rx["given"].finditer(text):
-        name = m.group(1) or m.group(2)
-        if _zh_name_ok("王" + name) and name not in chinese().not_names and name not in chinese().not_doubled_names \
-                and not name.startswith(chinese().not_given):
-            yield name
+        if _given_ok(m.group(1)):
+            yield m.group(1)
     for m in rx["kin_full"].finditer(text):
         if _full_name_whole(m.group(1), m.group(2)):
             yield m.group(1)
@@ -400,6 +398,13 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
         for m in rx["alone"].finditer(text):
             if _zh_name_ok(m.group(1)) and _latin_cue_around(text, m.start(1), m.end(1)):
                 yield m.group(1)
+
+
+def _given_ok(given: str) -> bool:
+    """A given name said alone: no word that only looks like one (not_names, a kin word said twice, a time word)."""
+    v = chinese()
+    return given not in v.not_names and given not in v.not_doubled_names and not given.startswith(v.not_given) \
+        and not any(c in v.clause_breaks for c in given) and given[-1] not in _NOT_NAME_ENDS
 
 
 def _full_name_whole(name: str, after: str) -> bool:
