@@ -311,6 +311,11 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # longer word (`温哥华`, `哥们`): lang/entities_zh.json
         "elder": re.compile(f"(?:(?<![{_HAN}])|(?<=[{v.elder_cue_before}]))"
                             f"((?![{v.not_elder_before}])[{_HAN}](?:{v.elder_words}))(?![{v.not_elder_after}])"),
+        # `<given>姐`, `跟<given>哥`: a given name of two characters and a word of an elder, where the one-character
+        # rule stays silent (`芃芸姐`): both characters of a given name, at a word's start or after a cue of a person
+        "given_elder": re.compile(f"(?:(?<![{_HAN}])|(?<=[{v.elder_cue_before}]))"
+                                  f"([{''.join(sorted(v.given_name_chars))}][{v.given_name_ends}])(?:{v.elder_words})"
+                                  f"(?![{v.not_elder_after}])"),
         # `<given>说`, `跟<given>说`: a given name of two characters said without its surname, before a verb of a
         # person, at a clause's start or after a cue of one; its last character one that ends given names, not words
         "given": re.compile(f"(?:(?:{v.before_person})|(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))"
@@ -377,9 +382,10 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
             name = m.group(group)
             name = _without_verb(name) if key == "before" else name
             if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS) \
-                    and not _ends_a_title(text, m.start(group)):
+                    and not _ends_a_title(text, m.start(group)) \
+                    and not _given_before(text, m.start(group)):
                 yield name
-    for m in rx["given"].finditer(text):
+    for m in (*rx["given"].finditer(text), *rx["given_elder"].finditer(text)):
         if _given_ok(m.group(1)):
             yield m.group(1)
     for m in rx["kin_full"].finditer(text):
@@ -398,6 +404,12 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
         for m in rx["alone"].finditer(text):
             if _zh_name_ok(m.group(1)) and _latin_cue_around(text, m.start(1), m.end(1)):
                 yield m.group(1)
+
+
+def _given_before(text: str, start: int) -> bool:
+    """`冬梅姐`: the surname-and-title at `start` (`梅姐`) ends a given name of two and a word of an elder."""
+    m = _zh()["given_elder"].match(text, max(0, start - 1)) if start else None
+    return bool(m) and m.start() == start - 1 and _given_ok(m.group(1))
 
 
 def _given_ok(given: str) -> bool:

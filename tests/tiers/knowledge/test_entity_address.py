@@ -49,6 +49,9 @@ def test_titles_of_address_before_a_name(text: str, want: set[str]) -> None:
     ("我大哥和表姐都来了", set()),                       # kin words, no names
     ("月底飞温哥华，哥们几个送我", set()),               # a city, and buddies
     ("她想做姐姐，不想做妹妹", set()),
+    ("玉婷姐说下礼拜来", {"玉婷"}),                        # a given name of two and an elder word: the name
+    ("我跟秋菊姐讲好了", {"秋菊"}),                        # not `菊姐` (a surname's character and a title) inside it
+    ("邻居大姐帮我收的快递", set()),
 ])
 def test_chinese_elder_words_and_titles_after_a_name(text: str, want: set[str]) -> None:
     assert people(text) == want
