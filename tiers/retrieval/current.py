@@ -23,7 +23,7 @@ from memoryd.tiers.retrieval.answer_shape import asked, asks_when, asks_where, a
 from memoryd.tiers.retrieval.asks import stated
 from memoryd.tiers.retrieval.candidate import Candidate, Ranking
 from memoryd.tiers.retrieval.question import (asked_names, han_familiar_lead, han_subject_unsaid, han_thing_unsaid,
-                                              question_terms, what_asked)
+                                              question_terms, what_asked, which_head)
 
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
 HOPS = 5      # a chain of values (A → B → C) followed this far to its current end
@@ -176,6 +176,10 @@ def _asks_another(query: str, found: Candidate, newer: Candidate) -> bool:
     if what & said_found and not what & said_newer and not _of_what_asked(query, what, found, newer):
         return True  # the found one says what is asked, the newer none of it: another of its facts changed
         # (`檀溪路店领班从阿坤换成秀琼` under `檀溪路店的店长是谁？`)
+    head = which_head(query) - whose
+    if head & said_found and not head & said_newer and not _of_what_asked(query, head, found, newer):
+        return True  # the found one says the kind of thing a `which …` question asks for, the newer does not: it
+        # changed another of its facts (a pitch's number under "which craft market …", the pitch being asked too)
     if superseded_by(found):
         return False
     split = change.parts(found.text, newer.text)

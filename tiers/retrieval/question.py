@@ -35,6 +35,18 @@ def _question_words() -> frozenset[str]:
     return frozenset(data["zh"]) | frozenset(data["zh_query"])
 
 
+# an English question's head: the words between `which` and its verb (`Which trade fair is …`, `On which day does …`)
+_WHICH_HEAD = re.compile(r"^\s*(?:[A-Za-z]+\s+)?[Ww]hich\s+((?:[a-z][\w'’-]*\s+){1,4}?)"
+                         r"(?=(?:is|are|was|were|does|do|did|will|has|have|can|should|would)\b)")
+
+
+def which_head(query: str) -> frozenset[str]:
+    """The terms of the thing a `which …` question names as its answer's kind (`trade fair`, `day of the week`);
+    empty for any other question."""
+    m = _WHICH_HEAD.match(query)
+    return frozenset(analyzer.terms(m.group(1))) if m else frozenset()
+
+
 @functools.lru_cache(maxsize=256)
 def question_terms(query: str) -> tuple[frozenset[str], frozenset[str]]:
     """(whose: the names and ids a question asks of, asked: its terms without words of asking)."""

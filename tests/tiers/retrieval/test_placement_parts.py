@@ -73,3 +73,16 @@ def test_the_name_of_whose_the_change_is_is_not_another_fact_of_the_found_one() 
 def test_a_chinese_question_of_another_thing_gets_no_placement(question: str, placed: bool) -> None:
     assert _placed("岑记的木梳起订量改为每款400个，原来是每款900个。", "好，木梳起订量从每款400个调到700个。",
                    question) is placed
+
+
+@pytest.mark.parametrize("question, placed", [
+    ("Which craft market is Odile renting a pitch at this spring?", False),  # the market asked, the pitch changed
+    ("Which pitch number does Odile have now?", True),                       # the pitch asked
+    ("Which day is the craft market?", False),
+])
+def test_a_which_question_of_a_kind_the_newer_memory_does_not_say_gets_no_placement(question: str,
+                                                                                     placed: bool) -> None:
+    """The found memory says the kind of thing a `which …` question asks for (a market), the newer changes another
+    of its facts (the pitch's number) and says no word of that kind: the found one still answers."""
+    assert _placed("Odile left the Harbour Fair and took pitch 31 at the Wexby Craft Market.",
+                   "Odile's pitch got moved from 31 to 58.", question) is placed
