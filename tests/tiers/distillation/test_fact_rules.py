@@ -186,6 +186,9 @@ def test_a_lesson_or_rule_the_person_sets_is_a_lesson_and_near_misses_are_not(te
     ("the lane by the church never changes", False),                                # a third person's verb
     ("never mind, I found the receipt", False),
     ("老细定嘅规矩：月底前一定要对数", True),                                        # Cantonese 嘅, as 的
+    ("她教了我一条经验：换季前先囤货", False),                                      # a third person's, told
+    ("佢嘅第一條規矩：遲到罰款", False),
+    ("我们的第一条规矩：仓库里不许抽烟", True),
     ("the gate was open again. always lock the top bolt when you leave", True),      # after a sentence's end
     ("she was always going to say no. anyway", False),
     ("the pub's closing. never happening, that trip", False),                        # an idiom, not a rule
