@@ -64,6 +64,8 @@ def _en() -> dict[str, re.Pattern[str]]:
         # `switched to X`, `signed with X`: a provider or a firm one deals with (`switched the vans to X` too)
         "switch": re.compile(rf"\b(?:(?:[Ss]witch(?:ed|ing|es)?)\s+(?:[a-z]+\s+){{0,2}}?to|(?:[Ss]ign(?:ed|ing|s)?)\s+with)"
                              rf"\s+({WORD}(?:\s{WORD})?)\b(?!\s*[-'’&]|\s+{WORD})"),
+        # `she runs Pellam Outdoor`, `he owns Tarn Bicycles`: two names after a verb of keeping a business, a firm
+        "runs": re.compile(rf"\b(?:runs|owns|manages|founded|co-founded)\s+({WORD}\s{WORD})\b(?!\s*[-'’&]|\s+{WORD})"),
         # `comes from Pennock Weaving in Brixworth`, `go to Tansley Tyres in Wrenfield`: two names before `in` and a town
         # after from/at/to: a firm and where it is (a town after a person says where they live far less often)
         "org_in": re.compile(rf"\b(?:from|at|to)\s+({WORD}\s{WORD})\s+in\s+({WORD})\b(?![-'’]|\s{WORD})"),
@@ -215,6 +217,10 @@ def orgs_and_places(text: str, add: Add) -> None:
         if _plain(name) and _plain(town) and not any(w in v.known_places for w in name.split()) \
                 and not _HOUSE_NUMBER.match(text, m.end()) and not _person_cue_before(text, m.start(1)):
             add("org", name)  # the town only says which branch: a place rule reads it where a cue says one
+    for m in rx["runs"].finditer(text):
+        name = m.group(1)
+        if _plain(name) and not any(w in v.known_places for w in name.split()):
+            add("org", name)
     for m in rx["switch"].finditer(text):
         name = m.group(1)
         if _plain(name) and name not in v.known_places and not _HOUSE_NUMBER.match(text, m.end()):
