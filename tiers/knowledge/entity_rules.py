@@ -18,7 +18,7 @@ from memoryd.tiers.knowledge.entity_names import KIND_WORDS, light, norm
 from memoryd.tiers.knowledge.entity_people import (LOW, WORD, account_handle, aka_people, chinese_people,
                                                    english_people, is_business, is_person_name,
                                                    latin_people_in_chinese, person_part)
-from memoryd.tiers.knowledge.entity_shops import chinese_shops
+from memoryd.tiers.knowledge.entity_shops import chinese_firms, chinese_shops
 from memoryd.tiers.knowledge.entity_things import orgs_and_places, projects, saints
 from memoryd.tiers.knowledge.entity_things_zh import chinese_things
 from memoryd.tiers.knowledge.entity_vocab import chinese, english
@@ -143,6 +143,12 @@ def _from_text(text: str) -> dict[str, Entity]:
                 add("person", name)
         chinese_things(read_as, lambda kind, name: add(kind, as_written(name, read_as, joined)))
         chinese_shops(read_as, lambda kind, name: add(kind, as_written(name, read_as, joined)))
+        firms: list[str] = []
+        chinese_firms(read_as, lambda kind, name: firms.append(as_written(name, read_as, joined)))
+        for firm in firms:  # a firm's trade name starts the name: words before it (`改拿…`) are none of it
+            for key in [k for k, e in found.items() if e.name.endswith(firm) and e.name != firm]:
+                del found[key]
+            add("org", firm)
     return found
 
 

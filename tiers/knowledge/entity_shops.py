@@ -1,6 +1,8 @@
 """Chinese shops named by their owner and their trade (`阿X海鲜`, `老X腊味`, `X家牛油`, `X记面馆`): the part before
 the trade must have a name's form (a familiar name, a surname and 家, a character and 记), so `自家腊味`, `老家海鲜`
-and `笔记装修` name no shop. Vocabularies: lang/entities_zh.json (`shop_trades`, `_about_shops`)."""
+and `笔记装修` name no shop. A firm's trade name of two characters of good fortune before its trade (`鸿兴玩具厂`,
+`鑫通钢材`) names a firm wherever it stands. Vocabularies: lang/entities_zh.json (`shop_trades`, `_about_shops`,
+`firm_name_chars`, `firm_trades`, `_about_firms`)."""
 from __future__ import annotations
 
 import re
@@ -21,6 +23,22 @@ def _rules() -> tuple[re.Pattern[str], frozenset[str], frozenset[str], frozenset
     edge = f"(?:(?<![{_HAN}])|(?<=[{re.escape(d['clause_breaks'])}]))"  # the name starts a word or follows a break
     return (re.compile(f"{edge}({owner})(?:{trades})"), frozenset(d["shop_not_familiar"]),
             frozenset(d["shop_not_ji"]), frozenset(w[-1] for w in d["shop_trades"]))
+
+
+@lru_cache(maxsize=1)
+def _firms() -> tuple[re.Pattern[str], frozenset[str]]:
+    d = vocabulary("zh")
+    chars, trades = d["firm_name_chars"], "|".join(sorted(d["firm_trades"], key=len, reverse=True))
+    return re.compile(f"(?<![{chars}])[{chars}]{{2}}(?:{trades})(?:厂|店|行)?"), frozenset(chars)
+
+
+def chinese_firms(text: str, add: Add) -> None:
+    """Add each firm `text` (simplified characters) names by a trade name of good fortune and its trade."""
+    rx, chars = _firms()
+    if chars.isdisjoint(text):
+        return  # none of the characters: the cheap test first (ingest reads every memory)
+    for m in rx.finditer(text):
+        add("org", m.group(0))
 
 
 def chinese_shops(text: str, add: Add) -> None:

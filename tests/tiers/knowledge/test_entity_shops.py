@@ -29,3 +29,21 @@ def test_a_shop_named_by_its_owner_and_trade_is_an_organisation(text: str, shop:
 ])
 def test_a_trade_word_after_words_that_are_no_name_names_no_shop(text: str) -> None:
     assert not any(name.endswith(("腊味", "海鲜", "装修")) for name in orgs(text))
+
+
+@pytest.mark.parametrize("text, firm", [
+    ("这批货改从祥瑞纸业进，便宜一点", "祥瑞纸业"),          # after a verb: the trade name starts the firm
+    ("样品寄到嘉荣陶瓷厂了", "嘉荣陶瓷厂"),                  # 厂 after the trade word is part of the name
+    ("盛昌冷库那边说下周满仓", "盛昌冷库"),
+])
+def test_a_trade_name_of_good_fortune_before_its_trade_is_a_firm(text: str, firm: str) -> None:
+    assert firm in orgs(text)
+    assert not any(name.endswith(firm) and name != firm for name in orgs(text))
+
+
+@pytest.mark.parametrize("text", [
+    "这个厂去年换了老板",               # a trade word alone
+    "我想开个小玩具厂",                 # no trade name before it
+])
+def test_a_trade_word_without_a_trade_name_names_no_firm(text: str) -> None:
+    assert not any(name.endswith(("厂", "玩具厂")) for name in orgs(text))
