@@ -196,10 +196,10 @@ def suite_half(paths: list[Path]) -> list[Path]:
 @pytest.mark.xdist_group("corpus-held")  # one worker lives the files once for every test of them
 def test_on_the_held_files_the_layer_hides_no_fact_and_holds_its_measured_answers(held: dict[str, dict]) -> None:
     """Issue 29's goals: no true fact hidden, no earlier value in MEMORY.md, precision ≥ 0.95 for what the layer
-    writes into hot. Measured over the suite's half of the held files (66 of 130, the thirty-second batch included),
-    layer on / off: current value at 1 0.728 / 0.623, stale above 0.142 / 0.254, stable recall@5 0.936 / 0.932,
-    duplicates in a top 5 0.529 / 0.550, earlier values in hot 30 / 37 (events moved in words no rule reads, lessons
-    kept as said that name a value replaced later; the layer off holds them too). All 130: 0.727 / 0.624, 0.154 /
+    writes into hot. Measured over the suite's half of the held files (68 of 134, the thirty-third batch included),
+    layer on / off: current value at 1 0.727 / 0.623, stale above 0.143 / 0.254, stable recall@5 0.934 / 0.931,
+    duplicates in a top 5 0.535 / 0.555, earlier values in hot 30 / 37 (events moved in words no rule reads, lessons
+    kept as said that name a value replaced later; the layer off holds them too). All 134: 0.726 / 0.625, 0.156 /
     0.260. The answers are held at their measured line, which sits well above the layer off (a line the layer off
     would pass lets a rule lose several answers unseen); the history of each figure is in docs/BENCHMARKS.md."""
     on = held["on"]
@@ -208,14 +208,14 @@ def test_on_the_held_files_the_layer_hides_no_fact_and_holds_its_measured_answer
         assert on["hot_lesson_precision"] >= 0.95, (on["hot_lessons"], on["hot_lessons_right"])
     if on.get("supersede"):
         assert on["supersede_right"] >= 0.95 * on["supersede"], (on["supersede"], on["supersede_right"])
-    assert on["current_at_1"] >= 0.728 - 0.01 and on["stale_above"] <= 0.142 + 0.01, on
-    assert on["stable_recall5"] >= 0.936 - 0.01 and on["duplicate_top5"] <= 0.529 + 0.01, on
+    assert on["current_at_1"] >= 0.727 - 0.01 and on["stale_above"] <= 0.143 + 0.01, on
+    assert on["stable_recall5"] >= 0.934 - 0.01 and on["duplicate_top5"] <= 0.535 + 0.01, on
 
 
 @pytest.mark.xdist_group("corpus-held")  # one worker lives the files once for every test of them
 def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_line(held: dict[str, dict]) -> None:
     """Issue 29's goal is precision ≥ 0.95 for every action. Over the suite's half of the held files: supersessions
-    33 (33 right), updates 198 (195), placements at retrieve 15 (14); over all 130: 53 (53), 407 (402), 28 (26). The
+    34 (34 right), updates 198 (196), placements at retrieve 15 (15); over all 134: 54 (54), 415 (411), 28 (27). The
     updates and the placements judged wrong are right in fact, each with a line its writer left untagged, which the
     judge cannot read as stating the value (a price's change said as `由<old>加到<new>`, a roster's plan line, a
     database's change told by the assistant beside a host's), or a newer value of a recurring appointment placed
@@ -225,5 +225,5 @@ def test_on_the_held_files_wrong_updates_and_placements_stay_at_the_measured_lin
     one more fails it."""
     on = held["on"]
     wrong_supersede, wrong_update = on["supersede"] - on["supersede_right"], on["update"] - on["update_right"]
-    assert wrong_supersede == 0 and wrong_update <= 3, (wrong_supersede, wrong_update)
-    assert on["swap_in"] - on["swap_in_right"] <= 1
+    assert wrong_supersede == 0 and wrong_update <= 2, (wrong_supersede, wrong_update)
+    assert on["swap_in"] - on["swap_in_right"] == 0
