@@ -163,21 +163,25 @@ class Lexicons:
             if not p.isascii():
                 self.by_first.setdefault(p[0], []).append((i, p))
 
-    def count(self, low: str, words: list[str]) -> dict[Any, int]:
-        """Per list: how often its single words are among `words` (the text's, in order) plus its phrases'
-        occurrences in `low`; counted as found, no Counter built (its set-up cost more than the counting)."""
-        n = [0] * len(self.names)
+    def hits(self, low: str, words: list[str]) -> dict[Any, int]:
+        """The lists found in the text, in their order, each with how often its single words are among
+        `words` (the text's, in order) plus its phrases' occurrences in `low`. Lists with no hit are left
+        out: a text holds a few of the 34, and every reader skipped the zeros."""
+        n: dict[int, int] = {}
         by_word = self.by_word
         for w in words:
-            for i in by_word.get(w, ()):
-                n[i] += 1
+            lists = by_word.get(w)
+            if lists:
+                for i in lists:
+                    n[i] = n.get(i, 0) + 1
         phrases = self.ascii_phrases
         if not low.isascii():
             phrases = phrases + [ip for ch in set(low).intersection(self.by_first) for ip in self.by_first[ch]]
         for i, p in phrases:
             if p in low:
-                n[i] += low.count(p)
-        return dict(zip(self.names, n))
+                n[i] = n.get(i, 0) + low.count(p)
+        names = self.names
+        return {names[i]: n[i] for i in sorted(n)}
 
 
 # topics, emotions and outcome words in one set: one walk of a text's words for all of them
@@ -187,7 +191,7 @@ _HASHTAG = re.compile(r"(?<![\w&])#([A-Za-z][\w\-]{1,30})")
 
 
 def _topics(text: str, hits: dict[tuple[str, str], int]) -> list[str]:
-    scored = [(-n, topic) for (kind, topic), n in hits.items() if kind == "topic" and n]
+    scored = [(-n, topic) for (kind, topic), n in hits.items() if kind == "topic"]
     tags = [t.lower() for t in _HASHTAG.findall(text)] if "#" in text else []
     return _dedupe(tags + [t for _, t in sorted(scored)])[:6]
 
@@ -201,7 +205,7 @@ def _emotion(hits: dict[tuple[str, str], int]) -> str:
 
 
 def _outcome(hits: dict[tuple[str, str], int]) -> str:
-    pos, neg = hits[("outcome", "pos")], hits[("outcome", "neg")]
+    pos, neg = hits.get(("outcome", "pos"), 0), hits.get(("outcome", "neg"), 0)
     if pos > neg:
         return "positive"
     if neg > pos:
@@ -307,7 +311,7 @@ def first_topic(text: str) -> str | None:
 @functools.lru_cache(maxsize=2048)  # a note's facts are distilled to classify them, then again to store them
 def _distill_meta(text: str) -> dict[str, Any]:
     low = text.lower()
-    hits = _LEXICONS.count(low, _WORD.findall(low))
+    hits = _LEXICONS.hits(low, _WORD.findall(low))
     return {
         "emotion": _emotion(hits),
         "people": _people(text),
