@@ -34,6 +34,9 @@ _PEOPLE_AFTER = Gated(re.compile(r"\b" + _EN_NAME + r"(?:\s+(?:said|says|told|as
 _ZH_PERSON = re.compile(r"(?:和|跟|与|同|给|告诉|问|找|约)([\u4e00-\u9fff]{2,3}?)(?=说|讨论|聊|开会|一起|确认|沟通|见面|吃饭|打电话|商量)"
                         r"|([\u4e00-\u9fff]{2,3}?)(?=说|认为|提到|觉得|表示|建议|同意|决定)")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|our|us|User)\b|我|咱|用户")
+# _FIRST_PERSON on ASCII text: no CJK word can occur, and a contraction (I'm, we're) matches only where its first
+# word does (the apostrophe ends a word); the same answer from a third of the alternatives
+_FIRST_PERSON_ASCII = re.compile(r"\b(?:I|m[ey]|mine|we|our|us|User)\b")
 _STOP = frozenset("a an the that this to of for and about was were is are be been just really very then".split())
 _SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 
@@ -126,15 +129,16 @@ def extract_paths(text: str) -> list[str]:
 
 def _people(text: str) -> list[str]:
     found = [m.group(1) for m in _MENTION.finditer(text)] if "@" in text else []
+    ascii_ = text.isascii()
     # a name after "met"/"with"/... is capitalised and never the text's first word: most notes' later words are not
     for rx in ((_PEOPLE_BEFORE, _PEOPLE_AFTER) if not text[1:].islower() else (_PEOPLE_AFTER,)):
         found += [m.group(1) for m in rx.finditer(text) if m.group(1).split()[0] not in NOT_NAMES]
-    if not text.isascii():  # _ZH_PERSON needs a CJK character
+    if not ascii_:  # _ZH_PERSON needs a CJK character
         for m in _ZH_PERSON.finditer(text):
             name = m.group(1) or m.group(2)
             if name and name[0] in ZH_SURNAMES:
                 found.append(name)
-    if _FIRST_PERSON.search(text):
+    if (_FIRST_PERSON_ASCII if ascii_ else _FIRST_PERSON).search(text):
         found.append("User")
     return _dedupe(found)[:8]
 
