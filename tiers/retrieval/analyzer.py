@@ -35,6 +35,9 @@ _CJK_RANGES = ("\u0e00-\u0eff\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u302
                "\ua000-\ua4cf\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
 _CJK_RUN = re.compile(f"([{_CJK_RANGES}]+)")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# _WORD's words of an ASCII text without the regex: every byte but a letter or a digit made a space, then split
+# (the same words, ~5x faster on a note's line)
+_ASCII_NON_WORD = bytes.maketrans(bytes(range(128)), bytes(c if chr(c).isalnum() else 32 for c in range(128)))
 
 
 @functools.lru_cache(maxsize=1)
@@ -71,8 +74,8 @@ def terms(text: str) -> list[str]:
     if not text:
         return []
     if text.isascii():
-        folded = text.lower()
-        return [t for w in _WORD.findall(folded) if (t := _latin(w)) is not None]
+        words = text.lower().encode("ascii").translate(_ASCII_NON_WORD).decode("ascii").split()
+        return [t for w in words if (t := _latin(w)) is not None]
     folded = unicodedata.normalize("NFKC", text).casefold()
     out: list[str] = []
     for word in _WORD.findall(folded):
