@@ -8,6 +8,7 @@ Older layouts are still read and folded in when their month is next written: rou
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -18,10 +19,6 @@ OLD_LEDGER = "ingested.json"  # round 1: one file for every date, rewritten per 
 def ledger_path(agent_dir: Path, day: str) -> Path:
     """The file holding `day`'s keys: its month's."""
     return Path(agent_dir) / LEDGER / f"{day[:7]}.json"
-
-
-def _day_path(agent_dir: Path, day: str) -> Path:
-    return Path(agent_dir) / LEDGER / f"{day}.json"  # round 2: a file per date
 
 
 def _valid(obj: Any) -> None:
@@ -38,9 +35,16 @@ def load_ledger(path: Path) -> dict[str, str]:
 
 
 def _files(agent_dir: Path, days: Iterable[str]) -> list[Path]:
-    """Where these dates' keys may be: their months' files, then their files in the per-date layout."""
+    """Where these dates' keys are: their months' files, then their files in the per-date layout, those of
+    them the folder holds (listed once, where a stat per date found the per-date files gone every time)."""
+    folder = Path(agent_dir) / LEDGER
+    try:
+        present = set(os.listdir(folder))
+    except OSError:  # no folder yet: no ledger
+        return []
     days = sorted(set(days))
-    return [ledger_path(agent_dir, m) for m in sorted({d[:7] for d in days})] + [_day_path(agent_dir, d) for d in days]
+    names = [f"{m}.json" for m in sorted({d[:7] for d in days})] + [f"{d}.json" for d in days]  # round 2: per date
+    return [folder / name for name in names if name in present]
 
 
 def load_ledgers(agent_dir: Path, days: Iterable[str]) -> dict[str, str]:
@@ -48,8 +52,7 @@ def load_ledgers(agent_dir: Path, days: Iterable[str]) -> dict[str, str]:
     the agent lock)."""
     keys: dict[str, str] = {}
     for path in _files(agent_dir, days):
-        if path.exists():
-            keys.update(load_ledger(path))
+        keys.update(load_ledger(path))
     return keys
 
 
