@@ -10,6 +10,8 @@ except ImportError:  # pragma: no cover
     C = P = None
 
 Needles = frozenset[str]
+AUTOMATON_NEEDLES = 6  # a gate with this many needles or more finds them with an automaton (see Gated.absent)
+_UNBUILT = object()  # a gate's automaton before its first check
 
 
 def _caseless_ok(ch: str) -> bool:
@@ -107,6 +109,11 @@ class Gated:
         else:
             self.fold = bool(parsed.state.flags & re.IGNORECASE)  # inline flags counted: `(?i)…`
             self.needles = _needles(parsed, self.fold)
+        # many needles (a vocabulary's alternation) are looked for in one automaton pass: 0.6-1.3 µs a
+        # sentence where testing them one by one took 1-3 µs (14 and 23 needles); a few are quicker one by one.
+        # Built on the first check: most gates are only ever checked together (GateSet), never alone
+        many = self.needles is not None and len(self.needles) >= AUTOMATON_NEEDLES
+        self.finder: Any = _UNBUILT if many else None
 
     def __getattr__(self, name: str) -> re.Pattern[str]:
         """`rx` on first use: compiled once, then an attribute like any other (no call on the rules' hot path)."""
@@ -120,6 +127,11 @@ class Gated:
         if self.needles is None or (self.fold and not text.isascii()):
             return False
         hay = (text.lower() if low is None else low) if self.fold else text
+        finder = self.finder
+        if finder is _UNBUILT:
+            finder = self.finder = _finder(dict.fromkeys(self.needles, True))  # None without the package
+        if finder is not None:
+            return next(finder.iter(hay), None) is None
         return not any(map(hay.__contains__, self.needles))
 
     def search(self, text: str) -> re.Match[str] | None:
@@ -162,7 +174,7 @@ def _index(gates: Iterable[Gated]) -> dict[str, frozenset[Gated]]:
     return {n: frozenset(gs) for n, gs in out.items()}
 
 
-def _finder(by_needle: dict[str, frozenset[Gated]]) -> Any:
+def _finder(by_needle: dict[str, Any]) -> Any:
     """An automaton whose matches in a text are the gate sets of the needles it holds (every
     occurrence, overlapping ones too), or None without needles or without the package."""
     if not by_needle or any(not n for n in by_needle):
