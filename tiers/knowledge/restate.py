@@ -34,7 +34,7 @@ NUMBER = re.compile(r"\d+(?:[.:]\d+)*")
 # an identifier: letters and digits in one token (h0, INV-2231, c-note-31-0); two texts naming different ones
 # are about different things however alike their other words ("a-note-5: the job on h0 finished")
 IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*[A-Za-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]+")
-_TRAILING = re.compile(r"[\s.!?。！？,，;；:：]+$")
+_TRAILING = ".!?。！？,，;；:："  # cut from the end with whitespace (str.isspace(), the characters of re's \s)
 # a name (a capitalised word after the first) or a day or month: two texts naming different ones tell different
 # values however alike their other words ("the review is on Thursday" / "… on Friday")
 NAME = re.compile(r"(?<![\w'\-])[A-Z][\w'\-]*")
@@ -45,7 +45,17 @@ _DAYS = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:jan
 def core_text(text: str) -> str:
     """The text without its lead-in ("Remember that …") and trailing punctuation."""
     cut = LEAD_IN.sub("", text, count=1)
-    return _TRAILING.sub("", cut if cut.strip() else text)
+    return _without_trailing(cut if cut.strip() else text)
+
+
+def _without_trailing(text: str) -> str:
+    """`text` without the whitespace and _TRAILING punctuation it ends with, in any mix: rstrip in turns, where a
+    regex of those characters anchored at the end tried a match at every character of the text."""
+    while True:
+        cut = text.rstrip().rstrip(_TRAILING)
+        if len(cut) == len(text):
+            return cut
+        text = cut
 
 
 def numbers_and_codes(text: str) -> list[str]:
