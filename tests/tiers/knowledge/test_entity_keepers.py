@@ -16,7 +16,7 @@ def names(text: str) -> set[str]:
     ("she owns Tarnley Pottery down by the wharf", "Tarnley Pottery"),
     ("we get the solvent from Orlen Chem now", "Orlen Chem"),
     ("the hull needs doing before the KMSA survey", "KMSA"),
-    ("half our orders come in through Uber Eats", "Uber Eats"),
+    ("half our orders come in through Just Eat", "Just Eat"),
     ("can you call Ormond about the ladder?", "Ormond"),
 ])
 def test_a_name_read_from_how_it_is_said(text: str, name: str) -> None:
