@@ -320,6 +320,12 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # person, at a clause's start or after a cue of one; its last character one that ends given names, not words
         "given": re.compile(f"(?:(?:{v.before_person})|(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))"
                             f"([{''.join(sorted(v.given_name_chars))}][{v.given_name_ends}])(?={v.after_person})"),
+        # `阿<x>住…`, `阿<x>今晚…`: 阿 and a character of a given name, at a word's start or after a break, is a familiar
+        # name whatever follows; not before a character of a transliterated name, nor 妈/们 (a group of elders), nor
+        # where 阿 asks a question in Wu (`阿好`): lang/entities_zh.json `_about_ah`
+        "ah": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))"
+                         f"(阿(?![{v.ah_not}])[{''.join(sorted(v.given_name_chars))}])"
+                         f"(?![{v.transliteration_chars}妈們们])"),
         "kind_end": re.compile(f"(?:{v.org_suffixes}|{v.place_suffixes})$"),
         "alone": re.compile(f"(?<![{_HAN}\\w])((?:" + "|".join(v.compound_surnames) + f")[{_HAN}]{{1,2}}|"
                             f"[{v.surnames}][{_HAN}]{{1,2}})(?![{_HAN}\\w])"),
@@ -374,14 +380,14 @@ def latin_people_in_chinese(text: str) -> Iterable[str]:
 def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
     """Chinese names; `latin_around`: the text is mostly Latin, so a Han name written alone is a name."""
     rx = _zh()
-    for key in ("before", "after", "familiar", "title", "cue_title", "nick"):
-        if key in ("familiar", "nick") and "老" not in text and "小" not in text and "阿" not in text:
+    for key in ("before", "after", "familiar", "title", "cue_title", "nick", "ah"):
+        if key in ("familiar", "nick", "ah") and "老" not in text and "小" not in text and "阿" not in text:
             continue
         for m in rx[key].finditer(text):
             group = next(i for i, g in enumerate(m.groups(), 1) if g)
             name = m.group(group)
             name = _without_verb(name) if key == "before" else name
-            if _zh_name_ok(name) and (key != "nick" or name not in _NOT_NICKS) \
+            if _zh_name_ok(name) and (key not in ("nick", "ah") or name not in _NOT_NICKS) \
                     and not _ends_a_title(text, m.start(group)) \
                     and not _given_before(text, m.start(group)):
                 yield name

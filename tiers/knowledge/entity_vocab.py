@@ -133,6 +133,8 @@ class Chinese:
     tibetan_name_parts: str  # a Tibetan name is two of these; one before a word of respect names one too
     tibetan_honorifics: str
     given_name_ends: str  # `<given>说`: a surname-less given name's last character is one of these
+    transliteration_chars: str  # `阿<x>尔`: after 阿 and one character, these go on a transliterated name
+    ah_not: str  # `阿好`, `阿是`: 阿 asking a question in Wu before these, no familiar name
 
 
 @lru_cache(maxsize=1)
@@ -181,7 +183,8 @@ def chinese() -> Chinese:
         tuple(d["city_kept_ends"]), tuple(d["trade_verbs"]), alternation(d["elder_words"]), d["not_elder_before"],
         d["elder_cue_before"], d["not_elder_after"], d["org_before"], alternation(d["kin_full_name"]),
         d["kin_full_name_stops"], frozenset(d["given_name_chars"]), alternation(d["tibetan_name_parts"]),
-        alternation(d["tibetan_honorifics"]), d["given_name_ends"])
+        alternation(d["tibetan_honorifics"]), d["given_name_ends"], d["transliteration_chars"],
+        d["ah_not"])
 
 
 @lru_cache(maxsize=1)
