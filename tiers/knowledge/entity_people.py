@@ -413,7 +413,7 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
 
 
 def _given_before(text: str, start: int) -> bool:
-    """`冬梅姐`: the surname-and-title at `start` (`梅姐`) ends a given name of two and a word of an elder."""
+    """`秋菊姐`: the surname-and-title at `start` (`菊姐`) ends a given name of two and a word of an elder."""
     m = _zh()["given_elder"].match(text, max(0, start - 1)) if start else None
     return bool(m) and m.start() == start - 1 and _given_ok(m.group(1))
 

@@ -1,7 +1,7 @@
 """Chinese shops named by their owner and their trade (`阿X海鲜`, `老X腊味`, `X家牛油`, `X记面馆`): the part before
 the trade must have a name's form (a familiar name, a surname and 家, a character and 记), so `自家腊味`, `老家海鲜`
-and `笔记装修` name no shop. A firm's trade name of two characters of good fortune before its trade (`鸿兴玩具厂`,
-`鑫通钢材`) names a firm wherever it stands. Vocabularies: lang/entities_zh.json (`shop_trades`, `_about_shops`,
+and `笔记装修` name no shop. A firm's trade name of two characters of good fortune before its trade (`祥瑞纸业`,
+`嘉荣陶瓷厂`) names a firm wherever it stands. Vocabularies: lang/entities_zh.json (`shop_trades`, `_about_shops`,
 `firm_name_chars`, `firm_trades`, `_about_firms`)."""
 from __future__ import annotations
 
