@@ -381,7 +381,8 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
     """Chinese names; `latin_around`: the text is mostly Latin, so a Han name written alone is a name."""
     rx = _zh()
     for key in ("before", "after", "familiar", "title", "cue_title", "nick", "ah"):
-        if key in ("familiar", "nick", "ah") and "老" not in text and "小" not in text and "阿" not in text:
+        if key in ("familiar", "nick") and "老" not in text and "小" not in text and "阿" not in text or \
+                key == "ah" and "阿" not in text:
             continue
         for m in rx[key].finditer(text):
             group = next(i for i, g in enumerate(m.groups(), 1) if g)

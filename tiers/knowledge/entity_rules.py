@@ -143,9 +143,8 @@ def _from_text(text: str) -> dict[str, Entity]:
                 add("person", name)
         chinese_things(read_as, lambda kind, name: add(kind, as_written(name, read_as, joined)))
         chinese_shops(read_as, lambda kind, name: add(kind, as_written(name, read_as, joined)))
-        firms: list[str] = []
-        chinese_firms(read_as, lambda kind, name: firms.append(as_written(name, read_as, joined)))
-        for firm in firms:  # a firm's trade name starts the name: words before it (a verb) are none of it
+        for firm in (as_written(name, read_as, joined) for name in chinese_firms(read_as)):
+            # a firm's trade name starts the name: words before it (a verb) are none of it
             for key in [k for k, e in found.items() if e.name.endswith(firm) and e.name != firm]:
                 del found[key]
             add("org", firm)

@@ -32,13 +32,12 @@ def _firms() -> tuple[re.Pattern[str], frozenset[str]]:
     return re.compile(f"(?<![{chars}])[{chars}]{{2}}(?:{trades})(?:厂|店|行)?"), frozenset(chars)
 
 
-def chinese_firms(text: str, add: Add) -> None:
-    """Add each firm `text` (simplified characters) names by a trade name of good fortune and its trade."""
+def chinese_firms(text: str) -> list[str]:
+    """The firms `text` (simplified characters) names by a trade name of good fortune and its trade."""
     rx, chars = _firms()
     if chars.isdisjoint(text):
-        return  # none of the characters: the cheap test first (ingest reads every memory)
-    for m in rx.finditer(text):
-        add("org", m.group(0))
+        return []  # none of the characters: the cheap test first (ingest reads every memory)
+    return [m.group(0) for m in rx.finditer(text)]
 
 
 def chinese_shops(text: str, add: Add) -> None:

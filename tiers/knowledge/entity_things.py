@@ -163,6 +163,7 @@ def projects(text: str, add: Add) -> None:
 _POST_TOWN = re.compile(rf"(?<![\w-])({WORD}),?\s+[A-Z]{{1,2}}\d[A-Z\d]?\s\d[A-Z]{{2}}\b")
 _ORG_IN = re.compile(rf"\s+in\s+({WORD})\b(?![-'’]|\s{WORD})")
 _NAME_GOES_ON = re.compile(rf"'s\s+{WORD}")  # `at King's College`: the place is the whole name, not `King`
+_KEEPS = ("runs", "owns", "manages", "founded")  # the words the `runs` rule opens with, as substrings
 _QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」")
 _HOUSE_NUMBER = re.compile(r"\s\d{1,4}[a-zA-Z]?\b")
 
@@ -217,7 +218,8 @@ def orgs_and_places(text: str, add: Add) -> None:
         if _plain(name) and _plain(town) and not any(w in v.known_places for w in name.split()) \
                 and not _HOUSE_NUMBER.match(text, m.end()) and not _person_cue_before(text, m.start(1)):
             add("org", name)  # the town only says which branch: a place rule reads it where a cue says one
-    for m in rx["runs"].finditer(text):
+    keeps = any(map(text.__contains__, _KEEPS))  # the cheap test first: most texts say none of the words
+    for m in rx["runs"].finditer(text) if keeps else ():
         name = m.group(1)
         if _plain(name) and not any(w in v.known_places for w in name.split()):
             add("org", name)
