@@ -197,7 +197,8 @@ def suite_half(paths: list[Path]) -> list[Path]:
 def test_on_the_held_files_the_layer_hides_no_fact_and_holds_its_measured_answers(held: dict[str, dict]) -> None:
     """Issue 29's goals: no true fact hidden, no earlier value in MEMORY.md, precision ≥ 0.95 for what the layer
     writes into hot. Measured over the suite's half of the held files (68 of 134, the thirty-third batch included;
-    with the thirty-fourth batch's two, 70 of 138: 0.725, 0.144, 0.928, 0.524, earlier values in hot 31, wrong updates 2),
+    with the thirty-fourth batch's two, 70 of 138: 0.725, 0.144, 0.928, 0.524, earlier values in hot 31, wrong
+    updates 2),
     layer on / off: current value at 1 0.727 / 0.623, stale above 0.143 / 0.254, stable recall@5 0.934 / 0.931,
     duplicates in a top 5 0.535 / 0.555, earlier values in hot 30 / 37 (events moved in words no rule reads, lessons
     kept as said that name a value replaced later; the layer off holds them too). All 134: 0.726 / 0.625, 0.156 /
