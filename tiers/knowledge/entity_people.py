@@ -333,6 +333,13 @@ def _zh() -> dict[str, re.Pattern[str]]:
         # compound surname); the character after the name is read too (a time word it opens ends the name early)
         "kin_full": re.compile(f"(?:{v.kin_full_name})((?:{compound})[{_HAN}]{{2}}|[{v.surnames}][{_HAN}]{{2}})"
                                f"(?=(.?))"),
+        # `<surname><given>的…`, `，<surname><given>说`: a full name of three characters with no cue before it, at a
+        # word's start or after a break; its given name's characters common in given names, its last one that ends
+        # them, and then a possessive, a verb of saying or another script: before other Han characters such a run
+        # opens a common word as often (lang/entities_zh.json `_about_full_name_after`)
+        "full": re.compile(f"(?:(?<![{_HAN}])|(?<=[{re.escape(v.clause_breaks)}]))"
+                           f"([{v.surnames}][{''.join(sorted(v.given_name_chars))}][{v.given_name_ends}])"
+                           f"(?=(?:{v.full_name_after})|[^{_HAN}]|$)"),
         # Tibetan names, no surname: two common words of a name together, or one before a word of respect
         # (the first characters first: most characters of a text start none, and fail there at once)
         "tibetan": re.compile(f"(?=[{''.join(sorted({w[0] for w in v.tibetan_name_parts.split('|')}))}])"
@@ -394,6 +401,9 @@ def chinese_people(text: str, latin_around: bool) -> Iterable[str]:
                 yield name
     for m in (*rx["given"].finditer(text), *rx["given_elder"].finditer(text)):
         if _given_ok(m.group(1)):
+            yield m.group(1)
+    for m in rx["full"].finditer(text):
+        if _full_name_whole(m.group(1), ""):
             yield m.group(1)
     for m in rx["kin_full"].finditer(text):
         if _full_name_whole(m.group(1), m.group(2)):

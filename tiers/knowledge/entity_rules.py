@@ -25,7 +25,7 @@ from memoryd.tiers.knowledge.entity_vocab import chinese, english
 from memoryd.tiers.knowledge.han_script import as_written, simplified
 
 TYPES = ("person", "project", "org", "place", "repo")
-RULES_VERSION = "36"  # bumped when the rules change: every memory is read again
+RULES_VERSION = "37"  # bumped when the rules change: every memory is read again
 
 
 @dataclass(frozen=True)

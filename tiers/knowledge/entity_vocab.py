@@ -135,6 +135,7 @@ class Chinese:
     given_name_ends: str  # `<given>说`: a surname-less given name's last character is one of these
     transliteration_chars: str  # `阿<x>尔`: after 阿 and one character, these go on a transliterated name
     ah_not: str  # `阿好`, `阿是`: 阿 asking a question in Wu before these, no familiar name
+    full_name_after: str  # `<full name>的`, `<full name>说`: after a cue-less full name, what makes it a person's
 
 
 @lru_cache(maxsize=1)
@@ -184,7 +185,7 @@ def chinese() -> Chinese:
         d["elder_cue_before"], d["not_elder_after"], d["org_before"], alternation(d["kin_full_name"]),
         d["kin_full_name_stops"], frozenset(d["given_name_chars"]), alternation(d["tibetan_name_parts"]),
         alternation(d["tibetan_honorifics"]), d["given_name_ends"], d["transliteration_chars"],
-        d["ah_not"])
+        d["ah_not"], alternation(d["full_name_after"]))
 
 
 @lru_cache(maxsize=1)
