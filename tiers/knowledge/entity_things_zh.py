@@ -19,7 +19,9 @@ def _zh() -> dict[str, re.Pattern[str]]:
     cities = "|".join(sorted(v.cities, key=len, reverse=True))
     edge = f"(?:(?<=[{re.escape(v.clause_breaks)}])|(?<![{_HAN}])|(?<=[{v.org_before}]))"
     body = f"(?:(?![{re.escape(v.clause_breaks)}在要会能想说刚才正叫住])[{_HAN}])"  # `去X 住Y湖`: two places
-    not_org = "(?!园|大厦|大楼|费|产业|子|全会|(?<=[一二三四五六七八九十]中)学)"  # a park, a fee, 一院子, 三中全会, 中学
+    # a park, a fee, 一院子, 三中全会, 中学; 大学生 (a student), 银行卡 (a card), 大学城 (a town of colleges)
+    not_org = "(?!园|大厦|大楼|费|产业|子|全会|(?<=[一二三四五六七八九十]中)学|(?<=学)生|(?<=行)卡|(?<=大学)城)"
+    kept = "|".join(sorted(v.city_kept_ends, key=len, reverse=True))
     return {
         "project": re.compile(r"([A-Za-z][\w-]{1,30})\s?项目|" + edge + f"({body}{{2,6}}?)项目"),
         "org": re.compile(edge + f"({body}{{2,4}}?(?:{v.org_suffixes})){not_org}"),
@@ -30,6 +32,9 @@ def _zh() -> dict[str, re.Pattern[str]]:
         "city_org": re.compile(f"((?:(?:{cities})(?:省|市|区)?|{edge}{body}{{2}}[区镇县乡])"
                                f"(?:(?![{re.escape(v.clause_breaks)}的了我你他她们是和在去上下有没不也都就还要会能想说刚才正叫把被给从到过着这那个找])"
                                f"[{_HAN}]){{1,8}}?(?:{v.org_suffixes})){not_org}"),
+        # `考上<city>大学`, `看看<city>银行`: a city's own school, hospital or bank named by the city alone, wherever
+        # it stands (a firm of another kind is named by more than its city: city_org)
+        "city_own": re.compile(f"(?=[{''.join(sorted({c[0] for c in v.cities}))}])((?:{cities})(?:省|市)?(?:{kept})){not_org}"),
         "org_end": re.compile(f"(?:{v.org_suffixes})$"),
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
         # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);
@@ -134,6 +139,7 @@ def chinese_things(text: str, add: Add) -> None:
             cut = _lead_cut(text, m.start(1), m.group(1))
             if cut is None:
                 continue
+            cut = _city_own_start(m.group(1), cut) if key == "org" else cut
             suffix = rx[key + "_end"].search(m.group(1))
             body = m.group(1)[cut:suffix.start()] if suffix else m.group(1)[cut:]
             if len(body) < 2 or (len(body) == 2 and body[0] == body[1]):
@@ -148,6 +154,8 @@ def chinese_things(text: str, add: Add) -> None:
                 add(key, _without_city(m.group(1)[cut:], body) if key == "org" else m.group(1)[cut:])
     for m in rx["city"].finditer(text):
         add("place", m.group(1) or m.group(2))
+    for m in rx["city_own"].finditer(text) if _has_suffix(text, "org") else ():
+        add("org", m.group(1))
     for m in rx["city_org"].finditer(text) if _has_suffix(text, "org") else ():
         body = m.group(1)[:rx["org_end"].search(m.group(1)).start()]
         city = _city_lead(body)
@@ -155,6 +163,13 @@ def chinese_things(text: str, add: Add) -> None:
         rest = rest[1:] if rest[:1] in "省市区" else rest
         if rest and rest not in zh.not_bodies and rest[0] not in "分总":  # 上海分公司: a branch, its city the place
             add("org", _without_city(m.group(1), body, city))
+
+
+def _city_own_start(name: str, cut: int) -> int:
+    """Where a city's own school, hospital or bank starts inside a name read from a clause's start (`考上<city>大学`:
+    the verb before the city opens the clause), else `cut`."""
+    own = _zh()["city_own"]
+    return next((i for i in range(cut + 1, len(name) - 2) if own.fullmatch(name, i)), cut)
 
 
 _MEASURED_FIRM = ("一家", "这家", "那家", "某家", "两家", "几家")
