@@ -2,7 +2,7 @@
 question ("what is X now", "who is Y's manager", a Chinese question with no word of another time) ranks, among the
 first LATEST_TOP results scoring at least LATEST_SHARE of the first, the most recently said first (time-aware
 re-ranking within a relevance band, pipeline.py; in hybrid mode the band is measured by the words' own score, BM25,
-and a newer line moves up only saying all the first says of what is asked). Beyond what the time rule's ×1.5 for the
+and a newer line moves up only saying something of what the first says of what is asked). Beyond what the time rule's ×1.5 for the
 newest date does: an older statement holding more of the question's words ("the shift pattern is 4 on 3 off")
 outranked the newer one that says the change in other words. Only the order inside the band changes; nothing leaves
 the results, nothing enters; a question naming a value with a digit in it ("which team has KG-412 now?", "the Year
@@ -65,7 +65,11 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
     # with names alone (`… moved from <A> to <B>`): a newer line whose only values hold digits is of another thing
     unlike = answer_shape.of_no_one if answer_shape.asks_who(query) else \
         _has_digit if _names_only(stated(spoken(head[0].text)), asked) else None
-    # hybrid: the meaning found lines the words did not; a newer one says all the first says of what is asked
+    # hybrid: the meaning found lines the words did not; a newer one says something of what the first says of what
+    # is asked (all of it, as before the thirty-fifth session, kept the newer value below the old in other words:
+    # `… school pickup … is now at 6:30` under `… every school day 6.45 I pick him …`; hybrid, on 12 files chosen
+    # first, current at 1 0.621 → 0.659, stale above 0.242 → 0.209, 6 files up, none down; on 14 others after,
+    # 0.754 → 0.771, 0.162 → 0.129, 5 up, 1 down: a newer line of another summer moved above the trip asked)
     what = what_asked(query) & set(analyzer.terms(head[0].text)) if words_only else frozenset()
     # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last" and
     # moves up above nothing; found first, it moves below what was said after its last day
@@ -76,7 +80,7 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
                              and (not whose or whose & _terms_said(c.text) or _same_label(c, head[0]))
                              and (not shapes or answer_shape.holds_any(c.text, shapes))
                              and _of_the_days(c, days)
-                             and (not words_only or what <= set(analyzer.terms(c.text)))))]
+                             and (not what or not what.isdisjoint(analyzer.terms(c.text)))))]
     if len(slots) < 2:
         return results
     # the first stays in the band when it speaks of another day than asked, but below those of the day asked (every
