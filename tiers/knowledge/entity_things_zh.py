@@ -34,7 +34,9 @@ def _zh() -> dict[str, re.Pattern[str]]:
                                f"[{_HAN}]){{1,8}}?(?:{v.org_suffixes})){not_org}"),
         # `考上<city>大学`, `看看<city>银行`: a city's own school, hospital or bank named by the city alone, wherever
         # it stands (a firm of another kind is named by more than its city: city_org)
-        "city_own": re.compile(f"(?=[{''.join(sorted({c[0] for c in v.cities}))}])((?:{cities})(?:省|市)?(?:{kept})){not_org}"),
+        "city_own": re.compile(f"(?=[{''.join(sorted({c[0] for c in v.cities}))}])"
+                               f"((?:{cities})(?:省|市)?(?:{kept})){not_org}"),
+        "kept_end": re.compile(kept),  # the cheap test first: most texts name no school, hospital or bank
         "org_end": re.compile(f"(?:{v.org_suffixes})$"),
         "place_end": re.compile(f"(?:{v.place_suffixes})$"),
         # a city stands as a word: after a break or a cue (`去苏州`), or before a break (`苏州可以`: the start);
@@ -154,7 +156,7 @@ def chinese_things(text: str, add: Add) -> None:
                 add(key, _without_city(m.group(1)[cut:], body) if key == "org" else m.group(1)[cut:])
     for m in rx["city"].finditer(text):
         add("place", m.group(1) or m.group(2))
-    for m in rx["city_own"].finditer(text) if _has_suffix(text, "org") else ():
+    for m in rx["city_own"].finditer(text) if rx["kept_end"].search(text) else ():
         add("org", m.group(1))
     for m in rx["city_org"].finditer(text) if _has_suffix(text, "org") else ():
         body = m.group(1)[:rx["org_end"].search(m.group(1)).start()]
@@ -168,6 +170,8 @@ def chinese_things(text: str, add: Add) -> None:
 def _city_own_start(name: str, cut: int) -> int:
     """Where a city's own school, hospital or bank starts inside a name read from a clause's start (`考上<city>大学`:
     the verb before the city opens the clause), else `cut`."""
+    if not name.endswith(chinese().city_kept_ends):
+        return cut
     own = _zh()["city_own"]
     return next((i for i in range(cut + 1, len(name) - 2) if own.fullmatch(name, i)), cut)
 
