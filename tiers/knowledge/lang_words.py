@@ -48,6 +48,21 @@ def words_rx(key: str) -> re.Pattern[str]:
                       r")(?![A-Za-z])")
 
 
+def says_change(text: str) -> bool:
+    """A word saying a value changed (`now`, `moved`, 改到, 改礼拜五: ask_words, day_move_words, weekday_change),
+    not `right now`."""
+    said = ask_not().sub(" ", text.casefold())
+    words, phrases = ask_words()
+    return any(p in said for p in phrases) or bool(words.intersection(re.findall(r"[a-z']+", said))) or \
+        bool(words_rx("day_move_words").search(said) or _weekday_change().search(said))
+
+
+@functools.lru_cache(maxsize=1)
+def _weekday_change() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{rx})" for code in LANGUAGES if (rx := lang_data(code).get("weekday_change")))
+                      or "(?!)")
+
+
 @functools.lru_cache(maxsize=None)
 def _ask(code: str) -> tuple[str, ...]:
     return tuple(w.casefold() for w in lang_data(code).get("ask_words", ()))

@@ -13,12 +13,11 @@ numbers and the change words do not count). One shared word ("deadline") names n
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from typing import Any, Callable, Iterable, Mapping
 
 from memoryd.tiers.knowledge.change import label, spoken
-from memoryd.tiers.knowledge.lang_words import LANGUAGES, ask_not, ask_words, lang_data, words_rx
+from memoryd.tiers.knowledge.lang_words import says_change, words_rx
 from memoryd.tiers.knowledge.kinds import SUMMARY, kind_of
 from memoryd.tiers.knowledge.rescheduled import SHARED_TERMS, thing_terms
 from memoryd.tiers.retrieval import analyzer
@@ -207,7 +206,7 @@ def weekday_since(new: Memory, old: Memory, said: Callable[[Memory], str], asked
     if texts is None:
         return False
     held = day_kinds(texts[1]) & DAYS_OF_WEEK
-    return bool(held) and bool(day_kinds(texts[0]) & DAYS_OF_WEEK - held) and _says_change(texts[0])
+    return bool(held) and bool(day_kinds(texts[0]) & DAYS_OF_WEEK - held) and says_change(texts[0])
 
 
 def _said_after_of(new: Memory, old: Memory, said: Callable[[Memory], str], asked: frozenset[str]
@@ -219,18 +218,3 @@ def _said_after_of(new: Memory, old: Memory, said: Callable[[Memory], str], aske
             or kind_of(new.get("metadata")) == SUMMARY:
         return None  # a summary or a letter names many days of many things
     return (text_new, text_old) if asked & thing_terms(text_new) & thing_terms(text_old) else None
-
-
-def _says_change(text: str) -> bool:
-    """A word saying a value changed (`now`, `moved`, 改到, 改礼拜五: lang ask_words, day_move_words, weekday_change),
-    not `right now`."""
-    said = ask_not().sub(" ", text.casefold())
-    words, phrases = ask_words()
-    return any(p in said for p in phrases) or bool(words.intersection(re.findall(r"[a-z']+", said))) or \
-        bool(_cue().search(said) or _weekday_change().search(said))
-
-
-@functools.lru_cache(maxsize=1)
-def _weekday_change() -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{rx})" for code in LANGUAGES if (rx := lang_data(code).get("weekday_change")))
-                      or "(?!)")

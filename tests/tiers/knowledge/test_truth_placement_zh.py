@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_truth_store import DAY, _followed, _placed, clock, mem, warm  # noqa: F401  (clock, mem: fixtures)
+from test_truth_store import DAY, _first_over, _followed, _placed, clock, mem, warm  # noqa: F401  (clock, mem: fixtures)
 
 
 def test_a_chinese_question_of_another_fact_before_its_word_of_now_gets_no_placement(keyword_mode, mem,
@@ -15,7 +15,7 @@ def test_a_chinese_question_of_another_fact_before_its_word_of_now_gets_no_place
     clock.t += DAY
     new = mem.store("苏禾的报关行从恒信报关换成了捷通报关。", "trade", 0.6)
     assert _followed(mem, old, new)
-    assert _placed(mem.retrieve("苏禾公司现在的报关行是哪家？"), new["id"])
+    assert _first_over(mem.retrieve("苏禾公司现在的报关行是哪家？"), new["id"], old["id"])
     assert not _placed(mem.retrieve("苏禾公司现在在哪家银行开户？"), new["id"])
 
 

@@ -276,6 +276,12 @@ def _placed(found: list[dict], newer: str) -> bool:
     return any(r["id"] == newer and any(st.get("stage") == "current" for st in r.get("stages") or []) for r in found)
 
 
+def _first_over(found: list[dict], newer: str, older: str) -> bool:
+    """`newer` first and `older` directly under it, by whichever stage put them so (the latest band takes a change
+    said in words of change itself; the current stage one the words placed lower)."""
+    return [r["id"] for r in found[:2]] == [newer, older]
+
+
 def test_a_change_of_one_fact_is_placed_only_under_a_question_of_that_fact(keyword_mode, mem, clock) -> None:
     """Updated in part: the other fact of the older memory stays current; a question of it, or of a look-alike
     the older memory only shares words with, gets what the words found, nothing placed above."""
@@ -283,7 +289,7 @@ def test_a_change_of_one_fact_is_placed_only_under_a_question_of_that_fact(keywo
     clock.t += DAY
     new = mem.store("Moved orders-api behind the mesh, so its port changed from 7001 to 7443", "infra", 0.6)
     assert warm(mem)[old["id"]]["metadata"].get("updated_by") == new["id"]
-    assert _placed(mem.retrieve("Which port does orders-api listen on now?"), new["id"])
+    assert _first_over(mem.retrieve("Which port does orders-api listen on now?"), new["id"], old["id"])
     billing = mem.retrieve("Which port does billing-api listen on now?")
     assert billing[0]["id"] == old["id"] and not _placed(billing, new["id"])
 

@@ -13,6 +13,7 @@ from memoryd.tiers.retrieval.answer_shape import asked, holds_any
 @pytest.mark.parametrize("question, holding, naming", [
     ("How much is the greenhouse budget now?", "greenhouse budget went up to 3,200", "greenhouse budget, the roof, the drains"),
     ("温室的预算是多少？", "温室预算改成三万五了", "温室预算的事下周再说"),
+    ("菜园的番茄现在几块钱一斤？", "菜园番茄涨到6块一斤", "菜园番茄的事下周再说"),   # 几块: how many yuan
     ("What time does the choir meet?", "choir meets at 7:30 from now on", "choir meeting was fun"),
     ("合唱团几点集合？", "合唱团改到七点半集合", "合唱团集合的事别忘了"),
     ("How long is the drive to the cabin?", "the drive to the cabin took forty minutes", "the drive to the cabin was pretty"),

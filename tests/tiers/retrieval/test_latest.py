@@ -258,3 +258,27 @@ def test_in_hybrid_mode_the_band_is_what_the_words_found_and_says_what_the_first
     rule = time_rule("What is the ferry timetable for the island run now?", None)
     out = latest_first([first, later], rule, "What is the ferry timetable for the island run now?", words_only=True)
     assert (out[0].text == newer) is moved
+
+
+_SEED = [("the allotment society buys its seed from Kingfold Seeds, the seed order goes in every January", "2025-03-02"),
+         ("the allotment society has a new seed catalogue shelf", "2025-01-14"),
+         ("allotment society seed potatoes are chitting in the shed", "2025-01-12"),
+         ("the allotment society seed swap is in the village hall", "2025-01-10")]
+
+
+@pytest.mark.parametrize("newer, moved", [
+    ("the society seed order goes to Sutton Growers now", True),                  # a change of the seed order
+    ("the society seed catalogue came, and the tap Dervla fixed now works", False),  # its change is of the tap
+    ("Sutton Growers sent the seed invoice. does the society seed order go to them now?", False),  # it asks
+])
+def test_a_newer_line_lower_down_joins_the_band_said_as_a_change_of_what_is_asked(
+        home: Path, monkeypatch: pytest.MonkeyPatch, newer: str, moved: bool) -> None:
+    """Found fifth, below three older lines of the same society: a clause saying a change of a word of what is
+    asked that the first says too lets it join; the first then stands directly under it."""
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    mem = memory_with_said(_SEED + [(newer, "2025-07-14")] + [(t, "2025-05-01") for t in OTHER])
+    try:
+        found = [r["text"] for r in mem.retrieve("Which seed supplier does the allotment society use now?", 6)]
+    finally:
+        mem.archive.close()
+    assert found[:2] == ([newer, _SEED[0][0]] if moved else [_SEED[0][0], _SEED[1][0]])
