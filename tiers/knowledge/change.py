@@ -99,7 +99,8 @@ def _lang(code: str) -> _Lang:
 
     def compile_all(key: str) -> tuple[_Rule, ...]:
         return tuple(_Rule(f"{code}:{p['id']}", bool(p["act"]),
-                           re.compile(p["re"].replace("{V}", value).replace("{N}", data["tail"]), re.IGNORECASE),
+                           re.compile(p["re"].replace("{V}", value).replace("{N}", data["tail"])
+                                      .replace("{W}", data.get("word", "")), re.IGNORECASE),
                            bool(p.get("new_whole")))
                      for p in data[key])
     trigger = _triggers(data["triggers"])

@@ -75,6 +75,12 @@ def test_contradiction_is_the_same_words_with_the_other_polarity() -> None:
     ("值日從週一換到週四了", "週一", "週四"),                                   # Traditional characters
     ("预发环境因为插件不兼容从v3.2回退到v3.1", "v3.2", "v3.1"),                 # a rollback: back to an older one
     ("活动一结束，快递费从8块回到10块", "8块", "10块"),                           # a return to what it was
+    # a number's thousands comma, decimal point or clock colon is inside the value, not its end
+    ("the rent went from 2,380 to 2,290, paid monthly", "2,380", "2,290"),
+    ("rent is 2,290 instead of 2,380 now", "2,380", "2,290"),
+    ("standup is at 9:00 instead of 9:30", "9:30", "9:00"),
+    ("the loan came through at 6.4%, not 6.9", "6.9", "6.4%"),
+    ("月租从2,380涨到2,590了", "2,380", "2,590"),
 ])
 def test_a_change_is_read_with_the_value_it_replaces(text: str, old: str, new: str) -> None:
     [cue] = change.cues(text)
