@@ -282,3 +282,17 @@ def test_a_newer_line_lower_down_joins_the_band_said_as_a_change_of_what_is_aske
     finally:
         mem.archive.close()
     assert found[:2] == ([newer, _SEED[0][0]] if moved else [_SEED[0][0], _SEED[1][0]])
+
+
+_CODES = [("the garden shed door code is 4417", "2025-03-02"), ("the garden gate code is 1203", "2025-03-01"),
+          ("the garden bike lock code is 8810", "2025-03-01"), ("the alarm code is 5562", "2025-03-01")]
+
+
+@pytest.mark.parametrize("newer, moved", [
+    ("the garden shed door code changed to 9034", True),
+    ("the garden gate code changed to 7730", False),      # another code's change: it shares only common words
+])
+def test_a_change_of_another_thing_sharing_a_common_word_does_not_join(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      newer: str, moved: bool) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    assert (_first(_CODES + [(newer, "2025-07-14")], "what is the garden shed door code now") == newer) is moved
