@@ -4,14 +4,14 @@ first LATEST_TOP results scoring at least LATEST_SHARE of the first, the most re
 re-ranking within a relevance band, pipeline.py; in hybrid mode the band is measured by the words' own score, BM25,
 and a newer line moves up only saying something of what the first says of what is asked). Beyond what the time
 rule's ×1.5 for the newest date does: an older statement holding more of the question's words ("the shift pattern is
-4 on 3 off") outranked the newer one that says the change in other words. Only the order inside the band changes;
-nothing leaves the results, nothing enters; a question naming a value with a digit in it ("which team has KG-412
-now?", "the Year 8 exam") moves up only a line holding it too (the memory holding it stays first otherwise); a line
-that only asks moves up no more than one holding no value; a newer line lower down (to CHANGE_TOP, scoring at least
-CHANGE_SHARE of the first) joins the band where one of its clauses tells a change (`now`, `moved`, 改到) of a word of
-what is asked that the first says too, and the band then comes first with the lines it passed below it; a question asking for a shape of answer (a day, a time,
-an amount) moves up only a line holding one; a Chinese question naming whose it asks of (`晓岚现在住哪儿？`) moves up only a
-line saying it (not as its speaker) or kept under the first's entity label (`@<shop>: …`); a question of one day's
+4 on 3 off") outranked the newer one that says the change in other words. A newer line lower down (to CHANGE_TOP,
+scoring at least CHANGE_SHARE of the first) joins the band where one of its clauses tells a change (`now`, `moved`,
+改到) of words of what is asked that the first says too; the band then comes first, newest first, and the lines it
+passed follow in their order. Only the order of the first CHANGE_TOP changes: nothing leaves the results, nothing
+enters; a question naming a value with a digit in it ("which team has KG-412 now?", "the Year 8 exam") moves up only a
+line holding it too (the memory holding it stays first otherwise); a line that only asks moves up no more than one
+holding no value; a question asking for a shape of answer (a day, a time, an amount) moves up only a line holding
+one; a Chinese question naming whose it asks of (`晓岚现在住哪儿？`) moves up only a line saying it (not as its speaker) or kept under the first's entity label (`@<shop>: …`); a question of one day's
 value (`weekday opening hours`) moves up no line of another day's only (`Saturday opening hours are …`), and puts
 such a first result below the lines of the day asked; a summary of more than one day (dated by the last day it
 spans) moves up above nothing, and found first it moves below the lines said after that day; a line of what someone
@@ -85,9 +85,7 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
     # first, current at 1 0.621 → 0.659, stale above 0.242 → 0.209, 6 files up, none down; on 14 others after,
     # 0.754 → 0.771, 0.162 → 0.129, 5 up, 1 down: a newer line of another summer moved above the trip asked)
     what = what_asked(query) & set(analyzer.terms(head[0].text)) if words_only else frozenset()
-    # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last" and
-    # moves up above nothing; found first, it moves below what was said after its last day
-    changed = (what_asked(query) - zh_whose(query)) & set(analyzer.terms(head[0].text))
+    changed = (what_asked(query) - zh_whose(query)) & set(analyzer.terms(head[0].text))  # what a change must be of
     weights = dict(head[0].ranking.score.terms) if head[0].ranking and head[0].ranking.score else {}
 
     def joins(i: int, c: Candidate) -> bool:
@@ -97,6 +95,8 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
         return i > 0 and weigh(c) >= CHANGE_SHARE * best and str(c.date) > str(head[0].date) and \
             kind_of(c.metadata) != SUMMARY and _says_change_of(c.text, changed, weights)
 
+    # a summary of several days is dated by the last: what it says may be weeks older, so it is not "said last" and
+    # moves up above nothing; found first, it moves below what was said after its last day
     slots = [i for i, c in enumerate(head) if c.date and joins(i, c)
              and (i == 0 or not _spans_days(c))
              and (i == 0 or (_says_a_value(stated(spoken(c.text)), asked, unlike) and named <= _terms_said(c.text)
