@@ -10,6 +10,7 @@ from importlib import resources
 LANGUAGES = ("en", "zh")
 
 
+@functools.lru_cache(maxsize=1)  # read for every clause the latest band and the review producer test
 def ask_words() -> tuple[frozenset[str], tuple[str, ...]]:
     """(words, phrases) saying a value changed without naming it, every language: review questions' cue."""
     words: set[str] = set()

@@ -84,8 +84,9 @@ def latest_first(results: list[Candidate], rule: object, query: str, words_only:
     # `… school pickup … is now at 6:30` under `… every school day 6.45 I pick him …`; hybrid, on 12 files chosen
     # first, current at 1 0.621 → 0.659, stale above 0.242 → 0.209, 6 files up, none down; on 14 others after,
     # 0.754 → 0.771, 0.162 → 0.129, 5 up, 1 down: a newer line of another summer moved above the trip asked)
-    what = what_asked(query) & set(analyzer.terms(head[0].text)) if words_only else frozenset()
-    changed = (what_asked(query) - zh_whose(query)) & set(analyzer.terms(head[0].text))  # what a change must be of
+    first_terms = set(analyzer.terms(head[0].text))
+    what = what_asked(query) & first_terms if words_only else frozenset()
+    changed = (what_asked(query) - zh_whose(query)) & first_terms  # what a change from lower down must be of
     weights = dict(head[0].ranking.score.terms) if head[0].ranking and head[0].ranking.score else {}
 
     def joins(i: int, c: Candidate) -> bool:
@@ -226,7 +227,8 @@ def _wished(text: str) -> bool:
     return bool(_wish().search(text) or words_rx("hypothetical").search(text))
 
 
-# a clause ends at a full stop, a comma (`…房租3200，现在和…平摊`: the change is of the clause it stands in), a semicolon
+# a clause ends at a full stop, a comma (`…房租3200，现在和…平摊`: the change is of the clause it stands in), a semicolon;
+# its question mark stays with it (moved_day's clauses drop it), so a clause that asks is known
 _CHANGE_CLAUSE = re.compile(r"(?<=[.!?;,])(?=\s|$)\s*|(?<=[。！？；，])\s*|\s+(?:but|and then|so now)\s+|\n")
 
 
