@@ -34,6 +34,9 @@ _CJK_RANGES = ("\u0e00-\u0eff\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u302
                "\u3038-\u303c\u3040-\u30ff\u3100-\u318f\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
                "\ua000-\ua4cf\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
 _CJK_RUN = re.compile(f"([{_CJK_RANGES}]+)")
+# a word character of a script written with spaces: what bounds a number or code inside Chinese (`DC04冷轧卷` holds
+# `DC04`), where `\w` would run on through the Han characters
+SPACED_WORD = f"[^\\W{_CJK_RANGES}]"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # _WORD's words of an ASCII text without the regex: every byte but a letter or a digit made a space, then split
 # (the same words, ~5x faster on a note's line)

@@ -27,7 +27,7 @@ from memoryd.tiers.retrieval.question import (asked_names, han_familiar_lead, ha
 
 HEADROOM = 2  # ranked results asked for per result returned: folding restatements must not leave a list short
 HOPS = 5      # a chain of values (A → B → C) followed this far to its current end
-_EXACT = re.compile(r"[A-Za-z]*\d[\w.\-/:#]*|[A-Z]{2,}[\w\-]*")
+_EXACT = re.compile(rf"[A-Za-z]*\d(?:{analyzer.SPACED_WORD}|[.\-/:#])*|[A-Z]{{2,}}(?:{analyzer.SPACED_WORD}|-)*")
 
 
 def depth(limit: int) -> int:
@@ -58,7 +58,7 @@ def exact_tokens(query: str) -> set[str]:
 def names_any(cand: Candidate, tokens: set[str]) -> bool:
     """`cand` holds one of the exact tokens (word-bounded, case-folded)."""
     text = cand.text.casefold()
-    return any(re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", text) for t in tokens)
+    return any(re.search(rf"(?<!{analyzer.SPACED_WORD}){re.escape(t)}(?!{analyzer.SPACED_WORD})", text) for t in tokens)
 
 
 def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candidate]],

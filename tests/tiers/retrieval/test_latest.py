@@ -150,6 +150,28 @@ def test_a_question_naming_a_number_moves_up_only_a_line_holding_it(home: Path, 
     assert (lifted and found[0]["text"] == newer) is moved
 
 
+@pytest.mark.parametrize("newer, moved", [
+    ("澄河钢材QX30报价改为每吨4180元", True),     # the code asked, written against Han characters, is held
+    ("澄河钢材QX31报价改为每吨4180元", False),    # another code's
+])
+def test_a_chinese_question_naming_a_code_moves_up_a_line_holding_it(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     newer: str, moved: bool) -> None:
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("@澄河钢材: 澄河钢材QX30冷轧板报价每吨4100元，含税到厂", "2025-06-02"), (newer, "2025-07-14")]
+    assert (_first(said, "澄河那边QX30冷轧板现在每吨报多少钱？") == newer) is moved
+
+
+@pytest.mark.parametrize("query, tokens", [
+    ("澄河那边QX-30冷轧板现在每吨多少钱？", {"qx-30"}),   # a code ends where the Han characters begin
+    ("网店的5斤装现在卖多少钱？", {"5"}),
+    ("is port 8013 or v0.10.1 open?", {"8013", "v0.10.1"}),
+])
+def test_the_exact_tokens_of_a_question_end_at_a_han_character(query: str, tokens: set) -> None:
+    from memoryd.tiers.retrieval.current import exact_tokens
+
+    assert exact_tokens(query) == tokens
+
+
 @pytest.mark.parametrize("older, newer, question, moved", [
     ("greenhouse watering rota: Monday and Thursday", "watering rota: which days was it again, Tuesdays?",
      "What is the greenhouse watering rota now?", False),                                  # it asks
