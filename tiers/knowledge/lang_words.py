@@ -44,9 +44,15 @@ def lang_words(key: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=None)
 def words_rx(key: str) -> re.Pattern[str]:
-    """Any word of `lang_words(key)`, case-insensitive, not inside a Latin word (never matches an empty list)."""
-    return re.compile(r"(?i)(?<![A-Za-z])(?:" + ("|".join(map(re.escape, lang_words(key))) or r"(?!)") +
-                      r")(?![A-Za-z])")
+    """Any word of `lang_words(key)`, case-insensitive, not inside a Latin word (never matches an empty list); a
+    Chinese word may stand against Latin letters (`OT更正为`, `KPI改到`)."""
+    return re.compile(r"(?i)(?:" + ("|".join(map(_bounded, lang_words(key))) or r"(?!)") + ")")
+
+
+def _bounded(word: str) -> str:
+    """`word` as a pattern that a Latin letter may not continue at an end where the word itself is Latin."""
+    return (r"(?<![A-Za-z])" if word[:1].isascii() and word[:1].isalpha() else "") + re.escape(word) + \
+        (r"(?![A-Za-z])" if word[-1:].isascii() and word[-1:].isalpha() else "")
 
 
 def says_change(text: str) -> bool:

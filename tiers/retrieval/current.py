@@ -101,13 +101,20 @@ def successors(results: list[Candidate], fetch: Callable[[list[str]], list[Candi
         else:  # not found by the words: it stands where the older one was found
             head = replace(head, ranking=Ranking(0.0, float(r.rank), basis=f"the current value of {r.id}, which "
                                                  "the words found"))
-        below = bool(tokens) and names_any(r, tokens) and not names_any(head, tokens)
+        below = bool(tokens) and names_any(r, tokens) and not _names_within(head, tokens)
         head = head.noted("current", "placed below" if below else "placed above", current_of=r.id,
                           why="the query names a value only the older one holds" if below else "holds the current "
                           "value of what the words found")
         out += [r, head] if below else [head, r]
         placed |= {head.id, r.id}
     return out
+
+
+def _names_within(cand: Candidate, tokens: set[str]) -> bool:
+    """`cand` holds one of the tokens, also as the end of a longer code (`渔K5510` holds the `5510` asked): then it
+    names what the question names, and is not a memory of another value."""
+    text = cand.text.casefold()
+    return any(re.search(rf"(?<!\d){re.escape(t)}(?!\d)", text) for t in tokens)
 
 
 def _of_another_id(query: str, found: Candidate, newer: Candidate) -> bool:

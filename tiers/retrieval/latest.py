@@ -238,10 +238,16 @@ def _says_change_of(text: str, what: frozenset[str], weights: dict[str, float]) 
     if not what:
         return False
     for clause in _CHANGE_CLAUSE.split(spoken(text)):
-        if clause and not clause.rstrip().endswith(("?", "？")) and says_change(clause) and \
+        if clause and not clause.rstrip().endswith(("?", "？")) and _tells_change(clause) and \
                 _of_what(what & (set(analyzer.terms(clause)) - _change_terms()), what, weights):
             return True
     return False
+
+
+def _tells_change(clause: str) -> bool:
+    """A word of change: of a value changed (says_change), a day moved or a value set again (reschedule_words:
+    `更正为`, `actually`), raised or cut (value_change_words: `推到`, `cut from 12 to 8`)."""
+    return says_change(clause) or any(words_rx(key).search(clause) for key in ("reschedule_words", "value_change_words"))
 
 
 def _of_what(shared: frozenset[str], what: frozenset[str], weights: dict[str, float]) -> bool:
@@ -259,5 +265,5 @@ def _of_what(shared: frozenset[str], what: frozenset[str], weights: dict[str, fl
 
 @functools.lru_cache(maxsize=1)
 def _change_terms() -> frozenset[str]:
-    return frozenset(t for key in ("ask_words", "day_move_words", "reschedule_words") for w in lang_words(key)
-                     for t in analyzer.terms(w))
+    return frozenset(t for key in ("ask_words", "day_move_words", "reschedule_words", "value_change_words")
+                     for w in lang_words(key) for t in analyzer.terms(w))

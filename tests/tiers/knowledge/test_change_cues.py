@@ -169,3 +169,15 @@ def test_an_older_memory_telling_the_change_in_its_own_words_is_not_made_stale_b
     """It names the new value's place with a change word of its own: the later line says the same move."""
     [cue] = change.cues("Dana moved from Birch House into a shared flat in Hollowmere.")
     assert cue.act and (change.states(older, cue) is not None) is states
+
+
+@pytest.mark.parametrize("text, found", [
+    ("平日OT更正为每小时28元", True),    # a Chinese word of change may stand against Latin letters
+    ("KPI改到周三", True),
+    ("the unmoved stone", False),        # an English one is a whole word
+    ("it moved.", True),
+])
+def test_a_word_of_change_is_a_whole_word_only_where_it_is_latin(text: str, found: bool) -> None:
+    from memoryd.tiers.knowledge.lang_words import words_rx
+
+    assert bool(words_rx("reschedule_words").search(text)) is found
