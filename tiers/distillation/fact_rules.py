@@ -179,7 +179,7 @@ def _day_of(gate: Gated, m: re.Match[str], ref: dt.date) -> str | None:
 # A day moved or corrected in one sentence: "moved from 14 February to 8 March", "I wrote March 28 but it's
 # actually March 21", 从3月12号改到3月19号. The day it has now is the one after the change, not the first named.
 _MOVE_CUE = re.compile(r"(?i)\b(?:moved|moves|pushed|postponed|rescheduled|brought forward|delayed|shifted|changed|"
-                       r"actually|instead|corrected|now)\b|改到|改成|改为|推迟|延期|延后|提前到|挪到|调到|其实|不对|应该是")
+                       r"actually|instead|corrected|now|rebooked)\b|改到|改成|改为|推迟|延期|延后|提前到|挪到|调到|改签|改簽|其实|不对|应该是")
 _TO_LINK = re.compile(r"(?i)\s*(?:to|->|→|到)\s*")
 
 

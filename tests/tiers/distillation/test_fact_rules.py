@@ -263,6 +263,8 @@ def test_an_always_or_never_instruction_starts_with_what_to_do() -> None:
     ("the Quenby launch moved from 14 February to 8 March 2027", "2027-03-08"),   # the day it has now
     ("I wrote March 28 for the launch but it's actually March 21", "2026-03-21"),     # corrected
     ("外婆的体检从3月12号改到3月19号", "2026-03-19"),
+    ("不是3月12号了，机票改签到3月9号", "2026-03-09"),                                  # a ticket rebooked
+    ("her flight was rebooked from March 12 to March 9", "2026-03-09"),
     ("holiday from 3 March to 10 March", "2026-03-03"),                                 # a range starts on its first
     ("Dentist moved to March 19; the party is March 25", "2026-03-19"),                 # no change leads to the 25th
 ])
