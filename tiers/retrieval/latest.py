@@ -1,23 +1,23 @@
 """For a question about now, the latest of the results that answer it nearly as well as the best: a present-tense
-question ("what is X now", "who is Y's manager", a Chinese question with no word of another time) ranks, among the
-first LATEST_TOP results scoring at least LATEST_SHARE of the first, the most recently said first (time-aware
-re-ranking within a relevance band, pipeline.py; in hybrid mode the band is measured by the words' own score, BM25,
-and a newer line moves up only saying something of what the first says of what is asked). Beyond what the time rule's
-×1.5 for the newest date does: an older statement holding more of the question's words ("the shift pattern is 4 on 3
-off") outranked the newer one that says the change in other words. A newer line lower down (to CHANGE_TOP, scoring at
-least CHANGE_SHARE of the first) joins the band where one of its clauses tells a change (`now`, `moved`, 改到) of words
-of what is asked that the first says too; the band then comes first, newest first, and the lines it passed follow in
-their order. Only the order of the first CHANGE_TOP changes: nothing leaves the results, nothing enters; a question
-naming a value with a digit in it ("which team has KG-412 now?", "the Year 8 exam") moves up only a line holding it
-too (the memory holding it stays first otherwise); a line that only asks moves up no more than one holding no value;
-a question asking for a shape of answer (a day, a time, an amount) moves up only a line holding one; a Chinese
-question naming whose it asks of (`晓岚现在住哪儿？`) moves up only a line saying it (not as its speaker) or kept under the
-first's entity label (`@<shop>: …`); a question of one day's value (`weekday opening hours`) moves up no line of
-another day's only (`Saturday opening hours are …`), and puts such a first result below the lines of the day asked; a
-summary of more than one day (dated by the last day it spans) moves up above nothing, and found first it moves below
-the lines said after that day; a line of what someone wants or asks for, or of what would be (`she asked if it could
-go back to …`), moves up above nothing either; under a question of who, a line whose only values are numbers, days or
-amounts names no one and moves up above nothing, and above a first result answering with names alone (`… moved from
+question ("what is X now", "who is Y's manager", a Chinese question with no word of another time) ranks, among the first
+LATEST_TOP results scoring at least LATEST_SHARE of the first, the most recently said first (time-aware re-ranking
+within a relevance band, pipeline.py; in hybrid mode the band is measured by the words' own score, BM25, and a newer
+line moves up only saying something of what the first says of what is asked). Beyond what the time rule's ×1.5 for the
+newest date does: an older statement holding more of the question's words ("the shift pattern is 4 on 3 off") outranked
+the newer one that says the change in other words. A newer line lower down (to CHANGE_TOP, scoring at least CHANGE_SHARE
+of the first) joins the band where one of its clauses tells a change (`now`, `moved`, 改到, a value set again or raised or
+cut: `rebooked`, 更正为, 推到) of words of what is asked that the first says too; the band then comes first, newest first,
+and the lines it passed follow in their order. Only the order of the first CHANGE_TOP changes: nothing leaves the
+results, nothing enters; a question naming a value with a digit in it ("which team has KG-412 now?", "the Year 8 exam")
+moves up only a line holding it too (the memory holding it stays first otherwise); a line that only asks moves up no
+more than one holding no value; a question asking for a shape of answer (a day, a time, an amount) moves up only a line
+holding one; a Chinese question naming whose it asks of (`晓岚现在住哪儿？`) moves up only a line saying it (not as its speaker)
+or kept under the first's entity label (`@<shop>: …`); a question of one day's value (`weekday opening hours`) moves up
+no line of another day's only (`Saturday opening hours are …`), and puts such a first result below the lines of the day
+asked; a summary of more than one day (dated by the last day it spans) moves up above nothing, and found first it moves
+below the lines said after that day; a line of what someone wants or asks for, or of what would be (`she asked if it
+could go back to …`), moves up above nothing either; under a question of who, a line whose only values are numbers, days
+or amounts names no one and moves up above nothing, and above a first result answering with names alone (`… moved from
 <A> to <B>`), no line whose only values hold digits does.
 """
 from __future__ import annotations
