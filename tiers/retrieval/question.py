@@ -98,10 +98,21 @@ def what_asked(query: str, after_now: bool = False) -> frozenset[str]:
     zh = _ZH_OF.match(query) or _ZH_IS.match(query) or (_ZH_NOW.match(query) if after_now else None)
     if zh is None:
         return asked - names
-    said = frozenset(t for t in analyzer.terms(zh.group(2)) if len(t) > 1 and t not in _question_words()) - names
+    said = frozenset(t for t in analyzer.terms(_asking_cut(zh.group(2))) if len(t) > 1) - names
     if not said and zh.re is _ZH_IS:  # `<whose><what>是哪天？`: what is asked stands before 是, with whose it is
         said = frozenset(t for t in analyzer.terms(zh.group(1)) if len(t) > 1) - names
     return said
+
+
+def _asking_cut(text: str) -> str:
+    """`text` with its words of asking made spaces: the character pairs that straddle one (`几点到几点` gives `点到`,
+    `有多少人` gives `有多`, `少人`) are pieces of the asking, not of what is asked."""
+    return _asking_words().sub(lambda m: " " * len(m.group()), text)
+
+
+@functools.lru_cache(maxsize=1)
+def _asking_words() -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, sorted(_question_words(), key=len, reverse=True))))
 
 
 _HAN_LEAD = re.compile(r"\s*([\u4e00-\u9fff])(?:(?<=[阿小老])([\u4e00-\u9fff]))?")

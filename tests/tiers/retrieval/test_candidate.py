@@ -115,3 +115,14 @@ def test_a_chinese_question_asks_what_follows_its_first_de_not_its_last() -> Non
     placed = _placements("松湾农场的豆粕从东岭饲料进，青贮从村里合作社收。", "豆粕已从东岭换为北川饲料。", "updated_by")
     assert placed("松湾农场的干草现在是从哪儿进的？") == ["old"]
     assert placed("松湾农场的豆粕现在是从哪家进的？") == ["new", "old"]
+
+
+@pytest.mark.parametrize("question, asked", [
+    ("弄堂里早上垃圾投放是几点到几点？", {"垃圾", "投放"}),   # all after 是 is asking: what stands before it is asked
+    ("茶室的客户群现在有多少人？", {"客户", "户群"}),         # not `有多`, `少人`: pieces of 多少
+])
+def test_a_chinese_question_asks_no_piece_of_its_words_of_asking(question: str, asked: set) -> None:
+    from memoryd.tiers.retrieval.question import what_asked
+
+    got = what_asked(question)
+    assert asked <= got and not {"点到", "到几", "有多", "少人"} & got
