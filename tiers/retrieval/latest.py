@@ -244,10 +244,14 @@ def _says_change_of(text: str, what: frozenset[str], weights: dict[str, float]) 
     return False
 
 
+_TELL_CHANGE = ("reschedule_words", "value_change_words", "back_to", "back_to_now")
+
+
 def _tells_change(clause: str) -> bool:
     """A word of change: of a value changed (says_change), a day moved or a value set again (reschedule_words:
-    `更正为`, `actually`), raised or cut (value_change_words: `推到`, `cut from 12 to 8`)."""
-    return says_change(clause) or any(words_rx(key).search(clause) for key in ("reschedule_words", "value_change_words"))
+    `更正为`, `actually`), raised or cut (value_change_words: `推到`, `cut from 12 to 8`), back to an earlier one
+    (back_to, back_to_now: `switched back to`, 又回到)."""
+    return says_change(clause) or any(words_rx(key).search(clause) for key in _TELL_CHANGE)
 
 
 def _of_what(shared: frozenset[str], what: frozenset[str], weights: dict[str, float]) -> bool:
@@ -265,5 +269,5 @@ def _of_what(shared: frozenset[str], what: frozenset[str], weights: dict[str, fl
 
 @functools.lru_cache(maxsize=1)
 def _change_terms() -> frozenset[str]:
-    return frozenset(t for key in ("ask_words", "day_move_words", "reschedule_words", "value_change_words")
-                     for w in lang_words(key) for t in analyzer.terms(w))
+    return frozenset(t for key in ("ask_words", "day_move_words") + _TELL_CHANGE for w in lang_words(key)
+                     for t in analyzer.terms(w))

@@ -292,6 +292,7 @@ _SEED = [("the allotment society buys its seed from Kingfold Seeds, the seed ord
     ("the society seed order goes to Sutton Growers now", True),                  # a change of the seed order
     ("the society seed order was rebooked with Sutton Growers", True),            # a value set again
     ("the society seed order actually goes to Sutton Growers", True),             # a correction
+    ("the society seed order is back with Sutton Growers", True),                 # back to an earlier one
     ("the society seed catalogue came, and the tap Dervla fixed now works", False),  # its change is of the tap
     ("Sutton Growers sent the seed invoice. does the society seed order go to them now?", False),  # it asks
 ])
