@@ -227,9 +227,10 @@ def _wished(text: str) -> bool:
     return bool(_wish().search(text) or words_rx("hypothetical").search(text))
 
 
-# a clause ends at a full stop, a comma (`…房租3200，现在和…平摊`: the change is of the clause it stands in), a semicolon;
+# a clause ends at a full stop, a comma (`…房租3200，现在和…平摊`: the change is of the clause it stands in), a semicolon,
+# a full-width colon (`林岚：真的要搬了`: a Chinese speaker's label, with no space after it, is not what changed);
 # its question mark stays with it (moved_day's clauses drop it), so a clause that asks is known
-_CHANGE_CLAUSE = re.compile(r"(?<=[.!?;,])(?=\s|$)\s*|(?<=[。！？；，])\s*|\s+(?:but|and then|so now)\s+|\n")
+_CHANGE_CLAUSE = re.compile(r"(?<=[.!?;,])(?=\s|$)\s*|(?<=[。！？；，：])\s*|\s+(?:but|and then|so now)\s+|\n")
 
 
 def _says_change_of(text: str, what: frozenset[str], weights: dict[str, float]) -> bool:

@@ -321,3 +321,12 @@ def test_a_change_of_another_thing_sharing_a_common_word_does_not_join(home: Pat
                                                                       newer: str, moved: bool) -> None:
     monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
     assert (_first(_CODES + [(newer, "2025-07-14")], "what is the garden shed door code now") == newer) is moved
+
+
+def test_a_chinese_speakers_label_is_not_what_a_change_is_of(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`林岚：真的要搬了` tells a move of house; it shares only the speaker's name (a full-width colon, no space after
+    it) with the question, so it does not join the band above the line of what is asked."""
+    monkeypatch.setenv("MEMORYD_RETRIEVAL_MODE", "keyword")
+    said = [("林岚：我报了社区中心的水彩课！每周四晚上。", "2025-06-02"), ("林岚：我在努力多喝水。你那边有什么新鲜事吗？", "2025-05-02"),
+            ("林岚：真的要搬了，我们要搬去海城，今天上午签的合同。", "2025-07-14")]
+    assert _first(said, "送林岚一套专业水彩颜料合适吗？") == said[0][0]
