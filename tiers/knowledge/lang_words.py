@@ -46,13 +46,22 @@ def lang_words(key: str) -> tuple[str, ...]:
 def words_rx(key: str) -> re.Pattern[str]:
     """Any word of `lang_words(key)`, case-insensitive, not inside a Latin word (never matches an empty list); a
     Chinese word may stand against Latin letters (`OT更正为`, `KPI改到`)."""
-    return re.compile(r"(?i)(?:" + ("|".join(map(_bounded, lang_words(key))) or r"(?!)") + ")")
+    words = lang_words(key)
+    latin = [w for w in words if _latin_end(w[:1]) and _latin_end(w[-1:])]
+    # one look-around around all the Latin words (a search fails fast inside a word), each other word bounded alone
+    parts = ([r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, latin)) + r")(?![A-Za-z])"] if latin else []) + \
+        [_bounded(w) for w in words if w not in latin]
+    return re.compile(r"(?i)" + ("|".join(parts) or r"(?!)"))
+
+
+def _latin_end(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha()
 
 
 def _bounded(word: str) -> str:
     """`word` as a pattern that a Latin letter may not continue at an end where the word itself is Latin."""
-    return (r"(?<![A-Za-z])" if word[:1].isascii() and word[:1].isalpha() else "") + re.escape(word) + \
-        (r"(?![A-Za-z])" if word[-1:].isascii() and word[-1:].isalpha() else "")
+    return (r"(?<![A-Za-z])" if _latin_end(word[:1]) else "") + re.escape(word) + \
+        (r"(?![A-Za-z])" if _latin_end(word[-1:]) else "")
 
 
 def says_change(text: str) -> bool:
