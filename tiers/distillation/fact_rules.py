@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from memoryd.tiers.distillation.rxgate import Gated, GateSet, Scan
 from memoryd.tiers.distillation.standing import cue_gate, lang_data, says_standing, standing, without_lead
+from memoryd.tiers.knowledge.lang_words import words_rx
 
 KIND_CATEGORY = {"decision": "decisions", "preference": "owner/preferences", "personal": "owner/facts",
                  "lesson": "lessons", "task": "tasks", "event": "events", "fact": "notes"}
@@ -129,7 +130,7 @@ def named_date(text: str, ref: dt.date) -> str | None:
     first = next(((gate, m) for gate in (_ISO, _MONTH_DAY, _ZH_DATE) if (m := gate.search(text))), None)
     if not first:
         return None
-    return (_MOVE_CUE.search(text) and _moved_day(text, ref)) or _day_of(*first, ref)
+    return (_move_cue().search(text) and _moved_day(text, ref)) or _day_of(*first, ref)
 
 
 def find_date(text: str, ref: dt.date, scan: Scan | None = None) -> str | None:
@@ -140,7 +141,7 @@ def find_date(text: str, ref: dt.date, scan: Scan | None = None) -> str | None:
     search = scan.search if scan is not None else lambda gate: gate.search(text)
     first = next(((gate, m) for gate in (_ISO, _MONTH_DAY, _ZH_DATE) if (m := search(gate))), None)
     if first:  # every date of the sentence is read only where a word of change says one replaced another
-        return (_MOVE_CUE.search(text) and _moved_day(text, ref)) or _day_of(*first, ref)
+        return (_move_cue().search(text) and _moved_day(text, ref)) or _day_of(*first, ref)
     m = search(_RELATIVE)
     if not m:
         return None
@@ -178,8 +179,8 @@ def _day_of(gate: Gated, m: re.Match[str], ref: dt.date) -> str | None:
 
 # A day moved or corrected in one sentence: "moved from 14 February to 8 March", "I wrote March 28 but it's
 # actually March 21", 从3月12号改到3月19号. The day it has now is the one after the change, not the first named.
-_MOVE_CUE = re.compile(r"(?i)\b(?:moved|moves|pushed|postponed|rescheduled|brought forward|delayed|shifted|changed|"
-                       r"actually|instead|corrected|now|rebooked)\b|改到|改成|改为|推迟|延期|延后|提前到|挪到|调到|改签|改簽|其实|不对|应该是")
+def _move_cue() -> re.Pattern[str]:
+    return words_rx("reschedule_words")  # the one list of words of moving a day (lang/<code>.json), read when used
 _TO_LINK = re.compile(r"(?i)\s*(?:to|->|→|到)\s*")
 
 
@@ -191,7 +192,7 @@ def _moved_day(text: str, ref: dt.date) -> str | None:
     chosen = None
     for (_, end, _, _), (start, _, gate, m) in zip(found, found[1:]):
         between = text[end:start]
-        if _MOVE_CUE.search(between) or (_TO_LINK.fullmatch(between) and _MOVE_CUE.search(text, 0, start)):
+        if _move_cue().search(between) or (_TO_LINK.fullmatch(between) and _move_cue().search(text, 0, start)):
             chosen = (gate, m)
     return _day_of(*chosen, ref) if chosen else None
 
