@@ -43,10 +43,10 @@ def lang_words(key: str) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def words_rx(key: str) -> re.Pattern[str]:
-    """Any word of `lang_words(key)`, case-insensitive, not inside a Latin word (never matches an empty list); a
-    Chinese word may stand against Latin letters (`OT更正为`, `KPI改到`)."""
-    words = lang_words(key)
+def words_rx(*keys: str) -> re.Pattern[str]:
+    """Any word of `lang_words(key)` for each of `keys`, case-insensitive, not inside a Latin word (never matches an
+    empty list); a Chinese word may stand against Latin letters (`OT更正为`, `KPI改到`)."""
+    words = sorted({w for key in keys for w in lang_words(key)}, key=len, reverse=True)  # the longer phrase first
     latin = [w for w in words if _latin_end(w[:1]) and _latin_end(w[-1:])]
     # one look-around around all the Latin words (a search fails fast inside a word), each other word bounded alone
     parts = ([r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, latin)) + r")(?![A-Za-z])"] if latin else []) + \
